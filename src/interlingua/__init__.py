@@ -1,0 +1,73 @@
+"""interlingua: one schema-first, provider-neutral form for LLM conversations.
+
+The canonical models live in :mod:`interlingua.items` (generated from ``schemas/``);
+reading and writing them in :mod:`interlingua.codec`; checks in
+:mod:`interlingua.validation`; provider mappers in :mod:`interlingua.providers`;
+the session store in :mod:`interlingua.store`.
+"""
+
+from __future__ import annotations
+
+from .codec import (
+    SCHEMA_VERSION,
+    Limits,
+    UnknownItem,
+    decode_envelope,
+    decode_item,
+    decode_transcript,
+    encode_envelope,
+    encode_item,
+    encode_transcript,
+    iter_jsonl,
+    read_transcript,
+    write_jsonl,
+)
+from .errors import (
+    CapabilityError,
+    ConflictError,
+    ConversionError,
+    DocumentError,
+    InterlinguaError,
+    LimitError,
+    MalformedArgumentsError,
+    MappingError,
+    StoreError,
+    TransportError,
+    UnknownFormatError,
+    VersionError,
+)
+from .items import Envelope, InputItem, OutputItem, Transcript
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "CapabilityError",
+    "ConflictError",
+    "ConversionError",
+    "DocumentError",
+    "Envelope",
+    "InputItem",
+    "InterlinguaError",
+    "LimitError",
+    "Limits",
+    "MalformedArgumentsError",
+    "MappingError",
+    "OutputItem",
+    "StoreError",
+    "Transcript",
+    "TransportError",
+    "UnknownFormatError",
+    "UnknownItem",
+    "VersionError",
+    "__version__",
+    "decode_envelope",
+    "decode_item",
+    "decode_transcript",
+    "encode_envelope",
+    "encode_item",
+    "encode_transcript",
+    "iter_jsonl",
+    "read_transcript",
+    "write_jsonl",
+]

@@ -1,0 +1,666 @@
+"""Encode and decode transcript documents and JSON Lines envelope streams.
+
+Two read modes:
+
+* ``"preserving"`` (default): an item whose ``type`` this reader does not know
+  (for example one added by a newer minor schema version) is kept as an
+  :class:`UnknownItem` and written back byte-for-byte. In a document of a newer
+  minor version, a known item carrying fields this reader does not know is
+  preserved the same way.
+* ``"strict"``: every item must be one this reader knows exactly.
+
+Versions: the same major with an equal or newer minor is read; a newer major
+raises :class:`~interlingua.errors.VersionError` naming both versions; an older
+major is for :mod:`interlingua.compat`.
+
+JSON safety (enforced on write, and on read where JSON allows it): no NaN or
+Infinity, string keys only, no bytes, only JSON types; nesting depth, item size
+and inline base64 size are bounded by :class:`Limits`. Every violation is a
+:class:`~interlingua.errors.DocumentError` (or a subclass) carrying a JSON
+pointer, never a traceback.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Literal, TypeAlias
+
+import msgspec
+
+from .errors import DocumentError, LimitError, Problem, VersionError
+from .items import (
+    AudioItem,
+    Base64Source,
+    DocumentItem,
+    Envelope,
+    ImageItem,
+    InputItem,
+    StopReason,
+    ToolChoice,
+    ToolDefinition,
+    Transcript,
+    Usage,
+)
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "KNOWN_ITEM_TYPES",
+    "SCHEMA_VERSION",
+    "Item",
+    "JsonlRecord",
+    "Limits",
+    "Mode",
+    "UnknownItem",
+    "check_json_safe",
+    "check_version",
+    "decode_envelope",
+    "decode_item",
+    "decode_transcript",
+    "encode_envelope",
+    "encode_item",
+    "encode_transcript",
+    "iter_jsonl",
+    "read_transcript",
+    "to_builtins",
+    "write_jsonl",
+]
+
+SCHEMA_VERSION = "1.0"
+"""The schema version this library writes (``MAJOR.MINOR``)."""
+
+_MAJOR, _MINOR = (int(p) for p in SCHEMA_VERSION.split("."))
+
+Mode: TypeAlias = Literal["preserving", "strict"]
+
+
+def _tag_of(cls: type) -> str:
+    return cls.__struct_config__.tag  # type: ignore[attr-defined, no-any-return]
+
+
+_ITEM_CLASSES: dict[str, type] = {_tag_of(c): c for c in InputItem.__origin__.__args__}  # type: ignore[attr-defined]
+KNOWN_ITEM_TYPES: frozenset[str] = frozenset(_ITEM_CLASSES)
+"""Item ``type`` values defined by this schema version."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds applied on read and write.
+
+    Attributes:
+        max_depth: Deepest nesting of JSON arrays/objects inside one item (levels).
+        max_item_bytes: Largest encoded item (bytes).
+        max_line_bytes: Longest JSON Lines record (bytes).
+        max_base64_bytes: Largest inline ``base64`` source ``data`` string (characters).
+    """
+
+    max_depth: int = 64
+    max_item_bytes: int = 32 * 1024 * 1024
+    max_line_bytes: int = 48 * 1024 * 1024
+    max_base64_bytes: int = 24 * 1024 * 1024
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class UnknownItem:
+    """An item this reader does not know, preserved unchanged.
+
+    Produced only in ``"preserving"`` mode. Encoding writes :attr:`raw` back
+    byte-for-byte.
+
+    Attributes:
+        raw: The item's JSON exactly as read.
+        type: The item's ``type`` (``None`` when it has none that is a string).
+    """
+
+    __slots__ = ("raw", "type", "_value")
+
+    def __init__(self, raw: bytes, type: str | None = None) -> None:
+        self.raw = bytes(raw)
+        self.type = type
+        self._value: Any = None
+
+    @property
+    def value(self) -> dict[str, Any]:
+        """The item decoded as a plain dict (decoded lazily, cached)."""
+        if self._value is None:
+            self._value = msgspec.json.decode(self.raw)
+        return self._value  # type: ignore[no-any-return]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, UnknownItem) and other.raw == self.raw
+
+    def __hash__(self) -> int:
+        return hash(self.raw)
+
+    def __repr__(self) -> str:
+        return f"UnknownItem(type={self.type!r}, raw={self.raw[:60]!r}{'...' if len(self.raw) > 60 else ''})"
+
+
+Item: TypeAlias = InputItem | UnknownItem
+"""A canonical item, or an unknown one preserved unchanged."""
+
+
+# --------------------------------------------------------------------------- versions
+
+
+_VERSION_RE = re.compile(r"^([0-9]+)\.([0-9]+)$")
+
+
+def check_version(version: object, *, pointer: str = "/schema_version") -> tuple[int, int]:
+    """Check a ``schema_version`` value against this reader.
+
+    Args:
+        version: The value read from a document or envelope.
+        pointer: JSON pointer used in the error.
+
+    Returns:
+        ``(major, minor)``.
+
+    Raises:
+        VersionError: missing or malformed, or a newer major than :data:`SCHEMA_VERSION`,
+            or an older major (read those through :mod:`interlingua.compat`).
+    """
+    if not isinstance(version, str) or not (m := _VERSION_RE.match(version)):
+        raise VersionError(Problem(pointer, f"schema_version must be a 'MAJOR.MINOR' string, got {version!r}"))
+    major, minor = int(m.group(1)), int(m.group(2))
+    if major > _MAJOR:
+        raise VersionError(
+            Problem(pointer, f"schema_version {version} is newer than this reader ({SCHEMA_VERSION}); upgrade interlingua to read it")
+        )
+    if major < _MAJOR:
+        raise VersionError(
+            Problem(pointer, f"schema_version {version} is older than this reader ({SCHEMA_VERSION}); read it through interlingua.compat (`interlingua migrate`)")
+        )
+    return major, minor
+
+
+# --------------------------------------------------------------------------- JSON safety
+
+
+def _msgspec_path_to_pointer(path: str, prefix: str) -> str:
+    """Turn msgspec's ``$.items[3].text`` into ``{prefix}/items/3/text``."""
+    out = prefix
+    for m in re.finditer(r"\.([^.\[]+)|\[(\d+)\]|\[\.\.\.\]", path[1:]):
+        key = m.group(1) if m.group(1) is not None else m.group(2)
+        if key is None:
+            continue
+        out += "/" + key.replace("~", "~0").replace("/", "~1")
+    return out
+
+
+def _split_msgspec_error(exc: Exception, prefix: str) -> Problem:
+    text = str(exc)
+    m = re.search(r" - at `(\$[^`]*)`$", text)
+    if m:
+        return Problem(_msgspec_path_to_pointer(m.group(1), prefix), text[: m.start()])
+    return Problem(prefix, text)
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def check_json_safe(value: Any, pointer: str = "", *, max_depth: int = DEFAULT_LIMITS.max_depth) -> None:
+    """Check that ``value`` is plain, JSON-safe data.
+
+    Allowed: ``dict`` with ``str`` keys, ``list``, ``str``, ``int``, finite ``float``,
+    ``bool``, ``None``; msgspec Structs are walked field by field.
+
+    Raises:
+        DocumentError: at the first offending place (JSON pointer below ``pointer``).
+        LimitError: nesting deeper than ``max_depth``.
+    """
+    stack: list[tuple[Any, str, int]] = [(value, pointer, 0)]
+    while stack:
+        v, ptr, depth = stack.pop()
+        if depth > max_depth:
+            raise LimitError(Problem(ptr, f"nesting deeper than {max_depth} levels"))
+        if v is None or isinstance(v, (str, bool, int)):
+            continue
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                raise DocumentError(Problem(ptr, f"{v!r} is not JSON-safe (NaN and Infinity are not allowed)"))
+            continue
+        if isinstance(v, dict):
+            for k, sub in v.items():
+                if not isinstance(k, str):
+                    raise DocumentError(Problem(ptr, f"object key {k!r} is not a string"))
+                if isinstance(sub, (dict, list, float, msgspec.Struct)) or not isinstance(sub, (str, bool, int, type(None))):
+                    stack.append((sub, f"{ptr}/{_escape(k)}", depth + 1))
+            continue
+        if isinstance(v, list):
+            for i, sub in enumerate(v):
+                if isinstance(sub, (dict, list, float, msgspec.Struct)) or not isinstance(sub, (str, bool, int, type(None))):
+                    stack.append((sub, f"{ptr}/{i}", depth + 1))
+            continue
+        if isinstance(v, msgspec.Struct):
+            for name in v.__struct_fields__:
+                sub = getattr(v, name)
+                if sub is msgspec.UNSET:
+                    continue
+                stack.append((sub, f"{ptr}/{name}", depth + 1 if isinstance(sub, (dict, list)) else depth))
+            continue
+        if isinstance(v, UnknownItem):
+            continue
+        if isinstance(v, (bytes, bytearray, memoryview)):
+            raise DocumentError(Problem(ptr, "bytes are not JSON-safe; base64-encode them into a string"))
+        raise DocumentError(Problem(ptr, f"{type(v).__name__} is not a JSON type"))
+
+
+def _depth_exceeds(raw: bytes, max_depth: int) -> bool:
+    # Cheap pre-check: fewer brackets than the limit cannot nest deeper than it.
+    if raw.count(b"{") + raw.count(b"[") <= max_depth:
+        return False
+    depth = 0
+    in_str = False
+    esc = False
+    for b in raw:
+        if in_str:
+            if esc:
+                esc = False
+            elif b == 0x5C:
+                esc = True
+            elif b == 0x22:
+                in_str = False
+        elif b == 0x22:
+            in_str = True
+        elif b in (0x7B, 0x5B):
+            depth += 1
+            if depth > max_depth:
+                return True
+        elif b in (0x7D, 0x5D):
+            depth -= 1
+    return False
+
+
+_MEDIA_CLASSES = (ImageItem, AudioItem, DocumentItem)
+
+
+def _check_base64(item: Any, pointer: str, limits: Limits) -> None:
+    src = getattr(item, "source", None)
+    if isinstance(src, Base64Source) and len(src.data) > limits.max_base64_bytes:
+        raise LimitError(
+            Problem(f"{pointer}/source/data", f"inline base64 is {len(src.data)} characters; the limit is {limits.max_base64_bytes} (use an artifact_ref or a file source)")
+        )
+    for sub in getattr(item, "content", None) or ():
+        if isinstance(sub, _MEDIA_CLASSES):
+            _check_base64(sub, pointer, limits)
+
+
+# --------------------------------------------------------------------------- items
+
+_item_decoder = msgspec.json.Decoder(InputItem)
+_any_decoder = msgspec.json.Decoder()
+_encoder = msgspec.json.Encoder(enc_hook=lambda obj: _enc_hook(obj))
+
+
+def _enc_hook(obj: Any) -> Any:
+    if isinstance(obj, UnknownItem):
+        return msgspec.Raw(obj.raw)
+    raise NotImplementedError(f"{type(obj).__name__} is not JSON-safe")
+
+
+def _decode_one_item(raw: bytes, pointer: str, mode: Mode, newer_minor: bool, limits: Limits) -> Item:
+    if len(raw) > limits.max_item_bytes:
+        raise LimitError(Problem(pointer, f"item is {len(raw)} bytes; the limit is {limits.max_item_bytes}"))
+    if _depth_exceeds(raw, limits.max_depth):
+        raise LimitError(Problem(pointer, f"nesting deeper than {limits.max_depth} levels"))
+    try:
+        item = _item_decoder.decode(raw)
+    except msgspec.ValidationError as exc:
+        problem = _split_msgspec_error(exc, pointer)
+        if mode == "preserving":
+            try:
+                generic = _any_decoder.decode(raw)
+            except msgspec.DecodeError:
+                generic = None
+            if isinstance(generic, dict):
+                typ = generic.get("type")
+                if isinstance(typ, str) and typ not in KNOWN_ITEM_TYPES:
+                    return UnknownItem(raw, typ)
+                if newer_minor and "unknown field" in problem.message:
+                    return UnknownItem(raw, typ if isinstance(typ, str) else None)
+        if problem.message.startswith("Invalid value") and problem.pointer == f"{pointer}/type":
+            problem = Problem(problem.pointer, f"unknown item type (known: {', '.join(sorted(KNOWN_ITEM_TYPES))}); read in preserving mode to keep it")
+        raise DocumentError(problem) from exc
+    except RecursionError as exc:
+        raise LimitError(Problem(pointer, "nesting too deep")) from exc
+    if isinstance(item, _MEDIA_CLASSES) or getattr(item, "content", None):
+        _check_base64(item, pointer, limits)
+    return item
+
+
+def decode_item(data: bytes | str, *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, pointer: str = "") -> Item:
+    """Decode one item from JSON.
+
+    Args:
+        data: The item's JSON.
+        mode: ``"preserving"`` keeps unknown item types as :class:`UnknownItem`; ``"strict"`` rejects them.
+        limits: Size and depth bounds.
+        pointer: JSON pointer prefix used in errors.
+
+    Raises:
+        DocumentError: invalid JSON or not a valid item; LimitError: over a limit.
+    """
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    try:
+        return _decode_one_item(raw, pointer, mode, False, limits)
+    except msgspec.DecodeError as exc:
+        raise DocumentError(Problem(pointer, f"invalid JSON: {exc}")) from exc
+
+
+def encode_item(item: Item) -> bytes:
+    """Encode one item to compact JSON after checking it is JSON-safe.
+
+    Raises:
+        DocumentError: the item holds NaN/Infinity, bytes, non-string keys or non-JSON types.
+    """
+    check_json_safe(item)
+    return _encoder.encode(item)
+
+
+def to_builtins(obj: Any) -> Any:
+    """Convert items, transcripts or envelopes to plain dicts/lists (UNSET fields left out)."""
+    return msgspec.json.decode(_encoder.encode(obj))
+
+
+# --------------------------------------------------------------------------- transcripts
+
+
+class _TranscriptShell(msgspec.Struct, forbid_unknown_fields=True):
+    schema_version: str
+    items: list[msgspec.Raw]
+    tools: list[ToolDefinition] | msgspec.UnsetType = msgspec.UNSET
+    tool_choice: ToolChoice | msgspec.UnsetType = msgspec.UNSET
+    metadata: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    usage: Usage | msgspec.UnsetType = msgspec.UNSET
+    stop_reason: StopReason | msgspec.UnsetType = msgspec.UNSET
+
+
+class _VersionOnly(msgspec.Struct):
+    schema_version: Any = msgspec.UNSET
+
+
+_shell_decoder = msgspec.json.Decoder(_TranscriptShell)
+_version_decoder = msgspec.json.Decoder(_VersionOnly)
+
+
+def _read_version(raw: bytes) -> tuple[int, int]:
+    try:
+        head = _version_decoder.decode(raw)
+    except msgspec.ValidationError as exc:
+        raise DocumentError(_split_msgspec_error(exc, "")) from exc
+    if head.schema_version is msgspec.UNSET:
+        raise VersionError(Problem("", "missing required field `schema_version`"))
+    return check_version(head.schema_version)
+
+
+def decode_transcript(
+    data: bytes | str, *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, collect: bool = False
+) -> Transcript:
+    """Decode a transcript document (``{"schema_version", "tools", "items", "metadata"}``).
+
+    Args:
+        data: The document's JSON.
+        mode: ``"preserving"`` or ``"strict"`` (see the module docstring).
+        limits: Size and depth bounds.
+        collect: Report every invalid item in one :class:`DocumentError` instead of stopping at the first.
+
+    Returns:
+        A :class:`~interlingua.items.Transcript` whose ``items`` may include :class:`UnknownItem`
+        in preserving mode.
+
+    Raises:
+        DocumentError: invalid JSON, invalid document or item (with JSON pointers).
+        VersionError: missing/malformed ``schema_version`` or a newer major.
+        LimitError: a limit was exceeded.
+    """
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    try:
+        _, minor = _read_version(raw)
+        shell = _shell_decoder.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise DocumentError(Problem("", f"invalid JSON: {exc}")) from exc
+    except msgspec.ValidationError as exc:
+        raise DocumentError(_split_msgspec_error(exc, "")) from exc
+    except RecursionError as exc:
+        raise LimitError(Problem("", "nesting too deep")) from exc
+    newer = minor > _MINOR
+    items: list[Any] = []
+    problems: list[Problem] = []
+    for i, r in enumerate(shell.items):
+        try:
+            items.append(_decode_one_item(bytes(r), f"/items/{i}", mode, newer, limits))
+        except DocumentError as exc:
+            if not collect:
+                raise
+            problems.extend(exc.problems)
+    for name in ("tools", "metadata", "tool_choice"):
+        val = getattr(shell, name)
+        if val is not msgspec.UNSET:
+            check_json_safe(val, f"/{name}", max_depth=limits.max_depth)
+    if problems:
+        raise DocumentError(problems)
+    return Transcript(
+        schema_version=shell.schema_version,
+        items=items,
+        tools=shell.tools,
+        tool_choice=shell.tool_choice,
+        metadata=shell.metadata,
+        usage=shell.usage,
+        stop_reason=shell.stop_reason,
+    )
+
+
+def read_transcript(path: str | os.PathLike[str], *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS) -> Transcript:
+    """Read a transcript document from a file; errors name the file.
+
+    Raises:
+        DocumentError: as :func:`decode_transcript`, with ``file`` set on every problem.
+        OSError: the file cannot be read.
+    """
+    data = Path(path).read_bytes()
+    try:
+        return decode_transcript(data, mode=mode, limits=limits)
+    except DocumentError as exc:
+        raise exc.located(file=str(path)) from exc
+
+
+def encode_transcript(transcript: Transcript, *, indent: int = 0) -> bytes:
+    """Encode a transcript document to JSON.
+
+    Args:
+        transcript: The document. ``schema_version`` is written as given.
+        indent: ``0`` for compact output, else spaces per level.
+
+    Raises:
+        DocumentError: something in it is not JSON-safe.
+    """
+    check_json_safe(transcript, max_depth=10_000)
+    out = _encoder.encode(transcript)
+    return msgspec.json.format(out, indent=indent) if indent else out
+
+
+# --------------------------------------------------------------------------- envelopes / JSON Lines
+
+
+class _EnvelopeShell(msgspec.Struct, forbid_unknown_fields=True):
+    schema_version: str
+    session_id: str
+    seq: int
+    item: msgspec.Raw
+    created_at: str | msgspec.UnsetType = msgspec.UNSET
+    usage: Usage | msgspec.UnsetType = msgspec.UNSET
+    stop_reason: StopReason | msgspec.UnsetType = msgspec.UNSET
+
+
+_envelope_shell_decoder = msgspec.json.Decoder(_EnvelopeShell)
+
+
+def decode_envelope(data: bytes | str, *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS) -> Envelope:
+    """Decode one JSON Lines envelope (``{"schema_version", "session_id", "seq", "created_at", "item"}``).
+
+    Raises:
+        DocumentError, VersionError, LimitError: with JSON pointers inside the line.
+    """
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    if len(raw) > limits.max_line_bytes:
+        raise LimitError(Problem("", f"line is {len(raw)} bytes; the limit is {limits.max_line_bytes}"))
+    try:
+        _, minor = _read_version(raw)
+        shell = _envelope_shell_decoder.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise DocumentError(Problem("", f"invalid JSON: {exc}")) from exc
+    except msgspec.ValidationError as exc:
+        raise DocumentError(_split_msgspec_error(exc, "")) from exc
+    except RecursionError as exc:
+        raise LimitError(Problem("", "nesting too deep")) from exc
+    if shell.seq < 0:
+        raise DocumentError(Problem("/seq", f"seq must be >= 0, got {shell.seq}"))
+    if not shell.session_id:
+        raise DocumentError(Problem("/session_id", "session_id must not be empty"))
+    item = _decode_one_item(bytes(shell.item), "/item", mode, minor > _MINOR, limits)
+    return Envelope(
+        schema_version=shell.schema_version,
+        session_id=shell.session_id,
+        seq=shell.seq,
+        item=item,  # type: ignore[arg-type]
+        created_at=shell.created_at,
+        usage=shell.usage,
+        stop_reason=shell.stop_reason,
+    )
+
+
+def encode_envelope(envelope: Envelope) -> bytes:
+    """Encode one envelope as a compact JSON line (without the newline).
+
+    Raises:
+        DocumentError: something in it is not JSON-safe.
+    """
+    check_json_safe(envelope)
+    return _encoder.encode(envelope)
+
+
+@dataclass(frozen=True)
+class JsonlRecord:
+    """One line of a JSON Lines stream read by :func:`iter_jsonl` with ``errors="yield"``.
+
+    Attributes:
+        line: 1-based line number.
+        envelope: The decoded envelope, or ``None`` when the line is invalid.
+        error: The problem with the line, or ``None``.
+    """
+
+    line: int
+    envelope: Envelope | None
+    error: DocumentError | None
+
+
+def _open_binary(source: str | os.PathLike[str] | IO[bytes]) -> tuple[IO[bytes], bool]:
+    if isinstance(source, (str, os.PathLike)):
+        return open(source, "rb"), True  # noqa: SIM115
+    return source, False
+
+
+def iter_jsonl(
+    source: str | os.PathLike[str] | IO[bytes],
+    *,
+    mode: Mode = "preserving",
+    limits: Limits = DEFAULT_LIMITS,
+    errors: Literal["raise", "yield"] = "raise",
+    file_label: str | None = None,
+) -> Iterator[Any]:
+    """Read a JSON Lines envelope stream in bounded memory (one line at a time).
+
+    Blank lines are skipped. A last line without a newline is read; if it does not
+    parse it is reported as truncated.
+
+    Args:
+        source: A path or a binary file object.
+        mode: Read mode for the items.
+        limits: Bounds; a line over ``max_line_bytes`` is an error without being read whole.
+        errors: ``"raise"`` yields :class:`~interlingua.items.Envelope` and raises the first
+            :class:`DocumentError`; ``"yield"`` yields a :class:`JsonlRecord` for every line.
+        file_label: Name used in error locations (default: the path).
+
+    Raises:
+        DocumentError: (``errors="raise"``) with file and line set.
+    """
+    fh, owned = _open_binary(source)
+    label = file_label or (str(source) if isinstance(source, (str, os.PathLike)) else getattr(fh, "name", None))
+    label = str(label) if label is not None else None
+    try:
+        line_no = 0
+        while True:
+            line = fh.readline(limits.max_line_bytes + 1)
+            if not line:
+                break
+            line_no += 1
+            if len(line) > limits.max_line_bytes and not line.endswith(b"\n"):
+                err: DocumentError = LimitError(Problem("", f"line is longer than {limits.max_line_bytes} bytes", label, line_no))
+                # Skip the rest of the over-long line without holding it.
+                while True:
+                    chunk = fh.readline(1 << 20)
+                    if not chunk or chunk.endswith(b"\n"):
+                        break
+                if errors == "raise":
+                    raise err
+                yield JsonlRecord(line_no, None, err)
+                continue
+            stripped = line.strip()
+            if not stripped:
+                continue
+            try:
+                env = decode_envelope(stripped, mode=mode, limits=limits)
+            except DocumentError as exc:
+                located = exc.located(file=label, line=line_no)
+                if not line.endswith(b"\n"):
+                    located = DocumentError(
+                        [Problem(p.pointer, f"last line is truncated (no newline, does not parse): {p.message}", p.file, p.line) for p in located.problems]
+                    )
+                if errors == "raise":
+                    raise located from exc
+                yield JsonlRecord(line_no, None, located)
+                continue
+            yield env if errors == "raise" else JsonlRecord(line_no, env, None)
+    finally:
+        if owned:
+            fh.close()
+
+
+def write_jsonl(envelopes: Iterable[Envelope], dest: str | os.PathLike[str] | IO[bytes]) -> int:
+    """Write envelopes as JSON Lines (one compact envelope and ``\\n`` per line).
+
+    A path is written to a temporary file beside it and renamed into place, so a
+    failure leaves no half-written file.
+
+    Returns:
+        The number of lines written.
+
+    Raises:
+        DocumentError: an envelope is not JSON-safe (nothing is written to a path).
+    """
+    if isinstance(dest, (str, os.PathLike)):
+        path = Path(dest)
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        try:
+            with open(tmp, "wb") as fh:
+                n = write_jsonl(envelopes, fh)
+            os.replace(tmp, path)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+        return n
+    n = 0
+    buf = io.BufferedWriter(dest) if not hasattr(dest, "write") else dest  # type: ignore[arg-type]
+    for env in envelopes:
+        buf.write(encode_envelope(env) + b"\n")
+        n += 1
+    return n

@@ -1,0 +1,225 @@
+"""The interlingua error tree.
+
+Every error the library raises on purpose derives from :class:`InterlinguaError`::
+
+    InterlinguaError
+    ├── DocumentError            a document or line is not a valid transcript/envelope
+    │   ├── VersionError         schema_version missing, malformed or of a newer major
+    │   └── LimitError           a configured limit (depth, size, base64) was exceeded
+    ├── MappingError             a conversion between formats cannot be done
+    │   ├── UnknownFormatError   no mapper or format by that name
+    │   ├── CapabilityError      preflight: the target model cannot take some items
+    │   ├── ConversionError      policy `error` met content the target cannot carry
+    │   └── MalformedArgumentsError  tool-call arguments are not a JSON object
+    ├── StoreError               the session store failed
+    │   ├── ConflictError        optimistic concurrency: the head moved
+    │   ├── SessionNotFoundError no session with that id
+    │   └── MigrationRequiredError  the database is at an older revision
+    └── TransportError           an HTTP exchange with a provider failed (carries a stable code)
+
+Foreign errors (msgspec, SQLAlchemy, httpx) are translated where those
+libraries are called, always ``raise ... from exc``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = [
+    "CapabilityError",
+    "CapabilityViolation",
+    "ConflictError",
+    "ConversionError",
+    "DocumentError",
+    "InterlinguaError",
+    "LimitError",
+    "MalformedArgumentsError",
+    "MappingError",
+    "MigrationRequiredError",
+    "Problem",
+    "SessionNotFoundError",
+    "StoreError",
+    "TransportError",
+    "UnknownFormatError",
+    "VersionError",
+]
+
+
+class InterlinguaError(Exception):
+    """Root of every error interlingua raises on purpose."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One located problem in an input.
+
+    Attributes:
+        pointer: RFC 6901 JSON pointer inside the document (or line), ``""`` for the root.
+        message: One-line reason.
+        file: Path of the input, ``"-"`` for stdin, ``None`` when not from a file.
+        line: 1-based line number for JSON Lines input, else ``None``.
+    """
+
+    pointer: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+    def located(self, file: str | None = None, line: int | None = None) -> Problem:
+        """Return a copy with ``file``/``line`` filled in where not already set."""
+        return Problem(self.pointer, self.message, self.file or file, self.line or line)
+
+    def __str__(self) -> str:
+        where = self.file or "<input>"
+        if self.line is not None:
+            where += f":{self.line}"
+        return f"{where}: {self.pointer or '/'}: {self.message}"
+
+
+class DocumentError(InterlinguaError):
+    """A transcript document or envelope line is not valid.
+
+    Attributes:
+        problems: Every problem found, each with file, line and JSON pointer.
+    """
+
+    def __init__(self, problems: list[Problem] | Problem | str) -> None:
+        if isinstance(problems, str):
+            problems = [Problem("", problems)]
+        elif isinstance(problems, Problem):
+            problems = [problems]
+        self.problems: list[Problem] = list(problems)
+        super().__init__("; ".join(str(p) for p in self.problems) or "invalid document")
+
+    def located(self, file: str | None = None, line: int | None = None) -> DocumentError:
+        """Return the same kind of error with file and line filled into every problem."""
+        err = type(self).__new__(type(self))
+        DocumentError.__init__(err, [p.located(file, line) for p in self.problems])
+        return err
+
+
+class VersionError(DocumentError):
+    """``schema_version`` is missing, malformed, or of a newer major version than this reader."""
+
+
+class LimitError(DocumentError):
+    """A configured limit (nesting depth, item size, inline base64 size) was exceeded."""
+
+
+class MappingError(InterlinguaError):
+    """A conversion between a provider format and the canonical form cannot be done."""
+
+
+class UnknownFormatError(MappingError, LookupError):
+    """No mapper or format is registered under that name; the message lists the known ones."""
+
+
+@dataclass(frozen=True)
+class CapabilityViolation:
+    """One item a target model cannot take.
+
+    Attributes:
+        index: Index of the item in the transcript (``None`` for transcript-level problems such as tools).
+        item_type: The item's ``type`` (or ``"tools"``, ``"tool_choice"``).
+        reason: Why the model cannot take it.
+    """
+
+    index: int | None
+    item_type: str
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"item {self.index}" if self.index is not None else "transcript"
+        return f"{where} ({self.item_type}): {self.reason}"
+
+
+class CapabilityError(MappingError):
+    """Preflight found items the target model cannot take; nothing was sent.
+
+    Attributes:
+        model: The target model.
+        violations: Every offending item.
+    """
+
+    def __init__(self, model: str, violations: list[CapabilityViolation]) -> None:
+        self.model = model
+        self.violations = list(violations)
+        lines = "\n".join(f"  - {v}" for v in self.violations)
+        super().__init__(f"model {model!r} cannot take {len(self.violations)} item(s):\n{lines}")
+
+
+class ConversionError(MappingError):
+    """Under policy ``error``, the target format cannot carry some content.
+
+    Attributes:
+        index: Index of the offending item in the source, when known.
+        reason: What cannot be carried.
+    """
+
+    def __init__(self, reason: str, *, index: int | None = None, item_type: str | None = None) -> None:
+        self.index = index
+        self.item_type = item_type
+        self.reason = reason
+        where = f"item {index}" if index is not None else "input"
+        if item_type:
+            where += f" ({item_type})"
+        super().__init__(f"{where}: {reason}")
+
+
+class MalformedArgumentsError(ConversionError):
+    """A tool call's arguments are not a JSON object and the target needs one."""
+
+
+class StoreError(InterlinguaError):
+    """The session store failed (database unreachable, corrupt row, bad URL)."""
+
+
+class ConflictError(StoreError):
+    """An append expected a head sequence that is no longer the head.
+
+    Attributes:
+        session_id: The session.
+        expected: The head the caller expected.
+        actual: The real head (``-1`` for an empty session).
+    """
+
+    def __init__(self, session_id: str, expected: int, actual: int) -> None:
+        self.session_id = session_id
+        self.expected = expected
+        self.actual = actual
+        super().__init__(f"session {session_id}: expected head {expected}, actual head {actual}")
+
+
+class SessionNotFoundError(StoreError, LookupError):
+    """No session with that id."""
+
+
+class MigrationRequiredError(StoreError):
+    """The database is at an older schema revision; run ``interlingua store upgrade``."""
+
+
+@dataclass
+class TransportError(InterlinguaError):
+    """An exchange with a provider failed.
+
+    Attributes:
+        code: Stable error code (see ``schemas/error_code.json``).
+        message: Short, safe message; never the raw upstream body.
+        status: HTTP status, when there was a response.
+        provider: Wire format name.
+        retryable: Whether retrying may succeed.
+    """
+
+    code: str
+    message: str
+    status: int | None = None
+    provider: str | None = None
+    retryable: bool = False
+    details: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        status = f" (HTTP {self.status})" if self.status else ""
+        return f"{self.code}{status}: {self.message}"
