@@ -10,12 +10,133 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from msgspec import UNSET, Meta
 from msgspec import Struct as _Struct
-from msgspec import UnsetType
+from msgspec import UnsetType, field
 
 
 class Struct(_Struct, forbid_unknown_fields=True):
     pass
 
+
+
+class ModelCapabilities(Struct):
+    """
+    What a model can take and produce; preflight refuses a transcript that asks for more.
+    """
+
+    input_modalities: (
+        Annotated[
+            list[Literal['text', 'image', 'audio', 'document']],
+            Meta(
+                description='Modalities the model accepts as input (`text`, `image`, `audio`, `document`).'
+            ),
+        ]
+        | UnsetType
+    ) = field(default_factory=lambda: ['text'])
+    """
+    Modalities the model accepts as input (`text`, `image`, `audio`, `document`).
+    """
+    output_modalities: (
+        Annotated[
+            list[Literal['text', 'image', 'audio', 'document']],
+            Meta(description='Modalities the model can produce.'),
+        ]
+        | UnsetType
+    ) = field(default_factory=lambda: ['text'])
+    """
+    Modalities the model can produce.
+    """
+    tools: (
+        Annotated[bool, Meta(description='Function tools (tool calls and results).')]
+        | UnsetType
+    ) = False
+    """
+    Function tools (tool calls and results).
+    """
+    parallel_tool_calls: (
+        Annotated[bool, Meta(description='Several tool calls in one assistant turn.')]
+        | UnsetType
+    ) = False
+    """
+    Several tool calls in one assistant turn.
+    """
+    requires_tool_definitions: (
+        Annotated[
+            bool,
+            Meta(
+                description='A history holding tool calls must carry the tool definitions (Anthropic refuses tool_use blocks without `tools`).'
+            ),
+        ]
+        | UnsetType
+    ) = False
+    """
+    A history holding tool calls must carry the tool definitions (Anthropic refuses tool_use blocks without `tools`).
+    """
+    reasoning: (
+        Annotated[
+            bool,
+            Meta(
+                description='The model produces reasoning and accepts its own reasoning back.'
+            ),
+        ]
+        | UnsetType
+    ) = False
+    """
+    The model produces reasoning and accepts its own reasoning back.
+    """
+    streaming: Annotated[bool, Meta(description='Streamed responses.')] | UnsetType = (
+        False
+    )
+    """
+    Streamed responses.
+    """
+    structured_output: (
+        Annotated[bool, Meta(description='Schema-constrained output.')] | UnsetType
+    ) = False
+    """
+    Schema-constrained output.
+    """
+    prompt_caching: (
+        Annotated[bool, Meta(description='Provider prompt caching.')] | UnsetType
+    ) = False
+    """
+    Provider prompt caching.
+    """
+    stop_sequences: (
+        Annotated[bool, Meta(description='Caller stop sequences.')] | UnsetType
+    ) = False
+    """
+    Caller stop sequences.
+    """
+    assistant_prefill: (
+        Annotated[
+            bool,
+            Meta(description='A trailing assistant message is continued (prefill).'),
+        ]
+        | UnsetType
+    ) = False
+    """
+    A trailing assistant message is continued (prefill).
+    """
+    raw_round_trip: (
+        Annotated[
+            bool, Meta(description='`raw` items of this provider can be sent back.')
+        ]
+        | UnsetType
+    ) = False
+    """
+    `raw` items of this provider can be sent back.
+    """
+    max_tool_calls_per_turn: (
+        Annotated[
+            int,
+            Meta(description='Most tool calls in one assistant turn, when limited.', ge=1),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    Most tool calls in one assistant turn, when limited.
+    """
 
 
 ItemId: TypeAlias = Annotated[

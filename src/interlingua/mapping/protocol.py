@@ -1,0 +1,115 @@
+"""The contract every provider mapper keeps.
+
+A mapper converts one wire format both ways and never does I/O or mutates its
+input. Each method returns a :class:`Conversion`: the result plus a
+:class:`~interlingua.mapping.report.Report` of every loss or change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
+
+from ..codec import SCHEMA_VERSION, Item
+from ..items import ModelCapabilities, StopReason, Transcript, Usage
+from .ids import IdRule
+from .report import Policy, Report
+
+if TYPE_CHECKING:
+    from ..streaming.events import StreamAccumulator
+
+__all__ = ["Conversion", "Framing", "Mapper", "ModelResponse"]
+
+T = TypeVar("T")
+
+Framing = Literal["sse", "ndjson"]
+
+
+@dataclass
+class Conversion(Generic[T]):
+    """A conversion result and its report.
+
+    Attributes:
+        value: The converted object (a transcript, a request or response body, a :class:`ModelResponse`).
+        report: Every item dropped, degraded or changed on the way.
+    """
+
+    value: T
+    report: Report = field(default_factory=Report)
+
+
+@dataclass
+class ModelResponse:
+    """What one model response produced, in canonical form.
+
+    Attributes:
+        items: Output items in order (text, reasoning, tool calls, refusal, ...).
+        usage: Token counts, when reported.
+        stop_reason: Why the response stopped, with the provider's raw value.
+        model: Model name the provider reported.
+        response_id: Provider response id.
+    """
+
+    items: list[Item] = field(default_factory=list)
+    usage: Usage | None = None
+    stop_reason: StopReason | None = None
+    model: str | None = None
+    response_id: str | None = None
+
+    def to_transcript(self) -> Transcript:
+        """A transcript document holding these items, with usage and stop reason."""
+        import msgspec
+
+        return Transcript(
+            schema_version=SCHEMA_VERSION,
+            items=list(self.items),  # type: ignore[arg-type]
+            usage=self.usage if self.usage is not None else msgspec.UNSET,
+            stop_reason=self.stop_reason if self.stop_reason is not None else msgspec.UNSET,
+        )
+
+
+@runtime_checkable
+class Mapper(Protocol):
+    """One wire format, both ways.
+
+    Attributes:
+        name: Registry name (``openai-chat``, ``openai-responses``, ``anthropic``, ``gemini``, ``ollama``).
+        issuer: Issuer string this mapper writes into ``reasoning.opaque.issuer`` and ``raw.provider``,
+            and accepts back; opaque state from any other issuer is left out and reported.
+        framing: How the provider frames a stream (``sse`` or ``ndjson``).
+        id_rule: The tool-call id rule of the target, or ``None`` when any id is accepted.
+    """
+
+    name: str
+    issuer: str
+    framing: Framing
+    id_rule: IdRule | None
+
+    def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
+        """Provider request body (history, system prompt, tools, tool choice) -> transcript."""
+        ...
+
+    def encode_request(
+        self, transcript: Transcript, *, model: str | None = None, policy: Policy = "error"
+    ) -> Conversion[dict[str, Any]]:
+        """Transcript -> provider request body (``model`` set when given)."""
+        ...
+
+    def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
+        """Provider response body -> output items, usage and stop reason."""
+        ...
+
+    def encode_response(
+        self, response: ModelResponse, *, model: str | None = None, policy: Policy = "error"
+    ) -> Conversion[dict[str, Any]]:
+        """Output items -> provider response body (for round-trip tests and mock servers)."""
+        ...
+
+    def accumulator(self) -> StreamAccumulator:
+        """A fresh stream accumulator for one streamed response."""
+        ...
+
+    def capabilities(self, model: str | None) -> ModelCapabilities:
+        """This wire format's default capabilities for ``model`` (used when no table entry matches)."""
+        ...
