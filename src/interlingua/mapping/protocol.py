@@ -106,6 +106,10 @@ class Mapper(Protocol):
         """Output items -> provider response body (for round-trip tests and mock servers)."""
         ...
 
+    def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
+        """Whether ``body`` looks like this format's request or response body (``None``: neither)."""
+        ...
+
     def accumulator(self) -> StreamAccumulator:
         """A fresh stream accumulator for one streamed response."""
         ...
