@@ -411,7 +411,8 @@ def decode_transcript(
         data: The document's JSON.
         mode: ``"preserving"`` or ``"strict"`` (see the module docstring).
         limits: Size and depth bounds.
-        collect: Report every invalid item in one :class:`DocumentError` instead of stopping at the first.
+        collect: Report every invalid item in one :class:`DocumentError` instead of stopping at the
+            first; the error's ``partial`` attribute then lists the decoded items (``None`` where one failed).
 
     Returns:
         A :class:`~interlingua.items.Transcript` whose ``items`` may include :class:`UnknownItem`
@@ -442,12 +443,15 @@ def decode_transcript(
             if not collect:
                 raise
             problems.extend(exc.problems)
+            items.append(None)
     for name in ("tools", "metadata", "tool_choice"):
         val = getattr(shell, name)
         if val is not msgspec.UNSET:
             check_json_safe(val, f"/{name}", max_depth=limits.max_depth)
     if problems:
-        raise DocumentError(problems)
+        err = DocumentError(problems)
+        err.partial = items  # the items that did decode, for further checks
+        raise err
     return Transcript(
         schema_version=shell.schema_version,
         items=items,

@@ -24,6 +24,7 @@ libraries are called, always ``raise ... from exc``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = [
     "CapabilityError",
@@ -89,6 +90,7 @@ class DocumentError(InterlinguaError):
         elif isinstance(problems, Problem):
             problems = [problems]
         self.problems: list[Problem] = list(problems)
+        self.partial: list[Any] | None = None
         super().__init__("; ".join(str(p) for p in self.problems) or "invalid document")
 
     def located(self, file: str | None = None, line: int | None = None) -> DocumentError:

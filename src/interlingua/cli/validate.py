@@ -1,0 +1,105 @@
+"""``interlingua validate`` and ``interlingua schema``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import Problem
+from ..validation import ValidationResult, load_schema, schema_names, validate_path
+
+__all__ = ["register"]
+
+
+class OutputFormat(str, Enum):
+    """How problems are printed."""
+
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+def _gh_escape(value: str, *, prop: bool = False) -> str:
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        value = value.replace(":", "%3A").replace(",", "%2C")
+    return value
+
+
+def _problem_line(p: Problem, fmt: OutputFormat) -> str:
+    if fmt is OutputFormat.github:
+        props = [f"file={_gh_escape(p.file or '-', prop=True)}"]
+        if p.line is not None:
+            props.append(f"line={p.line}")
+        props.append("title=interlingua validate")
+        return f"::error {','.join(props)}::{_gh_escape((p.pointer or '/') + ': ' + p.message)}"
+    return str(p)
+
+
+def _summary(result: ValidationResult) -> str:
+    errors = len(result.problems) + len(result.unreadable)
+    return f"{result.files} file{'s' if result.files != 1 else ''}, {result.items} item{'s' if result.items != 1 else ''}, {errors} error{'s' if errors != 1 else ''}"
+
+
+def validate(
+    paths: Annotated[list[str], typer.Argument(help="Files (.json documents, .jsonl envelope streams), directories, or - for stdin.", show_default=False)],
+    strict: Annotated[bool, typer.Option("--strict", help="Reject item types this version does not know (default: preserve them).")] = False,
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format: text, json or github (GitHub Actions annotations).")] = OutputFormat.text,
+) -> None:
+    """Check transcripts against the JSON Schemas and the semantic rules.
+
+    Prints every problem with file, line (JSON Lines), JSON pointer and reason, then a
+    summary line. Exit 0 valid, 1 invalid, 2 usage error or unreadable input.
+    """
+    result = validate_path(paths, mode="strict" if strict else "preserving")
+    problems = result.unreadable + result.problems
+    if fmt is OutputFormat.json:
+        payload = {
+            "valid": result.ok,
+            "files": result.files,
+            "items": result.items,
+            "errors": len(problems),
+            "problems": [{"file": p.file, "line": p.line, "pointer": p.pointer, "message": p.message} for p in problems],
+        }
+        typer.echo(json.dumps(payload, indent=2))
+    else:
+        for p in problems:
+            typer.echo(_problem_line(p, fmt))
+        typer.echo(_summary(result))
+    if result.unreadable:
+        raise typer.Exit(2)
+    raise typer.Exit(0 if result.ok else 1)
+
+
+def schema(
+    out: Annotated[Path | None, typer.Option("--out", help="Write every bundled schema as <name>.json into this directory.")] = None,
+    name: Annotated[str | None, typer.Argument(help="One schema to print (e.g. transcript, envelope, text); default: all, as one JSON object.")] = None,
+) -> None:
+    """Print or write the bundled JSON Schemas (Draft 2020-12)."""
+    if name is not None and name not in schema_names():
+        typer.echo(f"error: no schema {name!r}; known: {', '.join(schema_names())}", err=True)
+        raise typer.Exit(2)
+    names = [name] if name else list(schema_names())
+    if out is not None:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            for n in names:
+                (out / f"{n}.json").write_text(json.dumps(load_schema(n), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        except OSError as exc:
+            typer.echo(f"error: cannot write to {out}: {exc.strerror or exc}", err=True)
+            raise typer.Exit(2) from exc
+        typer.echo(f"wrote {len(names)} schema{'s' if len(names) != 1 else ''} to {out}", err=True)
+        return
+    doc = load_schema(names[0]) if name else {n: load_schema(n) for n in names}
+    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``validate`` and ``schema`` to the app."""
+    app.command("validate")(validate)
+    app.command("schema")(schema)

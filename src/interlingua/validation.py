@@ -1,0 +1,439 @@
+"""Validation of transcripts and envelope streams: schema, semantics, explanations.
+
+The hot path decodes with the generated msgspec models (:mod:`interlingua.codec`);
+this module adds the checks a schema cannot express and, for an item that fails,
+a detailed explanation from the published JSON Schemas (jsonschema, Draft 2020-12).
+
+Semantic checks (each a :class:`~interlingua.errors.Problem` with a JSON pointer):
+
+* every ``tool_result`` / ``handoff_result`` refers to an earlier ``tool_call`` / ``handoff_call``;
+* item ids are unique (a tool call's ``id`` is its call id, so call ids are unique too);
+* roles are legal: content items at the top level carry a ``role``; nested ones do not;
+* a ``tool_call`` holds an ``arguments`` object, or the ``arguments_raw`` text it could not parse;
+* in a JSON Lines stream, ``seq`` strictly increases within each session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import IO, Any
+
+import msgspec
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from .codec import DEFAULT_LIMITS, Item, Limits, Mode, UnknownItem, decode_transcript, iter_jsonl
+from .errors import DocumentError, Problem
+from .items import (
+    ArtifactRefItem,
+    AudioItem,
+    DocumentItem,
+    HandoffCallItem,
+    HandoffResultItem,
+    ImageItem,
+    TextItem,
+    ToolCallItem,
+    ToolResultItem,
+    Transcript,
+)
+
+__all__ = [
+    "ItemChecker",
+    "ValidationResult",
+    "check_items",
+    "check_transcript",
+    "explain",
+    "load_schema",
+    "schema_names",
+    "validate_bytes",
+    "validate_path",
+]
+
+_CONTENT = (TextItem, ImageItem, AudioItem, DocumentItem, ArtifactRefItem)
+
+# --------------------------------------------------------------------------- JSON Schemas
+
+
+def _schema_dir() -> Any:
+    return resources.files("interlingua") / "schemas"
+
+
+@cache
+def schema_names() -> tuple[str, ...]:
+    """Names of the bundled schemas (file stems: ``text``, ``transcript``, ``envelope``, ...)."""
+    return tuple(sorted(p.name[:-5] for p in _schema_dir().iterdir() if p.name.endswith(".json")))
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    """The bundled JSON Schema ``name`` (e.g. ``"transcript"``) as a dict.
+
+    Raises:
+        KeyError: no schema by that name.
+    """
+    if name not in schema_names():
+        raise KeyError(f"no schema {name!r}; known: {', '.join(schema_names())}")
+    return json.loads((_schema_dir() / f"{name}.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+@cache
+def _registry() -> Registry:
+    resources_ = [(load_schema(n)["$id"], Resource.from_contents(load_schema(n))) for n in schema_names()]
+    return Registry().with_resources(resources_)
+
+
+@cache
+def _validator(name: str) -> Draft202012Validator:
+    return Draft202012Validator(load_schema(name), registry=_registry())
+
+
+def explain(instance: Any, schema: str, *, pointer: str = "") -> list[Problem]:
+    """Every JSON Schema error of ``instance`` against the bundled schema ``schema``.
+
+    An item is checked against its own type's schema when its ``type`` is known, which
+    gives precise messages instead of "not valid under any of the given schemas".
+
+    Args:
+        instance: Decoded JSON.
+        schema: Schema name (``"transcript"``, ``"envelope"``, ``"text"``, ...).
+        pointer: Prefix for the JSON pointers.
+    """
+    name = schema
+    if isinstance(instance, dict) and schema == "item" and instance.get("type") in schema_names():
+        name = str(instance["type"])
+    if schema == "item" and name == "item":
+        return [Problem(pointer, f"unknown item type {instance.get('type') if isinstance(instance, dict) else instance!r}")]
+    problems = []
+    for err in sorted(_validator(name).iter_errors(instance), key=lambda e: list(e.absolute_path)):
+        for leaf in _leaves(err):
+            ptr = pointer + "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in leaf.absolute_path)
+            problems.append(Problem(ptr, leaf.message if len(leaf.message) < 300 else leaf.message[:297] + "..."))
+    return problems
+
+
+def _leaves(err: Any) -> list[Any]:
+    """For a failed ``oneOf`` of tagged variants, the errors of the variant the ``type`` selects."""
+    if err.validator != "oneOf" or not err.context or not isinstance(err.instance, dict):
+        return [err]
+    by_branch: dict[int, list[Any]] = {}
+    for sub in err.context:
+        by_branch.setdefault(sub.relative_schema_path[0], []).append(sub)
+    chosen = [
+        subs for subs in by_branch.values()
+        if not any(list(s.relative_path) == ["type"] for s in subs)
+    ]
+    if len(chosen) == 1:
+        return [leaf for sub in chosen[0] for leaf in _leaves(sub)]
+    return [err]
+
+
+# --------------------------------------------------------------------------- semantic checks
+
+
+@dataclass
+class ItemChecker:
+    """Incremental semantic checks over the items of one transcript or session.
+
+    Feed items in order with :meth:`check`; state (ids seen, calls seen) carries over,
+    so a JSON Lines session can be checked line by line in bounded memory per id.
+    """
+
+    ids: set[str] = field(default_factory=set)
+    calls: set[str] = field(default_factory=set)
+    handoffs: set[str] = field(default_factory=set)
+
+    def check(self, item: Item, pointer: str) -> list[Problem]:
+        """Problems of one top-level item at ``pointer``."""
+        if isinstance(item, UnknownItem):
+            return []
+        problems: list[Problem] = []
+        item_id = getattr(item, "id", msgspec.UNSET)
+        if isinstance(item_id, str):
+            if item_id in self.ids:
+                problems.append(Problem(f"{pointer}/id", f"duplicate item id {item_id!r}"))
+            self.ids.add(item_id)
+        if isinstance(item, _CONTENT) and item.role is msgspec.UNSET:
+            problems.append(Problem(pointer, f"a top-level {_type(item)} item needs a role"))
+        if isinstance(item, ToolCallItem):
+            self.calls.add(item.id)
+            problems.extend(_check_arguments(item, pointer))
+        elif isinstance(item, HandoffCallItem):
+            self.handoffs.add(item.id)
+        elif isinstance(item, ToolResultItem):
+            if item.call_id not in self.calls:
+                problems.append(Problem(f"{pointer}/call_id", f"tool_result refers to {item.call_id!r}, which is not an earlier tool_call"))
+            problems.extend(_check_nested(item.content, f"{pointer}/content"))
+        elif isinstance(item, HandoffResultItem):
+            if item.call_id not in self.handoffs:
+                problems.append(Problem(f"{pointer}/call_id", f"handoff_result refers to {item.call_id!r}, which is not an earlier handoff_call"))
+            problems.extend(_check_nested(item.content, f"{pointer}/content"))
+        return problems
+
+
+def _type(item: Any) -> str:
+    return item.__struct_config__.tag  # type: ignore[no-any-return]
+
+
+def _check_arguments(item: ToolCallItem, pointer: str) -> list[Problem]:
+    has_args = item.arguments is not msgspec.UNSET
+    has_raw = item.arguments_raw is not msgspec.UNSET
+    if has_args and has_raw:
+        return [Problem(f"{pointer}/arguments_raw", "a tool_call has either an arguments object or the arguments_raw text it could not parse, not both")]
+    if not has_args and not has_raw:
+        return [Problem(pointer, "a tool_call needs an arguments object (or arguments_raw for text that did not parse)")]
+    if item.arguments_error is not msgspec.UNSET and not has_raw:
+        return [Problem(f"{pointer}/arguments_error", "arguments_error is only meaningful with arguments_raw")]
+    return []
+
+
+def _check_nested(content: Iterable[Any], pointer: str) -> list[Problem]:
+    return [
+        Problem(f"{pointer}/{i}/role", "content nested in a result carries no role")
+        for i, sub in enumerate(content)
+        if isinstance(sub, _CONTENT) and sub.role is not msgspec.UNSET
+    ]
+
+
+def check_items(items: Iterable[Item], *, pointer: str = "/items") -> list[Problem]:
+    """Semantic problems of a list of items (see the module docstring)."""
+    checker = ItemChecker()
+    problems: list[Problem] = []
+    for i, item in enumerate(items):
+        problems.extend(checker.check(item, f"{pointer}/{i}"))
+    return problems
+
+
+def check_transcript(transcript: Transcript) -> list[Problem]:
+    """Semantic problems of a transcript document (items, plus duplicate tool names)."""
+    problems = check_items(transcript.items)
+    if transcript.tools is not msgspec.UNSET:
+        seen: set[str] = set()
+        for i, tool in enumerate(transcript.tools):
+            if tool.name in seen:
+                problems.append(Problem(f"/tools/{i}/name", f"duplicate tool name {tool.name!r}"))
+            seen.add(tool.name)
+    return problems
+
+
+# --------------------------------------------------------------------------- files
+
+
+@dataclass
+class ValidationResult:
+    """Outcome of validating inputs.
+
+    Attributes:
+        files: Inputs read.
+        items: Items checked (including preserved unknown ones).
+        problems: Every problem, located by file, line (JSON Lines) and JSON pointer.
+        unreadable: Inputs that could not be read at all (missing, not UTF-8 text, I/O error).
+    """
+
+    files: int = 0
+    items: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    unreadable: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing was wrong."""
+        return not self.problems and not self.unreadable
+
+    def merge(self, other: ValidationResult) -> None:
+        """Add ``other``'s counts and problems to this result."""
+        self.files += other.files
+        self.items += other.items
+        self.problems.extend(other.problems)
+        self.unreadable.extend(other.unreadable)
+
+
+def _explain_failures(data: bytes, error: DocumentError, schema: str, file: str | None, line: int | None) -> list[Problem]:
+    """Replace msgspec's first-error messages by every jsonschema error of the failing items."""
+    try:
+        doc = msgspec.json.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return [p.located(file, line) for p in error.problems]
+    out: list[Problem] = []
+    for p in error.problems:
+        base = _item_pointer(p.pointer)
+        if base is None:
+            out.append(p.located(file, line))
+            continue
+        instance = _resolve(doc, base)
+        detailed = explain(instance, "item", pointer=base) if isinstance(instance, dict) else []
+        if detailed and "unknown item type" not in p.message:
+            out.extend(d.located(file, line) for d in detailed)
+        else:
+            out.append(p.located(file, line))
+    # keep order, drop exact duplicates
+    seen: set[tuple[str, str, int | None]] = set()
+    unique = []
+    for p in out:
+        key = (p.pointer, p.message, p.line)
+        if key not in seen:
+            seen.add(key)
+            unique.append(p)
+    return unique
+
+
+def _pointer_key(p: Problem) -> list[tuple[int, int | str]]:
+    return [(0, int(x)) if x.isdigit() else (1, x) for x in p.pointer.split("/")[1:]]
+
+
+def _item_pointer(pointer: str) -> str | None:
+    parts = pointer.split("/")
+    if len(parts) >= 3 and parts[1] == "items" and parts[2].isdigit():
+        return "/".join(parts[:3])
+    if len(parts) >= 2 and parts[1] == "item":
+        return "/item"
+    return None
+
+
+def _resolve(doc: Any, pointer: str) -> Any:
+    cur = doc
+    for part in pointer.split("/")[1:]:
+        if isinstance(cur, list) and part.isdigit() and int(part) < len(cur):
+            cur = cur[int(part)]
+        elif isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        else:
+            return None
+    return cur
+
+
+def validate_document_bytes(data: bytes, *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, file: str | None = None) -> ValidationResult:
+    """Validate one transcript document."""
+    result = ValidationResult(files=1)
+    try:
+        transcript = decode_transcript(data, mode=mode, limits=limits, collect=True)
+    except DocumentError as exc:
+        result.problems.extend(_explain_failures(data, exc, "transcript", file, None))
+        if exc.partial is not None:
+            result.items = len(exc.partial)
+            checker = ItemChecker()
+            for i, item in enumerate(exc.partial):
+                if item is not None:
+                    result.problems.extend(p.located(file) for p in checker.check(item, f"/items/{i}"))
+        result.problems.sort(key=_pointer_key)
+        return result
+    result.items = len(transcript.items)
+    result.problems.extend(p.located(file) for p in check_transcript(transcript))
+    return result
+
+
+def validate_jsonl_stream(source: str | os.PathLike[str] | IO[bytes], *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, file: str | None = None) -> ValidationResult:
+    """Validate a JSON Lines envelope stream line by line (bounded memory)."""
+    result = ValidationResult(files=1)
+    checkers: dict[str, ItemChecker] = {}
+    last_seq: dict[str, int] = {}
+    for rec in iter_jsonl(source, mode=mode, limits=limits, errors="yield", file_label=file):
+        if rec.error is not None:
+            result.items += 1
+            result.problems.extend(_line_problems(rec.error, file, rec.line, source))
+            continue
+        env = rec.envelope
+        assert env is not None
+        result.items += 1
+        prev = last_seq.get(env.session_id)
+        if prev is not None and env.seq <= prev:
+            result.problems.append(Problem("/seq", f"seq {env.seq} does not increase (previous {prev} in session {env.session_id!r})", file, rec.line))
+        last_seq[env.session_id] = env.seq
+        checker = checkers.setdefault(env.session_id, ItemChecker())
+        result.problems.extend(p.located(file, rec.line) for p in checker.check(env.item, "/item"))
+    return result
+
+
+def _line_problems(error: DocumentError, file: str | None, line: int, source: Any) -> list[Problem]:
+    # Re-read the one failing line for a detailed explanation only when it is small.
+    if any(p.message.startswith(("last line is truncated", "line is longer")) for p in error.problems):
+        return error.problems
+    raw = _read_line(source, line)
+    if raw is None or len(raw) > 1 << 20:
+        return error.problems
+    return _explain_failures(raw, DocumentError([Problem(p.pointer, p.message) for p in error.problems]), "envelope", file, line)
+
+
+def _read_line(source: Any, line: int) -> bytes | None:
+    if not isinstance(source, (str, os.PathLike)):
+        return None
+    try:
+        with open(source, "rb") as fh:
+            for n, raw in enumerate(fh, 1):
+                if n == line:
+                    return raw.strip()
+    except OSError:
+        return None
+    return None
+
+
+def _looks_like_jsonl(data: bytes) -> bool:
+    try:
+        doc = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return len([ln for ln in data.splitlines() if ln.strip()]) > 1
+    except RecursionError:
+        return False
+    return isinstance(doc, dict) and "session_id" in doc and "item" in doc
+
+
+def validate_bytes(data: bytes, *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, file: str | None = "-") -> ValidationResult:
+    """Validate bytes that hold either a transcript document or a JSON Lines stream (auto-detected)."""
+    if _looks_like_jsonl(data):
+        import io
+
+        return validate_jsonl_stream(io.BytesIO(data), mode=mode, limits=limits, file=file)
+    return validate_document_bytes(data, mode=mode, limits=limits, file=file)
+
+
+def _expand(paths: Iterable[str]) -> Iterator[tuple[str, Path | None]]:
+    for p in paths:
+        if p == "-":
+            yield p, None
+            continue
+        path = Path(p)
+        if path.is_dir():
+            found = sorted(q for q in path.rglob("*") if q.is_file() and q.suffix in (".json", ".jsonl"))
+            yield from ((str(q), q) for q in found)
+        else:
+            yield p, path
+
+
+def validate_path(paths: Iterable[str], *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, stdin: IO[bytes] | None = None) -> ValidationResult:
+    """Validate files, directories (``*.json`` documents and ``*.jsonl`` streams, recursively) and ``-`` (stdin).
+
+    A ``.jsonl`` file is read as a stream in bounded memory; anything else as a document.
+    Missing or unreadable inputs are collected in :attr:`ValidationResult.unreadable`.
+    """
+    result = ValidationResult()
+    for label, path in _expand(paths):
+        try:
+            if path is None:
+                data = (stdin or _stdin()).read()
+                result.merge(validate_bytes(data, mode=mode, limits=limits, file=label))
+            elif path.suffix == ".jsonl":
+                if not path.is_file():
+                    raise FileNotFoundError(f"no such file: {label}")
+                result.merge(validate_jsonl_stream(path, mode=mode, limits=limits, file=label))
+            else:
+                result.merge(validate_document_bytes(path.read_bytes(), mode=mode, limits=limits, file=label))
+        except FileNotFoundError:
+            result.unreadable.append(Problem("", "no such file or directory", label))
+        except IsADirectoryError:
+            result.unreadable.append(Problem("", "is a directory", label))
+        except PermissionError:
+            result.unreadable.append(Problem("", "permission denied", label))
+        except OSError as exc:
+            result.unreadable.append(Problem("", f"cannot read: {exc.strerror or exc}", label))
+    return result
+
+
+def _stdin() -> IO[bytes]:
+    import sys
+
+    return sys.stdin.buffer
