@@ -330,6 +330,8 @@ def _decode_one_item(raw: bytes, pointer: str, mode: Mode, newer_minor: bool, li
         if problem.message.startswith("Invalid value") and problem.pointer == f"{pointer}/type":
             problem = Problem(problem.pointer, f"unknown item type (known: {', '.join(sorted(KNOWN_ITEM_TYPES))}); read in preserving mode to keep it")
         raise DocumentError(problem) from exc
+    except msgspec.DecodeError as exc:
+        raise DocumentError(Problem(pointer, f"invalid JSON: {exc}")) from exc
     except RecursionError as exc:
         raise LimitError(Problem(pointer, "nesting too deep")) from exc
     if isinstance(item, _MEDIA_CLASSES) or getattr(item, "content", None):

@@ -1,0 +1,159 @@
+"""Hypothesis strategies for canonical items and transcripts.
+
+Use them in property tests of your own code::
+
+    from hypothesis import given
+    from interlingua.testing.strategies import transcripts
+
+    @given(transcripts())
+    def test_my_pipeline_keeps_items(t): ...
+
+Every generated value is valid: it decodes with the models, passes the JSON Schemas
+and the semantic checks (results follow their calls, ids are unique, roles legal).
+Requires ``hypothesis`` (in the ``dev`` extra).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from hypothesis import strategies as st
+
+from ..codec import SCHEMA_VERSION
+from ..items import (
+    ArtifactRefItem,
+    AudioItem,
+    Base64Source,
+    DocumentItem,
+    ErrorItem,
+    ImageItem,
+    OpaqueReasoning,
+    Origin,
+    RawItem,
+    ReasoningItem,
+    RefusalItem,
+    StructuredItem,
+    TextItem,
+    ToolCallItem,
+    ToolDefinition,
+    ToolResultItem,
+    Transcript,
+    UrlSource,
+)
+
+__all__ = ["ITEM_TYPES", "items", "json_objects", "json_values", "transcripts"]
+
+ITEM_TYPES = ("text", "image", "audio", "document", "artifact_ref", "tool_call", "tool_result", "reasoning", "structured", "refusal", "error", "raw")
+"""Item types :func:`transcripts` can produce."""
+
+_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
+_name = st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True)
+_b64 = st.binary(min_size=1, max_size=24).map(lambda b: __import__("base64").b64encode(b).decode())
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False, allow_infinity=False, width=64) | _text,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(_text, children, max_size=4),
+    max_leaves=12,
+)
+"""Any JSON-safe value (finite floats, string keys)."""
+
+json_objects = st.dictionaries(_text, json_values, max_size=5)
+"""A JSON-safe object."""
+
+
+def _content(kind: str, role: str | None) -> st.SearchStrategy[Any]:
+    r: dict[str, Any] = {} if role is None else {"role": role}
+    if kind == "text":
+        return st.builds(lambda t: TextItem(text=t, **r), _text)
+    if kind == "image":
+        return st.builds(lambda d: ImageItem(source=Base64Source(media_type="image/png", data=d), **r), _b64) | st.builds(
+            lambda u: ImageItem(source=UrlSource(url=f"https://example.com/{u}.png"), detail="auto", **r), _name
+        )
+    if kind == "audio":
+        return st.builds(lambda d: AudioItem(source=Base64Source(media_type="audio/wav", data=d), format="wav", **r), _b64)
+    if kind == "document":
+        return st.builds(lambda d, t: DocumentItem(source=Base64Source(media_type="application/pdf", data=d), media_type="application/pdf", title=t, **r), _b64, _text)
+    if kind == "artifact_ref":
+        return st.builds(lambda n, s: ArtifactRefItem(uri=f"s3://bucket/{n}", media_type="application/octet-stream", size_bytes=s, **r), _name, st.integers(0, 2**40))
+    if kind == "structured":
+        return st.builds(lambda d: StructuredItem(data=d), json_values)
+    raise ValueError(kind)
+
+
+_ROLES = ("user", "assistant", "system", "developer")
+_ISSUERS = ("anthropic", "openai-responses", "gemini")
+
+
+@st.composite
+def _item(draw: st.DrawFn, kind: str, n: int, calls: list[str]) -> Any:
+    if kind in ("text", "image", "audio", "document", "artifact_ref"):
+        role = draw(st.sampled_from(_ROLES if kind == "text" else ("user",)))
+        return draw(_content(kind, role))
+    if kind == "structured":
+        return draw(_content("structured", None))
+    if kind == "tool_call":
+        call_id = f"call_{n}"
+        calls.append(call_id)
+        return ToolCallItem(id=call_id, name=draw(_name), arguments=draw(json_objects))
+    if kind == "tool_result":
+        call_id = calls.pop(0)
+        content = draw(st.lists(st.sampled_from(("text", "image", "structured")).flatmap(lambda k: _content(k, None)), min_size=1, max_size=3))
+        return ToolResultItem(call_id=call_id, content=content, is_error=draw(st.booleans()))
+    if kind == "reasoning":
+        opaque = draw(st.none() | st.builds(lambda i, v: OpaqueReasoning(namespace=f"{i}.state", issuer=i, value=v), st.sampled_from(_ISSUERS), _text))
+        fields: dict[str, Any] = {"text": draw(_text)}
+        if opaque is not None:
+            fields["opaque"] = opaque
+        return ReasoningItem(**fields)
+    if kind == "refusal":
+        return RefusalItem(text=draw(_text))
+    if kind == "error":
+        return ErrorItem(code=draw(st.sampled_from(("timeout", "rate_limit", "server"))), message=draw(_text), retryable=draw(st.booleans()))
+    if kind == "raw":
+        return RawItem(provider=draw(st.sampled_from(_ISSUERS)), value=draw(json_objects))
+    raise ValueError(kind)
+
+
+def items(kinds: Sequence[str] = ITEM_TYPES, *, min_size: int = 0, max_size: int = 12) -> st.SearchStrategy[list[Any]]:
+    """A valid list of top-level items drawn from ``kinds``.
+
+    ``tool_result`` items are only generated to answer an earlier ``tool_call`` (so include
+    ``tool_call`` when you ask for results). Ids: tool calls get ``call_<n>``.
+    """
+    unknown = set(kinds) - set(ITEM_TYPES)
+    if unknown:
+        raise ValueError(f"unsupported kinds {sorted(unknown)}; choose from {ITEM_TYPES}")
+
+    @st.composite
+    def build(draw: st.DrawFn) -> list[Any]:
+        size = draw(st.integers(min_size, max_size))
+        out: list[Any] = []
+        calls: list[str] = []
+        for n in range(size):
+            options = [k for k in kinds if k != "tool_result" or calls]
+            if not options:
+                break
+            out.append(draw(_item(draw(st.sampled_from(options)), n, calls)))
+        return out
+
+    return build()
+
+
+def transcripts(kinds: Sequence[str] = ITEM_TYPES, *, max_items: int = 12, with_origin: bool = False) -> st.SearchStrategy[Transcript]:
+    """Valid transcript documents whose items come from ``kinds`` (see :func:`items`)."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> Transcript:
+        its = draw(items(kinds, max_size=max_items))
+        if with_origin:
+            for it in its:
+                if hasattr(it, "origin") and draw(st.booleans()):
+                    it.origin = Origin(provider="test", item_id=draw(_name))
+        tools = [ToolDefinition(name=n, description="tool", parameters={"type": "object"}) for n in sorted({getattr(i, "name", None) for i in its if isinstance(i, ToolCallItem)})]
+        fields: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "items": its}
+        if tools:
+            fields["tools"] = tools
+        return Transcript(**fields)
+
+    return build()
