@@ -20,14 +20,14 @@ def _envelope(seq: int, item: dict, session: str = "s1") -> str:
 
 
 def test_valid_example_exits_0() -> None:
-    res = runner.invoke(app, ["validate", str(EXAMPLES / "weather.json")])
+    res = runner.invoke(app, ["validate", str(EXAMPLES / "transcripts" / "weather.json")])
     assert res.exit_code == 0, res.output
     assert res.output.strip().endswith("1 file, 6 items, 0 errors")
 
 
 def test_broken_example_lists_every_problem_and_exits_1(snapshot, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    res = runner.invoke(app, ["validate", "examples/broken.json"], catch_exceptions=False)
+    res = runner.invoke(app, ["validate", "examples/transcripts/broken.json"], catch_exceptions=False)
     assert res.exit_code == 1
     assert res.output == snapshot
 
@@ -69,19 +69,19 @@ def test_strict_mode_rejects_unknown_types(tmp_path: Path) -> None:
 
 
 def test_directory_and_stdin(tmp_path: Path) -> None:
-    (tmp_path / "a.json").write_text((EXAMPLES / "weather.json").read_text())
+    (tmp_path / "a.json").write_text((EXAMPLES / "transcripts" / "weather.json").read_text())
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "b.jsonl").write_text(_envelope(0, {"type": "text", "role": "user", "text": "x"}) + "\n")
     (tmp_path / "notes.txt").write_text("ignored")
     res = runner.invoke(app, ["validate", str(tmp_path)])
     assert res.exit_code == 0 and "2 files, 7 items, 0 errors" in res.output
-    res = runner.invoke(app, ["validate", "-"], input=(EXAMPLES / "weather.json").read_text())
+    res = runner.invoke(app, ["validate", "-"], input=(EXAMPLES / "transcripts" / "weather.json").read_text())
     assert res.exit_code == 0 and "1 file, 6 items" in res.output
     res = runner.invoke(app, ["validate", "-"], input=_envelope(0, {"type": "text", "role": "user", "text": "x"}) + "\n" + _envelope(1, {"type": "text", "role": "user", "text": "y"}))
     assert res.exit_code == 0 and "2 items" in res.output
 
 
-@pytest.mark.parametrize("args", [["validate", "missing.json"], ["validate"], ["validate", "--format", "xml", "examples/weather.json"]])
+@pytest.mark.parametrize("args", [["validate", "missing.json"], ["validate"], ["validate", "--format", "xml", "examples/transcripts/weather.json"]])
 def test_usage_and_unreadable_exit_2(args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     assert runner.invoke(app, args).exit_code == 2
