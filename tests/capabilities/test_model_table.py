@@ -95,11 +95,13 @@ EXPECTED: list[tuple[str, str, str]] = [
     ("anthropic", "claude-sonnet-4-20250514", "claude-sonnet-4-2025*"),
     ("anthropic", "claude-opus-4-0", "claude-opus-4-0*"),
     ("anthropic", "claude-opus-4-20250514", "claude-opus-4-2025*"),
-    ("anthropic", "claude-opus-4-6", "claude-opus-4-6*"),
-    ("anthropic", "claude-sonnet-4-5-20250929", "claude-sonnet-4*"),
-    ("anthropic", "claude-opus-4-1-20250805", "claude-opus-4*"),
-    ("anthropic", "claude-opus-4-5", "claude-opus-4*"),
-    ("anthropic", "claude-haiku-4-5", "claude-haiku-4*"),
+    ("anthropic", "claude-opus-4-1-20250805", "claude-opus-4-1*"),
+    ("anthropic", "claude-sonnet-4-5-20250929", "claude-sonnet-4-5*"),
+    ("anthropic", "claude-opus-4-5", "claude-opus-4-5*"),
+    ("anthropic", "claude-haiku-4-5-20251001", "claude-haiku-4-5*"),
+    ("anthropic", "claude-sonnet-4-6", "claude-sonnet-4*"),
+    ("anthropic", "claude-opus-4-6", "claude-opus-4*"),
+    ("anthropic", "claude-haiku-4-7", "claude-haiku-4*"),
     ("gemini", "gemini-2.0-flash", "gemini-2.0*"),
     ("gemini", "gemini-2.0-flash-lite-001", "gemini-2.0*"),
     ("gemini", "gemini-2.5-pro", "gemini-2.*"),
@@ -150,6 +152,9 @@ def test_table_facts_that_preflight_depends_on() -> None:
         return entry.capabilities
 
     assert caps("anthropic", "claude-sonnet-4-5").requires_tool_definitions is True
+    assert caps("anthropic", "claude-sonnet-4-5").assistant_prefill is True
+    assert caps("anthropic", "claude-opus-4-6").assistant_prefill is False  # removed in Claude 4.6
+    assert caps("anthropic", "claude-sonnet-4-20250514").structured_output is False
     assert caps("openai-chat", "gpt-4o").requires_tool_definitions is False
     assert "image" in caps("ollama", "llava:7b").input_modalities and caps("ollama", "llava:7b").tools is False
     assert caps("ollama", "deepseek-r1:8b").reasoning is True
@@ -181,3 +186,10 @@ def test_capability_logic_names_no_provider() -> None:
         code = ast.unparse(tree).lower()
         for name in names:
             assert name not in code, f"{path.name} mentions {name!r}"
+
+
+def test_docs_list_every_shipped_pattern() -> None:
+    docs = (ROOT / "docs" / "capabilities.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip(" `"): line for line in docs.splitlines() if line.startswith("| `") and line.count("|") == 3}
+    for entry in default_table().entries:
+        assert f"`{entry.pattern}`" in rows.get(entry.provider, ""), (entry.provider, entry.pattern)
