@@ -326,3 +326,11 @@ def test_real_process_reads_stdin_and_writes_stdout_as_bytes() -> None:
         input=b"{", capture_output=True, env=env, timeout=60,
     )
     assert bad.returncode == 2 and b"is not JSON" in bad.stderr
+
+
+def test_canonical_to_canonical_keeps_the_whole_document() -> None:
+    t = transcript(USER, tools=[{"name": "w"}], metadata={"k": 1})
+    for kind in ("request", "response"):
+        result = cli("--from", "canonical", "--to", "canonical", "--kind", kind, input=t)
+        assert result.exit_code == 0, result.stderr
+        assert json.loads(result.stdout) == json.loads(t)

@@ -215,7 +215,8 @@ def run(
     data = _read(source)
     value: Transcript | ModelResponse
     if src is None:
-        value = _decode_canonical(data, kind or Kind.request)
+        # Canonical to canonical keeps the whole document (tools, metadata) whatever the kind.
+        value = _decode_canonical(data, Kind.request if dst is None else kind or Kind.request)
     else:
         body = None
         if kind is None:
