@@ -389,6 +389,80 @@ class HandoffCallItem(Struct, tag_field='type', tag='handoff_call'):
     """
 
 
+class ModelTableEntry(Struct):
+    """
+    Capabilities of the models of one wire format whose names match one pattern.
+    """
+
+    provider: Annotated[
+        str,
+        Meta(
+            description="Mapper registry name of the wire format the entry applies to (`openai-chat`, `openai-responses`, `anthropic`, `gemini`, `ollama`, or a registered mapper's name).",
+            min_length=1,
+        ),
+    ]
+    """
+    Mapper registry name of the wire format the entry applies to (`openai-chat`, `openai-responses`, `anthropic`, `gemini`, `ollama`, or a registered mapper's name).
+    """
+    pattern: Annotated[
+        str,
+        Meta(
+            description='Shell-style glob (Python `fnmatch`: `*`, `?`, `[seq]`), matched case-insensitively against the whole model name, and also against its last `/`-separated segment (`models/gemini-2.5-flash` matches `gemini-2.*`). Not a regular expression.',
+            min_length=1,
+        ),
+    ]
+    """
+    Shell-style glob (Python `fnmatch`: `*`, `?`, `[seq]`), matched case-insensitively against the whole model name, and also against its last `/`-separated segment (`models/gemini-2.5-flash` matches `gemini-2.*`). Not a regular expression.
+    """
+    capabilities: Annotated[
+        ModelCapabilities,
+        Meta(
+            description='What the matching models can take and produce through this wire format.'
+        ),
+    ]
+    """
+    What the matching models can take and produce through this wire format.
+    """
+    note: (
+        Annotated[
+            str,
+            Meta(
+                description='Why the entry says what it says (source page, known exceptions); for maintainers, never read by code.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Why the entry says what it says (source page, known exceptions); for maintainers, never read by code.
+    """
+
+
+class ModelTable(Struct):
+    """
+    Known models' capabilities, by wire format and model-name pattern. Preflight takes the first entry whose provider equals the target wire format and whose pattern matches the model.
+    """
+
+    schema_version: Annotated[
+        str,
+        Meta(
+            description='Schema version `MAJOR.MINOR` the table was written with.',
+            pattern='^[0-9]+\\.[0-9]+$',
+        ),
+    ]
+    """
+    Schema version `MAJOR.MINOR` the table was written with.
+    """
+    entries: Annotated[
+        list[ModelTableEntry],
+        Meta(
+            description='Entries in priority order: for one provider, the first whose pattern matches wins, so specific patterns come before family patterns.'
+        ),
+    ]
+    """
+    Entries in priority order: for one provider, the first whose pattern matches wins, so specific patterns come before family patterns.
+    """
+
+
 class RawItem(Struct, tag_field='type', tag='raw'):
     """
     A provider item with no canonical equivalent; round-trips to its own provider only, never carries secrets.

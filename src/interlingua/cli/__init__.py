@@ -21,9 +21,20 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+@app.callback()
+def _root() -> None:
+    """Keep ``interlingua`` a command group even while only one sub-command is registered.
+
+    Without a callback, typer runs a lone command as the whole program, so
+    ``interlingua convert ...`` would read ``convert`` as its first argument.
+    """
+
+
 # One module per command group; each defines register(app).
 _COMMAND_MODULES: list[str] = [
     "validate",
+    "convert",
 ]
 
 for _name in _COMMAND_MODULES:

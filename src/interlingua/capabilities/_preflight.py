@@ -1,0 +1,254 @@
+"""Preflight: check a transcript against a target model's capabilities before any request is built.
+
+:func:`check` lists every :class:`~interlingua.errors.CapabilityViolation`;
+:func:`preflight` raises :class:`~interlingua.errors.CapabilityError` holding all
+of them. The rules look only at the items and the capabilities, never at a
+provider's name.
+
+What is a violation (and what is not, on purpose):
+
+* **Input modalities.** ``image``, ``audio`` and ``document`` items, at the top
+  level or nested in a ``tool_result``/``handoff_result``, need that modality
+  in ``input_modalities``. An ``artifact_ref`` counts by its ``media_type``
+  (``image/*``, ``audio/*``, anything else is a document); without one it is not
+  checked (the mapper that resolves it decides).
+* **Tools.** Without ``tools``, every ``tool_call``, ``tool_result``,
+  ``handoff_call`` and ``handoff_result`` item, the transcript's ``tools`` and a
+  ``tool_choice`` other than ``none`` are violations.
+* **Parallel calls.** Without ``parallel_tool_calls``, each call after the first
+  in one assistant turn; with ``max_tool_calls_per_turn``, each call past that
+  limit. An assistant turn is a run of consecutive assistant-side items
+  (``tool_call``, ``handoff_call``, ``reasoning``, ``structured``, ``refusal``,
+  assistant content, assistant ``raw``), with ``error`` items and role-less
+  ``raw`` items not interrupting it; calls sharing a ``message`` key are one turn
+  wherever they are. A ``tool_choice`` asking for parallel calls is a violation too.
+* **Tool definitions.** With ``requires_tool_definitions``, a transcript holding
+  tool calls or results but no ``tools`` is one transcript-level violation.
+* **Raw items.** A ``raw`` item of the target's own wire format when
+  ``raw_round_trip`` is false. ``raw`` items of other formats are the mapper's
+  business (left out and reported, per policy).
+* **Streaming.** ``stream=True`` against a model without ``streaming``.
+
+Not violations:
+
+* ``reasoning`` items when ``reasoning`` is false: the mapper leaves them out and
+  reports it (foreign opaque state is dropped the same way), so preflight would
+  only refuse what the policy already handles.
+* A trailing assistant message when ``assistant_prefill`` is false: a stored
+  conversation normally ends with the assistant's answer, and preflight cannot
+  tell a finished answer from a prefill; a model without prefill reads it as
+  history. Callers who mean to continue it check ``assistant_prefill`` themselves.
+* ``structured`` items when ``structured_output`` is false: in a history they are
+  the assistant's earlier output, which every model can read back (mappers send
+  the data as JSON text); the capability governs asking for constrained output,
+  which is a request option, not an item.
+* Unknown items (preserved from a newer schema): nothing is known about them; the
+  mapper decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+import msgspec
+
+from ..codec import UnknownItem
+from ..errors import CapabilityError, CapabilityViolation
+from ..items import (
+    ArtifactRefItem,
+    AudioItem,
+    DocumentItem,
+    ErrorItem,
+    HandoffCallItem,
+    HandoffResultItem,
+    ImageItem,
+    ModelCapabilities,
+    RawItem,
+    ReasoningItem,
+    RefusalItem,
+    StructuredItem,
+    ToolCallItem,
+    ToolChoice,
+    ToolResultItem,
+    Transcript,
+)
+
+__all__ = ["check", "preflight"]
+
+_TOOL_ITEMS = (ToolCallItem, ToolResultItem, HandoffCallItem, HandoffResultItem)
+_CALL_ITEMS = (ToolCallItem, HandoffCallItem)
+_ASSISTANT_ITEMS = (ToolCallItem, HandoffCallItem, ReasoningItem, StructuredItem, RefusalItem)
+
+Side = Literal["assistant", "other", "neutral"]
+
+
+def _type_of(item: Any) -> str:
+    if isinstance(item, UnknownItem):
+        return item.type or "unknown"
+    return str(item.__struct_config__.tag)
+
+
+def _is_set(value: Any) -> bool:
+    return value is not msgspec.UNSET and value is not None
+
+
+def _modality(item: Any) -> str | None:
+    """The input modality an item needs, or ``None`` for text/structured/unknown."""
+    if isinstance(item, ImageItem):
+        return "image"
+    if isinstance(item, AudioItem):
+        return "audio"
+    if isinstance(item, DocumentItem):
+        return "document"
+    if isinstance(item, ArtifactRefItem) and _is_set(item.media_type):
+        media = str(item.media_type).lower()
+        if media.startswith("image/"):
+            return "image"
+        if media.startswith("audio/"):
+            return "audio"
+        return "document"
+    return None
+
+
+def _modality_violations(index: int, item: Any, allowed: set[str]) -> Iterable[CapabilityViolation]:
+    need = _modality(item)
+    if need is not None and need not in allowed:
+        yield CapabilityViolation(index, _type_of(item), f"{need} input is not supported (input modalities: {', '.join(sorted(allowed))})")
+    if isinstance(item, (ToolResultItem, HandoffResultItem)):
+        for j, part in enumerate(item.content):
+            need = _modality(part)
+            if need is not None and need not in allowed:
+                yield CapabilityViolation(
+                    index,
+                    _type_of(part),
+                    f"{need} input inside {_type_of(item)} content[{j}] is not supported (input modalities: {', '.join(sorted(allowed))})",
+                )
+
+
+def _side(item: Any) -> Side:
+    if isinstance(item, _ASSISTANT_ITEMS):
+        return "assistant"
+    if isinstance(item, (ErrorItem, UnknownItem)):
+        return "neutral"
+    if isinstance(item, RawItem) and not _is_set(item.role):
+        return "neutral"
+    role = getattr(item, "role", msgspec.UNSET)
+    return "assistant" if role == "assistant" else "other"
+
+
+def _call_turns(items: Sequence[Any]) -> list[list[int]]:
+    """Indices of tool/handoff calls grouped by assistant turn, in order."""
+    turns: dict[int, list[int]] = {}
+    turn_of_message: dict[str, int] = {}
+    run = 0
+    in_run = False
+    for i, item in enumerate(items):
+        side = _side(item)
+        if side == "other":
+            in_run = False
+            continue
+        if side == "neutral":
+            continue
+        if not in_run:
+            run += 1
+            in_run = True
+        if isinstance(item, _CALL_ITEMS):
+            message = item.message if isinstance(item.message, str) else None
+            turn = turn_of_message.get(message, run) if message is not None else run
+            if message is not None:
+                turn_of_message.setdefault(message, turn)
+            turns.setdefault(turn, []).append(i)
+    return [calls for _, calls in sorted(turns.items(), key=lambda kv: kv[1][0])]
+
+
+def _parallel_violations(items: Sequence[Any], caps: ModelCapabilities) -> Iterable[CapabilityViolation]:
+    limit = caps.max_tool_calls_per_turn if isinstance(caps.max_tool_calls_per_turn, int) else None
+    if not caps.parallel_tool_calls:
+        limit = 1 if limit is None else min(limit, 1)
+    if limit is None:
+        return
+    for calls in _call_turns(items):
+        if len(calls) <= limit:
+            continue
+        span = f"items {calls[0]}-{calls[-1]}"
+        for n, index in enumerate(calls[limit:], start=limit + 1):
+            if caps.parallel_tool_calls:
+                why = f"the model takes at most {limit} tool call(s) per turn"
+            else:
+                why = "the model takes one tool call per assistant turn (no parallel tool calls)"
+            yield CapabilityViolation(index, _type_of(items[index]), f"call {n} of {len(calls)} in one assistant turn ({span}); {why}")
+
+
+def check(
+    transcript: Transcript, capabilities: ModelCapabilities, *, provider: str, stream: bool = False
+) -> list[CapabilityViolation]:
+    """Every way ``transcript`` asks for more than ``capabilities`` allow, in item order.
+
+    Args:
+        transcript: The conversation to send.
+        capabilities: The target model's capabilities (see :func:`~interlingua.capabilities.resolve`).
+        provider: Mapper registry name of the target wire format (used to recognise the
+            target's own ``raw`` items and in messages).
+        stream: Whether the request will ask for a streamed response.
+
+    Returns:
+        The violations: item-level ones first in item order, then transcript-level ones
+        (``index`` ``None``). Empty when the transcript fits.
+    """
+    caps = capabilities
+    items = transcript.items
+    allowed: set[str] = set(caps.input_modalities) if isinstance(caps.input_modalities, list) else {"text"}
+    found: list[CapabilityViolation] = []
+    for i, item in enumerate(items):
+        found.extend(_modality_violations(i, item, allowed))
+        if isinstance(item, _TOOL_ITEMS) and not caps.tools:
+            found.append(CapabilityViolation(i, _type_of(item), "tools are not supported by this model"))
+        if isinstance(item, RawItem) and item.provider == provider and not caps.raw_round_trip:
+            found.append(CapabilityViolation(i, "raw", f"raw {provider} items cannot be sent back to this model"))
+    if caps.tools:
+        found.extend(_parallel_violations(items, caps))
+    found.sort(key=lambda v: v.index if v.index is not None else -1)
+
+    tools = transcript.tools if isinstance(transcript.tools, list) else []
+    choice = transcript.tool_choice if isinstance(transcript.tool_choice, ToolChoice) else None
+    if not caps.tools:
+        if tools:
+            found.append(CapabilityViolation(None, "tools", f"the transcript defines {len(tools)} tool(s) but the model takes no tools"))
+        if choice is not None and choice.mode != "none":
+            found.append(CapabilityViolation(None, "tool_choice", f"tool_choice {choice.mode!r} needs tools, which the model does not take"))
+    else:
+        if choice is not None and choice.parallel is True and not caps.parallel_tool_calls:
+            found.append(CapabilityViolation(None, "tool_choice", "tool_choice asks for parallel tool calls, which the model does not make"))
+        if caps.requires_tool_definitions and not tools and any(isinstance(it, _TOOL_ITEMS) for it in items):
+            found.append(
+                CapabilityViolation(
+                    None,
+                    "tools",
+                    f"the transcript holds tool calls but no tool definitions; {provider} refuses tool_use blocks without `tools`; "
+                    "add the definitions the conversation was held with to the transcript's `tools`",
+                )
+            )
+    if stream and not caps.streaming:
+        found.append(CapabilityViolation(None, "stream", "streamed responses are not supported by this model"))
+    return found
+
+
+def preflight(
+    transcript: Transcript, capabilities: ModelCapabilities, *, model: str | None, provider: str, stream: bool = False
+) -> None:
+    """Refuse ``transcript`` before anything is built if the target model cannot take it.
+
+    Args:
+        transcript: The conversation to send.
+        capabilities: The target model's capabilities.
+        model: Target model name (for the message; ``None`` when unknown).
+        provider: Mapper registry name of the target wire format.
+        stream: Whether a streamed response will be requested.
+
+    Raises:
+        CapabilityError: listing every violation (see the module docstring for the rules).
+    """
+    violations = check(transcript, capabilities, provider=provider, stream=stream)
+    if violations:
+        raise CapabilityError(model or f"<{provider} default>", violations)

@@ -1,0 +1,276 @@
+"""``interlingua convert``: one wire format to another, through the canonical form.
+
+Usage::
+
+    interlingua convert --from FMT --to FMT [--kind request|response|stream]
+                        [--policy error|drop|degrade] [--model M] [INPUT|-] [-o OUT]
+
+``FMT`` is ``canonical`` or a registered mapper name. Provider to provider goes
+through canonical (decode, then encode; both reports are printed). Before a
+request body is encoded for a provider, the transcript is preflighted against
+the capabilities resolved for ``--model`` (table, then mapper defaults).
+
+Exit codes: 0 converted; 1 refused (policy error, capability violations,
+malformed input, invalid transcript, failed or truncated stream); 2 usage error
+or unreadable input (unknown format, missing file, not JSON where JSON is
+needed). Report entries go to stderr as ``warning: ...`` lines; nothing is
+written to ``-o`` unless the whole conversion succeeded.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import IO, Annotated, Any
+
+import msgspec
+import typer
+
+from ..capabilities import preflight, resolve
+from ..codec import decode_transcript, encode_transcript
+from ..errors import DocumentError, InterlinguaError, UnknownFormatError
+from ..items import Transcript
+from ..mapping import Mapper, ModelResponse, Report, available, get_mapper
+from ..streaming import StreamDone, StreamError, iter_stream
+
+__all__ = ["CANONICAL", "convert", "register"]
+
+CANONICAL = "canonical"
+_STREAM_SUFFIXES = (".sse", ".ndjson")
+_MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, msgspec.ValidationError)
+
+
+class Kind(str, enum.Enum):
+    """What the input holds."""
+
+    request = "request"
+    response = "response"
+    stream = "stream"
+
+
+class PolicyChoice(str, enum.Enum):
+    """What to do with content the target cannot carry."""
+
+    error = "error"
+    drop = "drop"
+    degrade = "degrade"
+
+
+class _Fail(Exception):
+    """Stop with an exit code and a one-line (or multi-line) message."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# --------------------------------------------------------------------------- steps
+
+
+def _format(name: str) -> Mapper | None:
+    """``None`` for canonical, else the mapper (exit 2 when unknown or not built in)."""
+    if name == CANONICAL:
+        return None
+    if name not in available():
+        raise _Fail(2, f"unknown format {name!r}; known: {', '.join([CANONICAL, *available()])}")
+    try:
+        return get_mapper(name)
+    except UnknownFormatError as exc:
+        raise _Fail(2, f"{exc}; known: {', '.join([CANONICAL, *available()])}") from exc
+
+
+def _binary(stream: Any) -> IO[bytes]:
+    """The byte stream under a text stream (``sys.stdin``/``sys.stdout``, also under test runners)."""
+    buffer: IO[bytes] = getattr(stream, "buffer", stream)
+    return buffer
+
+
+def _read(source: str) -> bytes:
+    if source == "-":
+        return _binary(sys.stdin).read()
+    try:
+        return Path(source).read_bytes()
+    except OSError as exc:
+        raise _Fail(2, f"cannot read {source}: {exc.strerror or exc}") from exc
+
+
+def _json(data: bytes, what: str) -> Any:
+    try:
+        return msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        raise _Fail(2, f"{what} is not JSON: {exc}") from exc
+
+
+def _body(data: bytes, fmt: str, kind: str) -> dict[str, Any]:
+    body = _json(data, f"the {fmt} {kind} input")
+    if not isinstance(body, dict):
+        raise _Fail(1, f"malformed {fmt} {kind} body: expected a JSON object, got {type(body).__name__}")
+    return body
+
+
+def _detect(mapper: Mapper, source: str, data: bytes) -> tuple[Kind, dict[str, Any] | None]:
+    """Kind of a provider input: a ``.sse``/``.ndjson`` file or a non-JSON body is a stream."""
+    if source != "-" and source.lower().endswith(_STREAM_SUFFIXES):
+        return Kind.stream, None
+    try:
+        body = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return Kind.stream, None
+    if not isinstance(body, dict):
+        raise _Fail(1, f"malformed {mapper.name} input: expected a JSON object, got {type(body).__name__}")
+    found = mapper.kind_of(body)
+    if found is None:
+        raise _Fail(1, f"the input is neither a {mapper.name} request nor a {mapper.name} response body (pass --kind to say which)")
+    return Kind(found), body
+
+
+def _decode_provider(mapper: Mapper, kind: Kind, data: bytes, body: dict[str, Any] | None, report: Report) -> Transcript | ModelResponse:
+    if kind is Kind.stream:
+        last = None
+        for last in iter_stream(mapper, data):
+            pass
+        if isinstance(last, StreamError):
+            raise _Fail(1, f"the {mapper.name} stream failed: {last.error.code}: {last.error.message}")
+        if not isinstance(last, StreamDone) or not isinstance(last.response, ModelResponse):
+            raise _Fail(1, f"the {mapper.name} stream ended without a result")
+        return last.response
+    if body is None:
+        body = _body(data, mapper.name, kind.value)
+    try:
+        if kind is Kind.request:
+            conv_t = mapper.decode_request(body)
+            report.extend(conv_t.report)
+            return conv_t.value
+        conv_r = mapper.decode_response(body)
+        report.extend(conv_r.report)
+        return conv_r.value
+    except InterlinguaError:
+        raise
+    except _MALFORMED as exc:
+        raise _Fail(1, f"malformed {mapper.name} {kind.value} body: {type(exc).__name__}: {exc}") from exc
+
+
+def _decode_canonical(data: bytes, kind: Kind) -> Transcript | ModelResponse:
+    _json(data, "the transcript document")
+    transcript = decode_transcript(data)
+    if kind is Kind.request:
+        return transcript
+    return ModelResponse(
+        items=list(transcript.items),
+        usage=transcript.usage if transcript.usage is not msgspec.UNSET else None,
+        stop_reason=transcript.stop_reason if transcript.stop_reason is not msgspec.UNSET else None,
+    )
+
+
+def _encode(
+    target: Mapper | None, to: str, value: Transcript | ModelResponse, *, model: str | None, policy: str, report: Report
+) -> bytes:
+    if target is None:
+        transcript = value.to_transcript() if isinstance(value, ModelResponse) else value
+        return encode_transcript(transcript, indent=2) + b"\n"
+    if isinstance(value, Transcript):
+        caps = resolve(to, model, mapper=target).capabilities
+        preflight(value, caps, model=model, provider=to)
+        conv = target.encode_request(value, model=model, policy=policy)  # type: ignore[arg-type]
+    else:
+        conv = target.encode_response(value, model=model, policy=policy)  # type: ignore[arg-type]
+    report.extend(conv.report)
+    return msgspec.json.format(msgspec.json.encode(conv.value), indent=2) + b"\n"
+
+
+def _write(out: Path | None, data: bytes) -> None:
+    if out is None:
+        stream = _binary(sys.stdout)
+        stream.write(data)
+        stream.flush()
+        return
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent if str(out.parent) else ".")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, out)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def run(
+    from_: str, to: str, *, kind: Kind | None, policy: str, model: str | None, source: str, report: Report
+) -> bytes:
+    """Convert ``source`` and return the output bytes; report entries are added to ``report``.
+
+    Raises:
+        _Fail: usage, unreadable input, malformed input, failed stream.
+        InterlinguaError: a refusal by preflight, policy or the codec.
+    """
+    src = _format(from_)
+    dst = _format(to)
+    if src is None and kind is Kind.stream:
+        raise _Fail(2, "--kind stream needs --from <provider>: a canonical transcript is not a stream")
+    data = _read(source)
+    value: Transcript | ModelResponse
+    if src is None:
+        # Canonical to canonical keeps the whole document (tools, metadata) whatever the kind.
+        value = _decode_canonical(data, Kind.request if dst is None else kind or Kind.request)
+    else:
+        body = None
+        if kind is None:
+            kind, body = _detect(src, source, data)
+        value = _decode_provider(src, kind, data, body, report)
+    return _encode(dst, to, value, model=model, policy=policy, report=report)
+
+
+# --------------------------------------------------------------------------- command
+
+
+def convert(
+    from_: Annotated[str, typer.Option("--from", help="Source format: `canonical` or a mapper name.", show_default=False)],
+    to: Annotated[str, typer.Option("--to", help="Target format: `canonical` or a mapper name.", show_default=False)],
+    source: Annotated[str, typer.Argument(metavar="[INPUT|-]", help="Input file, or `-` for stdin.")] = "-",
+    kind: Annotated[
+        Kind | None, typer.Option("--kind", help="What the input holds; detected when not given.", show_default=False)
+    ] = None,
+    policy: Annotated[PolicyChoice, typer.Option("--policy", help="Content the target cannot carry: refuse, drop or degrade.")] = PolicyChoice.error,
+    model: Annotated[str | None, typer.Option("--model", help="Target model (capabilities for preflight; set in the request).")] = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout (only on success).")] = None,
+) -> None:
+    """Convert a request, response or recorded stream between formats.
+
+    Exit codes: 0 converted, 1 refused or malformed input, 2 usage error or unreadable input.
+    """
+    report = Report()
+    try:
+        data = run(from_, to, kind=kind, policy=policy.value, model=model, source=source, report=report)
+    except _Fail as exc:
+        _warn(report)
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(exc.code) from None
+    except DocumentError as exc:
+        _warn(report)
+        typer.echo(f"error: invalid transcript: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except InterlinguaError as exc:
+        _warn(report)
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    _warn(report)
+    try:
+        _write(output, data)
+    except OSError as exc:
+        typer.echo(f"error: cannot write {output}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _warn(report: Report) -> None:
+    for line in report.lines():
+        typer.echo(line, err=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``convert`` command to ``app``."""
+    app.command("convert")(convert)

@@ -1,0 +1,1 @@
+"""Data files shipped with interlingua (the model table ``models.json``)."""
