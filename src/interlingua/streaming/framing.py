@@ -1,9 +1,13 @@
 """Stream framing: bytes or an httpx response -> :class:`RawEvent` records.
 
 SSE is parsed by httpx-sse (``event:``/``data:`` fields, multi-line ``data``
-joined with ``\\n``, CRLF or LF line ends; an event cut off before its blank
-line is not delivered, as the SSE spec says). NDJSON is one JSON text per line;
-a last line without a trailing newline is read.
+joined with ``\\n``, CRLF or LF line ends). An event cut off before its blank
+line is not delivered, as the SSE spec says, with one exception: when the input
+ends and the pending event's ``data`` is a complete JSON value, it is delivered
+(recordings often drop the final blank line; SDK parsers flush at EOF too). A
+cut-off event whose data does not parse is never delivered, so the stream ends
+``truncated``. NDJSON is one JSON text per line; a last line without a trailing
+newline is read.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable, Iterator
 
 import httpx
+import msgspec
 from httpx_sse import EventSource
 
 from .events import RawEvent
@@ -20,9 +25,62 @@ __all__ = ["aiter_frames", "iter_frames"]
 _SSE_HEADERS = {"content-type": "text/event-stream"}
 
 
-def _as_response(source: bytes | Iterable[bytes]) -> httpx.Response:
-    content = source if isinstance(source, bytes) else iter(source)
-    return httpx.Response(200, headers=_SSE_HEADERS, content=content)
+def _tail_is_complete_event(tail: bytes) -> bool:
+    """Whether the unterminated last SSE event holds a data payload that is complete JSON."""
+    lines = tail.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+    data = [ln[5:].removeprefix(b" ") for ln in lines if ln.startswith(b"data:")]
+    if not data:
+        return False
+    try:
+        msgspec.json.decode(b"\n".join(data))
+    except msgspec.DecodeError:
+        return False
+    return True
+
+
+class _FinalEventFlush:
+    """Tracks the bytes since the last blank line; at EOF decides whether to terminate the last event."""
+
+    def __init__(self) -> None:
+        self.tail = b""
+
+    def see(self, chunk: bytes) -> None:
+        self.tail += chunk
+        norm = self.tail.replace(b"\r\n", b"\n")
+        cut = norm.rfind(b"\n\n")
+        if cut >= 0:
+            self.tail = norm[cut + 2 :]
+
+    def closing(self) -> bytes:
+        return b"\n\n" if self.tail.strip() and _tail_is_complete_event(self.tail) else b""
+
+
+def _flushed(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    flush = _FinalEventFlush()
+    for chunk in chunks:
+        flush.see(chunk)
+        yield chunk
+    end = flush.closing()
+    if end:
+        yield end
+
+
+async def _aflushed(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    flush = _FinalEventFlush()
+    async for chunk in chunks:
+        flush.see(chunk)
+        yield chunk
+    end = flush.closing()
+    if end:
+        yield end
+
+
+def _as_response(source: bytes | Iterable[bytes] | httpx.Response) -> httpx.Response:
+    if isinstance(source, httpx.Response):
+        chunks: Iterable[bytes] = source.iter_bytes()
+    else:
+        chunks = [source] if isinstance(source, bytes) else source
+    return httpx.Response(200, headers=_SSE_HEADERS, content=_flushed(chunks))
 
 
 def _iter_ndjson_lines(source: bytes | Iterable[bytes]) -> Iterator[str]:
@@ -50,8 +108,7 @@ def iter_frames(framing: str, source: bytes | Iterable[bytes] | httpx.Response) 
         UnicodeDecodeError: NDJSON that is not UTF-8.
     """
     if framing == "sse":
-        response = source if isinstance(source, httpx.Response) else _as_response(source)
-        for sse in EventSource(response).iter_sse():
+        for sse in EventSource(_as_response(source)).iter_sse():
             yield RawEvent(sse.event if sse.event != "message" else None, sse.data)
     elif framing == "ndjson":
         chunks = source.iter_bytes() if isinstance(source, httpx.Response) else source
@@ -64,7 +121,8 @@ def iter_frames(framing: str, source: bytes | Iterable[bytes] | httpx.Response) 
 async def aiter_frames(framing: str, response: httpx.Response) -> AsyncIterator[RawEvent]:
     """Frame a streaming ``httpx.Response`` read asynchronously (see :func:`iter_frames`)."""
     if framing == "sse":
-        async for sse in EventSource(response).aiter_sse():
+        wrapped = httpx.Response(200, headers=_SSE_HEADERS, content=_aflushed(response.aiter_bytes()))
+        async for sse in EventSource(wrapped).aiter_sse():
             yield RawEvent(sse.event if sse.event != "message" else None, sse.data)
     elif framing == "ndjson":
         pending = b""
