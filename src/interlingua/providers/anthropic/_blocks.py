@@ -303,7 +303,7 @@ def decode_block(block: Any, ctx: DecodeContext, position: int) -> Item:
         item = _decode_tool_result(block, ctx, ptr)
     elif typ == "thinking":
         if isinstance(block.get("thinking"), str) and isinstance(block.get("signature", ""), str):
-            opaque = msgspec.UNSET
+            opaque: OpaqueReasoning | msgspec.UnsetType = msgspec.UNSET
             if "signature" in block:
                 opaque = _opaque(SIGNATURE_NS, block["signature"], ctx)
             item = ReasoningItem(text=block["thinking"], opaque=opaque, **_common(ctx, role=False))
@@ -582,7 +582,7 @@ def speaker(item: Any) -> str | None:
     if role in ("system", "developer"):
         return "system"
     if role in ("user", "assistant"):
-        return role  # type: ignore[no-any-return]
+        return str(role)
     if isinstance(item, RawItem):
         return "assistant"
     return "user"

@@ -208,7 +208,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
             continue
         if who == "system":
             if not isinstance(item, TextItem):
-                append("user", enc.unsupported(f"{item_type(item)} with role {item.role} cannot go into Anthropic's system prompt", index, item_type(item)), index)
+                append("user", enc.unsupported(f"{item_type(item)} with role {getattr(item, 'role', None)} cannot go into Anthropic's system prompt", index, item_type(item)), index)
                 continue
             blocks = enc.text(item, index)
             if blocks and item.role == "developer":

@@ -88,8 +88,8 @@ class AnthropicAccumulator:
         ctx = self._ctx()
         if block.get("type") == "tool_use" and index in self._json and block.get("caller") in (None, _DIRECT):
             text = "".join(self._json[index])
-            call_id = block.get("id") if isinstance(block.get("id"), str) and block.get("id") else f"toolu_stream_{index}"
-            name = block.get("name") if isinstance(block.get("name"), str) and block.get("name") else "unknown"
+            call_id = str(block.get("id") or f"toolu_stream_{index}")
+            name = str(block.get("name") or "unknown")
             return tool_call_from_text(call_id, name, text, **call_fields(ctx))
         if block.get("type") in _JSON_BLOCKS and index in self._json:
             block = dict(block)
@@ -145,7 +145,7 @@ class AnthropicAccumulator:
             return self._error("provider_error", "Anthropic stream sent an event that is not a JSON object", False)
         kind = data.get("type") if isinstance(data.get("type"), str) else event.event
         if event.event == "error" or kind == "error":
-            err = data.get("error") if isinstance(data.get("error"), dict) else {}
+            err: dict[str, Any] = data["error"] if isinstance(data.get("error"), dict) else {}
             etype = err.get("type")
             code = ERROR_CODES.get(etype, "provider_error") if isinstance(etype, str) else "provider_error"
             label = etype if isinstance(etype, str) and etype in ERROR_CODES else "an error"
@@ -154,7 +154,8 @@ class AnthropicAccumulator:
         if handler is None:
             return []  # ping and event types added later are ignored
         try:
-            return handler(data)  # type: ignore[no-any-return]
+            events: list[StreamEvent] = handler(data)
+            return events
         except (KeyError, TypeError, ValueError, AttributeError):
             return self._error("provider_error", f"Anthropic stream sent a malformed {kind} event", False)
 
