@@ -531,3 +531,17 @@ def test_response_opaque_records_the_model_but_replays_to_another_claude():
     t = transcript(user("q"), *items, result("toolu_1"))
     conv = encode(t, model="claude-sonnet-4-0")
     assert conv.value["messages"][1]["content"][0] == {"type": "thinking", "thinking": "t", "signature": "s"} and not conv.report
+
+
+def test_anthropic_refusal_in_history_is_dropped_and_reported_foreign_one_follows_policy():
+    body = {
+        "id": "msg_r", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "I can't"}], "model": "m",
+        "stop_reason": "refusal", "stop_sequence": None, "stop_details": {"type": "refusal", "explanation": "policy"},
+        "usage": {"input_tokens": 1, "output_tokens": 0},
+    }  # fmt: skip
+    items = mapper.decode_response(body).value.items
+    conv = encode(transcript(user("q"), *items, user("why?")))
+    assert conv.value["messages"][1] == {"role": "assistant", "content": [{"type": "text", "text": "I can't"}]}
+    assert [(e.action, e.item_type) for e in conv.report] == [("dropped", "refusal")]
+    with pytest.raises(ConversionError):
+        encode(transcript(user("q"), RefusalItem(text="no")))

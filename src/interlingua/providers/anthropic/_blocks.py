@@ -557,6 +557,12 @@ class Encoder:
         if isinstance(item, RawItem):
             return self.raw(item, index)
         if isinstance(item, RefusalItem):
+            origin = item.origin
+            if origin is not msgspec.UNSET and origin.provider == NAME:
+                # An Anthropic refusal came from stop_details, never from the message content:
+                # the wire message never held it, so leaving it out restores the original turn.
+                self.report.add("dropped", "Anthropic refusal (from stop_details) is not message content", index=index, item_type="refusal")
+                return []
             return self.unsupported("Anthropic has no refusal block in a message", index, "refusal")
         return self.content(item, index)
 
