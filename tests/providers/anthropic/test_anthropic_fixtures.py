@@ -65,7 +65,9 @@ def test_response_round_trip(name, snapshot):
     assert not conv.report, list(conv.report)
     assert to_builtins(conv.value.items) == snapshot(name="items")
     assert to_builtins([conv.value.usage, conv.value.stop_reason]) == snapshot(name="usage_stop")
+    items_before = to_builtins(conv.value.items)
     back = mapper.encode_response(conv.value)
+    assert to_builtins(conv.value.items) == items_before, "encode_response mutated its input"
     assert not back.report
     assert back.value == body
 
@@ -124,8 +126,7 @@ def test_sdk_recordings_without_final_blank_line_are_truncated_per_sse(name):
     """The ANT SDK .txt recordings end without the blank line that dispatches the last SSE event;
     the SSE framing (httpx-sse, per the SSE spec) does not deliver it, so message_stop is never seen."""
     raw = read(name)
-    if raw.endswith(b"\n\n"):
-        pytest.skip("recording ends with a blank line")
+    assert not raw.endswith(b"\n\n")
     last = collect(mapper, raw)[-1]
     assert isinstance(last, StreamError) and last.error.code == "truncated"
 

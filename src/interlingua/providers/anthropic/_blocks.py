@@ -417,7 +417,7 @@ class Encoder:
                 block["citations"] = cites
         return [block]
 
-    def source(self, source: Any, index: int | None, item_type: str, *, image: bool) -> dict[str, Any] | None:
+    def source(self, source: Any, *, image: bool) -> dict[str, Any] | None:
         """Canonical source -> Anthropic source, or ``None`` after applying the policy."""
         if isinstance(source, Base64Source):
             if image and source.media_type not in IMAGE_MEDIA_TYPES:
@@ -443,7 +443,7 @@ class Encoder:
         return f"{type(source).__name__} is not an Anthropic {'image' if image else 'document'} source"
 
     def image(self, item: ImageItem, index: int | None) -> list[dict[str, Any]]:
-        src = self.source(item.source, index, "image", image=True)
+        src = self.source(item.source, image=True)
         if src is None:
             return self.unsupported(self._source_reason(item.source, True), index, "image")
         if item.detail is not msgspec.UNSET:
@@ -451,7 +451,7 @@ class Encoder:
         return [{"type": "image", "source": src}]
 
     def document(self, item: DocumentItem, index: int | None) -> list[dict[str, Any]]:
-        src = self.source(item.source, index, "document", image=False)
+        src = self.source(item.source, image=False)
         if src is None:
             return self.unsupported(self._source_reason(item.source, False), index, "document")
         block: dict[str, Any] = {"type": "document", "source": src}
@@ -500,7 +500,10 @@ class Encoder:
         return [{"type": "tool_use", "id": self.ids.get(item.id, index=index), "name": item.name, "input": copy.deepcopy(item.arguments)}]
 
     def tool_result(self, item: ToolResultItem, index: int | None) -> list[dict[str, Any]]:
-        """ToolResultItem -> ``tool_result`` (a lone plain text part is sent as a string)."""
+        """ToolResultItem -> ``tool_result`` (a lone plain text part is sent as a string).
+
+        ``name`` is not sent: Anthropic links a result to its call by ``tool_use_id`` alone.
+        """
         if item.call_id in self.dropped_calls:
             self.report.add("dropped", f"result of dropped tool call {item.call_id!r}", index=index, item_type="tool_result")
             return []
@@ -514,8 +517,6 @@ class Encoder:
             block["content"] = parts
         if item.is_error is not msgspec.UNSET:
             block["is_error"] = item.is_error
-        if item.name is not msgspec.UNSET:
-            pass  # Anthropic links results by tool_use_id only; the name is implied by the call
         return [block]
 
     def reasoning(self, item: ReasoningItem, index: int | None) -> list[dict[str, Any]]:
