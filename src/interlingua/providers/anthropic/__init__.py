@@ -1,0 +1,95 @@
+"""Anthropic Messages API mapper (``POST /v1/messages``).
+
+Exports the module-level :data:`mapper` (registry name ``anthropic``). Wire facts and their
+sources: ``/work/shared/reference/wire-formats.md`` section 3; the rules this mapper applies are
+listed in ``docs/providers/anthropic.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from ...items import ModelCapabilities, Transcript
+from ...mapping.ids import IdRule
+from ...mapping.protocol import Conversion, Framing, ModelResponse
+from ...mapping.report import Policy
+from ._blocks import ID_RULE, ISSUER, NAME
+from ._request import decode_request, encode_request
+from ._response import decode_response, encode_response
+from ._stream import AnthropicAccumulator
+
+__all__ = ["AnthropicAccumulator", "AnthropicMapper", "mapper"]
+
+
+class AnthropicMapper:
+    """Anthropic Messages both ways; implements :class:`interlingua.mapping.Mapper`.
+
+    Attributes:
+        name: ``"anthropic"``.
+        issuer: ``"anthropic"`` (opaque thinking signatures and raw items).
+        framing: ``"sse"``.
+        id_rule: ``tool_use.id`` must match ``^[a-zA-Z0-9_-]+$``; derived ids start with ``toolu_``.
+    """
+
+    name: str = NAME
+    issuer: str = ISSUER
+    framing: Framing = "sse"
+    id_rule: IdRule | None = ID_RULE
+
+    def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
+        """See :func:`interlingua.providers.anthropic._request.decode_request`."""
+        return decode_request(body)
+
+    def encode_request(self, transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+        """See :func:`interlingua.providers.anthropic._request.encode_request`."""
+        return encode_request(transcript, model=model, policy=policy)
+
+    def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
+        """See :func:`interlingua.providers.anthropic._response.decode_response`."""
+        return decode_response(body)
+
+    def encode_response(self, response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+        """See :func:`interlingua.providers.anthropic._response.encode_response`."""
+        return encode_response(response, model=model, policy=policy)
+
+    def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
+        """``"request"`` when ``body`` has ``messages``; ``"response"`` when ``type == "message"`` with ``content``."""
+        if not isinstance(body, Mapping):
+            return None
+        if isinstance(body.get("messages"), list):
+            return "request"
+        if body.get("type") == "message" and isinstance(body.get("content"), list):
+            return "response"
+        return None
+
+    def accumulator(self) -> AnthropicAccumulator:
+        """A fresh accumulator for one streamed response."""
+        return AnthropicAccumulator()
+
+    def capabilities(self, model: str | None) -> ModelCapabilities:
+        """Defaults for current Claude models (used when no model table entry matches).
+
+        Text, image and document (PDF/plain text) input; text output; tools with parallel calls,
+        and tool definitions required whenever the history holds tool calls; extended thinking;
+        streaming; prompt caching; stop sequences; assistant prefill; raw round trip of
+        Anthropic blocks with no canonical form. No audio.
+        """
+        return ModelCapabilities(
+            input_modalities=["text", "image", "document"],
+            output_modalities=["text"],
+            tools=True,
+            parallel_tool_calls=True,
+            requires_tool_definitions=True,
+            reasoning=True,
+            streaming=True,
+            structured_output=False,
+            prompt_caching=True,
+            stop_sequences=True,
+            assistant_prefill=True,
+            raw_round_trip=True,
+        )
+
+
+mapper = AnthropicMapper()
+"""The Anthropic Messages mapper."""

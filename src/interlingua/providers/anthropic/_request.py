@@ -1,0 +1,252 @@
+"""Anthropic Messages request bodies <-> transcripts.
+
+Request shape: ANT ``types/message_create_params.py`` (``system``, ``messages``, ``tools``,
+``tool_choice``); turn rules from the ``messages`` docstring and the API errors quoted in
+``/work/shared/reference/wire-formats.md`` section 3. Generation settings (``max_tokens``,
+``temperature``, ``thinking``, ``stream``, ...) are not part of a transcript: ``decode_request``
+leaves them out and ``encode_request`` does not write them (the caller or transport adds them).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from ...codec import SCHEMA_VERSION, Item
+from ...errors import ConversionError, MappingError
+from ...items import TextItem, ToolCallItem, ToolChoice, ToolDefinition, ToolResultItem, Transcript
+from ...mapping.protocol import Conversion
+from ...mapping.report import Policy, Report
+from ._blocks import NAME, DecodeContext, Encoder, decode_block, item_type, speaker
+
+__all__ = ["decode_request", "encode_request", "decode_tools", "encode_tools"]
+
+_CHOICE_IN = {"auto": "auto", "any": "required", "tool": "tool", "none": "none"}
+_CHOICE_OUT = {v: k for k, v in _CHOICE_IN.items()}
+
+
+# --------------------------------------------------------------------------- decode
+
+
+def decode_tools(tools: Any, report: Report) -> list[ToolDefinition]:
+    """Anthropic ``tools`` -> tool definitions.
+
+    ``input_schema`` is kept exactly as ``parameters``; every other field (``cache_control``,
+    ``type`` of server tools such as ``web_search_20250305``, ``max_uses``, ...) goes to
+    ``provider_data["anthropic"]`` (ANT ``tool_param.py``, ``tool_union_param.py``).
+    """
+    out: list[ToolDefinition] = []
+    if not isinstance(tools, list):
+        raise MappingError("anthropic request: 'tools' must be a list")
+    for j, tool in enumerate(tools):
+        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str) or not tool["name"]:
+            raise MappingError(f"anthropic request: tools[{j}] has no name")
+        fields: dict[str, Any] = {}
+        if isinstance(tool.get("description"), str):
+            fields["description"] = tool["description"]
+        if isinstance(tool.get("input_schema"), dict):
+            fields["parameters"] = copy.deepcopy(tool["input_schema"])
+        if isinstance(tool.get("strict"), bool):
+            fields["strict"] = tool["strict"]
+        consumed = {"name"} | {src for src, dst in (("description", "description"), ("input_schema", "parameters"), ("strict", "strict")) if dst in fields}
+        rest = {k: copy.deepcopy(v) for k, v in tool.items() if k not in consumed}
+        if rest:
+            fields["provider_data"] = {NAME: rest}
+        out.append(ToolDefinition(name=tool["name"], **fields))
+    return out
+
+
+def _decode_tool_choice(choice: Any) -> ToolChoice:
+    if not isinstance(choice, dict) or choice.get("type") not in _CHOICE_IN:
+        raise MappingError(f"anthropic request: unknown tool_choice {choice!r:.80}")
+    fields: dict[str, Any] = {"mode": _CHOICE_IN[choice["type"]]}
+    if choice["type"] == "tool":
+        if not isinstance(choice.get("name"), str):
+            raise MappingError("anthropic request: tool_choice of type 'tool' needs a name")
+        fields["name"] = choice["name"]
+    if isinstance(choice.get("disable_parallel_tool_use"), bool):
+        fields["parallel"] = not choice["disable_parallel_tool_use"]
+    return ToolChoice(**fields)
+
+
+def _decode_system(system: Any, report: Report) -> list[Item]:
+    if isinstance(system, str):
+        return [TextItem(text=system, role="system")] if system else []
+    if not isinstance(system, list):
+        raise MappingError("anthropic request: 'system' must be a string or a list of text blocks")
+    ctx = DecodeContext(role="system", message=None, origin=None, opaque_model=None, report=report, pointer="/system")
+    return [decode_block(block, ctx, j) for j, block in enumerate(system)]
+
+
+def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
+    """Anthropic Messages request body -> transcript.
+
+    Top-level ``system`` (string or text blocks) becomes leading ``TextItem(role="system")``
+    items (no message key); each message's blocks become items keyed ``m{i}``. A string
+    ``content`` is one text item. ``tools`` and ``tool_choice`` (``any`` -> ``required``,
+    ``disable_parallel_tool_use`` -> ``parallel`` inverted) go to the transcript.
+
+    Raises:
+        MappingError: ``messages`` missing or not a list of ``{role, content}`` objects.
+    """
+    report = Report()
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        raise MappingError("anthropic request: 'messages' must be a list")
+    items: list[Item] = []
+    if body.get("system") is not None:
+        items.extend(_decode_system(body["system"], report))
+    for i, msg in enumerate(messages):
+        if not isinstance(msg, dict) or msg.get("role") not in ("user", "assistant", "system"):
+            raise MappingError(f"anthropic request: messages[{i}] needs role 'user' or 'assistant'")
+        role = msg["role"]
+        content = msg.get("content")
+        ctx = DecodeContext(role=role, message=f"m{i}", origin=None, opaque_model=None, report=report, index=i, pointer=f"/messages/{i}/content")
+        if isinstance(content, str):
+            items.append(TextItem(text=content, role=role, message=f"m{i}"))
+        elif isinstance(content, list):
+            items.extend(decode_block(block, ctx, j) for j, block in enumerate(content))
+        else:
+            raise MappingError(f"anthropic request: messages[{i}].content must be a string or a list of blocks")
+    fields: dict[str, Any] = {}
+    if body.get("tools") is not None:
+        fields["tools"] = decode_tools(body["tools"], report)
+    if body.get("tool_choice") is not None:
+        fields["tool_choice"] = _decode_tool_choice(body["tool_choice"])
+    return Conversion(Transcript(schema_version=SCHEMA_VERSION, items=items, **fields), report)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- encode
+
+
+def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, Any]]:
+    """Tool definitions -> Anthropic ``tools`` (``parameters`` -> ``input_schema`` exactly)."""
+    out = []
+    for t in tools:
+        d: dict[str, Any] = {"name": t.name}
+        if t.description is not msgspec.UNSET:
+            d["description"] = t.description
+        extra: dict[str, Any] = {}
+        if t.provider_data is not msgspec.UNSET:
+            for key, value in t.provider_data.items():
+                if key == NAME and isinstance(value, dict):
+                    extra = copy.deepcopy(value)
+                else:
+                    report.add("dropped", f"tool {t.name!r}: provider_data {key!r} is not for Anthropic", item_type="tools")
+        if t.parameters is not msgspec.UNSET:
+            d["input_schema"] = copy.deepcopy(t.parameters)
+        elif extra.get("type") in (None, "custom"):
+            d["input_schema"] = {"type": "object", "properties": {}}
+            report.add("changed", f"tool {t.name!r} has no parameters schema; sent with an empty object schema (input_schema is required)", item_type="tools")
+        if t.strict is not msgspec.UNSET:
+            d["strict"] = t.strict
+        d.update(extra)
+        out.append(d)
+    return out
+
+
+def _encode_tool_choice(choice: ToolChoice) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": _CHOICE_OUT[choice.mode]}
+    if choice.mode == "tool":
+        if choice.name is msgspec.UNSET:
+            raise ConversionError("tool_choice mode 'tool' needs a tool name", item_type="tool_choice")
+        out["name"] = choice.name
+    if choice.parallel is not msgspec.UNSET:
+        out["disable_parallel_tool_use"] = not choice.parallel
+    return out
+
+
+def _is_result(block: dict[str, Any]) -> bool:
+    return isinstance(block, dict) and block.get("type") == "tool_result"
+
+
+def encode_request(transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+    """Transcript -> Anthropic Messages request body (``system``, ``messages``, ``tools``, ``tool_choice``; ``model`` when given).
+
+    Rules (sources in ``docs/providers/anthropic.md``):
+
+    * system/developer text -> top-level ``system``; one that stands after the conversation
+      started is moved there too and reported (``changed``); developer text is reported as sent as system;
+    * consecutive same-role turns are merged into one message;
+    * ``tool_result`` blocks come first in their user message (reordering is reported);
+    * thinking / redacted_thinking go back complete, in place, in the assistant message;
+      foreign or unsigned reasoning is dropped and reported;
+    * empty / whitespace-only text is dropped and reported;
+    * tool-call ids outside ``^[a-zA-Z0-9_-]+$`` are mapped the same way on call and result (reported);
+    * audio, artifacts, handoffs, errors and foreign raw items follow ``policy``
+      (foreign raw items and foreign opaque state are always dropped and reported).
+
+    ``max_tokens`` (required by the API) and other settings are not written.
+
+    Raises:
+        ConversionError: policy ``error`` and an item Anthropic cannot carry.
+        MalformedArgumentsError: policy ``error`` and a tool call without an arguments object.
+    """
+    report = Report()
+    enc = Encoder(policy, report, model)
+    enc.ids.reserve([i.id for i in transcript.items if isinstance(i, ToolCallItem)] + [i.call_id for i in transcript.items if isinstance(i, ToolResultItem)])
+    system: list[dict[str, Any]] = []
+    turns: list[tuple[str, list[dict[str, Any]], int]] = []  # role, blocks, first item index
+
+    def append(role: str, blocks: list[dict[str, Any]], index: int) -> None:
+        if not blocks:
+            return
+        if turns and turns[-1][0] == role:
+            turns[-1][1].extend(blocks)
+        else:
+            turns.append((role, list(blocks), index))
+
+    for index, item in enumerate(transcript.items):
+        who = speaker(item)
+        if who is None:
+            kind = item_type(item)
+            marker = enc.unsupported(f"{kind} items have no Anthropic form", index, kind)
+            append("assistant" if kind == "handoff_call" else "user", marker, index)
+            continue
+        if who == "system":
+            if not isinstance(item, TextItem):
+                append("user", enc.unsupported(f"{item_type(item)} with role {getattr(item, 'role', None)} cannot go into Anthropic's system prompt", index, item_type(item)), index)
+                continue
+            blocks = enc.text(item, index)
+            if blocks and item.role == "developer":
+                report.add("changed", "developer text sent as Anthropic system text", index=index, item_type="text")
+            if blocks and turns:
+                report.add("changed", "system text after the conversation started moved to the top-level system prompt (Anthropic has no system turn)", index=index, item_type="text")
+            system.extend(blocks)
+            continue
+        if who == "user" and not isinstance(item, ToolResultItem) and getattr(item, "role", msgspec.UNSET) is msgspec.UNSET:
+            report.add("changed", "content item without a role sent as user content", index=index, item_type=item_type(item))
+        if who == "user":
+            blocks = enc.tool_result(item, index) if isinstance(item, ToolResultItem) else enc.assistant_item(item, index)
+        else:
+            blocks = enc.assistant_item(item, index)
+        append(who, blocks, index)
+
+    messages = []
+    for role, blocks, index in turns:
+        if role == "user" and any(_is_result(b) for b in blocks):
+            results = [b for b in blocks if _is_result(b)]
+            others = [b for b in blocks if not _is_result(b)]
+            if blocks[: len(results)] != results:
+                report.add("changed", "tool_result blocks moved to the start of the user message (Anthropic requires results first)", index=index, item_type="tool_result")
+            blocks = results + others
+        messages.append({"role": role, "content": blocks})
+
+    body: dict[str, Any] = {}
+    if model is not None:
+        body["model"] = model
+    if system:
+        if len(system) == 1 and set(system[0]) == {"type", "text"}:
+            body["system"] = system[0]["text"]
+        else:
+            body["system"] = system
+    body["messages"] = messages
+    if transcript.tools is not msgspec.UNSET:
+        body["tools"] = encode_tools(transcript.tools, report)
+    if transcript.tool_choice is not msgspec.UNSET:
+        body["tool_choice"] = _encode_tool_choice(transcript.tool_choice)
+    return Conversion(body, report)
+

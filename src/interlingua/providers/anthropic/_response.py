@@ -1,0 +1,243 @@
+"""Anthropic Messages response bodies <-> :class:`ModelResponse`.
+
+Shape: ANT ``types/message.py`` ``{id, type:"message", role, content[], model, stop_reason,
+stop_sequence, stop_details?, usage}``; ``stop_reason.py``; ``usage.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from ...codec import Item
+from ...errors import MappingError
+from ...items import Origin, RefusalItem, StopReason, TextItem, Usage
+from ...mapping.protocol import Conversion, ModelResponse
+from ...mapping.report import Policy, Report
+from ._blocks import NAME, DecodeContext, Encoder, decode_block, item_type, speaker
+
+__all__ = [
+    "STOP_REASONS",
+    "decode_response",
+    "decode_stop",
+    "decode_usage",
+    "encode_response",
+    "message_context",
+    "refusal_item",
+]
+
+STOP_REASONS: dict[str, str] = {
+    "end_turn": "end_turn",
+    "max_tokens": "max_tokens",
+    "stop_sequence": "stop_sequence",
+    "tool_use": "tool_use",
+    "pause_turn": "pause",
+    "refusal": "refusal",
+    # The output stopped because the context window filled up: a length stop, like max_tokens.
+    "model_context_window_exceeded": "max_tokens",
+}
+"""Anthropic ``stop_reason`` -> canonical reason (ANT ``stop_reason.py``); anything else -> ``other``."""
+
+_STOP_OUT: dict[str, str] = {
+    "end_turn": "end_turn",
+    "max_tokens": "max_tokens",
+    "stop_sequence": "stop_sequence",
+    "tool_use": "tool_use",
+    "pause": "pause_turn",
+    "refusal": "refusal",
+}
+
+
+def decode_stop(raw: Any) -> StopReason | None:
+    """Anthropic ``stop_reason`` -> :class:`StopReason` (``None`` when absent)."""
+    if not isinstance(raw, str):
+        return None
+    return StopReason(reason=STOP_REASONS.get(raw, "other"), raw=raw)  # type: ignore[arg-type]
+
+
+def decode_usage(usage: Any) -> Usage | None:
+    """Anthropic ``usage`` -> :class:`Usage`.
+
+    ``input_tokens`` = ``input_tokens`` + ``cache_creation_input_tokens`` + ``cache_read_input_tokens``
+    (Anthropic reports cache reads and writes apart from ``input_tokens``); ``reasoning_tokens`` from
+    ``output_tokens_details.thinking_tokens`` when given; ``details`` is the record exactly as given.
+    """
+    if not isinstance(usage, dict):
+        return None
+
+    def num(key: str) -> int | None:
+        v = usage.get(key)
+        return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
+
+    inp, out = num("input_tokens"), num("output_tokens")
+    cw, cr = num("cache_creation_input_tokens"), num("cache_read_input_tokens")
+    fields: dict[str, Any] = {"details": copy.deepcopy(usage)}
+    if inp is not None or cw is not None or cr is not None:
+        fields["input_tokens"] = (inp or 0) + (cw or 0) + (cr or 0)
+    if out is not None:
+        fields["output_tokens"] = out
+    if cr is not None:
+        fields["cache_read_tokens"] = cr
+    if cw is not None:
+        fields["cache_write_tokens"] = cw
+    details = usage.get("output_tokens_details")
+    if isinstance(details, dict) and isinstance(details.get("thinking_tokens"), int) and details["thinking_tokens"] >= 0:
+        fields["reasoning_tokens"] = details["thinking_tokens"]
+    if "input_tokens" in fields and out is not None:
+        fields["total_tokens"] = fields["input_tokens"] + out
+    return Usage(**fields)
+
+
+def encode_usage(usage: Usage) -> dict[str, Any]:
+    """:class:`Usage` -> Anthropic ``usage``; ``details`` is used as given when it agrees with the counts."""
+
+    def val(v: Any) -> int:
+        return 0 if v is msgspec.UNSET or v is None else int(v)
+
+    cr, cw = val(usage.cache_read_tokens), val(usage.cache_write_tokens)
+    out: dict[str, Any] = {"input_tokens": max(val(usage.input_tokens) - cr - cw, 0), "output_tokens": val(usage.output_tokens)}
+    if usage.cache_write_tokens is not msgspec.UNSET:
+        out["cache_creation_input_tokens"] = cw
+    if usage.cache_read_tokens is not msgspec.UNSET:
+        out["cache_read_input_tokens"] = cr
+    details = usage.details
+    if isinstance(details, dict) and all(details.get(k) == v for k, v in out.items()):
+        return copy.deepcopy(details)
+    return out
+
+
+def message_context(message_id: Any, model: Any, report: Report) -> DecodeContext:
+    """Decode context for the blocks of one response message (key ``resp:<id>``, origin)."""
+    origin = Origin(
+        provider=NAME,
+        model=model if isinstance(model, str) else msgspec.UNSET,
+        response_id=message_id if isinstance(message_id, str) else msgspec.UNSET,
+    )
+    key = f"resp:{message_id}" if isinstance(message_id, str) and message_id else "resp"
+    return DecodeContext(
+        role="assistant",
+        message=key,
+        origin=origin,
+        opaque_model=model if isinstance(model, str) else None,
+        report=report,
+        pointer="/content",
+    )
+
+
+def refusal_item(stop_reason: Any, stop_details: Any, ctx: DecodeContext) -> RefusalItem | None:
+    """``stop_reason:"refusal"`` -> :class:`RefusalItem` (text = ``stop_details.explanation``, or ``""``).
+
+    ``stop_details.category`` has no canonical field: it is reported as dropped. ``stop_details``
+    on another stop reason is reported as dropped.
+    """
+    details = stop_details if isinstance(stop_details, dict) else {}
+    if stop_reason != "refusal":
+        if details:
+            ctx.report.add("dropped", f"stop_details on stop_reason {stop_reason!r} has no canonical form", pointer="/stop_details")
+        return None
+    explanation = details.get("explanation")
+    if details.get("category") is not None:
+        ctx.report.add("dropped", f"refusal category {details['category']!r} has no canonical field", item_type="refusal", pointer="/stop_details/category")
+    origin = copy.deepcopy(ctx.origin) if ctx.origin is not None else msgspec.UNSET
+    return RefusalItem(text=explanation if isinstance(explanation, str) else "", message=ctx.message or msgspec.UNSET, origin=origin)
+
+
+def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
+    """Anthropic ``Message`` body -> output items, usage and stop reason.
+
+    Items share the message key ``resp:<id>`` and ``origin`` (provider ``anthropic``, model,
+    response id). A refusal stop adds a :class:`RefusalItem` after the content. A non-null
+    ``stop_sequence`` (which sequence matched) has no canonical field and is reported.
+
+    Raises:
+        MappingError: ``content`` is not a list.
+    """
+    report = Report()
+    content = body.get("content")
+    if not isinstance(content, list):
+        raise MappingError("anthropic response: 'content' must be a list")
+    ctx = message_context(body.get("id"), body.get("model"), report)
+    items: list[Item] = [decode_block(block, ctx, j) for j, block in enumerate(content)]
+    refusal = refusal_item(body.get("stop_reason"), body.get("stop_details"), ctx)
+    if refusal is not None:
+        items.append(refusal)
+    if body.get("stop_sequence") is not None:
+        report.add("dropped", "the matched stop_sequence value has no canonical field (stop reason kept)", pointer="/stop_sequence")
+    return Conversion(
+        ModelResponse(
+            items=items,
+            usage=decode_usage(body.get("usage")),
+            stop_reason=decode_stop(body.get("stop_reason")),
+            model=body["model"] if isinstance(body.get("model"), str) else None,
+            response_id=body["id"] if isinstance(body.get("id"), str) else None,
+        ),
+        report,
+    )
+
+
+def _encode_stop(stop: StopReason | None, report: Report) -> str | None:
+    if stop is None:
+        return None
+    raw = stop.raw if isinstance(stop.raw, str) else None
+    if raw is not None and STOP_REASONS.get(raw) == stop.reason:
+        return raw
+    if stop.reason in _STOP_OUT:
+        return _STOP_OUT[stop.reason]
+    target = "refusal" if stop.reason == "content_filter" else "end_turn"
+    report.add("changed", f"stop reason {stop.reason!r} has no Anthropic value; sent as {target!r}", item_type="stop_reason")
+    return target
+
+
+def encode_response(response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+    """:class:`ModelResponse` -> Anthropic ``Message`` body (for round trips and mock servers).
+
+    Assistant items become content blocks (empty text kept, as the API itself sends it); a
+    :class:`RefusalItem` becomes ``stop_details``; items a response cannot hold (user or system
+    content, tool results) follow ``policy``.
+
+    Raises:
+        ConversionError: policy ``error`` and an item a response cannot carry.
+    """
+    report = Report()
+    enc = Encoder(policy, report, model)
+    content: list[dict[str, Any]] = []
+    refusal: RefusalItem | None = None
+    for index, item in enumerate(response.items):
+        if isinstance(item, RefusalItem):
+            if refusal is None:
+                refusal = item
+            else:
+                report.add("dropped", "only one refusal fits in stop_details", index=index, item_type="refusal")
+            continue
+        if speaker(item) != "assistant":
+            content.extend(enc.unsupported(f"{item_type(item)} is not assistant output", index, item_type(item)))
+            continue
+        if isinstance(item, TextItem):
+            content.extend(enc.text(item, index, keep_empty=True))
+        else:
+            content.extend(enc.assistant_item(item, index))
+    response_id = response.response_id
+    if not response_id:
+        digest = hashlib.sha256(msgspec.json.encode(content)).hexdigest()[:24]
+        response_id = f"msg_{digest}"
+    stop = _encode_stop(response.stop_reason, report)
+    if refusal is not None and stop != "refusal":
+        stop = "refusal"
+        report.add("changed", "a refusal item sets stop_reason 'refusal'", item_type="refusal")
+    body: dict[str, Any] = {
+        "id": response_id,
+        "type": "message",
+        "role": "assistant",
+        "content": content,
+        "model": model or response.model or "",
+        "stop_reason": stop,
+        "stop_sequence": None,
+    }
+    if refusal is not None:
+        body["stop_details"] = {"type": "refusal", "explanation": refusal.text or None}
+    body["usage"] = encode_usage(response.usage) if response.usage is not None else {"input_tokens": 0, "output_tokens": 0}
+    return Conversion(body, report)

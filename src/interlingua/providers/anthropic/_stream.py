@@ -1,0 +1,271 @@
+"""Anthropic Messages SSE stream -> canonical stream events.
+
+Event order (ANT ``types/raw_message_stream_event.py``, docs.claude.com streaming page):
+``message_start`` -> per block ``content_block_start`` / ``content_block_delta`` /
+``content_block_stop`` -> ``message_delta`` (stop reason, cumulative usage) -> ``message_stop``
+(the completion marker). ``ping`` may come anywhere and is ignored; ``event: error`` carries
+``{type:"error", error:{type, message}}`` and ends the stream.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import msgspec
+
+from ...codec import Item
+from ...items import ErrorItem, ToolCallItem
+from ...mapping.arguments import tool_call_from_text
+from ...mapping.protocol import ModelResponse
+from ...mapping.report import Report
+from ...streaming.events import (
+    RawEvent,
+    ReasoningDelta,
+    RefusalDelta,
+    StreamDone,
+    StreamError,
+    StreamEvent,
+    TextDelta,
+    ToolCallComplete,
+    UsageUpdate,
+)
+from ._blocks import NAME, DecodeContext, call_fields, decode_block
+from ._response import decode_stop, decode_usage, message_context, refusal_item
+
+__all__ = ["AnthropicAccumulator", "ERROR_CODES"]
+
+ERROR_CODES: dict[str, str] = {
+    "overloaded_error": "overloaded",
+    "rate_limit_error": "rate_limit",
+    "api_error": "server",
+    "invalid_request_error": "invalid_request",
+    "authentication_error": "auth",
+    "permission_error": "auth",
+    "not_found_error": "not_found",
+    "request_too_large": "invalid_request",
+    "timeout_error": "timeout",
+}
+"""Anthropic error ``type`` -> stable error code (API errors page); anything else -> ``provider_error``."""
+
+_RETRYABLE = {"overloaded", "rate_limit", "server", "timeout"}
+_JSON_BLOCKS = {"tool_use", "server_tool_use", "mcp_tool_use"}
+_DIRECT = {"type": "direct"}
+_decoder = msgspec.json.Decoder()
+
+
+class AnthropicAccumulator:
+    """Accumulates one Anthropic stream; see :class:`~interlingua.streaming.events.StreamAccumulator`.
+
+    Blocks are rebuilt like the SDK's message snapshot (``lib/streaming/_messages.py``): text and
+    thinking deltas are appended, ``signature_delta`` sets the signature, ``citations_delta``
+    appends a citation, ``input_json_delta`` fragments are joined per block index (interleaving
+    allowed) and parsed when the block stops. A tool_use whose joined JSON does not parse keeps
+    the raw text with ``arguments_error`` (never ``{}``). The final items are made by the same
+    block decoder ``decode_response`` uses.
+    """
+
+    def __init__(self) -> None:
+        self._message: dict[str, Any] | None = None
+        self._blocks: dict[int, dict[str, Any]] = {}
+        self._order: list[int] = []
+        self._json: dict[int, list[str]] = {}
+        self._done_calls: dict[int, ToolCallItem] = {}
+        self._usage: dict[str, Any] = {}
+        self._stop_reason: Any = None
+        self._stop_details: Any = None
+        self._finished = False
+        self._report = Report()
+
+    # -- helpers -------------------------------------------------------------
+
+    def _ctx(self) -> DecodeContext:
+        msg = self._message or {}
+        return message_context(msg.get("id"), msg.get("model"), self._report)
+
+    def _block_item(self, index: int) -> Item:
+        block = self._blocks[index]
+        ctx = self._ctx()
+        if block.get("type") == "tool_use" and index in self._json and block.get("caller") in (None, _DIRECT):
+            text = "".join(self._json[index])
+            call_id = str(block.get("id") or f"toolu_stream_{index}")
+            name = str(block.get("name") or "unknown")
+            return tool_call_from_text(call_id, name, text, **call_fields(ctx))
+        if block.get("type") in _JSON_BLOCKS and index in self._json:
+            block = dict(block)
+            parsed = self._parse(index)
+            if parsed is not None:
+                block["input"] = parsed
+        return decode_block(block, ctx, index)
+
+    def _parse(self, index: int) -> dict[str, Any] | None:
+        text = "".join(self._json.get(index, []))
+        if text.strip() == "":
+            return {}
+        try:
+            value = _decoder.decode(text)
+        except msgspec.DecodeError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    def _response(self) -> ModelResponse:
+        ctx = self._ctx()
+        items: list[Item] = [self._block_item(i) for i in self._order]
+        refusal = refusal_item(self._stop_reason, self._stop_details, ctx)
+        if refusal is not None:
+            items.append(refusal)
+        msg = self._message or {}
+        return ModelResponse(
+            items=items,
+            usage=decode_usage(self._usage) if self._usage else None,
+            stop_reason=decode_stop(self._stop_reason),
+            model=msg.get("model") if isinstance(msg.get("model"), str) else None,
+            response_id=msg.get("id") if isinstance(msg.get("id"), str) else None,
+        )
+
+    def _error(self, code: str, message: str, retryable: bool) -> list[StreamEvent]:
+        self._finished = True
+        return [StreamError(ErrorItem(code=code, message=message, retryable=retryable, provider=NAME), partial=self._response())]  # type: ignore[arg-type]
+
+    # -- protocol ------------------------------------------------------------
+
+    def feed(self, event: RawEvent) -> list[StreamEvent]:
+        """Consume one SSE event; return the canonical events it completes."""
+        if self._finished:
+            return []
+        if event.event == "ping":
+            return []
+        try:
+            data = _decoder.decode(event.data) if event.data.strip() else None
+        except msgspec.DecodeError:
+            return self._error("provider_error", "Anthropic stream sent an event that is not valid JSON", False)
+        if not isinstance(data, dict):
+            if event.event is None and data is None:
+                return []
+            return self._error("provider_error", "Anthropic stream sent an event that is not a JSON object", False)
+        kind = data.get("type") if isinstance(data.get("type"), str) else event.event
+        if event.event == "error" or kind == "error":
+            err: dict[str, Any] = data["error"] if isinstance(data.get("error"), dict) else {}
+            etype = err.get("type")
+            code = ERROR_CODES.get(etype, "provider_error") if isinstance(etype, str) else "provider_error"
+            label = etype if isinstance(etype, str) and etype in ERROR_CODES else "an error"
+            return self._error(code, f"Anthropic stream reported {label}", code in _RETRYABLE)
+        handler = getattr(self, f"_on_{kind}", None) if isinstance(kind, str) else None
+        if handler is None:
+            return []  # ping and event types added later are ignored
+        try:
+            events: list[StreamEvent] = handler(data)
+            return events
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return self._error("provider_error", f"Anthropic stream sent a malformed {kind} event", False)
+
+    def finish(self) -> list[StreamEvent]:
+        """End of input: ``truncated`` unless ``message_stop`` was seen (then nothing is left)."""
+        if self._finished:
+            return []
+        return self._error("truncated", "Anthropic stream ended before message_stop", True)
+
+    # -- event handlers --------------------------------------------------------
+
+    def _on_message_start(self, data: dict[str, Any]) -> list[StreamEvent]:
+        message = data["message"]
+        if not isinstance(message, dict):
+            raise TypeError("message")
+        self._message = copy.deepcopy(message)
+        out: list[StreamEvent] = []
+        if isinstance(message.get("usage"), dict):
+            self._usage = copy.deepcopy(message["usage"])
+            usage = decode_usage(self._usage)
+            if usage is not None:
+                out.append(UsageUpdate(usage))
+        for block in message.get("content") or []:  # a prefilled start is unusual but allowed
+            index = len(self._order)
+            self._blocks[index] = copy.deepcopy(block)
+            self._order.append(index)
+        return out
+
+    def _on_content_block_start(self, data: dict[str, Any]) -> list[StreamEvent]:
+        index, block = data["index"], data["content_block"]
+        if not isinstance(index, int) or not isinstance(block, dict):
+            raise TypeError("content_block_start")
+        if index not in self._blocks:
+            self._order.append(index)
+        self._blocks[index] = copy.deepcopy(block)
+        return []
+
+    def _on_content_block_delta(self, data: dict[str, Any]) -> list[StreamEvent]:
+        index, delta = data["index"], data["delta"]
+        block = self._blocks[index]
+        dtype = delta["type"]
+        if dtype == "text_delta":
+            block["text"] = (block.get("text") or "") + delta["text"]
+            return [TextDelta(delta["text"])] if delta["text"] else []
+        if dtype == "thinking_delta":
+            block["thinking"] = (block.get("thinking") or "") + delta["thinking"]
+            return [ReasoningDelta(delta["thinking"])] if delta["thinking"] else []
+        if dtype == "signature_delta":
+            block["signature"] = delta["signature"]
+            return []
+        if dtype == "citations_delta":
+            citations = block.get("citations")
+            block["citations"] = (list(citations) if isinstance(citations, list) else []) + [copy.deepcopy(delta["citation"])]
+            return []
+        if dtype == "input_json_delta":
+            fragment = delta.get("partial_json") or ""
+            if not isinstance(fragment, str):
+                raise TypeError("partial_json")
+            self._json.setdefault(index, []).append(fragment)
+            return []
+        # Deltas of blocks with no canonical form (e.g. compaction_delta): fields set, strings appended.
+        for key, value in delta.items():
+            if key == "type":
+                continue
+            current = block.get(key)
+            block[key] = current + value if isinstance(current, str) and isinstance(value, str) else copy.deepcopy(value)
+        return []
+
+    def _on_content_block_stop(self, data: dict[str, Any]) -> list[StreamEvent]:
+        index = data["index"]
+        block = self._blocks[index]
+        if block.get("type") == "tool_use":
+            item = self._block_item(index)
+            if isinstance(item, ToolCallItem):
+                self._done_calls[index] = item
+                return [ToolCallComplete(item)]
+        return []
+
+    def _on_message_delta(self, data: dict[str, Any]) -> list[StreamEvent]:
+        delta = data.get("delta") or {}
+        if not isinstance(delta, dict):
+            raise TypeError("delta")
+        out: list[StreamEvent] = []
+        if "stop_reason" in delta:
+            self._stop_reason = delta["stop_reason"]
+        if delta.get("stop_details") is not None:
+            self._stop_details = copy.deepcopy(delta["stop_details"])
+            explanation = self._stop_details.get("explanation") if isinstance(self._stop_details, dict) else None
+            if self._stop_reason == "refusal" and isinstance(explanation, str) and explanation:
+                out.append(RefusalDelta(explanation))
+        usage = data.get("usage")
+        if isinstance(usage, dict):
+            # Counts are cumulative: later values replace earlier ones (docs.claude.com streaming page).
+            for key, value in usage.items():
+                if value is not None:
+                    self._usage[key] = copy.deepcopy(value)
+            decoded = decode_usage(self._usage)
+            if decoded is not None:
+                out.append(UsageUpdate(decoded))
+        return out
+
+    def _on_message_stop(self, data: dict[str, Any]) -> list[StreamEvent]:
+        out: list[StreamEvent] = []
+        for index in self._order:
+            # a tool_use block that never got content_block_stop (cut by max_tokens) is completed here
+            if self._blocks[index].get("type") == "tool_use" and index not in self._done_calls:
+                item = self._block_item(index)
+                if isinstance(item, ToolCallItem):
+                    self._done_calls[index] = item
+                    out.append(ToolCallComplete(item))
+        self._finished = True
+        out.append(StreamDone(self._response()))
+        return out

@@ -1,0 +1,1 @@
+"""Anthropic mapper tests."""

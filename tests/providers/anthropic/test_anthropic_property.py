@@ -1,0 +1,133 @@
+"""Property: transcripts within the Anthropic mapper's supported subset round-trip unchanged.
+
+Subset: leading system text (no message key); alternating user/assistant messages keyed ``m{i}``;
+user messages hold the results of every call of the previous assistant message first, then text,
+image and document items; assistant messages hold signed or redacted reasoning, text (with
+Anthropic citations) and tool calls with ``^[a-zA-Z0-9_-]+$`` ids; tools and tool choice.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from interlingua.codec import SCHEMA_VERSION, to_builtins
+from interlingua.items import (
+    Annotation,
+    Base64Source,
+    DocumentItem,
+    FileSource,
+    ImageItem,
+    OpaqueReasoning,
+    ReasoningItem,
+    TextItem,
+    TextSource,
+    ToolCallItem,
+    ToolChoice,
+    ToolDefinition,
+    ToolResultItem,
+    Transcript,
+    UrlSource,
+)
+from interlingua.providers.anthropic import mapper
+
+words = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=20).filter(lambda s: s.strip() != "")
+names = st.from_regex(r"[a-zA-Z][a-zA-Z0-9_-]{0,15}", fullmatch=True)
+json_leaf = st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.text(max_size=10)
+json_value = st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8)
+arguments = st.dictionaries(st.text(max_size=8), json_value, max_size=4)
+
+citation = st.builds(
+    lambda cited, idx, start, length, title: Annotation(kind="char_location", cited_text=cited, document_index=idx, title=title, start_index=start, end_index=start + length),
+    words,
+    st.integers(0, 5),
+    st.integers(0, 100),
+    st.integers(0, 50),
+    words,
+)
+source_image = st.sampled_from(
+    [
+        Base64Source(media_type="image/png", data="iVBORw0KGgo="),
+        UrlSource(url="https://example.com/a.png"),
+        FileSource(file_id="file_011", provider="anthropic"),
+    ]
+)
+
+
+def text_item(role: str | None, key: str | None, *, cites: bool = False):
+    ann = st.lists(citation, max_size=2) if cites else st.just(None)
+    return st.builds(
+        lambda t, a: TextItem(text=t, **({"role": role} if role else {}), **({"message": key} if key else {}), **({"annotations": a} if a else {})),
+        words,
+        ann,
+    )
+
+
+def image_item(role: str | None, key: str | None):
+    return st.builds(lambda s: ImageItem(source=s, **({"role": role, "message": key} if role else {})), source_image)
+
+
+def document_item(key: str):
+    pdf = st.builds(
+        lambda title, cit: DocumentItem(source=Base64Source(media_type="application/pdf", data="JVBERi0="), media_type="application/pdf", role="user", message=key, title=title, citations=cit),
+        words,
+        st.booleans(),
+    )
+    text = st.builds(lambda t: DocumentItem(source=TextSource(text=t, media_type="text/plain"), media_type="text/plain", role="user", message=key), words)
+    return pdf | text
+
+
+@st.composite
+def transcripts(draw):
+    items: list = [draw(text_item("system", None)) for _ in range(draw(st.integers(0, 2)))]
+    pending: list[str] = []
+    for i in range(draw(st.integers(1, 6))):
+        key = f"m{i}"
+        if i % 2 == 0:  # user
+            for call_id in pending:
+                content = draw(st.lists(text_item(None, None) | image_item(None, None), max_size=2))
+                fields = {"is_error": draw(st.booleans())} if draw(st.booleans()) else {}
+                items.append(ToolResultItem(call_id=call_id, content=content, message=key, **fields))
+            parts = draw(st.lists(text_item("user", key) | image_item("user", key) | document_item(key), min_size=0 if pending else 1, max_size=3))
+            if not pending and not parts:
+                parts = [TextItem(text="x", role="user", message=key)]
+            items.extend(parts)
+            pending = []
+        else:  # assistant
+            block: list = []
+            if draw(st.booleans()):
+                if draw(st.booleans()):
+                    sig = OpaqueReasoning(namespace="anthropic.signature", issuer="anthropic", value=draw(words))
+                    block.append(ReasoningItem(text=draw(words), opaque=sig, message=key))
+                else:
+                    red = OpaqueReasoning(namespace="anthropic.redacted_thinking", issuer="anthropic", value=draw(words))
+                    block.append(ReasoningItem(redacted=True, opaque=red, message=key))
+            block.extend(draw(st.lists(text_item("assistant", key, cites=True), max_size=2)))
+            for j in range(draw(st.integers(0, 3))):
+                call_id = f"toolu_{i}_{j}_{draw(st.from_regex(r'[a-zA-Z0-9_-]{1,8}', fullmatch=True))}"
+                block.append(ToolCallItem(id=call_id, name=draw(names), arguments=draw(arguments), message=key))
+                pending.append(call_id)
+            if not block:
+                block = [TextItem(text="ok", role="assistant", message=key)]
+            items.extend(block)
+    fields = {}
+    if draw(st.booleans()):
+        fields["tools"] = [ToolDefinition(name=draw(names), description=draw(words), parameters={"type": "object", "properties": {}})]
+        fields["tool_choice"] = draw(st.sampled_from([ToolChoice(mode="auto"), ToolChoice(mode="required", parallel=False), ToolChoice(mode="none")]))
+    return Transcript(schema_version=SCHEMA_VERSION, items=items, **fields)
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(transcripts())
+def test_supported_transcripts_round_trip_unchanged(t):
+    before = to_builtins(t)
+    enc = mapper.encode_request(t)
+    assert not enc.report, list(enc.report)
+    assert to_builtins(t) == before
+    body = copy.deepcopy(enc.value)
+    dec = mapper.decode_request(enc.value)
+    assert enc.value == body, "decode_request mutated its input"
+    assert not dec.report, list(dec.report)
+    assert to_builtins(dec.value) == before

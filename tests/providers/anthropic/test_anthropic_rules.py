@@ -1,0 +1,547 @@
+"""Each Anthropic wire rule, tested with the input shape that breaks naive mappers."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import msgspec
+import pytest
+
+from interlingua.codec import SCHEMA_VERSION, to_builtins
+from interlingua.errors import ConversionError, MalformedArgumentsError, MappingError
+from interlingua.items import (
+    Annotation,
+    AudioItem,
+    Base64Source,
+    DocumentItem,
+    ErrorItem,
+    FileSource,
+    ImageItem,
+    OpaqueReasoning,
+    RawItem,
+    ReasoningItem,
+    RefusalItem,
+    StopReason,
+    StructuredItem,
+    TextItem,
+    TextSource,
+    ToolCallItem,
+    ToolChoice,
+    ToolDefinition,
+    ToolResultItem,
+    Transcript,
+    UrlSource,
+    Usage,
+)
+from interlingua.mapping import ModelResponse
+from interlingua.providers.anthropic import mapper
+
+SIG = OpaqueReasoning(namespace="anthropic.signature", issuer="anthropic", value="EqQBsig==")
+ID_RE = re.compile(r"^[a-zA-Z0-9_-]+$")
+
+
+def transcript(*items, **fields) -> Transcript:
+    return Transcript(schema_version=SCHEMA_VERSION, items=list(items), **fields)
+
+
+def encode(t: Transcript, **kw):
+    before = to_builtins(t)
+    conv = mapper.encode_request(t, **kw)
+    assert to_builtins(t) == before, "encode_request mutated its input"
+    return conv
+
+
+def user(text: str, **kw) -> TextItem:
+    return TextItem(text=text, role="user", **kw)
+
+
+def call(cid: str = "toolu_A", name: str = "get", **kw) -> ToolCallItem:
+    return ToolCallItem(id=cid, name=name, arguments={"q": 1}, **kw)
+
+
+def result(cid: str = "toolu_A", text: str = "ok", **kw) -> ToolResultItem:
+    return ToolResultItem(call_id=cid, content=[TextItem(text=text)], **kw)
+
+
+# --------------------------------------------------------------------------- turn shape
+
+
+def test_result_then_user_text_becomes_one_user_turn_starting_with_the_result():
+    t = transcript(user("hi"), call(), result(), user("and now?"))
+    conv = encode(t)
+    assert conv.value["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_A", "name": "get", "input": {"q": 1}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_A", "content": "ok"}, {"type": "text", "text": "and now?"}]},
+    ]
+    assert not conv.report
+
+
+def test_text_before_result_is_moved_after_it_and_reported():
+    t = transcript(user("hi"), call(), user("before"), result())
+    conv = encode(t)
+    assert conv.value["messages"][2]["content"] == [
+        {"type": "tool_result", "tool_use_id": "toolu_A", "content": "ok"},
+        {"type": "text", "text": "before"},
+    ]
+    assert [e.action for e in conv.report] == ["changed"] and "start of the user message" in conv.report.entries[0].reason
+
+
+def test_parallel_results_share_one_user_turn():
+    t = transcript(user("hi"), call("toolu_A"), call("toolu_B"), result("toolu_A"), result("toolu_B", "two"))
+    msgs = encode(t).value["messages"]
+    assert len(msgs) == 3
+    assert [b["tool_use_id"] for b in msgs[2]["content"]] == ["toolu_A", "toolu_B"]
+
+
+def test_consecutive_same_role_items_with_different_keys_are_merged():
+    t = transcript(user("a", message="m0"), user("b", message="m1"), TextItem(text="c", role="assistant", message="m2"))
+    msgs = encode(t).value["messages"]
+    assert msgs == [
+        {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "c"}]},
+    ]
+
+
+def test_signed_reasoning_then_tool_call_stay_in_one_assistant_turn_before_tool_use():
+    t = transcript(
+        user("weather?", message="m0"),
+        ReasoningItem(text="I should call the tool.", opaque=SIG, message="resp:msg_1"),
+        ReasoningItem(redacted=True, opaque=OpaqueReasoning(namespace="anthropic.redacted_thinking", issuer="anthropic", value="RED"), message="resp:msg_1"),
+        call(message="resp:msg_2"),  # a different key must not split the turn
+        result(),
+    )
+    msgs = encode(t).value["messages"]
+    assert msgs[1] == {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "I should call the tool.", "signature": "EqQBsig=="},
+            {"type": "redacted_thinking", "data": "RED"},
+            {"type": "tool_use", "id": "toolu_A", "name": "get", "input": {"q": 1}},
+        ],
+    }
+    assert msgs[2]["content"][0]["type"] == "tool_result"
+
+
+def test_assistant_turn_of_only_tool_use_is_not_padded_with_empty_text():
+    t = transcript(user("x"), TextItem(text="", role="assistant"), call(), result())
+    conv = encode(t)
+    assert conv.value["messages"][1]["content"] == [{"type": "tool_use", "id": "toolu_A", "name": "get", "input": {"q": 1}}]
+    assert [(e.action, e.index, e.item_type) for e in conv.report] == [("dropped", 1, "text")]
+
+
+# --------------------------------------------------------------------------- ids
+
+
+def test_invalid_tool_id_is_mapped_the_same_on_call_and_result():
+    bad = "functions.write_todos:0"
+    t = transcript(user("todo"), call(bad, "write_todos"), result(bad))
+    conv = encode(t)
+    use = conv.value["messages"][1]["content"][0]
+    res = conv.value["messages"][2]["content"][0]
+    assert use["id"] == res["tool_use_id"] != bad
+    assert ID_RE.match(use["id"]) and use["id"].startswith("toolu_")
+    assert [e.action for e in conv.report] == ["changed"] and bad in conv.report.entries[0].reason
+    # deterministic
+    assert encode(t).value == conv.value
+
+
+def test_derived_id_never_collides_with_a_kept_id():
+    bad = "functions.write_todos:0"
+    derived = mapper.id_rule.derive(bad)
+    t = transcript(user("x"), call(derived), call(bad), result(derived), result(bad))
+    ids = [b["id"] for b in encode(t).value["messages"][1]["content"]]
+    assert ids[0] == derived and ids[1] != derived and ID_RE.match(ids[1])
+
+
+def test_valid_foreign_ids_are_kept():
+    t = transcript(user("x"), call("call_abc123"), result("call_abc123"))
+    conv = encode(t)
+    assert conv.value["messages"][1]["content"][0]["id"] == "call_abc123" and not conv.report
+
+
+# --------------------------------------------------------------------------- empty text, reasoning, raw
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n"])
+def test_empty_text_is_dropped_and_reported(text):
+    t = transcript(user("hello"), user(text), TextItem(text="ok", role="assistant"))
+    conv = encode(t)
+    assert conv.value["messages"][0]["content"] == [{"type": "text", "text": "hello"}]
+    assert [(e.action, e.index) for e in conv.report] == [("dropped", 1)]
+
+
+def test_message_made_only_of_empty_text_disappears_and_turns_merge():
+    t = transcript(user("a"), TextItem(text="", role="assistant"), user("b"))
+    conv = encode(t)
+    assert conv.value["messages"] == [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]
+    assert len(conv.report) == 1
+
+
+def test_foreign_opaque_is_dropped_and_reported_never_turned_into_text():
+    gem = OpaqueReasoning(namespace="gemini.thought_signature", issuer="gemini", value="c2lnbmF0dXJl")
+    t = transcript(user("q"), ReasoningItem(text="secret chain of thought", opaque=gem), call(), result())
+    conv = encode(t)
+    assert conv.value["messages"][1]["content"] == [{"type": "tool_use", "id": "toolu_A", "name": "get", "input": {"q": 1}}]
+    assert "secret chain of thought" not in repr(conv.value) and "c2lnbmF0dXJl" not in repr(conv.value)
+    [entry] = conv.report
+    assert entry.action == "dropped" and entry.item_type == "reasoning" and "gemini" in entry.reason
+
+
+@pytest.mark.parametrize("policy", ["error", "drop", "degrade"])
+def test_foreign_and_unsigned_reasoning_is_dropped_under_every_policy(policy):
+    t = transcript(user("q"), ReasoningItem(text="think", summary=["s"]), TextItem(text="a", role="assistant"))
+    conv = encode(t, policy=policy)
+    assert conv.value["messages"][1]["content"] == [{"type": "text", "text": "a"}]
+    assert [e.action for e in conv.report] == ["dropped"]
+
+
+def test_raw_items_go_back_only_to_anthropic():
+    srv = {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "x"}}
+    t = transcript(
+        user("q"),
+        RawItem(provider="anthropic", value=srv, role="assistant"),
+        RawItem(provider="openai-responses", value={"type": "web_search_call", "id": "ws_1"}, role="assistant"),
+        TextItem(text="done", role="assistant"),
+    )
+    conv = encode(t)
+    assert conv.value["messages"][1]["content"] == [srv, {"type": "text", "text": "done"}]
+    assert [(e.action, e.item_type) for e in conv.report] == [("dropped", "raw")]
+
+
+# --------------------------------------------------------------------------- system
+
+
+def test_system_and_developer_items_go_to_top_level_system():
+    t = transcript(TextItem(text="be brief", role="system"), TextItem(text="use tools", role="developer"), user("hi"))
+    conv = encode(t)
+    assert conv.value["system"] == [{"type": "text", "text": "be brief"}, {"type": "text", "text": "use tools"}]
+    assert [e.action for e in conv.report] == ["changed"] and "developer" in conv.report.entries[0].reason
+
+
+def test_single_system_item_is_sent_as_a_string():
+    conv = encode(transcript(TextItem(text="be brief", role="system"), user("hi")))
+    assert conv.value["system"] == "be brief" and not conv.report
+
+
+def test_system_item_in_the_middle_is_moved_to_top_level_and_reported():
+    t = transcript(TextItem(text="s0", role="system"), user("hi"), TextItem(text="a", role="assistant"), TextItem(text="now be formal", role="system"), user("ok"))
+    conv = encode(t)
+    assert conv.value["system"] == [{"type": "text", "text": "s0"}, {"type": "text", "text": "now be formal"}]
+    assert [m["role"] for m in conv.value["messages"]] == ["user", "assistant", "user"]
+    [entry] = conv.report
+    assert entry.action == "changed" and entry.index == 3 and "moved to the top-level system" in entry.reason
+
+
+# --------------------------------------------------------------------------- unsupported content
+
+
+def test_audio_is_unsupported_under_each_policy():
+    audio = AudioItem(source=Base64Source(media_type="audio/wav", data="UklGRg=="), role="user", format="wav")
+    t = transcript(user("listen"), audio)
+    with pytest.raises(ConversionError):
+        encode(t)
+    dropped = encode(t, policy="drop")
+    assert dropped.value["messages"][0]["content"] == [{"type": "text", "text": "listen"}]
+    assert [(e.action, e.item_type) for e in dropped.report] == [("dropped", "audio")]
+    degraded = encode(t, policy="degrade")
+    marker = degraded.value["messages"][0]["content"][1]
+    assert marker["type"] == "text" and "audio" in marker["text"] and "UklGRg" not in marker["text"]
+    assert [e.action for e in degraded.report] == ["degraded"]
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        ImageItem(source=Base64Source(media_type="image/tiff", data="AAAA"), role="user"),
+        ImageItem(source=FileSource(file_id="file-abc", provider="openai-responses"), role="user"),
+        DocumentItem(source=Base64Source(media_type="application/msword", data="AAAA"), role="user"),
+        ErrorItem(code="server", message="boom"),
+        RefusalItem(text="no"),
+    ],
+)
+def test_content_anthropic_cannot_carry_follows_policy(item):
+    t = transcript(user("x"), item)
+    with pytest.raises(ConversionError):
+        encode(t)
+    conv = encode(t, policy="drop")
+    assert len(conv.report) == 1 and conv.report.entries[0].action == "dropped"
+
+
+def test_structured_item_is_sent_as_json_text_and_reported():
+    t = transcript(user("x"), StructuredItem(data={"a": [1, 2]}))
+    conv = encode(t)
+    assert conv.value["messages"][1] == {"role": "assistant", "content": [{"type": "text", "text": '{"a":[1,2]}'}]}
+    assert [e.action for e in conv.report] == ["changed"]
+
+
+def test_malformed_arguments_are_refused_or_dropped_with_their_result_never_empty_object():
+    bad = ToolCallItem(id="toolu_X", name="f", arguments_raw='{"a": ', arguments_error="truncated")
+    t = transcript(user("x"), bad, result("toolu_X"), user("next"))
+    with pytest.raises(MalformedArgumentsError):
+        encode(t)
+    conv = encode(t, policy="drop")
+    assert "input" not in repr(conv.value)
+    assert conv.value["messages"] == [{"role": "user", "content": [{"type": "text", "text": "x"}, {"type": "text", "text": "next"}]}]
+    assert [(e.action, e.item_type) for e in conv.report] == [("dropped", "tool_call"), ("dropped", "tool_result")]
+
+
+def test_history_with_tool_calls_but_no_tools_still_encodes_and_capabilities_flag_it():
+    conv = encode(transcript(user("x"), call(), result()))
+    assert "tools" not in conv.value and len(conv.value["messages"]) == 3
+    caps = mapper.capabilities("claude-sonnet-4-5")
+    assert caps.requires_tool_definitions is True and caps.tools and caps.parallel_tool_calls
+    assert "audio" not in caps.input_modalities and {"text", "image", "document"} <= set(caps.input_modalities)
+    assert caps.reasoning and caps.streaming and caps.prompt_caching and caps.stop_sequences and caps.assistant_prefill and caps.raw_round_trip
+
+
+def test_model_is_written_only_when_given():
+    t = transcript(user("x"))
+    assert "model" not in encode(t).value
+    assert encode(t, model="claude-haiku-4-5").value["model"] == "claude-haiku-4-5"
+
+
+# --------------------------------------------------------------------------- tools and tool choice
+
+
+def test_tools_keep_input_schema_exactly_and_other_fields_in_provider_data():
+    schema = {"type": "object", "properties": {"q": {"type": "string", "x-custom": [1, None]}}, "required": ["q"]}
+    body = {
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [
+            {"name": "search", "description": "d", "input_schema": schema, "cache_control": {"type": "ephemeral"}},
+            {"type": "web_search_20250305", "name": "web_search", "max_uses": 3},
+        ],
+        "tool_choice": {"type": "any", "disable_parallel_tool_use": True},
+    }
+    before = copy.deepcopy(body)
+    conv = mapper.decode_request(body)
+    assert body == before
+    t = conv.value
+    assert t.tools[0].parameters == schema and t.tools[0].provider_data == {"anthropic": {"cache_control": {"type": "ephemeral"}}}
+    assert t.tools[1].parameters is msgspec.UNSET and t.tools[1].provider_data == {"anthropic": {"type": "web_search_20250305", "max_uses": 3}}
+    assert t.tool_choice == ToolChoice(mode="required", parallel=False)
+    back = encode(t).value
+    assert back["tools"] == body["tools"] and back["tool_choice"] == body["tool_choice"]
+    assert back["messages"] == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
+
+
+def test_foreign_tool_provider_data_is_dropped_and_reported():
+    tools = [ToolDefinition(name="f", parameters={"type": "object"}, strict=True, provider_data={"openai": {"type": "function"}})]
+    conv = encode(transcript(user("x"), tools=tools))
+    assert conv.value["tools"] == [{"name": "f", "input_schema": {"type": "object"}, "strict": True}]
+    assert [e.action for e in conv.report] == ["dropped"]
+
+
+@pytest.mark.parametrize(
+    ("wire", "canonical"),
+    [
+        ({"type": "auto"}, ToolChoice(mode="auto")),
+        ({"type": "none"}, ToolChoice(mode="none")),
+        ({"type": "any"}, ToolChoice(mode="required")),
+        ({"type": "tool", "name": "f", "disable_parallel_tool_use": False}, ToolChoice(mode="tool", name="f", parallel=True)),
+    ],
+)
+def test_tool_choice_both_ways(wire, canonical):
+    t = mapper.decode_request({"messages": [], "tool_choice": wire}).value
+    assert t.tool_choice == canonical
+    assert encode(t).value["tool_choice"] == wire
+
+
+# --------------------------------------------------------------------------- decoding request blocks
+
+
+def test_decode_request_block_kinds():
+    citation = {"type": "char_location", "cited_text": "grass is green", "document_index": 0, "document_title": None, "start_char_index": 4, "end_char_index": 18}
+    page = {"type": "page_location", "cited_text": "water", "document_index": 1, "document_title": "PDF", "start_page_number": 5, "end_page_number": 6}
+    body = {
+        "system": [{"type": "text", "text": "sys"}, {"type": "text", "text": "cached", "cache_control": {"type": "ephemeral"}}],
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+                    {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}},
+                    {"type": "image", "source": {"type": "file", "file_id": "file_01"}},
+                    {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0="}, "title": "T", "context": "C", "citations": {"enabled": True}},
+                    {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "The grass is green."}},
+                    {"type": "document", "source": {"type": "url", "url": "https://example.com/a.pdf"}},
+                    {"type": "document", "source": {"type": "file", "file_id": "file_02"}},
+                    {"type": "document", "source": {"type": "content", "content": [{"type": "text", "text": "chunk"}]}},
+                    {"type": "text", "text": "Summarize."},
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+                    {"type": "text", "text": "The grass is green", "citations": [citation, page]},
+                    {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "q"}},
+                    {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": [{"type": "web_search_result", "url": "https://x", "title": "X", "encrypted_content": "E", "page_age": None}]},
+                    {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_1", "is_error": True, "content": [{"type": "text", "text": "failed"}, {"type": "image", "source": {"type": "url", "url": "https://example.com/e.png"}}]},
+                ],
+            },
+        ],
+    }
+    before = copy.deepcopy(body)
+    conv = mapper.decode_request(body)
+    assert body == before
+    items = conv.value.items
+    kinds = [type(i).__name__ for i in items]
+    assert kinds == [
+        "TextItem", "TextItem",
+        "ImageItem", "ImageItem", "ImageItem", "DocumentItem", "DocumentItem", "DocumentItem", "DocumentItem", "RawItem", "TextItem",
+        "ReasoningItem", "TextItem", "RawItem", "RawItem", "ToolCallItem",
+        "ToolResultItem",
+    ]  # fmt: skip
+    assert items[0].role == items[1].role == "system" and items[0].message is msgspec.UNSET
+    assert [(e.action, e.pointer) for e in conv.report] == [("dropped", "/system/1/cache_control")]
+    assert items[2].source == Base64Source(media_type="image/png", data="iVBORw0KGgo=")
+    assert items[3].source == UrlSource(url="https://example.com/a.png")
+    assert items[4].source == FileSource(file_id="file_01", provider="anthropic")
+    assert (items[5].title, items[5].context, items[5].citations, items[5].media_type) == ("T", "C", True, "application/pdf")
+    assert items[6].source == TextSource(text="The grass is green.", media_type="text/plain")
+    assert items[9].value["source"]["type"] == "content" and items[9].role == "user"
+    assert items[11].opaque == OpaqueReasoning(namespace="anthropic.signature", issuer="anthropic", value="sig") and items[11].text == "hmm"
+    a0, a1 = items[12].annotations
+    assert a0 == Annotation(kind="char_location", cited_text="grass is green", document_index=0, start_index=4, end_index=18, provider_data={"anthropic": {"document_title": None}})
+    assert a1.title == "PDF" and a1.provider_data == {"anthropic": {"start_page_number": 5, "end_page_number": 6}}
+    assert items[13].provider == "anthropic" and items[13].value["type"] == "server_tool_use"
+    res = items[16]
+    assert res.is_error is True and [type(c).__name__ for c in res.content] == ["TextItem", "ImageItem"]
+    assert res.content[0].role is msgspec.UNSET and res.content[1].role is msgspec.UNSET
+    assert {i.message for i in items[2:]} == {"m0", "m1", "m2"}
+    # and back: everything but the reported cache_control returns as it came
+    back = encode(conv.value, policy="error").value
+    expected = copy.deepcopy(body)
+    del expected["system"][1]["cache_control"]
+    assert back == expected
+
+
+def test_tool_result_with_block_without_canonical_form_is_kept_raw_and_reported():
+    block = {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "search_result", "source": "s", "title": "t", "content": [{"type": "text", "text": "x"}]}]}
+    body = {"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}]}, {"role": "user", "content": [block]}]}
+    conv = mapper.decode_request(body)
+    raw = conv.value.items[-1]
+    assert isinstance(raw, RawItem) and raw.value == block and raw.role == "user"
+    assert [e.action for e in conv.report] == ["changed"]
+    assert encode(conv.value).value["messages"][2]["content"] == [block]
+
+
+def test_string_content_and_string_tool_result_content():
+    body = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1"}]}]}
+    t = mapper.decode_request(body).value
+    assert t.items[0] == TextItem(text="hi", role="user", message="m0")
+    assert t.items[2] == ToolResultItem(call_id="t1", content=[], message="m2")
+    assert encode(t).value["messages"][2]["content"] == [{"type": "tool_result", "tool_use_id": "t1"}]
+
+
+def test_bad_request_bodies_raise_mapping_error():
+    with pytest.raises(MappingError):
+        mapper.decode_request({"system": "x"})
+    with pytest.raises(MappingError):
+        mapper.decode_request({"messages": [{"role": "tool", "content": "x"}]})
+    with pytest.raises(MappingError):
+        mapper.decode_response({"type": "message"})
+
+
+def test_kind_of():
+    assert mapper.kind_of({"messages": []}) == "request"
+    assert mapper.kind_of({"type": "message", "content": []}) == "response"
+    assert mapper.kind_of({"type": "message"}) is None
+    assert mapper.kind_of({"choices": []}) is None
+    assert mapper.kind_of({"contents": []}) is None
+
+
+# --------------------------------------------------------------------------- responses
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        ("end_turn", "end_turn"),
+        ("max_tokens", "max_tokens"),
+        ("stop_sequence", "stop_sequence"),
+        ("tool_use", "tool_use"),
+        ("pause_turn", "pause"),
+        ("refusal", "refusal"),
+        ("model_context_window_exceeded", "max_tokens"),
+        ("something_new", "other"),
+    ],
+)
+def test_stop_reason_mapping(raw, reason):
+    body = {"id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "x"}], "model": "m", "stop_reason": raw, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+    resp = mapper.decode_response(body).value
+    assert resp.stop_reason == StopReason(reason=reason, raw=raw)
+    assert mapper.encode_response(resp).value["stop_reason"] == (raw if reason != "other" else "end_turn")
+
+
+def test_foreign_stop_reason_is_translated():
+    resp = ModelResponse(items=[TextItem(text="x", role="assistant")], stop_reason=StopReason(reason="max_tokens", raw="length"))
+    assert mapper.encode_response(resp).value["stop_reason"] == "max_tokens"
+    resp = ModelResponse(items=[TextItem(text="x", role="assistant")], stop_reason=StopReason(reason="content_filter", raw="content_filter"))
+    conv = mapper.encode_response(resp)
+    assert conv.value["stop_reason"] == "refusal" and [e.action for e in conv.report] == ["changed"]
+
+
+def test_usage_with_cache_reads_and_writes():
+    usage = {"input_tokens": 10, "cache_creation_input_tokens": 200, "cache_read_input_tokens": 3000, "output_tokens": 50, "output_tokens_details": {"thinking_tokens": 20}, "service_tier": "standard"}
+    body = {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": "m", "stop_reason": "end_turn", "stop_sequence": None, "usage": usage}
+    u = mapper.decode_response(body).value.usage
+    assert u == Usage(input_tokens=3210, output_tokens=50, reasoning_tokens=20, cache_read_tokens=3000, cache_write_tokens=200, total_tokens=3260, details=usage)
+    assert mapper.encode_response(ModelResponse(usage=u)).value["usage"] == usage
+    foreign = Usage(input_tokens=3210, output_tokens=50, cache_read_tokens=3000, details={"prompt_tokens": 3210})
+    assert mapper.encode_response(ModelResponse(usage=foreign)).value["usage"] == {"input_tokens": 210, "output_tokens": 50, "cache_read_input_tokens": 3000}
+
+
+def test_refusal_category_and_stop_sequence_are_reported():
+    body = {
+        "id": "msg_r", "type": "message", "role": "assistant", "content": [], "model": "m",
+        "stop_reason": "refusal", "stop_sequence": None,
+        "stop_details": {"type": "refusal", "category": "cyber", "explanation": "no"},
+        "usage": {"input_tokens": 1, "output_tokens": 0},
+    }  # fmt: skip
+    conv = mapper.decode_response(body)
+    assert conv.value.items == [RefusalItem(text="no", message="resp:msg_r", origin=conv.value.items[0].origin)]
+    assert [e.pointer for e in conv.report] == ["/stop_details/category"]
+    back = mapper.encode_response(conv.value).value
+    assert back["stop_details"] == {"type": "refusal", "explanation": "no"} and back["stop_reason"] == "refusal"
+    body2 = dict(body, stop_reason="stop_sequence", stop_sequence="###", stop_details=None)
+    assert [e.pointer for e in mapper.decode_response(body2).report] == ["/stop_sequence"]
+
+
+def test_encode_response_refuses_user_side_items():
+    resp = ModelResponse(items=[TextItem(text="hi", role="user")])
+    with pytest.raises(ConversionError):
+        mapper.encode_response(resp)
+    assert mapper.encode_response(resp, policy="drop").value["content"] == []
+
+
+def test_response_opaque_records_the_model_but_replays_to_another_claude():
+    body = {"id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "s"}, {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}], "model": "claude-sonnet-4-20250514", "stop_reason": "tool_use", "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+    items = mapper.decode_response(body).value.items
+    assert items[0].opaque.model == "claude-sonnet-4-20250514"
+    t = transcript(user("q"), *items, result("toolu_1"))
+    conv = encode(t, model="claude-sonnet-4-0")
+    assert conv.value["messages"][1]["content"][0] == {"type": "thinking", "thinking": "t", "signature": "s"} and not conv.report
+
+
+def test_anthropic_refusal_in_history_is_dropped_and_reported_foreign_one_follows_policy():
+    body = {
+        "id": "msg_r", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "I can't"}], "model": "m",
+        "stop_reason": "refusal", "stop_sequence": None, "stop_details": {"type": "refusal", "explanation": "policy"},
+        "usage": {"input_tokens": 1, "output_tokens": 0},
+    }  # fmt: skip
+    items = mapper.decode_response(body).value.items
+    conv = encode(transcript(user("q"), *items, user("why?")))
+    assert conv.value["messages"][1] == {"role": "assistant", "content": [{"type": "text", "text": "I can't"}]}
+    assert [(e.action, e.item_type) for e in conv.report] == [("dropped", "refusal")]
+    with pytest.raises(ConversionError):
+        encode(transcript(user("q"), RefusalItem(text="no")))
