@@ -122,12 +122,15 @@ def test_incomplete_partial_json_keeps_raw_text_never_empty_object():
 
 
 @pytest.mark.parametrize("name", [n for n in STREAMS if n.startswith("anthropic_sdk.")])
-def test_sdk_recordings_without_final_blank_line_are_truncated_per_sse(name):
-    """The ANT SDK .txt recordings end without the blank line that dispatches the last SSE event;
-    the SSE framing (httpx-sse, per the SSE spec) does not deliver it, so message_stop is never seen."""
+def test_sdk_recordings_without_final_blank_line_complete(name):
+    """The ANT SDK .txt recordings end without the blank line that dispatches the last SSE event.
+    The framing delivers a final event whose data is complete JSON (as SDK parsers flush at EOF);
+    the same event cut inside its JSON is not delivered, so the stream is truncated."""
     raw = read(name)
     assert not raw.endswith(b"\n\n")
-    last = collect(mapper, raw)[-1]
+    assert isinstance(collect(mapper, raw)[-1], StreamDone)
+    cut = raw.rstrip()[:-3]
+    last = collect(mapper, cut)[-1]
     assert isinstance(last, StreamError) and last.error.code == "truncated"
 
 
