@@ -8,6 +8,7 @@ canonical equivalent that do not change the conversation).
 from __future__ import annotations
 
 import copy
+import json
 import types
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ REPRESENTATION_CHOICES = (
     "a function_call_output list holding one input_text == its string",
     "null description/parameters/strict on a function tool == absent",
     "tool_choice absent == 'auto'",
+    "function_call arguments are compared as parsed JSON (the shared arguments_json re-serializes them compactly)",
 )
 """What the request/response round-trip tests ignore, and why it does not change the conversation."""
 
@@ -62,6 +64,11 @@ def _norm_item(item: Any) -> Any:
         item.pop("status", None)
     elif kind in ("function_call", "function_call_output", "reasoning"):
         item.pop("status", None)
+        if kind == "function_call" and isinstance(item.get("arguments"), str):
+            try:
+                item["arguments"] = json.loads(item["arguments"]) if item["arguments"].strip() else {}
+            except ValueError:
+                pass
         if kind == "function_call_output":
             out = item.get("output")
             if isinstance(out, list) and len(out) == 1 and isinstance(out[0], dict) and set(out[0]) == {"type", "text"} and out[0]["type"] == "input_text":

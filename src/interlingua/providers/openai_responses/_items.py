@@ -420,7 +420,7 @@ def encode_message(items: Sequence[tuple[int, Any]], role: str, ctx: EncodeConte
     Forms (OAI ``easy_input_message_param.py``, ``response_output_message_param.py``):
     an assistant message made by this provider (``msg_`` id in origin) or ``output_form`` ->
     ``{type:"message", id, role:"assistant", status:"completed", content:[output_text|refusal]}``;
-    one plain text item -> ``{role, content: "<text>"}``; anything else ->
+    a single text part without annotations -> ``{role, content: "<text>"}``; anything else ->
     ``{type:"message", role, content:[parts]}``.
     """
     assistant = role == "assistant"
@@ -435,8 +435,8 @@ def encode_message(items: Sequence[tuple[int, Any]], role: str, ctx: EncodeConte
         if msg_id:
             out["id"] = msg_id
         return out
-    if len(items) == 1 and isinstance(items[0][1], TextItem) and (items[0][1].annotations is UNSET or not items[0][1].annotations):
-        return {"role": role, "content": items[0][1].text}
+    if len(parts) == 1 and parts[0]["type"] in ("input_text", "output_text") and not parts[0].get("annotations"):
+        return {"role": role, "content": parts[0]["text"]}
     return {"type": "message", "role": role, "content": parts}
 
 
