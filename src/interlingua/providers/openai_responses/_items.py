@@ -149,7 +149,7 @@ def _decode_input_file(part: Mapping[str, Any], role: Any, ctx: DecodeContext, i
     elif file_id is not None:
         source = FileSource(file_id=file_id, provider=FILE_PROVIDER)
     else:
-        source = url_or_data(file_url)
+        source = url_or_data(str(file_url))
         if isinstance(source, Base64Source):
             media_type = source.media_type
     if part.get("detail") is not None:
@@ -507,7 +507,7 @@ def encode_reasoning(item: ReasoningItem, ctx: EncodeContext, index: int) -> dic
 def encode_raw(item: RawItem, ctx: EncodeContext, index: int) -> dict[str, Any] | None:
     """A raw item of this provider goes back exactly; any other provider's is dropped and reported."""
     if item.provider == NAME:
-        return plain(item.value)  # type: ignore[no-any-return]
+        return plain(item.value)
     ctx.report.add("dropped", f"raw item of provider {item.provider!r} cannot be sent to {NAME}", index=index, item_type="raw")
     return None
 

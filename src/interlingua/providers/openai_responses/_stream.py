@@ -185,7 +185,8 @@ class ResponsesAccumulator:
         if kind in ("response.completed", "response.incomplete"):
             return self._complete(data)
         if kind == "response.failed":
-            response = data.get("response") if isinstance(data.get("response"), dict) else {}
+            raw_response = data.get("response")
+            response: dict[str, Any] = raw_response if isinstance(raw_response, dict) else {}
             if response:
                 self._response = {**self._response, **{k: v for k, v in response.items() if k in ("id", "model")}}
             err = response.get("error")
