@@ -238,6 +238,7 @@ def test_own_reasoning_with_foreign_opaque_keeps_only_its_own_state(oar):
         {"type": "custom_tool_call", "call_id": "call_c", "name": "grammar", "input": "x = 1"},
         {"type": "message", "role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "AAA=", "format": "wav"}}]},
         {"type": "message", "role": "tool", "content": "x"},
+        {"type": "message", "role": "user", "content": []},
         {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "a", "extra": 1}]},
     ],
 )

@@ -197,7 +197,7 @@ def decode_message(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index: 
 
     Assistant content is ``output_text``/``refusal`` (output form) or a string; other roles take
     ``input_text``/``input_image``/``input_file`` or a string. A message holding a part with no
-    canonical form (``input_audio``, unknown parts) is kept whole as a raw item.
+    canonical form (``input_audio``, unknown parts), or no parts at all, is kept whole as a raw item.
     """
     role = raw.get("role")
     content = raw.get("content")
@@ -213,7 +213,7 @@ def decode_message(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index: 
     _report_extra(raw, _MESSAGE_FIELDS | {"phase"}, ctx, index, pointer, "message")
     if isinstance(content, str):
         items: list[Item] = [TextItem(text=content, role=role)]
-    elif isinstance(content, list):
+    elif isinstance(content, list) and content:
         sub = Report()
         sub_ctx = DecodeContext(sub, ctx.model, ctx.response_id)
         try:
