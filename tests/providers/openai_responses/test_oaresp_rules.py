@@ -530,3 +530,14 @@ def test_encode_response_gives_ids_to_items_without_them(oar):
 def test_encode_response_refuses_user_items(oar):
     with pytest.raises(ConversionError):
         oar.encode_response(ModelResponse(items=[TextItem(text="hi", role="user")]))
+
+
+def test_tool_choice_tool_without_name_is_required_and_reported(oar):
+    conv = enc(oar, T(tool_choice=ToolChoice(mode="tool")))
+    assert conv.value["tool_choice"] == "required" and [e.action for e in conv.report] == ["changed"]
+
+
+def test_output_list_with_an_unknown_part_is_raw_without_stale_report(oar):
+    item = fco("call_1", [{"type": "input_file", "file_data": "JVBERi0=", "filename": "x.pdf"}, {"type": "input_audio", "input_audio": {}}])
+    conv = dec(oar, {"input": [item]})
+    assert isinstance(conv.value.items[0], RawItem) and conv.report.entries == []

@@ -222,3 +222,8 @@ def test_event_name_is_used_when_data_has_no_type(oar):
     payload = {"response": {**RESP, "status": "completed"}}
     (done_event,) = acc.feed(RawEvent("response.completed", json.dumps(payload)))
     assert isinstance(done_event, StreamDone)
+
+
+def test_error_event_with_a_nested_error_object(oar):
+    events = collect(oar, sse(created(), {"type": "error", "error": {"type": "invalid_request_error", "code": "rate_limit_exceeded", "message": "x"}}))
+    assert [e.error.code for e in events] == ["rate_limit"]

@@ -99,8 +99,9 @@ class DecodeContext:
 
 
 def raw_item(value: Mapping[str, Any], key: str | None) -> RawItem:
-    """A provider item with no canonical form, kept exactly as received."""
-    return RawItem(provider=NAME, value=plain(dict(value)), message=key if key else UNSET)
+    """A provider item with no canonical form, kept exactly as received (a message keeps its role)."""
+    role = value.get("role")
+    return RawItem(provider=NAME, value=plain(dict(value)), message=key if key else UNSET, role=role if role in ROLES else UNSET)
 
 
 def _report_extra(raw: Mapping[str, Any], known: set[str], ctx: DecodeContext, index: int, pointer: str, item_type: str) -> None:
@@ -255,10 +256,12 @@ def decode_function_call_output(raw: Mapping[str, Any], key: str, ctx: DecodeCon
     if isinstance(output, str):
         content: list[Any] = [TextItem(text=output)]
     elif isinstance(output, list):
+        sub = DecodeContext(Report(), ctx.model, ctx.response_id)
         try:
-            content = [_decode_part(p, UNSET, ctx, index, f"{pointer}/output/{j}", assistant_parts=False) for j, p in enumerate(output)]
+            content = [_decode_part(p, UNSET, sub, index, f"{pointer}/output/{j}", assistant_parts=False) for j, p in enumerate(output)]
         except _NotCanonical:
             return raw_item(raw, key)
+        ctx.report.extend(sub.report)
     else:
         return raw_item(raw, key)
     _report_extra(raw, _OUTPUT_FIELDS, ctx, index, pointer, "function_call_output")

@@ -132,7 +132,10 @@ def _encode_tool(tool: ToolDefinition, report: Report, index: int) -> dict[str, 
     return out
 
 
-def _encode_tool_choice(choice: ToolChoice) -> tuple[Any, Any]:
+def _encode_tool_choice(choice: ToolChoice, report: Report) -> tuple[Any, Any]:
+    if choice.mode == "tool" and not isinstance(choice.name, str):
+        report.add("changed", "tool_choice mode 'tool' without a name sent as 'required'", item_type="tool_choice")
+        return "required", choice.parallel
     wire: Any = {"type": "function", "name": choice.name} if choice.mode == "tool" else choice.mode
     return wire, choice.parallel
 
@@ -186,7 +189,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     if transcript.tools is not UNSET:
         body["tools"] = [_encode_tool(t, report, k) for k, t in enumerate(transcript.tools)]
     if transcript.tool_choice is not UNSET:
-        choice, parallel = _encode_tool_choice(transcript.tool_choice)
+        choice, parallel = _encode_tool_choice(transcript.tool_choice, report)
         body["tool_choice"] = choice
         if parallel is not UNSET:
             body["parallel_tool_calls"] = parallel

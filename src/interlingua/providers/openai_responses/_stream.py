@@ -192,7 +192,9 @@ class ResponsesAccumulator:
             err = response.get("error")
             return self._error(error_item(err.get("code") if isinstance(err, Mapping) else None))
         if kind == "error":
-            return self._error(error_item(data.get("code"), what="stream error"))
+            nested = data.get("error")
+            code = data.get("code") if data.get("code") is not None or not isinstance(nested, Mapping) else nested.get("code")
+            return self._error(error_item(code, what="stream error"))
         return []
 
     def _item_done(self, data: Mapping[str, Any]) -> list[StreamEvent]:
