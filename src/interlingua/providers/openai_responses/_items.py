@@ -488,15 +488,15 @@ def encode_reasoning(item: ReasoningItem, ctx: EncodeContext, index: int) -> dic
     reported, never turned into visible text.
     """
     rs_id = own_item_id(item.origin, "rs_")
+    if rs_id is None:
+        ctx.report.add("dropped", f"reasoning not made by {NAME} (no rs_ id) cannot be replayed; left out with its opaque state, not turned into text", index=index, item_type="reasoning")
+        return None
     opaque = item.opaque
     if opaque is not UNSET:
         ok, why = replayable(opaque, ISSUER, None, model_bound=False)
         if not ok or opaque.namespace != NAMESPACE or not isinstance(opaque.value, str):
             ctx.report.add("dropped", why or f"opaque {opaque.namespace} is not OpenAI encrypted reasoning", index=index, item_type="reasoning")
             opaque = UNSET
-    if rs_id is None:
-        ctx.report.add("dropped", f"reasoning not made by {NAME} (no rs_ id) cannot be replayed; left out, not turned into text", index=index, item_type="reasoning")
-        return None
     out: dict[str, Any] = {"type": "reasoning", "id": rs_id, "summary": [{"type": "summary_text", "text": s} for s in (item.summary or [])]}
     if item.text is not UNSET:
         out["content"] = [{"type": "reasoning_text", "text": item.text}]
