@@ -234,3 +234,12 @@ def test_cassette_interactions_match_the_split_files(name, oar):
             assert oar.kind_of(response["parsed_body"]) == "response"
         else:
             assert response["body"]["string"].encode() == (DIR / f"{stem}.{k}.response.sse").read_bytes()
+
+
+@pytest.mark.parametrize("name", STREAMS)
+def test_streamed_final_response_round_trips(name, oar, wire):
+    """The Response object carried by ``response.completed`` round-trips like a non-streamed one."""
+    body = _completed_response((DIR / name).read_bytes())
+    decoded = oar.decode_response(body)
+    assert decoded.report.entries == []
+    assert wire.response(oar.encode_response(decoded.value).value) == wire.response(body)
