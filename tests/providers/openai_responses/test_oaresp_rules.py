@@ -541,3 +541,11 @@ def test_output_list_with_an_unknown_part_is_raw_without_stale_report(oar):
     item = fco("call_1", [{"type": "input_file", "file_data": "JVBERi0=", "filename": "x.pdf"}, {"type": "input_audio", "input_audio": {}}])
     conv = dec(oar, {"input": [item]})
     assert isinstance(conv.value.items[0], RawItem) and conv.report.entries == []
+
+
+def test_public_surface():
+    import interlingua.providers.openai_responses as pkg
+
+    assert pkg.__all__ == ["OpenAIResponsesMapper", "ResponsesAccumulator", "mapper"]
+    assert pkg.OpenAIResponsesMapper.__module__ == pkg.__name__
+    assert isinstance(pkg.mapper, pkg.OpenAIResponsesMapper)

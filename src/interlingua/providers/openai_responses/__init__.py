@@ -9,5 +9,9 @@ from ._stream import ResponsesAccumulator
 
 __all__ = ["OpenAIResponsesMapper", "ResponsesAccumulator", "mapper"]
 
+for _cls in (OpenAIResponsesMapper, ResponsesAccumulator):
+    _cls.__module__ = __name__
+del _cls
+
 mapper = OpenAIResponsesMapper()
 """The module-level mapper the registry loads."""
