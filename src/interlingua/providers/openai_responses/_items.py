@@ -1,0 +1,525 @@
+"""Wire items <-> canonical items, shared by requests (``input``) and responses (``output``).
+
+Shapes (OAI ``types/responses``): ``response_input_item_param.py``, ``easy_input_message_param.py``,
+``response_output_message.py``, ``response_output_text.py``, ``response_output_refusal.py``,
+``response_function_tool_call.py``, ``response_reasoning_item.py``, ``response_input_image.py``,
+``response_input_file.py``. The rules are listed with their sources in docs/providers/openai_responses.md.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from ...codec import Item, UnknownItem
+from ...items import (
+    ArtifactRefItem,
+    AudioItem,
+    Base64Source,
+    DocumentItem,
+    FileSource,
+    ImageItem,
+    OpaqueReasoning,
+    RawItem,
+    ReasoningItem,
+    RefusalItem,
+    StructuredItem,
+    TextItem,
+    ToolCallItem,
+    ToolResultItem,
+    UrlSource,
+)
+from ...mapping.arguments import arguments_json, tool_call_from_text
+from ...mapping.ids import IdMap
+from ...mapping.opaque import replayable
+from ...mapping.report import Policy, Report
+from ._common import (
+    FILE_PROVIDER,
+    ISSUER,
+    NAME,
+    NAMESPACE,
+    UNSET,
+    annotation_from_wire,
+    annotation_to_wire,
+    data_url,
+    origin,
+    own_item_id,
+    parse_data_url,
+    plain,
+    url_or_data,
+)
+
+__all__ = [
+    "DecodeContext",
+    "decode_function_call",
+    "decode_function_call_output",
+    "decode_message",
+    "decode_reasoning",
+    "decode_wire_item",
+    "encode_message",
+    "encode_reasoning",
+    "encode_tool_call",
+    "encode_tool_result",
+    "raw_item",
+]
+
+ROLES = ("user", "system", "developer", "assistant")
+
+_MESSAGE_FIELDS = {"type", "role", "content", "id", "status"}
+_CALL_FIELDS = {"type", "call_id", "name", "arguments", "id", "status"}
+_OUTPUT_FIELDS = {"type", "call_id", "output", "id", "status"}
+_REASONING_FIELDS = {"type", "id", "summary", "encrypted_content", "content", "status"}
+_OPENAI_FILE_PROVIDERS = (UNSET, FILE_PROVIDER, NAME, "openai-chat")
+
+
+class _NotCanonical(Exception):
+    """A wire item has a shape with no faithful canonical form; it is kept as a raw item."""
+
+
+@dataclass
+class DecodeContext:
+    """Where decoded items come from.
+
+    Attributes:
+        report: Collects every field that is not carried.
+        model: Model name for ``origin`` (responses only).
+        response_id: Response id for ``origin`` (responses only).
+    """
+
+    report: Report
+    model: str | None = None
+    response_id: str | None = None
+
+    def origin(self, item_id: Any) -> Any:
+        return origin(item_id, model=self.model, response_id=self.response_id)
+
+
+def raw_item(value: Mapping[str, Any], key: str | None) -> RawItem:
+    """A provider item with no canonical form, kept exactly as received (a message keeps its role)."""
+    role = value.get("role")
+    return RawItem(provider=NAME, value=plain(dict(value)), message=key if key else UNSET, role=role if role in ROLES else UNSET)
+
+
+def _report_extra(raw: Mapping[str, Any], known: set[str], ctx: DecodeContext, index: int, pointer: str, item_type: str) -> None:
+    for key in raw:
+        if key not in known:
+            ctx.report.add("dropped", f"field {key!r} of a {item_type} item is not carried", index=index, item_type=item_type, pointer=f"{pointer}/{key}")
+
+
+# --------------------------------------------------------------------------- decode
+
+
+def _decode_input_image(part: Mapping[str, Any], role: Any) -> ImageItem:
+    detail = part.get("detail")
+    if detail is not None and detail not in ("auto", "low", "high", "original"):
+        raise _NotCanonical
+    url, file_id = part.get("image_url"), part.get("file_id")
+    if isinstance(url, str) and url and file_id is None:
+        source: Any = url_or_data(url)
+    elif isinstance(file_id, str) and file_id and url is None:
+        source = FileSource(file_id=file_id, provider=FILE_PROVIDER)
+    else:
+        raise _NotCanonical
+    if set(part) - {"type", "image_url", "file_id", "detail"}:
+        raise _NotCanonical
+    return ImageItem(source=source, detail=detail if detail is not None else UNSET, role=role)
+
+
+def _decode_input_file(part: Mapping[str, Any], role: Any, ctx: DecodeContext, index: int, pointer: str) -> DocumentItem:
+    data, file_id, file_url = part.get("file_data"), part.get("file_id"), part.get("file_url")
+    given = [v for v in (data, file_id, file_url) if v is not None]
+    if len(given) != 1 or not isinstance(given[0], str) or not given[0]:
+        raise _NotCanonical
+    if set(part) - {"type", "file_data", "file_id", "file_url", "filename", "detail"}:
+        raise _NotCanonical
+    filename = part.get("filename")
+    if filename is not None and not isinstance(filename, str):
+        raise _NotCanonical
+    media_type: Any = UNSET
+    if data is not None:
+        source: Any = parse_data_url(data)
+        if source is None:
+            guessed = mimetypes.guess_type(filename or "")[0] or "application/octet-stream"
+            source = Base64Source(media_type=guessed, data=data)
+            ctx.report.add("changed", f"file_data is bare base64; kept as {guessed} and sent back as a data URL", index=index, item_type="input_file", pointer=f"{pointer}/file_data")
+        media_type = source.media_type
+    elif file_id is not None:
+        source = FileSource(file_id=file_id, provider=FILE_PROVIDER)
+    else:
+        source = url_or_data(str(file_url))
+        if isinstance(source, Base64Source):
+            media_type = source.media_type
+    if part.get("detail") is not None:
+        ctx.report.add("dropped", "input_file detail is not carried", index=index, item_type="input_file", pointer=f"{pointer}/detail")
+    return DocumentItem(source=source, media_type=media_type, filename=filename if filename is not None else UNSET, role=role)
+
+
+def _decode_part(part: Any, role: Any, ctx: DecodeContext, index: int, pointer: str, *, assistant_parts: bool) -> Item:
+    """One content part -> a canonical item (``role`` is UNSET inside a tool output)."""
+    if not isinstance(part, Mapping):
+        raise _NotCanonical
+    kind = part.get("type")
+    if kind in ("input_text", "output_text"):
+        text = part.get("text")
+        if not isinstance(text, str):
+            raise _NotCanonical
+        if kind == "input_text" and set(part) - {"type", "text"}:
+            raise _NotCanonical
+        annotations: Any = UNSET
+        if kind == "output_text":
+            if not assistant_parts or set(part) - {"type", "text", "annotations", "logprobs"}:
+                raise _NotCanonical
+            raw_ann = part.get("annotations")
+            if raw_ann is not None and not isinstance(raw_ann, list):
+                raise _NotCanonical
+            if raw_ann:
+                if not all(isinstance(a, Mapping) for a in raw_ann):
+                    raise _NotCanonical
+                annotations = [annotation_from_wire(a) for a in raw_ann]
+        return TextItem(text=text, role=role, annotations=annotations)
+    if kind == "refusal" and assistant_parts:
+        text = part.get("refusal")
+        if not isinstance(text, str) or set(part) - {"type", "refusal"}:
+            raise _NotCanonical
+        return RefusalItem(text=text)
+    if kind == "input_image" and not assistant_parts:
+        return _decode_input_image(part, role)
+    if kind == "input_file" and not assistant_parts:
+        return _decode_input_file(part, role, ctx, index, pointer)
+    raise _NotCanonical
+
+
+def decode_message(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index: int, pointer: str) -> list[Item]:
+    """A message item (easy, strict or output form) -> content items sharing ``key``.
+
+    Assistant content is ``output_text``/``refusal`` (output form) or a string; other roles take
+    ``input_text``/``input_image``/``input_file`` or a string. A message holding a part with no
+    canonical form (``input_audio``, unknown parts), or no parts at all, is kept whole as a raw item.
+    """
+    role = raw.get("role")
+    content = raw.get("content")
+    if role not in ROLES:
+        return [raw_item(raw, key)]
+    assistant = role == "assistant"
+    item_id = raw.get("id") if assistant else None
+    org = ctx.origin(item_id) if isinstance(item_id, str) else (ctx.origin(None) if assistant else UNSET)
+    if raw.get("id") is not None and not assistant:
+        ctx.report.add("dropped", "id of a non-assistant message is not carried", index=index, item_type="message", pointer=f"{pointer}/id")
+    if raw.get("phase") is not None:
+        ctx.report.add("dropped", f"message phase {raw.get('phase')!r} has no canonical field", index=index, item_type="message", pointer=f"{pointer}/phase")
+    _report_extra(raw, _MESSAGE_FIELDS | {"phase"}, ctx, index, pointer, "message")
+    if isinstance(content, str):
+        items: list[Item] = [TextItem(text=content, role=role)]
+    elif isinstance(content, list) and content:
+        sub = Report()
+        sub_ctx = DecodeContext(sub, ctx.model, ctx.response_id)
+        try:
+            items = [
+                _decode_part(part, role, sub_ctx, index, f"{pointer}/content/{j}", assistant_parts=assistant)
+                for j, part in enumerate(content)
+            ]
+        except _NotCanonical:
+            return [raw_item(raw, key)]
+        ctx.report.extend(sub)
+    else:
+        return [raw_item(raw, key)]
+    out: list[Item] = []
+    for item in items:
+        if org is not UNSET:
+            item = msgspec.structs.replace(item, origin=org)  # type: ignore[type-var]
+        out.append(msgspec.structs.replace(item, message=key))  # type: ignore[type-var]
+    return out
+
+
+def decode_function_call(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index: int, pointer: str) -> Item:
+    """``function_call`` -> :class:`ToolCallItem` (id = ``call_id``; ``fc_`` id in ``origin.item_id``).
+
+    Malformed ``arguments`` are kept raw with the reason (never ``{}``).
+    """
+    call_id, name, args = raw.get("call_id"), raw.get("name"), raw.get("arguments")
+    if not (isinstance(call_id, str) and call_id and isinstance(name, str) and name and isinstance(args, str)):
+        return raw_item(raw, key)
+    _report_extra(raw, _CALL_FIELDS, ctx, index, pointer, "function_call")
+    item_id = raw.get("id")
+    return tool_call_from_text(call_id, name, args, origin=ctx.origin(item_id if isinstance(item_id, str) else None), message=key)
+
+
+def decode_function_call_output(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index: int, pointer: str) -> Item:
+    """``function_call_output`` -> :class:`ToolResultItem`; a string output becomes one text item."""
+    call_id, output = raw.get("call_id"), raw.get("output")
+    if not (isinstance(call_id, str) and call_id):
+        return raw_item(raw, key)
+    if isinstance(output, str):
+        content: list[Any] = [TextItem(text=output)]
+    elif isinstance(output, list):
+        sub = DecodeContext(Report(), ctx.model, ctx.response_id)
+        try:
+            content = [_decode_part(p, UNSET, sub, index, f"{pointer}/output/{j}", assistant_parts=False) for j, p in enumerate(output)]
+        except _NotCanonical:
+            return raw_item(raw, key)
+        ctx.report.extend(sub.report)
+    else:
+        return raw_item(raw, key)
+    _report_extra(raw, _OUTPUT_FIELDS, ctx, index, pointer, "function_call_output")
+    item_id = raw.get("id")
+    return ToolResultItem(call_id=call_id, content=content, origin=origin(item_id) if isinstance(item_id, str) else UNSET, message=key)
+
+
+def decode_reasoning(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index: int, pointer: str) -> Item:
+    """``reasoning`` -> :class:`ReasoningItem` (summary texts, ``reasoning_text`` content, encrypted_content
+    as opaque ``openai.encrypted_content`` issued by ``openai-responses``, ``rs_`` id in ``origin.item_id``)."""
+    summary_raw = raw.get("summary", [])
+    content_raw = raw.get("content")
+    encrypted = raw.get("encrypted_content")
+    if not isinstance(summary_raw, list) or not all(
+        isinstance(s, Mapping) and s.get("type") == "summary_text" and isinstance(s.get("text"), str) and set(s) <= {"type", "text"} for s in summary_raw
+    ):
+        return raw_item(raw, key)
+    if content_raw is not None and (
+        not isinstance(content_raw, list)
+        or len(content_raw) > 1
+        or not all(isinstance(c, Mapping) and c.get("type") == "reasoning_text" and isinstance(c.get("text"), str) and set(c) <= {"type", "text"} for c in content_raw)
+    ):
+        return raw_item(raw, key)
+    if encrypted is not None and not isinstance(encrypted, str):
+        return raw_item(raw, key)
+    _report_extra(raw, _REASONING_FIELDS, ctx, index, pointer, "reasoning")
+    item_id = raw.get("id")
+    return ReasoningItem(
+        summary=[s["text"] for s in summary_raw],
+        text=content_raw[0]["text"] if content_raw else UNSET,
+        opaque=OpaqueReasoning(namespace=NAMESPACE, issuer=ISSUER, value=encrypted) if encrypted is not None else UNSET,
+        origin=ctx.origin(item_id if isinstance(item_id, str) else None),
+        message=key,
+    )
+
+
+def decode_wire_item(raw: Any, key: str, ctx: DecodeContext, index: int, pointer: str) -> list[Item]:
+    """Any ``input``/``output`` item -> canonical items; item types with no canonical form
+    (``item_reference``, ``web_search_call``, ``mcp_*``, ...) -> :class:`RawItem`."""
+    if not isinstance(raw, Mapping):
+        ctx.report.add("dropped", f"input item is a JSON {type(raw).__name__}, not an object", index=index, pointer=pointer)
+        return []
+    kind = raw.get("type")
+    if kind == "message" or (kind is None and "role" in raw):
+        return decode_message(raw, key, ctx, index, pointer)
+    if kind == "function_call":
+        return [decode_function_call(raw, key, ctx, index, pointer)]
+    if kind == "function_call_output":
+        return [decode_function_call_output(raw, key, ctx, index, pointer)]
+    if kind == "reasoning":
+        return [decode_reasoning(raw, key, ctx, index, pointer)]
+    return [raw_item(raw, key)]
+
+
+# --------------------------------------------------------------------------- encode
+
+
+@dataclass
+class EncodeContext:
+    """State of one encoding: policy, report and the call-id map."""
+
+    policy: Policy
+    report: Report
+    ids: IdMap
+
+
+def _file_id(source: FileSource, ctx: EncodeContext, index: int, item_type: str) -> str | None:
+    if source.provider in _OPENAI_FILE_PROVIDERS:
+        return source.file_id
+    return None
+
+
+def _encode_image(item: ImageItem, ctx: EncodeContext, index: int) -> list[dict[str, Any]] | None:
+    out: dict[str, Any] = {"type": "input_image"}
+    src = item.source
+    if isinstance(src, UrlSource):
+        out["image_url"] = src.url
+    elif isinstance(src, Base64Source):
+        out["image_url"] = data_url(src)
+    elif isinstance(src, FileSource) and _file_id(src, ctx, index, "image") is not None:
+        out["file_id"] = src.file_id
+    else:
+        return None
+    if item.detail is not UNSET:
+        out["detail"] = item.detail
+    return [out]
+
+
+def _encode_document(item: DocumentItem, ctx: EncodeContext, index: int) -> list[dict[str, Any]] | None:
+    out: dict[str, Any] = {"type": "input_file"}
+    src = item.source
+    if isinstance(src, Base64Source):
+        out["file_data"] = data_url(src)
+    elif isinstance(src, FileSource) and _file_id(src, ctx, index, "document") is not None:
+        out["file_id"] = src.file_id
+    elif isinstance(src, UrlSource):
+        out["file_url"] = src.url
+    else:
+        return None
+    if item.filename is not UNSET:
+        out["filename"] = item.filename
+    for name in ("title", "context", "citations"):
+        if getattr(item, name) is not UNSET:
+            ctx.report.add("dropped", f"document {name} has no input_file field", index=index, item_type="document")
+    return [out]
+
+
+def encode_content(item: Any, ctx: EncodeContext, index: int, *, assistant: bool) -> list[dict[str, Any]]:
+    """One content item -> wire parts (``[]`` when dropped under the policy; reported).
+
+    Raises:
+        ConversionError: under policy ``error`` for content the Responses API cannot carry
+            (audio: ``input_audio`` is not in the message-content union of OAI e43b422; artifact refs;
+            foreign file ids; text documents; images in assistant messages).
+    """
+    if isinstance(item, TextItem):
+        if assistant:
+            anns = [annotation_to_wire(a) for a in item.annotations] if item.annotations is not UNSET else []
+            return [{"type": "output_text", "text": item.text, "annotations": anns}]
+        if item.annotations is not UNSET and item.annotations:
+            ctx.report.add("dropped", "annotations on input text are not carried", index=index, item_type="text")
+        return [{"type": "input_text", "text": item.text}]
+    if isinstance(item, RefusalItem):
+        if assistant:
+            return [{"type": "refusal", "refusal": item.text}]
+        return _degrade(ctx, "a refusal cannot appear outside an assistant message", index, "refusal", assistant)
+    if isinstance(item, StructuredItem):
+        ctx.report.add("changed", "structured data sent as JSON text", index=index, item_type="structured")
+        text = msgspec.json.encode(item.data).decode()
+        return [{"type": "output_text", "text": text, "annotations": []} if assistant else {"type": "input_text", "text": text}]
+    if isinstance(item, ImageItem) and not assistant:
+        parts = _encode_image(item, ctx, index)
+        if parts is not None:
+            return parts
+        return _degrade(ctx, f"image source {describe(item.source)!r} cannot be sent to {NAME}", index, "image", assistant)
+    if isinstance(item, DocumentItem) and not assistant:
+        parts = _encode_document(item, ctx, index)
+        if parts is not None:
+            return parts
+        return _degrade(ctx, f"document source {describe(item.source)!r} cannot be sent to {NAME}", index, "document", assistant)
+    if isinstance(item, AudioItem):
+        return _degrade(ctx, "audio input is not in the Responses message-content union", index, "audio", assistant)
+    if isinstance(item, ArtifactRefItem):
+        return _degrade(ctx, "artifact references cannot be sent to a provider", index, "artifact_ref", assistant)
+    kind = describe(item)
+    return _degrade(ctx, f"{kind} content cannot appear in {'an assistant' if assistant else 'this'} message", index, str(kind), assistant)
+
+
+def _degrade(ctx: EncodeContext, reason: str, index: int, item_type: str, assistant: bool) -> list[dict[str, Any]]:
+    marker = ctx.report.unsupported(ctx.policy, reason, index=index, item_type=item_type)
+    if assistant:
+        return [{"type": "output_text", "text": m.text, "annotations": []} for m in marker]
+    return [{"type": "input_text", "text": m.text} for m in marker]
+
+
+def encode_message(items: Sequence[tuple[int, Any]], role: str, ctx: EncodeContext, *, output_form: bool = False) -> dict[str, Any] | None:
+    """Consecutive content items of one message -> one message item (``None`` if nothing is left).
+
+    Forms (OAI ``easy_input_message_param.py``, ``response_output_message_param.py``):
+    an assistant message made by this provider (``msg_`` id in origin) or ``output_form`` ->
+    ``{type:"message", id, role:"assistant", status:"completed", content:[output_text|refusal]}``;
+    a single text part without annotations -> ``{role, content: "<text>"}``; anything else ->
+    ``{type:"message", role, content:[parts]}``.
+    """
+    assistant = role == "assistant"
+    parts: list[dict[str, Any]] = []
+    for index, item in items:
+        parts.extend(encode_content(item, ctx, index, assistant=assistant))
+    if not parts:
+        return None
+    msg_id = next((own_item_id(item.origin, "msg_") for _, item in items if own_item_id(item.origin, "msg_")), None)
+    if assistant and (msg_id or output_form):
+        out: dict[str, Any] = {"type": "message", "role": "assistant", "content": parts, "status": "completed"}
+        if msg_id:
+            out["id"] = msg_id
+        return out
+    if len(parts) == 1 and parts[0]["type"] in ("input_text", "output_text") and not parts[0].get("annotations"):
+        return {"role": role, "content": parts[0]["text"]}
+    return {"type": "message", "role": role, "content": parts}
+
+
+def encode_tool_call(item: ToolCallItem, ctx: EncodeContext, index: int) -> dict[str, Any] | None:
+    """:class:`ToolCallItem` -> ``function_call`` (``call_id`` via the id map; ``fc_`` id only when
+    this provider made the call). ``None`` when the call is dropped under policy ``drop``.
+
+    Raises:
+        MalformedArgumentsError: under policy ``error`` when the call has no arguments object.
+    """
+    args = arguments_json(item, policy=ctx.policy, report=ctx.report, index=index)
+    if args is None:
+        return None
+    out: dict[str, Any] = {"type": "function_call", "call_id": ctx.ids.get(item.id, index=index), "name": item.name, "arguments": args}
+    fc_id = own_item_id(item.origin, "fc_")
+    if fc_id:
+        out["id"] = fc_id
+    return out
+
+
+def encode_tool_result(item: ToolResultItem, ctx: EncodeContext, index: int) -> dict[str, Any]:
+    """:class:`ToolResultItem` -> ``function_call_output`` (one plain text item -> string output)."""
+    content = list(item.content)
+    if item.is_error is True:
+        ctx.report.add("changed", "is_error has no function_call_output field; the output is sent without it", index=index, item_type="tool_result")
+    if not content:
+        output: Any = ""
+    elif len(content) == 1 and isinstance(content[0], TextItem) and (content[0].annotations is UNSET or not content[0].annotations):
+        output = content[0].text
+    else:
+        output = []
+        for part in content:
+            output.extend(encode_content(part, ctx, index, assistant=False))
+    out: dict[str, Any] = {"type": "function_call_output", "call_id": ctx.ids.get(item.call_id, index=index), "output": output}
+    item_id = own_item_id(item.origin, "")
+    if item_id:
+        out["id"] = item_id
+    return out
+
+
+def encode_reasoning(item: ReasoningItem, ctx: EncodeContext, index: int) -> dict[str, Any] | None:
+    """:class:`ReasoningItem` -> ``reasoning`` item, or ``None`` (reported) when it cannot be replayed.
+
+    A reasoning item needs its ``rs_`` id (OAI ``response_reasoning_item_param.py``: ``id`` Required), so
+    only reasoning this provider made is sent. Opaque state from another issuer is left out and
+    reported, never turned into visible text.
+    """
+    rs_id = own_item_id(item.origin, "rs_")
+    if rs_id is None:
+        ctx.report.add("dropped", f"reasoning not made by {NAME} (no rs_ id) cannot be replayed; left out with its opaque state, not turned into text", index=index, item_type="reasoning")
+        return None
+    opaque = item.opaque
+    if opaque is not UNSET:
+        ok, why = replayable(opaque, ISSUER, None, model_bound=False)
+        if not ok or opaque.namespace != NAMESPACE or not isinstance(opaque.value, str):
+            ctx.report.add("dropped", why or f"opaque {opaque.namespace} is not OpenAI encrypted reasoning", index=index, item_type="reasoning")
+            opaque = UNSET
+    out: dict[str, Any] = {"type": "reasoning", "id": rs_id, "summary": [{"type": "summary_text", "text": s} for s in (item.summary or [])]}
+    if item.text is not UNSET:
+        out["content"] = [{"type": "reasoning_text", "text": item.text}]
+    if opaque is not UNSET:
+        out["encrypted_content"] = opaque.value
+    if item.redacted is True:
+        ctx.report.add("changed", "redacted flag has no reasoning field", index=index, item_type="reasoning")
+    return out
+
+
+def encode_raw(item: RawItem, ctx: EncodeContext, index: int) -> dict[str, Any] | None:
+    """A raw item of this provider goes back exactly; any other provider's is dropped and reported."""
+    if item.provider == NAME:
+        return plain(item.value)
+    ctx.report.add("dropped", f"raw item of provider {item.provider!r} cannot be sent to {NAME}", index=index, item_type="raw")
+    return None
+
+
+def describe(item: Any) -> str:
+    """The canonical type name of an item (``UnknownItem`` included)."""
+    if isinstance(item, UnknownItem):
+        return item.type or "unknown"
+    config = getattr(type(item), "__struct_config__", None)
+    tag = getattr(config, "tag", None)
+    return str(tag) if tag else type(item).__name__
+

@@ -1,0 +1,89 @@
+"""The OpenAI Responses mapper object (``openai-responses``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from ...items import ModelCapabilities, Transcript
+from ...mapping.protocol import Conversion, Framing, ModelResponse
+from ...mapping.report import Policy
+from ._common import ID_RULE, ISSUER, NAME
+from ._request import decode_request, encode_request
+from ._response import decode_response, encode_response
+from ._stream import ResponsesAccumulator
+
+__all__ = ["OpenAIResponsesMapper"]
+
+_REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "codex")
+
+
+class OpenAIResponsesMapper:
+    """OpenAI Responses API (``POST /v1/responses``) both ways.
+
+    Attributes:
+        name: ``openai-responses``.
+        issuer: ``openai-responses`` (opaque ``openai.encrypted_content`` and raw items).
+        framing: ``sse`` (``event:`` names, no ``[DONE]``).
+        id_rule: ``call_id`` at most 64 characters; derived ids start with ``call_``.
+    """
+
+    name: str = NAME
+    issuer: str = ISSUER
+    framing: Framing = "sse"
+    id_rule = ID_RULE
+
+    def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
+        """See :func:`interlingua.providers.openai_responses._request.decode_request`."""
+        return decode_request(body)
+
+    def encode_request(self, transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+        """See :func:`interlingua.providers.openai_responses._request.encode_request`."""
+        return encode_request(transcript, model=model, policy=policy)
+
+    def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
+        """See :func:`interlingua.providers.openai_responses._response.decode_response`."""
+        return decode_response(body)
+
+    def encode_response(self, response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+        """See :func:`interlingua.providers.openai_responses._response.encode_response`."""
+        return encode_response(response, model=model, policy=policy)
+
+    def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
+        """``response``: ``output`` with ``object == "response"``; ``request``: ``input``, or
+        ``instructions`` with ``model`` and no ``output``; else ``None``."""
+        if not isinstance(body, Mapping):
+            return None
+        if "output" in body and body.get("object") == "response":
+            return "response"
+        if "output" in body:
+            return None
+        if "input" in body or ("instructions" in body and "model" in body):
+            return "request"
+        return None
+
+    def accumulator(self) -> ResponsesAccumulator:
+        """A fresh :class:`ResponsesAccumulator`."""
+        return ResponsesAccumulator()
+
+    def capabilities(self, model: str | None) -> ModelCapabilities:
+        """Defaults for the Responses API: text, image and file input; function tools with parallel
+        calls; streaming; structured output (``text.format``); prompt caching; raw items round-trip.
+        No stop sequences (the create params have no ``stop``), no assistant prefill. Reasoning for
+        o-series, gpt-5 and codex model names.
+        """
+        reasoning = bool(model) and model.lower().startswith(_REASONING_PREFIXES)  # type: ignore[union-attr]
+        return ModelCapabilities(
+            input_modalities=["text", "image", "document"],
+            output_modalities=["text"],
+            tools=True,
+            parallel_tool_calls=True,
+            requires_tool_definitions=False,
+            reasoning=reasoning,
+            streaming=True,
+            structured_output=True,
+            prompt_caching=True,
+            stop_sequences=False,
+            assistant_prefill=False,
+            raw_round_trip=True,
+        )

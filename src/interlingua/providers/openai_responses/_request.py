@@ -1,0 +1,196 @@
+"""Responses request bodies (``POST /v1/responses``) <-> transcripts.
+
+Only the conversation is mapped: ``instructions``, ``input``, ``tools``, ``tool_choice`` and
+``parallel_tool_calls``. Generation settings (``model``, ``stream``, ``include``, ``reasoning``,
+``temperature``, ``store``, ``text``, ...) are not part of a transcript; ``encode_request`` writes
+``model`` when given. Sources: OAI ``types/responses/response_create_params.py`` and siblings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...codec import SCHEMA_VERSION, Item
+from ...items import TextItem, ToolCallItem, ToolChoice, ToolDefinition, ToolResultItem, Transcript
+from ...mapping.ids import IdMap
+from ...mapping.protocol import Conversion
+from ...mapping.report import Policy, Report
+from ._common import ID_RULE, NAME, UNSET, plain
+from ._items import DecodeContext, EncodeContext, decode_wire_item
+from ._sequence import encode_sequence
+
+__all__ = ["INSTRUCTIONS_KEY", "decode_request", "encode_request"]
+
+INSTRUCTIONS_KEY = "instructions"
+"""``message`` key of the system text item made from ``instructions``."""
+
+_FUNCTION_TOOL_FIELDS = {"type", "name", "description", "parameters", "strict"}
+_STATEFUL = ("previous_response_id", "conversation", "prompt")
+
+
+# --------------------------------------------------------------------------- decode
+
+
+def _decode_tool(raw: Any, index: int, report: Report) -> ToolDefinition | None:
+    """A function tool (OAI ``function_tool_param.py``) -> :class:`ToolDefinition`.
+
+    ``parameters`` are kept exactly; fields with no canonical slot are kept in
+    ``provider_data["openai-responses"]``. Other tool types (``web_search``, ``file_search``,
+    ``mcp``, ``custom``, ...) have no canonical form: left out and reported.
+    """
+    if not isinstance(raw, Mapping) or raw.get("type") != "function" or not isinstance(raw.get("name"), str) or not raw.get("name"):
+        kind = raw.get("type") if isinstance(raw, Mapping) else type(raw).__name__
+        report.add("dropped", f"tool of type {kind!r} has no canonical form", index=index, item_type="tool", pointer=f"/tools/{index}")
+        return None
+    description, parameters, strict = raw.get("description"), raw.get("parameters"), raw.get("strict")
+    extra = {k: plain(v) for k, v in raw.items() if k not in _FUNCTION_TOOL_FIELDS}
+    for name, value, ok in (("description", description, isinstance(description, str)), ("parameters", parameters, isinstance(parameters, Mapping)), ("strict", strict, isinstance(strict, bool))):
+        if value is not None and not ok:
+            extra[name] = plain(value)
+    return ToolDefinition(
+        name=raw["name"],
+        description=description if isinstance(description, str) else UNSET,
+        parameters=plain(dict(parameters)) if isinstance(parameters, Mapping) else UNSET,
+        strict=strict if isinstance(strict, bool) else UNSET,
+        provider_data={NAME: extra} if extra else UNSET,
+    )
+
+
+def _decode_tool_choice(body: Mapping[str, Any], report: Report) -> ToolChoice | Any:
+    raw = body.get("tool_choice")
+    parallel = body.get("parallel_tool_calls")
+    parallel_value = parallel if isinstance(parallel, bool) else UNSET
+    if raw is None:
+        return ToolChoice(mode="auto", parallel=parallel_value) if parallel_value is not UNSET else UNSET
+    if raw in ("auto", "none", "required"):
+        return ToolChoice(mode=raw, parallel=parallel_value)
+    if isinstance(raw, Mapping) and raw.get("type") == "function" and isinstance(raw.get("name"), str) and set(raw) == {"type", "name"}:
+        return ToolChoice(mode="tool", name=raw["name"], parallel=parallel_value)
+    kind = raw.get("type") if isinstance(raw, Mapping) else raw
+    report.add("dropped", f"tool_choice {kind!r} has no canonical form", item_type="tool_choice", pointer="/tool_choice")
+    return ToolChoice(mode="auto", parallel=parallel_value) if parallel_value is not UNSET else UNSET
+
+
+def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
+    """A Responses request body -> transcript.
+
+    ``instructions`` becomes a leading ``TextItem(role="system", message="instructions")`` (an empty
+    string counts as absent); a string ``input`` is one user text item; each input item ``i``
+    becomes items keyed ``m{i}`` (see :func:`~._items.decode_wire_item`). Stateful references
+    (``previous_response_id``, ``conversation``, ``prompt``) are reported: the stored prefix they
+    point at is not in the transcript.
+    """
+    report = Report()
+    items: list[Item] = []
+    instructions = body.get("instructions")
+    if isinstance(instructions, str):
+        if instructions:
+            items.append(TextItem(text=instructions, role="system", message=INSTRUCTIONS_KEY))
+    elif instructions is not None:
+        report.add("dropped", "instructions that are not a string are not carried", pointer="/instructions")
+    raw_input = body.get("input")
+    ctx = DecodeContext(report)
+    if isinstance(raw_input, str):
+        items.append(TextItem(text=raw_input, role="user", message="m0"))
+    elif isinstance(raw_input, list):
+        for i, raw in enumerate(raw_input):
+            items.extend(decode_wire_item(raw, f"m{i}", ctx, i, f"/input/{i}"))
+    elif raw_input is not None:
+        report.add("dropped", f"input is a JSON {type(raw_input).__name__}", pointer="/input")
+    for name in _STATEFUL:
+        if body.get(name) is not None:
+            report.add("dropped", f"{name} refers to state stored by the provider; that part of the conversation is not in the transcript", pointer=f"/{name}")
+    tools: Any = UNSET
+    if isinstance(body.get("tools"), list):
+        decoded = [_decode_tool(t, k, report) for k, t in enumerate(body["tools"])]
+        tools = [t for t in decoded if t is not None]
+    return Conversion(
+        Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=_decode_tool_choice(body, report)),  # type: ignore[arg-type]
+        report,
+    )
+
+
+# --------------------------------------------------------------------------- encode
+
+
+def _encode_tool(tool: ToolDefinition, report: Report, index: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "function", "name": tool.name}
+    if tool.description is not UNSET:
+        out["description"] = tool.description
+    if tool.parameters is not UNSET:
+        out["parameters"] = plain(tool.parameters)
+    if tool.strict is not UNSET:
+        out["strict"] = tool.strict
+    if tool.provider_data is not UNSET:
+        for owner, value in tool.provider_data.items():
+            if owner == NAME and isinstance(value, Mapping):
+                for key, field_value in value.items():
+                    out.setdefault(key, plain(field_value))
+            else:
+                report.add("dropped", f"provider_data {owner!r} of tool {tool.name!r} is not for {NAME}", index=index, item_type="tool")
+    return out
+
+
+def _encode_tool_choice(choice: ToolChoice, report: Report) -> tuple[Any, Any]:
+    if choice.mode == "tool" and not isinstance(choice.name, str):
+        report.add("changed", "tool_choice mode 'tool' without a name sent as 'required'", item_type="tool_choice")
+        return "required", choice.parallel
+    wire: Any = {"type": "function", "name": choice.name} if choice.mode == "tool" else choice.mode
+    return wire, choice.parallel
+
+
+def _instructions(items: list[Item], report: Report) -> tuple[str | None, int]:
+    """Leading system text items keyed ``instructions`` (or unkeyed) -> the ``instructions`` string."""
+    texts: list[str] = []
+    k = 0
+    while k < len(items):
+        item = items[k]
+        if not (
+            isinstance(item, TextItem)
+            and item.role == "system"
+            and item.message in (UNSET, INSTRUCTIONS_KEY)
+            and (item.annotations is UNSET or not item.annotations)
+        ):
+            break
+        texts.append(item.text)
+        k += 1
+    if not texts:
+        return None, 0
+    if len(texts) > 1:
+        report.add("changed", f"{len(texts)} leading system text items joined into instructions with blank lines", index=0, item_type="text")
+    return "\n\n".join(texts), k
+
+
+def encode_request(transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+    """Transcript -> Responses request body (``model``, ``instructions``, ``input``, ``tools``,
+    ``tool_choice``, ``parallel_tool_calls``).
+
+    Leading system text items keyed ``instructions`` (or unkeyed) become ``instructions``; every
+    other system or developer item stays an input message. Tool-call ids longer than 64 characters
+    are mapped (same id on the call and its output) and reported.
+
+    Raises:
+        ConversionError: under policy ``error`` for content the API cannot carry.
+        MalformedArgumentsError: under policy ``error`` for a tool call with malformed arguments.
+    """
+    report = Report()
+    items: list[Item] = list(transcript.items)
+    ids = IdMap(ID_RULE, report)
+    ids.reserve([i.id for i in items if isinstance(i, ToolCallItem)] + [i.call_id for i in items if isinstance(i, ToolResultItem)])
+    body: dict[str, Any] = {}
+    if model is not None:
+        body["model"] = model
+    instructions, start = _instructions(items, report)
+    if instructions is not None:
+        body["instructions"] = instructions
+    ctx = EncodeContext(policy, report, ids)
+    body["input"] = encode_sequence(list(enumerate(items))[start:], ctx)
+    if transcript.tools is not UNSET:
+        body["tools"] = [_encode_tool(t, report, k) for k, t in enumerate(transcript.tools)]
+    if transcript.tool_choice is not UNSET:
+        choice, parallel = _encode_tool_choice(transcript.tool_choice, report)
+        body["tool_choice"] = choice
+        if parallel is not UNSET:
+            body["parallel_tool_calls"] = parallel
+    return Conversion(body, report)

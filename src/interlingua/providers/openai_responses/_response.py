@@ -1,0 +1,183 @@
+"""Responses response objects (OAI ``types/responses/response.py``) <-> :class:`ModelResponse`.
+
+Items made from one response share the ``message`` key ``resp:<id>`` and carry
+``origin`` (provider, model, response id, item id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...codec import Item
+from ...items import ErrorItem, RefusalItem, StopReason, TextItem, ToolCallItem, ToolResultItem, Usage
+from ...mapping.ids import IdMap
+from ...mapping.protocol import Conversion, ModelResponse
+from ...mapping.report import Policy, Report
+from ._common import ID_RULE, UNSET, error_item, plain
+from ._items import DecodeContext, EncodeContext, decode_wire_item, describe
+from ._sequence import encode_sequence
+
+__all__ = ["decode_response", "decode_usage", "encode_response", "response_key", "stop_reason"]
+
+_INCOMPLETE = {"max_output_tokens": "max_tokens", "content_filter": "content_filter"}
+_INCOMPLETE_BACK = {"max_tokens": "max_output_tokens", "content_filter": "content_filter"}
+_ERROR_BACK = {"rate_limit": "rate_limit_exceeded", "server": "server_error"}
+
+
+def response_key(response_id: Any) -> str:
+    """The ``message`` key of the items of one response."""
+    return f"resp:{response_id}" if isinstance(response_id, str) and response_id else "resp"
+
+
+def _int(value: Any) -> Any:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else UNSET
+
+
+def decode_usage(raw: Any) -> Usage | None:
+    """``usage`` (OAI ``response_usage.py``) -> :class:`Usage`; ``details`` is the record exactly as given.
+
+    ``input_tokens`` already includes ``input_tokens_details.cached_tokens`` (-> ``cache_read_tokens``);
+    ``output_tokens`` includes ``output_tokens_details.reasoning_tokens``.
+    """
+    if not isinstance(raw, Mapping):
+        return None
+    in_raw, out_raw = raw.get("input_tokens_details"), raw.get("output_tokens_details")
+    in_details: Mapping[str, Any] = in_raw if isinstance(in_raw, Mapping) else {}
+    out_details: Mapping[str, Any] = out_raw if isinstance(out_raw, Mapping) else {}
+    return Usage(
+        input_tokens=_int(raw.get("input_tokens")),
+        output_tokens=_int(raw.get("output_tokens")),
+        reasoning_tokens=_int(out_details.get("reasoning_tokens")),
+        cache_read_tokens=_int(in_details.get("cached_tokens")),
+        cache_write_tokens=_int(in_details.get("cache_write_tokens")),
+        total_tokens=_int(raw.get("total_tokens")),
+        details=plain(dict(raw)),
+    )
+
+
+def stop_reason(body: Mapping[str, Any], items: list[Item]) -> StopReason:
+    """``status`` and ``incomplete_details`` -> :class:`StopReason`.
+
+    ``completed``: ``tool_use`` when the output holds a function call, ``refusal`` when it holds a
+    refusal and no text, else ``end_turn`` (raw ``completed``). ``incomplete``: ``max_output_tokens``
+    -> ``max_tokens``, ``content_filter`` -> ``content_filter``, other -> ``other`` (raw = the reason).
+    ``failed`` -> ``error``; ``cancelled``, ``queued``, ``in_progress`` -> ``other``.
+    """
+    status = body.get("status")
+    if status == "completed" or (status is None and not body.get("error")):
+        if any(isinstance(i, ToolCallItem) for i in items):
+            return StopReason(reason="tool_use", raw=status)
+        if any(isinstance(i, RefusalItem) for i in items) and not any(isinstance(i, TextItem) for i in items):
+            return StopReason(reason="refusal", raw=status)
+        return StopReason(reason="end_turn", raw=status)
+    if status == "incomplete":
+        details = body.get("incomplete_details")
+        reason = details.get("reason") if isinstance(details, Mapping) else None
+        return StopReason(reason=_INCOMPLETE.get(reason, "other"), raw=reason if isinstance(reason, str) else status)  # type: ignore[arg-type]
+    if status == "failed" or body.get("error"):
+        return StopReason(reason="error", raw=status if isinstance(status, str) else "failed")
+    return StopReason(reason="other", raw=status if isinstance(status, str) else None)
+
+
+def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
+    """A Response object -> output items, usage and stop reason.
+
+    ``output`` items decode as request items do (message parts, ``function_call``, ``reasoning``;
+    anything else such as ``web_search_call`` -> raw). A failed response (``status:"failed"`` or an
+    ``error`` object) appends an :class:`ErrorItem` with a stable code and a safe message.
+    """
+    report = Report()
+    response_id = body.get("id") if isinstance(body.get("id"), str) else None
+    model = body.get("model") if isinstance(body.get("model"), str) else None
+    ctx = DecodeContext(report, model=model, response_id=response_id)
+    key = response_key(response_id)
+    items: list[Item] = []
+    output = body.get("output")
+    if isinstance(output, list):
+        for i, raw in enumerate(output):
+            items.extend(decode_wire_item(raw, key, ctx, i, f"/output/{i}"))
+    reason = stop_reason(body, items)
+    error = body.get("error")
+    if reason.reason == "error":
+        code = error.get("code") if isinstance(error, Mapping) else None
+        items.append(error_item(code))
+    return Conversion(
+        ModelResponse(items=items, usage=decode_usage(body.get("usage")), stop_reason=reason, model=model, response_id=response_id),
+        report,
+    )
+
+
+def _usage_to_wire(usage: Usage) -> dict[str, Any]:
+    if usage.details is not UNSET:
+        return plain(usage.details)
+    out: dict[str, Any] = {}
+    out["input_tokens"] = usage.input_tokens if usage.input_tokens is not UNSET else 0
+    in_details: dict[str, Any] = {"cached_tokens": usage.cache_read_tokens if usage.cache_read_tokens is not UNSET else 0}
+    if usage.cache_write_tokens is not UNSET:
+        in_details["cache_write_tokens"] = usage.cache_write_tokens
+    out["input_tokens_details"] = in_details
+    out["output_tokens"] = usage.output_tokens if usage.output_tokens is not UNSET else 0
+    out["output_tokens_details"] = {"reasoning_tokens": usage.reasoning_tokens if usage.reasoning_tokens is not UNSET else 0}
+    out["total_tokens"] = usage.total_tokens if usage.total_tokens is not UNSET else out["input_tokens"] + out["output_tokens"]
+    return out
+
+
+def _fill_ids(output: list[dict[str, Any]]) -> None:
+    prefixes = {"message": "msg", "reasoning": "rs", "function_call": "fc"}
+    for k, item in enumerate(output):
+        prefix = prefixes.get(item.get("type", ""))
+        if prefix and "id" not in item:
+            item["id"] = f"{prefix}_{k}"
+        if item.get("type") == "function_call":
+            item["status"] = "completed"
+
+
+def encode_response(response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+    """:class:`ModelResponse` -> Response object (for round-trip tests and mock servers).
+
+    Writes ``id``, ``object``, ``status``, ``model``, ``output``, ``usage``, ``incomplete_details`` and
+    ``error``; items without a provider id get positional ones (``msg_0``, ``fc_1``, ``rs_2``).
+
+    Raises:
+        ConversionError: under policy ``error`` for items a response cannot carry.
+    """
+    report = Report()
+    items = list(response.items)
+    errors = [i for i in items if isinstance(i, ErrorItem)]
+    others: list[tuple[int, Any]] = []
+    for k, item in enumerate(items):
+        if isinstance(item, ErrorItem):
+            continue
+        role = getattr(item, "role", UNSET)
+        if isinstance(item, ToolResultItem) or role not in (UNSET, "assistant"):
+            report.unsupported("error" if policy == "error" else "drop", "a response holds only assistant output", index=k, item_type=describe(item))
+            continue
+        others.append((k, item))
+    ids = IdMap(ID_RULE, report)
+    ids.reserve([i.id for _, i in others if isinstance(i, ToolCallItem)])
+    ctx = EncodeContext(policy, report, ids)
+    output = encode_sequence(others, ctx, output_form=True)
+    _fill_ids(output)
+    reason = response.stop_reason.reason if response.stop_reason is not None else "end_turn"
+    body: dict[str, Any] = {
+        "id": response.response_id or "resp_0",
+        "object": "response",
+        "status": "completed",
+        "model": model or response.model or "",
+        "output": output,
+        "incomplete_details": None,
+        "error": None,
+    }
+    if reason in _INCOMPLETE_BACK:
+        body["status"] = "incomplete"
+        body["incomplete_details"] = {"reason": _INCOMPLETE_BACK[reason]}
+    elif reason == "error" or errors:
+        body["status"] = "failed"
+        code = errors[0].code if errors else "server"
+        body["error"] = {"code": _ERROR_BACK.get(code, code), "message": errors[0].message if errors else "response failed"}
+    elif reason == "other" and response.stop_reason is not None and response.stop_reason.raw in ("cancelled", "queued", "in_progress"):
+        body["status"] = response.stop_reason.raw
+    body["usage"] = _usage_to_wire(response.usage) if response.usage is not None else None
+    return Conversion(body, report)
+

@@ -1,0 +1,236 @@
+"""Responses SSE stream -> canonical stream events.
+
+Framing: SSE with ``event: <type>`` and a JSON ``data:`` line carrying the same ``type``; there is
+no ``[DONE]``. Event shapes: OAI ``types/responses/response_*_event.py`` (wire-formats.md §2,
+"Streaming"). The completion markers are ``response.completed`` and ``response.incomplete``;
+``response.failed`` and ``error`` end the stream with an error; anything else that ends the
+input is ``truncated``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ...items import ErrorItem, ToolCallItem
+from ...mapping.protocol import ModelResponse
+from ...mapping.report import Report
+from ...streaming.events import (
+    RawEvent,
+    ReasoningDelta,
+    RefusalDelta,
+    StreamDone,
+    StreamError,
+    StreamEvent,
+    TextDelta,
+    ToolCallComplete,
+    UsageUpdate,
+)
+from ._common import error_item
+from ._items import DecodeContext, decode_function_call
+from ._response import decode_response, response_key
+
+__all__ = ["ResponsesAccumulator"]
+
+_LIFECYCLE = ("response.created", "response.in_progress", "response.queued")
+
+
+class ResponsesAccumulator:
+    """Accumulates one Responses stream (see :class:`~interlingua.streaming.events.StreamAccumulator`).
+
+    * ``response.output_text.delta`` -> :class:`TextDelta` (text exactly as sent),
+      ``response.refusal.delta`` -> :class:`RefusalDelta`, ``response.reasoning_summary_text.delta``
+      and ``response.reasoning_text.delta`` -> :class:`ReasoningDelta`.
+    * ``response.function_call_arguments.delta`` is keyed by ``item_id`` (the ``fc_`` id); the
+      ``call_id`` comes from the item of ``response.output_item.added``/``.done``, so interleaved
+      calls stay apart. A call is complete (:class:`ToolCallComplete`) at its ``output_item.done``.
+    * Items are taken whole from ``response.output_item.done`` (``encrypted_content`` in ``.added``
+      may be incomplete).
+    * ``response.completed``/``response.incomplete`` -> :class:`UsageUpdate` (when usage is given)
+      and :class:`StreamDone` holding what ``decode_response`` gives for the final response object
+      (its ``output``, or the streamed items when that is empty).
+    * ``response.failed`` and ``error`` -> :class:`StreamError` with a stable code and a safe message.
+    """
+
+    def __init__(self) -> None:
+        self._terminal = False
+        self._response: dict[str, Any] = {}
+        self._items: dict[int, dict[str, Any]] = {}
+        self._done: set[int] = set()
+        self._index_of: dict[str, int] = {}
+        self._args: dict[str, list[str]] = {}
+
+    # ------------------------------------------------------------------ helpers
+
+    def _ctx(self) -> tuple[DecodeContext, str]:
+        rid = self._response.get("id") if isinstance(self._response.get("id"), str) else None
+        model = self._response.get("model") if isinstance(self._response.get("model"), str) else None
+        return DecodeContext(Report(), model=model, response_id=rid), response_key(rid)
+
+    def _index(self, data: Mapping[str, Any]) -> int | None:
+        idx = data.get("output_index")
+        if isinstance(idx, int):
+            return idx
+        item_id = data.get("item_id")
+        return self._index_of.get(item_id) if isinstance(item_id, str) else None
+
+    def _item_for(self, data: Mapping[str, Any]) -> dict[str, Any] | None:
+        idx = self._index(data)
+        if idx is None or idx in self._done:
+            return None
+        return self._items.get(idx)
+
+    def _streamed_output(self) -> list[dict[str, Any]]:
+        out = []
+        for idx in sorted(self._items):
+            item = self._items[idx]
+            if idx not in self._done and item.get("type") == "function_call" and isinstance(item.get("id"), str):
+                item = {**item, "arguments": "".join(self._args.get(item["id"], []))}
+            out.append(item)
+        return out
+
+    def _partial(self) -> ModelResponse:
+        body = {k: v for k, v in self._response.items() if k in ("id", "model")}
+        body["output"] = self._streamed_output()
+        body["status"] = "in_progress"
+        partial = decode_response(body).value
+        partial.stop_reason = None
+        return partial
+
+    def _error(self, error: ErrorItem) -> list[StreamEvent]:
+        self._terminal = True
+        return [StreamError(error=error, partial=self._partial())]
+
+    # ------------------------------------------------------------------ text buffers (for partials)
+
+    def _append_part(self, data: Mapping[str, Any], field: str, part_type: str, delta: str) -> None:
+        item = self._item_for(data)
+        if item is None:
+            return
+        content = item.setdefault("content", [])
+        ci = data.get("content_index")
+        ci = ci if isinstance(ci, int) else len(content) - 1
+        while len(content) <= ci:
+            content.append({"type": part_type, field: ""})
+        part = content[ci]
+        if isinstance(part, dict):
+            part[field] = str(part.get(field) or "") + delta
+
+    def _append_summary(self, data: Mapping[str, Any], delta: str, *, summary: bool) -> None:
+        item = self._item_for(data)
+        if item is None:
+            return
+        key, kind, index_name = ("summary", "summary_text", "summary_index") if summary else ("content", "reasoning_text", "content_index")
+        parts = item.get(key)
+        if not isinstance(parts, list):
+            parts = item[key] = []
+        si = data.get(index_name)
+        si = si if isinstance(si, int) else max(len(parts) - 1, 0)
+        while len(parts) <= si:
+            parts.append({"type": kind, "text": ""})
+        if isinstance(parts[si], dict):
+            parts[si]["text"] = str(parts[si].get("text") or "") + delta
+
+    # ------------------------------------------------------------------ protocol
+
+    def feed(self, event: RawEvent) -> list[StreamEvent]:
+        """Consume one SSE event; return the canonical events it completes."""
+        if self._terminal:
+            return []
+        try:
+            data = json.loads(event.data)
+        except ValueError:
+            return self._error(ErrorItem(code="provider_error", message="stream event is not valid JSON", retryable=False))
+        if not isinstance(data, dict):
+            return self._error(ErrorItem(code="provider_error", message="stream event is not a JSON object", retryable=False))
+        kind = data.get("type") if isinstance(data.get("type"), str) else event.event
+        delta = data.get("delta") if isinstance(data.get("delta"), str) else None
+
+        if kind in _LIFECYCLE:
+            if isinstance(data.get("response"), dict):
+                self._response = data["response"]
+            return []
+        if kind == "response.output_item.added":
+            idx, item = self._index(data), data.get("item")
+            if idx is not None and isinstance(item, dict):
+                self._items[idx] = item
+                if isinstance(item.get("id"), str):
+                    self._index_of[item["id"]] = idx
+            return []
+        if kind == "response.output_item.done":
+            return self._item_done(data)
+        if kind == "response.content_part.added":
+            item, part = self._item_for(data), data.get("part")
+            if item is not None and isinstance(part, dict) and isinstance(data.get("content_index"), int):
+                content = item.setdefault("content", [])
+                while len(content) <= data["content_index"]:
+                    content.append(None)
+                content[data["content_index"]] = part
+            return []
+        if kind == "response.output_text.delta" and delta is not None:
+            self._append_part(data, "text", "output_text", delta)
+            return [TextDelta(delta)]
+        if kind == "response.refusal.delta" and delta is not None:
+            self._append_part(data, "refusal", "refusal", delta)
+            return [RefusalDelta(delta)]
+        if kind == "response.function_call_arguments.delta" and delta is not None:
+            item_id = data.get("item_id")
+            if isinstance(item_id, str):
+                self._args.setdefault(item_id, []).append(delta)
+            return []
+        if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta") and delta is not None:
+            self._append_summary(data, delta, summary=kind == "response.reasoning_summary_text.delta")
+            return [ReasoningDelta(delta)]
+        if kind in ("response.completed", "response.incomplete"):
+            return self._complete(data)
+        if kind == "response.failed":
+            raw_response = data.get("response")
+            response: dict[str, Any] = raw_response if isinstance(raw_response, dict) else {}
+            if response:
+                self._response = {**self._response, **{k: v for k, v in response.items() if k in ("id", "model")}}
+            err = response.get("error")
+            return self._error(error_item(err.get("code") if isinstance(err, Mapping) else None))
+        if kind == "error":
+            nested = data.get("error")
+            code = data.get("code") if data.get("code") is not None or not isinstance(nested, Mapping) else nested.get("code")
+            return self._error(error_item(code, what="stream error"))
+        return []
+
+    def _item_done(self, data: Mapping[str, Any]) -> list[StreamEvent]:
+        idx, item = self._index(data), data.get("item")
+        if idx is None or not isinstance(item, dict):
+            return []
+        if item.get("type") == "function_call" and not isinstance(item.get("arguments"), str) and isinstance(item.get("id"), str):
+            item = {**item, "arguments": "".join(self._args.get(item["id"], []))}
+        self._items[idx] = item
+        self._done.add(idx)
+        if isinstance(item.get("id"), str):
+            self._index_of[item["id"]] = idx
+        if item.get("type") == "function_call":
+            ctx, key = self._ctx()
+            call = decode_function_call(item, key, ctx, idx, f"/output/{idx}")
+            if isinstance(call, ToolCallItem):
+                return [ToolCallComplete(call)]
+        return []
+
+    def _complete(self, data: Mapping[str, Any]) -> list[StreamEvent]:
+        response = data.get("response")
+        if not isinstance(response, dict):
+            return self._error(ErrorItem(code="provider_error", message="completion event without a response object", retryable=False))
+        body = dict(response)
+        if not body.get("output"):
+            body["output"] = self._streamed_output()
+        final = decode_response(body).value
+        self._terminal = True
+        events: list[StreamEvent] = []
+        if final.usage is not None:
+            events.append(UsageUpdate(final.usage))
+        events.append(StreamDone(final))
+        return events
+
+    def finish(self) -> list[StreamEvent]:
+        """End of input: ``truncated`` unless a completion marker or error was seen."""
+        if self._terminal:
+            return []
+        return self._error(ErrorItem(code="truncated", message="stream ended before response.completed", retryable=True))
