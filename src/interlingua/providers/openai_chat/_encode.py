@@ -49,6 +49,11 @@ _ASSISTANT_CLASSES = (ToolCallItem, ReasoningItem, RefusalItem, StructuredItem)
 _AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
 
 
+def _tag(obj: Any) -> str:
+    """The ``type`` tag of a tagged struct (item or source)."""
+    return str(type(obj).__struct_config__.tag)
+
+
 def raw_kind(value: Any) -> str:
     """What an ``openai-chat`` raw item holds.
 
@@ -102,7 +107,7 @@ class MessageEncoder:
     def _speaker(self, index: int, item: Any) -> str | None:
         if isinstance(item, _CONTENT_CLASSES):
             if item.role is U:
-                self.report.add("changed", "content item without a role sent as user content", index=index, item_type=type(item).__struct_config__.tag)  # type: ignore[attr-defined]
+                self.report.add("changed", "content item without a role sent as user content", index=index, item_type=_tag(item))  # type: ignore[attr-defined]
                 return "user"
             return item.role  # type: ignore[no-any-return]
         if isinstance(item, _ASSISTANT_CLASSES):
@@ -132,7 +137,7 @@ class MessageEncoder:
             elif isinstance(item, RawItem) and raw_kind(item.value) == "invalid":
                 self.report.add("dropped", "raw item value is not a JSON object", index=i, item_type="raw")
             elif isinstance(item, (HandoffCallItem, HandoffResultItem, UnknownItem)):
-                kind = item.type if isinstance(item, UnknownItem) else type(item).__struct_config__.tag  # type: ignore[attr-defined]
+                kind = item.type if isinstance(item, UnknownItem) else _tag(item)  # type: ignore[attr-defined]
                 role = "assistant" if isinstance(item, HandoffCallItem) else "user"
                 key = item.message if not isinstance(item, UnknownItem) else U
                 for marker in self.report.unsupported(self.policy, f"{kind} items have no {NAME} form", index=i, item_type=str(kind)):
@@ -185,7 +190,7 @@ class MessageEncoder:
                     else:
                         self.report.add("dropped", f"image detail {item.detail!r} is not an OpenAI Chat value; left out", index=index, item_type="image")
                 return [{"type": "image_url", "image_url": body}]
-            return self._unsupported(index, "image", f"image {src.type} sources cannot be sent as image_url")  # type: ignore[union-attr]
+            return self._unsupported(index, "image", f"image {_tag(src)} sources cannot be sent as image_url")
         if isinstance(item, AudioItem):
             src = item.source
             fmt = item.format if item.format is not U else None
@@ -203,8 +208,7 @@ class MessageEncoder:
             elif isinstance(src, FileSource) and src.provider in (U, "openai"):
                 body["file_id"] = src.file_id
             else:
-                kind = src.type  # type: ignore[union-attr]
-                return self._unsupported(index, "document", f"document {kind} sources cannot be sent as a file part")
+                return self._unsupported(index, "document", f"document {_tag(src)} sources from {getattr(src, 'provider', U) or 'elsewhere'} cannot be sent as a file part")
             if item.filename is not U:
                 body["filename"] = item.filename
             return [{"type": "file", "file": body}]
@@ -264,7 +268,7 @@ class MessageEncoder:
                 else:
                     parts.append(copy.deepcopy(item.value))
             elif group.role in ("system", "developer"):
-                parts.extend(self._unsupported(i, type(item).__struct_config__.tag, f"{group.role} messages take text parts only"))
+                parts.extend(self._unsupported(i, _tag(item), f"{group.role} messages take text parts only"))
             else:
                 parts.extend(self._media_part(i, item, group.role))
         if not parts and not fields:
@@ -290,7 +294,7 @@ class MessageEncoder:
                 self.report.add("changed", "structured tool output sent as JSON text", index=index, item_type="structured")
                 parts.append({"type": "text", "text": msgspec.json.encode(item.data).decode()})
             else:
-                kind = type(item).__struct_config__.tag
+                kind = _tag(item)
                 parts.extend(self._unsupported(index, kind, f"tool messages carry text parts only; {kind} content cannot go in a tool message"))
         if result.is_error is True:
             self.report.add("dropped", "OpenAI Chat tool messages have no error flag; is_error left out", index=index, item_type="tool_result")
@@ -373,7 +377,7 @@ class MessageEncoder:
             elif isinstance(item, RawItem):
                 fields.append((i, item))
             else:
-                kind = type(item).__struct_config__.tag
+                kind = _tag(item)
                 for p in self._unsupported(i, kind, f"assistant messages cannot carry {kind} content"):
                     entries.append(("text", TextItem(text=p["text"])))
         self._reasoning(msg, reasoning, bool(calls))
