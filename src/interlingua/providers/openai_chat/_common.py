@@ -101,7 +101,7 @@ def stop_reason(finish_reason: Any) -> StopReason | None:
     """``finish_reason`` -> :class:`StopReason` (unknown values -> ``other``, raw kept)."""
     if not isinstance(finish_reason, str):
         return None
-    return StopReason(reason=FINISH_TO_STOP.get(finish_reason, "other"), raw=finish_reason)  # type: ignore[arg-type]
+    return StopReason(reason=FINISH_TO_STOP.get(finish_reason, "other"), raw=finish_reason)  # type: ignore[arg-type,unused-ignore]
 
 
 def finish_reason(stop: StopReason | None) -> str | None:
@@ -126,8 +126,8 @@ def usage_from_wire(usage: Any) -> Usage | None:
     """
     if not isinstance(usage, dict):
         return None
-    prompt = usage.get("prompt_tokens_details") if isinstance(usage.get("prompt_tokens_details"), dict) else {}
-    completion = usage.get("completion_tokens_details") if isinstance(usage.get("completion_tokens_details"), dict) else {}
+    prompt: dict[str, Any] = usage["prompt_tokens_details"] if isinstance(usage.get("prompt_tokens_details"), dict) else {}
+    completion: dict[str, Any] = usage["completion_tokens_details"] if isinstance(usage.get("completion_tokens_details"), dict) else {}
     return Usage(
         input_tokens=_int(usage.get("prompt_tokens")),
         output_tokens=_int(usage.get("completion_tokens")),
@@ -143,7 +143,7 @@ def usage_to_wire(usage: Usage) -> dict[str, Any]:
     """:class:`Usage` -> ``usage``; a ``details`` record in Chat shape is written back as given."""
     details = usage.details
     if isinstance(details, dict) and "prompt_tokens" in details:
-        return msgspec.json.decode(msgspec.json.encode(details))  # type: ignore[no-any-return]
+        return msgspec.json.decode(msgspec.json.encode(details))
     out: dict[str, Any] = {}
     inp = usage.input_tokens if isinstance(usage.input_tokens, int) else 0
     outp = usage.output_tokens if isinstance(usage.output_tokens, int) else 0

@@ -107,9 +107,9 @@ class MessageEncoder:
     def _speaker(self, index: int, item: Any) -> str | None:
         if isinstance(item, _CONTENT_CLASSES):
             if item.role is U:
-                self.report.add("changed", "content item without a role sent as user content", index=index, item_type=_tag(item))  # type: ignore[attr-defined]
+                self.report.add("changed", "content item without a role sent as user content", index=index, item_type=_tag(item))
                 return "user"
-            return item.role  # type: ignore[no-any-return]
+            return item.role
         if isinstance(item, _ASSISTANT_CLASSES):
             return "assistant"
         if isinstance(item, ToolResultItem):
@@ -137,7 +137,7 @@ class MessageEncoder:
             elif isinstance(item, RawItem) and raw_kind(item.value) == "invalid":
                 self.report.add("dropped", "raw item value is not a JSON object", index=i, item_type="raw")
             elif isinstance(item, (HandoffCallItem, HandoffResultItem, UnknownItem)):
-                kind = item.type if isinstance(item, UnknownItem) else _tag(item)  # type: ignore[attr-defined]
+                kind = item.type if isinstance(item, UnknownItem) else _tag(item)
                 role = "assistant" if isinstance(item, HandoffCallItem) else "user"
                 key = item.message if not isinstance(item, UnknownItem) else U
                 for marker in self.report.unsupported(self.policy, f"{kind} items have no {NAME} form", index=i, item_type=str(kind)):
@@ -217,11 +217,11 @@ class MessageEncoder:
     @staticmethod
     def _content(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
         if len(parts) == 1 and parts[0].get("type") == "text" and set(parts[0]) == {"type", "text"}:
-            return parts[0]["text"]  # type: ignore[no-any-return]
+            return parts[0]["text"]
         if len(parts) > 1:
             parts = [p for p in parts if not (p.get("type") == "text" and p.get("text") == "")] or parts[:1]
             if len(parts) == 1 and parts[0].get("type") == "text":
-                return parts[0]["text"]  # type: ignore[no-any-return]
+                return parts[0]["text"]
         return parts
 
     # ------------------------------------------------------------------ messages
@@ -251,7 +251,7 @@ class MessageEncoder:
 
     def _group(self, group: _Group) -> dict[str, Any] | None:
         if group.role == "raw-message":
-            return copy.deepcopy(group.items[0][1].value)  # type: ignore[no-any-return]
+            return copy.deepcopy(group.items[0][1].value)
         if group.role == "tool":
             return self._tool(group)
         if group.role == "assistant":
@@ -316,7 +316,7 @@ class MessageEncoder:
                 if self.dialect == "openrouter" and ok and item.opaque.namespace == OPENROUTER_NAMESPACE and isinstance(item.opaque.value, list):
                     details.extend(copy.deepcopy(item.opaque.value))
                 else:
-                    reason = why if self.dialect == "openrouter" and not ok else f"opaque {item.opaque.namespace} of {item.opaque.issuer} cannot be sent in the {self.dialect} dialect"
+                    reason = why if self.dialect == "openrouter" and why else f"opaque {item.opaque.namespace} of {item.opaque.issuer} cannot be sent in the {self.dialect} dialect"
                     self.report.add("dropped", reason, index=i, item_type="reasoning")
             if item.text is U or not item.text:
                 if item.opaque is U:
@@ -338,7 +338,7 @@ class MessageEncoder:
             entry = copy.deepcopy(item.value)
             entry["id"] = self.ids.get(entry["id"], index=index) if isinstance(entry["id"], str) else entry["id"]
             self._calls.add(entry["id"])
-            return entry  # type: ignore[no-any-return]
+            return entry
         args = arguments_json(item, policy=self.policy, report=self.report, index=index)
         if args is None:
             self._dropped_calls.add(item.id)
@@ -437,7 +437,7 @@ class MessageEncoder:
 def _annotation_to_wire(ann: Any, offset: int) -> dict[str, Any]:
     """:class:`Annotation` -> ``{type, <type>:{...}}`` (indices shifted by ``offset``)."""
     if ann.kind != "url_citation" and ann.provider_data is not U:
-        return copy.deepcopy(ann.provider_data)  # type: ignore[no-any-return]
+        return copy.deepcopy(ann.provider_data)
     body: dict[str, Any] = {}
     for name in ("end_index", "start_index", "title", "url"):
         value = getattr(ann, name)

@@ -120,7 +120,7 @@ def decode_request(body: Mapping[str, Any], report: Report) -> Transcript:
 def _tool_to_wire(tool: ToolDefinition) -> dict[str, Any]:
     own = tool.provider_data.get("openai-chat") if isinstance(tool.provider_data, dict) else None
     if isinstance(own, dict) and own.get("type") not in (None, "function"):
-        return copy.deepcopy(own)  # type: ignore[no-any-return]
+        return copy.deepcopy(own)
     fn: dict[str, Any] = {"name": tool.name}
     if tool.description is not U:
         fn["description"] = tool.description

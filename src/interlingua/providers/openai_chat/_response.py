@@ -75,7 +75,7 @@ def encode_response(response: ModelResponse, *, dialect: Dialect, rule: IdRule, 
             report.add("dropped", f"a response holds assistant output only, not {role} content", index=i)
     kept = [it for it in items if getattr(it, "role", U) in (U, "assistant")]
     # One response message: every kept item goes into one assistant group.
-    kept = [msgspec.structs.replace(it, message="resp") if hasattr(it, "message") else it for it in kept]
+    kept = [msgspec.structs.replace(it, message="resp") if isinstance(it, msgspec.Struct) and hasattr(it, "message") else it for it in kept]  # type: ignore[type-var,unused-ignore]
     messages = encoder.messages(kept)
     if len(messages) > 1:
         report.add("changed", "response items spread over several messages; only the first is written")

@@ -166,10 +166,10 @@ class ChatStreamAccumulator:
             return []
         data = event.data.strip()
         if data == "[DONE]":
-            out = self._emit_calls()
+            final = self._emit_calls()
             self._terminal = True
-            out.append(StreamDone(self._response()))
-            return out
+            final.append(StreamDone(self._response()))
+            return final
         if data == "":
             return []
         try:
@@ -186,7 +186,7 @@ class ChatStreamAccumulator:
             self._id = chunk["id"]
         if isinstance(chunk.get("model"), str) and chunk["model"] and self._model is None:
             self._model = chunk["model"]
-        choices = chunk.get("choices") if isinstance(chunk.get("choices"), list) else []
+        choices: list[Any] = chunk["choices"] if isinstance(chunk.get("choices"), list) else []
         for choice in choices:
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue
