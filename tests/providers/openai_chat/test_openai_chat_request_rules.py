@@ -510,3 +510,14 @@ def test_decode_does_not_share_structures_with_input() -> None:
     t = mapper.decode_request(body).value
     t.tools[0].parameters["mutated"] = True
     assert "mutated" not in params
+
+
+def test_narration_between_call_and_result_is_moved_after_the_results() -> None:
+    t = T(
+        ToolCallItem(id="call_a", name="f", arguments={}),
+        TextItem(text="while you wait", role="user"),
+        ToolResultItem(call_id="call_a", content=[TextItem(text="1")]),
+    )
+    out = mapper.encode_request(t)
+    assert [m["role"] for m in out.value["messages"]] == ["assistant", "tool", "user"]
+    assert [(e.action, e.index) for e in out.report] == [("changed", 2)]

@@ -235,12 +235,47 @@ class MessageEncoder:
             elif isinstance(item, RawItem) and raw_kind(item.value) == "tool_call" and isinstance(item.value.get("id"), str):
                 ids.append(item.value["id"])
         self.ids.reserve(ids)
-        out: list[dict[str, Any]] = []
+        out: list[tuple[int, dict[str, Any]]] = []
         for group in self._groups(items):
             msg = self._group(group)
             if msg is not None:
-                out.append(msg)
-        return out
+                out.append((group.items[0][0], msg))
+        return self._results_follow_calls(out)
+
+    def _results_follow_calls(self, out: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Move tool messages up to directly follow the assistant message that made their calls.
+
+        OpenAI Chat refuses any other message between an assistant ``tool_calls`` message and
+        the tool messages answering it; each move is reported.
+        """
+        result: list[dict[str, Any]] = []
+        moved: set[int] = set()
+        for pos, (_, msg) in enumerate(out):
+            if pos in moved:
+                continue
+            result.append(msg)
+            calls = msg.get("tool_calls") if msg.get("role") == "assistant" else None
+            if not isinstance(calls, list):
+                continue
+            wanted = {c.get("id") for c in calls if isinstance(c, dict)}
+            gap = False
+            for later in range(pos + 1, len(out)):
+                index, other = out[later]
+                if later in moved:
+                    continue
+                if other.get("role") == "tool" and other.get("tool_call_id") in wanted:
+                    if gap:
+                        self.report.add("changed", f"tool result {other['tool_call_id']!r} moved up to follow its call", index=index, item_type="tool_result")
+                    result.append(other)
+                    moved.add(later)
+                    wanted.discard(other["tool_call_id"])
+                    if not wanted:
+                        break
+                elif other.get("role") == "assistant" and isinstance(other.get("tool_calls"), list):
+                    break  # results after the next call turn stay where they are
+                else:
+                    gap = True
+        return result
 
     def _fields(self, msg: dict[str, Any], index: int, item: RawItem) -> None:
         for k, v in item.value.items():
