@@ -272,3 +272,21 @@ def test_reference_joiner_agrees_with_the_completion_fixture_shape() -> None:
     joined = join_stream(raw)["choices"][0]["message"]["tool_calls"]
     assert [json.loads(c["function"]["arguments"]) for c in joined] == [c.arguments for c in streamed.items]
     assert sse_events(raw)[-1] == b"data: [DONE]\n\n"
+
+
+def test_stream_custom_tool_call_input_is_joined_and_kept_raw() -> None:
+    raw = sse(
+        chunk({"tool_calls": [{"index": 0, "id": "call_c", "type": "custom", "custom": {"name": "grep", "input": "fo"}}]}),
+        chunk({"tool_calls": [{"index": 0, "custom": {"input": "o"}}]}),
+        chunk({}, "tool_calls"),
+    )
+    done = collect(mapper, raw)[-1]
+    assert isinstance(done, StreamDone)
+    assert done.response.items == [RawItem(provider="openai-chat", value={"id": "call_c", "type": "custom", "custom": {"name": "grep", "input": "foo"}}, role="assistant", message="resp:chatcmpl-s", origin=done.response.items[0].origin)]
+
+
+def test_stream_tool_call_without_id_gets_the_same_id_as_the_response() -> None:
+    raw = sse(chunk({"tool_calls": [{"index": 0, "type": "function", "function": {"name": "f", "arguments": "{}"}}]}), chunk({}, "tool_calls"))
+    done = collect(mapper, raw)[-1]
+    body = {"id": "chatcmpl-s", "model": "gpt-4o", "choices": [{"index": 0, "message": {"role": "assistant", "content": None, "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{}"}}]}, "finish_reason": "tool_calls"}]}
+    assert done.response.items == mapper.decode_response(body).value.items

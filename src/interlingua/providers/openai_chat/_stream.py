@@ -126,11 +126,14 @@ class ChatStreamAccumulator:
         if self._details:
             msg["reasoning_details"] = list(self._details)
         if self._calls:
-            msg["tool_calls"] = [
-                {"id": c["id"], "type": c["type"], "function": {"name": c["name"], "arguments": "".join(c["arguments"])}}
-                for _, c in sorted(self._calls.items())
-            ]
+            msg["tool_calls"] = [self._call_entry(c) for _, c in sorted(self._calls.items())]
         return msg
+
+    @staticmethod
+    def _call_entry(call: dict[str, Any]) -> dict[str, Any]:
+        if call["type"] == "custom":  # custom tools stream `custom.input` fragments
+            return {"id": call["id"], "type": "custom", "custom": {"name": call["name"], "input": "".join(call["arguments"])}}
+        return {"id": call["id"], "type": call["type"], "function": {"name": call["name"], "arguments": "".join(call["arguments"])}}
 
     def _body(self) -> dict[str, Any]:
         body: dict[str, Any] = {"object": "chat.completion", "choices": [{"index": 0, "message": self._message(), "finish_reason": self._finish}]}
@@ -246,12 +249,13 @@ class ChatStreamAccumulator:
             call["id"] = frag["id"]
         if isinstance(frag.get("type"), str):
             call["type"] = frag["type"]
-        fn = frag.get("function")
+        fn = frag.get("function") if isinstance(frag.get("function"), dict) else frag.get("custom")
         if isinstance(fn, dict):
             if isinstance(fn.get("name"), str) and fn["name"] and call["name"] is None:
                 call["name"] = fn["name"]
-            if isinstance(fn.get("arguments"), str):
-                call["arguments"].append(fn["arguments"])
+            piece = fn.get("arguments", fn.get("input"))
+            if isinstance(piece, str):
+                call["arguments"].append(piece)
 
     def finish(self) -> list[StreamEvent]:
         """End of input: ``truncated`` unless ``[DONE]`` (or an error) ended the stream."""
