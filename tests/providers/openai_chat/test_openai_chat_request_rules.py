@@ -521,3 +521,21 @@ def test_narration_between_call_and_result_is_moved_after_the_results() -> None:
     out = mapper.encode_request(t)
     assert [m["role"] for m in out.value["messages"]] == ["assistant", "tool", "user"]
     assert [(e.action, e.index) for e in out.report] == [("changed", 2)]
+
+
+def test_tool_message_extra_name_field_round_trips() -> None:
+    # Chat tool messages have no `name`, but some clients send one: kept as a raw field item.
+    body = {"messages": [
+        {"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c", "content": "1", "name": "f"},
+    ]}
+    t = mapper.decode_request(body).value
+    assert isinstance(t.items[2], RawItem) and t.items[2].value == {"name": "f"} and t.items[2].role is U
+    assert round_trip(body) == body
+
+
+def test_unknown_role_message_kept_raw_and_round_trips() -> None:
+    body = {"messages": [{"role": "user", "content": "a"}, {"role": "critic", "content": "b"}]}
+    conv = mapper.decode_request(body)
+    assert isinstance(conv.value.items[1], RawItem) and conv.report.entries[0].action == "changed"
+    assert round_trip(body) == body
