@@ -1,0 +1,322 @@
+"""OpenAI Chat messages -> canonical items (used by requests, responses and streams).
+
+Message shapes: openai-python ``types/chat/chat_completion_*_message_param.py`` (requests) and
+``chat_completion_message.py`` (responses); reasoning extensions: DeepSeek ``reasoning_content``,
+OpenRouter ``reasoning`` + ``reasoning_details``, Ollama ``reasoning`` (wire-formats.md section 1).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import msgspec
+
+from ...codec import Item
+from ...items import (
+    Annotation,
+    AudioItem,
+    Base64Source,
+    DocumentItem,
+    FileSource,
+    ImageItem,
+    Origin,
+    ReasoningItem,
+    RefusalItem,
+    TextItem,
+    ToolCallItem,
+    ToolResultItem,
+)
+from ...items import RawItem
+from ...mapping.arguments import tool_call_from_text
+from ...mapping.report import Report
+from ._common import NAME, image_source, openrouter_opaque, parse_data_url
+
+__all__ = ["AUDIO_MEDIA_TYPES", "MessageDecoder"]
+
+U = msgspec.UNSET
+
+AUDIO_MEDIA_TYPES: dict[str, str] = {"wav": "audio/wav", "mp3": "audio/mpeg"}
+"""``input_audio.format`` -> media type (openai-python ``chat_completion_content_part_input_audio_param.py``)."""
+
+_ASSISTANT_KEYS = frozenset(
+    {"role", "content", "refusal", "tool_calls", "function_call", "reasoning_content", "reasoning", "reasoning_details", "annotations"}
+)
+_CONTENT_KEYS = frozenset({"role", "content"})
+_TOOL_KEYS = frozenset({"role", "content", "tool_call_id"})
+_PART_KEYS = {
+    "text": frozenset({"type", "text"}),
+    "refusal": frozenset({"type", "refusal"}),
+    "image_url": frozenset({"type", "image_url"}),
+    "input_audio": frozenset({"type", "input_audio"}),
+    "file": frozenset({"type", "file"}),
+}
+
+
+def _json_copy(value: Any) -> Any:
+    return copy.deepcopy(value)
+
+
+def _annotation(raw: Any) -> Annotation | None:
+    """``{type:"url_citation", url_citation:{start_index, end_index, title, url}}`` -> :class:`Annotation`."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str) or not raw["type"]:
+        return None
+    kind = raw["type"]
+    body = raw.get(kind)
+    if kind != "url_citation" or not isinstance(body, dict):
+        return Annotation(kind=kind, provider_data=_json_copy(raw))
+    known = {"url", "title", "start_index", "end_index"}
+    rest = {k: v for k, v in body.items() if k not in known}
+    return Annotation(
+        kind=kind,
+        url=body["url"] if isinstance(body.get("url"), str) else U,
+        title=body["title"] if isinstance(body.get("title"), str) else U,
+        start_index=body["start_index"] if isinstance(body.get("start_index"), int) and body["start_index"] >= 0 else U,
+        end_index=body["end_index"] if isinstance(body.get("end_index"), int) and body["end_index"] >= 0 else U,
+        provider_data=_json_copy(rest) if rest else U,
+    )
+
+
+class MessageDecoder:
+    """Decodes the messages of one request or one response into canonical items.
+
+    One instance per conversion: it carries the report and pending deprecated ``function_call``
+    ids (so a later ``role:"function"`` message links to its call).
+    """
+
+    def __init__(self, report: Report, origin: Origin | None = None) -> None:
+        self.report = report
+        self.origin: Any = origin if origin is not None else U
+        self._pending_function: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ entry point
+
+    def message(self, msg: Any, *, index: int, key: str) -> list[Item]:
+        """One wire message -> items sharing ``message=key`` (never an empty list for a dict)."""
+        pointer = f"/messages/{index}"
+        if not isinstance(msg, dict):
+            self.report.add("dropped", "message is not a JSON object", index=index, pointer=pointer)
+            return []
+        role = msg.get("role")
+        if role in ("system", "developer", "user"):
+            return self._content_message(msg, role, index=index, key=key)
+        if role == "assistant":
+            return self.assistant(msg, index=index, key=key)
+        if role == "tool":
+            return self._tool_message(msg, index=index, key=key)
+        if role == "function":
+            return self._function_message(msg, index=index, key=key)
+        self.report.add("changed", f"message role {role!r} has no canonical form; kept as a raw item", index=index, pointer=pointer)
+        return [RawItem(provider=NAME, value=_json_copy(msg), message=key)]
+
+    # ------------------------------------------------------------------ helpers
+
+    def _extras(self, msg: dict[str, Any], known: frozenset[str], *, key: str, role: Any) -> list[Item]:
+        extras = {k: v for k, v in msg.items() if k not in known}
+        if not extras:
+            return []
+        return [RawItem(provider=NAME, value=_json_copy(extras), message=key, role=role, origin=self.origin)]
+
+    def _check_part_keys(self, part: dict[str, Any], kind: str, *, index: int, pointer: str) -> None:
+        extra = sorted(set(part) - _PART_KEYS[kind])
+        if extra:
+            self.report.add("dropped", f"{kind} part fields {extra} have no canonical form", index=index, item_type=kind, pointer=pointer)
+
+    def _part(self, part: Any, role: Any, *, index: int, key: str, pointer: str) -> Item | None:
+        """One content part -> item (``None`` when it is dropped, with a report entry)."""
+        if not isinstance(part, dict):
+            self.report.add("dropped", "content part is not a JSON object", index=index, pointer=pointer)
+            return None
+        kind = part.get("type")
+        common: dict[str, Any] = {"message": key}
+        if role is not U:
+            common["role"] = role
+        if kind == "text" and isinstance(part.get("text"), str):
+            self._check_part_keys(part, "text", index=index, pointer=pointer)
+            return TextItem(text=part["text"], origin=self.origin, **common)
+        if kind == "refusal" and isinstance(part.get("refusal"), str):
+            self._check_part_keys(part, "refusal", index=index, pointer=pointer)
+            return RefusalItem(text=part["refusal"], message=key, origin=self.origin)
+        if kind == "image_url" and isinstance(part.get("image_url"), dict) and isinstance(part["image_url"].get("url"), str):
+            self._check_part_keys(part, "image_url", index=index, pointer=pointer)
+            body = part["image_url"]
+            detail = body.get("detail")
+            extra = sorted(set(body) - {"url", "detail"})
+            if extra:
+                self.report.add("dropped", f"image_url fields {extra} have no canonical form", index=index, item_type="image_url", pointer=pointer)
+            return ImageItem(source=image_source(body["url"]), detail=detail if detail in ("auto", "low", "high") else U, **common)
+        if kind == "input_audio" and isinstance(part.get("input_audio"), dict) and isinstance(part["input_audio"].get("data"), str):
+            self._check_part_keys(part, "input_audio", index=index, pointer=pointer)
+            body = part["input_audio"]
+            fmt = body.get("format") if isinstance(body.get("format"), str) else None
+            media = AUDIO_MEDIA_TYPES.get(fmt or "", f"audio/{fmt}" if fmt else "application/octet-stream")
+            return AudioItem(source=Base64Source(media_type=media, data=body["data"]), format=fmt if fmt else U, **common)
+        if kind == "file" and isinstance(part.get("file"), dict):
+            doc = self._file(part["file"], common, index=index, pointer=pointer)
+            if doc is not None:
+                self._check_part_keys(part, "file", index=index, pointer=pointer)
+                return doc
+        self.report.add("changed", f"content part {kind!r} has no canonical form; kept as a raw item", index=index, item_type=str(kind), pointer=pointer)
+        return RawItem(provider=NAME, value=_json_copy(part), **common)
+
+    def _file(self, body: dict[str, Any], common: dict[str, Any], *, index: int, pointer: str) -> DocumentItem | None:
+        """``file:{file_data?, file_id?, filename?}`` -> :class:`DocumentItem` (``None``: keep raw)."""
+        if set(body) - {"file_data", "file_id", "filename"}:
+            return None
+        filename = body["filename"] if isinstance(body.get("filename"), str) else U
+        if isinstance(body.get("file_data"), str) and "file_id" not in body:
+            source = parse_data_url(body["file_data"])
+            if source is None:
+                return None  # bare base64 without a media type: kept raw so it round-trips exactly
+            return DocumentItem(source=source, media_type=source.media_type, filename=filename, **common)
+        if isinstance(body.get("file_id"), str) and body["file_id"] and "file_data" not in body:
+            return DocumentItem(source=FileSource(file_id=body["file_id"], provider="openai"), filename=filename, **common)
+        return None
+
+    # ------------------------------------------------------------------ roles
+
+    def _content_message(self, msg: dict[str, Any], role: str, *, index: int, key: str) -> list[Item]:
+        content = msg.get("content")
+        items: list[Item] = []
+        if isinstance(content, str):
+            items.append(TextItem(text=content, role=role, message=key))  # type: ignore[arg-type]
+        elif isinstance(content, list):
+            for j, part in enumerate(content):
+                item = self._part(part, role, index=index, key=key, pointer=f"/messages/{index}/content/{j}")
+                if item is not None:
+                    items.append(item)
+        elif content is not None:
+            self.report.add("dropped", "message content is neither a string nor a list of parts", index=index, pointer=f"/messages/{index}/content")
+        items.extend(self._extras(msg, _CONTENT_KEYS, key=key, role=role))
+        if not items:
+            items.append(TextItem(text="", role=role, message=key))  # type: ignore[arg-type]
+        return items
+
+    def reasoning(self, msg: dict[str, Any], *, index: int, key: str) -> list[Item]:
+        """DeepSeek ``reasoning_content`` / OpenRouter+Ollama ``reasoning`` / OpenRouter ``reasoning_details``."""
+        primary = msg.get("reasoning_content")
+        alternate = msg.get("reasoning")
+        text: str | None = None
+        if isinstance(primary, str) and primary:
+            text = primary
+            if isinstance(alternate, str) and alternate and alternate != primary:
+                self.report.add("dropped", "message has both reasoning_content and a different reasoning; reasoning left out", index=index, item_type="reasoning")
+        elif isinstance(alternate, str) and alternate:
+            text = alternate
+        details = msg.get("reasoning_details")
+        opaque: Any = openrouter_opaque(details) if isinstance(details, list) and details else U
+        if text is None and opaque is U:
+            return []
+        return [ReasoningItem(text=text if text is not None else U, opaque=opaque, message=key, origin=self.origin)]
+
+    def tool_call(self, entry: Any, *, index: int, position: int, key: str) -> Item | None:
+        """One ``tool_calls[]`` entry -> :class:`ToolCallItem` (custom and unknown calls -> raw)."""
+        pointer = f"/messages/{index}/tool_calls/{position}"
+        if not isinstance(entry, dict):
+            self.report.add("dropped", "tool call is not a JSON object", index=index, item_type="tool_call", pointer=pointer)
+            return None
+        fn = entry.get("function")
+        kind = entry.get("type", "function")
+        if kind != "function" or not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or not fn["name"]:
+            self.report.add("changed", f"tool call of type {kind!r} has no canonical form; kept as a raw item", index=index, item_type="tool_call", pointer=pointer)
+            return RawItem(provider=NAME, value=_json_copy(entry), message=key, role="assistant", origin=self.origin)
+        call_id = entry.get("id")
+        if not isinstance(call_id, str) or not call_id:
+            call_id = f"call_{index}_{position}"
+            self.report.add("changed", f"tool call without an id; given {call_id!r}", index=index, item_type="tool_call", pointer=pointer)
+        return self._call(call_id, fn["name"], fn.get("arguments"), key=key, index=index, pointer=pointer)
+
+    def _call(self, call_id: str, name: str, arguments: Any, *, key: str, index: int, pointer: str) -> ToolCallItem:
+        if isinstance(arguments, dict):
+            # Some compatible servers send an object; the canonical form is the same object.
+            return ToolCallItem(id=call_id, name=name, arguments=_json_copy(arguments), message=key, origin=self.origin)
+        if arguments is None:
+            arguments = ""
+        if not isinstance(arguments, str):
+            arguments = msgspec.json.encode(arguments).decode()
+        return tool_call_from_text(call_id, name, arguments, message=key, origin=self.origin)
+
+    def assistant(self, msg: dict[str, Any], *, index: int, key: str) -> list[Item]:
+        """An assistant message: reasoning, content (text/refusal parts), refusal, tool calls, extras."""
+        items: list[Item] = self.reasoning(msg, index=index, key=key)
+        content = msg.get("content")
+        texts: list[TextItem] = []
+        if isinstance(content, str):
+            texts.append(TextItem(text=content, role="assistant", message=key, origin=self.origin))
+            items.append(texts[-1])
+        elif isinstance(content, list):
+            for j, part in enumerate(content):
+                item = self._part(part, "assistant", index=index, key=key, pointer=f"/messages/{index}/content/{j}")
+                if item is not None:
+                    items.append(item)
+                    if isinstance(item, TextItem):
+                        texts.append(item)
+        elif content is not None:
+            self.report.add("dropped", "assistant content is neither a string nor a list of parts", index=index, pointer=f"/messages/{index}/content")
+        annotations = msg.get("annotations")
+        if isinstance(annotations, list) and annotations:
+            anns = [a for a in (_annotation(x) for x in annotations) if a is not None]
+            if len(texts) == 1 and anns:
+                pos = items.index(texts[0])
+                items[pos] = msgspec.structs.replace(texts[0], annotations=anns)
+            else:
+                self.report.add("dropped", "annotations without exactly one text to attach to", index=index, pointer=f"/messages/{index}/annotations")
+        refusal = msg.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            items.append(RefusalItem(text=refusal, message=key, origin=self.origin))
+        calls = msg.get("tool_calls")
+        if isinstance(calls, list):
+            for j, entry in enumerate(calls):
+                item = self.tool_call(entry, index=index, position=j, key=key)
+                if item is not None:
+                    items.append(item)
+        fc = msg.get("function_call")
+        if isinstance(fc, dict) and isinstance(fc.get("name"), str) and fc["name"]:
+            call_id = f"call_function_{index}"
+            self._pending_function[fc["name"]] = call_id
+            self.report.add("changed", f"deprecated function_call read as tool call {call_id!r}", index=index, item_type="tool_call", pointer=f"/messages/{index}/function_call")
+            items.append(self._call(call_id, fc["name"], fc.get("arguments"), key=key, index=index, pointer=f"/messages/{index}/function_call"))
+        elif fc is not None:
+            items.extend(self._extras({"function_call": fc}, frozenset(), key=key, role="assistant"))
+        items.extend(self._extras(msg, _ASSISTANT_KEYS, key=key, role="assistant"))
+        # Empty text next to other content is no content (hazard 5); a message never vanishes.
+        if len(items) > 1:
+            items = [it for it in items if not (isinstance(it, TextItem) and it.text == "" and it.annotations is U)]
+        if not items:
+            items.append(TextItem(text="", role="assistant", message=key, origin=self.origin))
+        return items
+
+    def _tool_text(self, content: Any, *, index: int) -> list[Any]:
+        if isinstance(content, str):
+            return [TextItem(text=content)] if content else []
+        out: list[Any] = []
+        if isinstance(content, list):
+            for j, part in enumerate(content):
+                if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                    self._check_part_keys(part, "text", index=index, pointer=f"/messages/{index}/content/{j}")
+                    out.append(TextItem(text=part["text"]))
+                else:
+                    self.report.add("dropped", "tool message part is not a text part", index=index, pointer=f"/messages/{index}/content/{j}")
+        elif content is not None:
+            self.report.add("dropped", "tool message content is neither a string nor a list of parts", index=index, pointer=f"/messages/{index}/content")
+        return out
+
+    def _tool_message(self, msg: dict[str, Any], *, index: int, key: str) -> list[Item]:
+        call_id = msg.get("tool_call_id")
+        if not isinstance(call_id, str) or not call_id:
+            self.report.add("changed", "tool message without tool_call_id; kept as a raw item", index=index, item_type="tool_result")
+            return [RawItem(provider=NAME, value=_json_copy(msg), message=key)]
+        items: list[Item] = [ToolResultItem(call_id=call_id, content=self._tool_text(msg.get("content"), index=index), message=key)]
+        items.extend(self._extras(msg, _TOOL_KEYS, key=key, role=U))
+        return items
+
+    def _function_message(self, msg: dict[str, Any], *, index: int, key: str) -> list[Item]:
+        name = msg.get("name")
+        call_id = self._pending_function.pop(name, None) if isinstance(name, str) else None
+        if call_id is None:
+            self.report.add("changed", "function message answers no function_call; kept as a raw item", index=index, item_type="tool_result")
+            return [RawItem(provider=NAME, value=_json_copy(msg), message=key)]
+        self.report.add("changed", f"deprecated function message read as the result of {call_id!r}", index=index, item_type="tool_result")
+        items: list[Item] = [ToolResultItem(call_id=call_id, name=name, content=self._tool_text(msg.get("content"), index=index), message=key)]  # type: ignore[arg-type]
+        items.extend(self._extras(msg, frozenset({"role", "content", "name"}), key=key, role=U))
+        return items

@@ -1,0 +1,484 @@
+"""Canonical items -> OpenAI Chat messages (requests and response bodies).
+
+Turn shape (wire-formats.md section 1 and hazards 2-5): consecutive items sharing a ``message``
+key become one message; items without a key join the previous message of the same speaker; each
+tool result is its own ``role:"tool"`` message, so parallel calls become one assistant message
+with several ``tool_calls`` followed by one tool message per result. Tool messages carry text
+only. Reasoning is written only in the dialect that accepts it.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from ...codec import Item, UnknownItem
+from ...items import (
+    ArtifactRefItem,
+    AudioItem,
+    Base64Source,
+    DocumentItem,
+    ErrorItem,
+    FileSource,
+    HandoffCallItem,
+    HandoffResultItem,
+    ImageItem,
+    RawItem,
+    ReasoningItem,
+    RefusalItem,
+    StructuredItem,
+    TextItem,
+    ToolCallItem,
+    ToolResultItem,
+    UrlSource,
+)
+from ...mapping.arguments import arguments_json
+from ...mapping.ids import IdMap
+from ...mapping.opaque import replayable
+from ...mapping.report import Policy, Report
+from ._common import NAME, OPENROUTER_ISSUER, OPENROUTER_NAMESPACE, Dialect, data_url
+
+__all__ = ["MessageEncoder", "raw_kind"]
+
+U = msgspec.UNSET
+_CONTENT_CLASSES = (TextItem, ImageItem, AudioItem, DocumentItem, ArtifactRefItem)
+_ASSISTANT_CLASSES = (ToolCallItem, ReasoningItem, RefusalItem, StructuredItem)
+_AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+
+
+def _tag(obj: Any) -> str:
+    """The ``type`` tag of a tagged struct (item or source)."""
+    return str(type(obj).__struct_config__.tag)
+
+
+def raw_kind(value: Any) -> str:
+    """What an ``openai-chat`` raw item holds.
+
+    Returns:
+        ``message`` (a whole message: has ``role``), ``tool_call`` (a ``tool_calls[]`` entry:
+        has ``id`` and ``type``), ``part`` (a content part: has ``type``) or ``fields``
+        (message-level fields such as ``name`` or ``audio``, merged into their message).
+    """
+    if not isinstance(value, dict):
+        return "invalid"
+    if "role" in value:
+        return "message"
+    if "type" in value and "id" in value:
+        return "tool_call"
+    if "type" in value:
+        return "part"
+    return "fields"
+
+
+@dataclass
+class _Group:
+    role: str
+    key: Any
+    items: list[tuple[int, Any]] = field(default_factory=list)
+
+
+class MessageEncoder:
+    """Encodes canonical items into Chat messages for one conversion.
+
+    Args:
+        dialect: Which endpoint the body is for (decides reasoning fields).
+        policy: What to do with content the target cannot carry.
+        report: Collects every loss or change.
+        ids: Tool-call id map (max 40 characters on OpenAI Chat).
+        model: Target model (opaque state bound to another model is left out).
+        response: Encode a response body (string content, annotations kept) instead of a request.
+    """
+
+    def __init__(self, *, dialect: Dialect, policy: Policy, report: Report, ids: IdMap, model: str | None, response: bool = False) -> None:
+        self.dialect = dialect
+        self.policy = policy
+        self.report = report
+        self.ids = ids
+        self.model = model
+        self.response = response
+        self._calls: set[str] = set()
+        self._dropped_calls: set[str] = set()
+
+    # ------------------------------------------------------------------ grouping
+
+    def _speaker(self, index: int, item: Any) -> str | None:
+        if isinstance(item, _CONTENT_CLASSES):
+            if item.role is U:
+                self.report.add("changed", "content item without a role sent as user content", index=index, item_type=_tag(item))
+                return "user"
+            return item.role
+        if isinstance(item, _ASSISTANT_CLASSES):
+            return "assistant"
+        if isinstance(item, ToolResultItem):
+            return "tool"
+        if isinstance(item, RawItem):
+            kind = raw_kind(item.value)
+            if kind == "message":
+                return "raw-message"
+            if kind == "tool_call":
+                return "assistant"
+            if kind == "part":
+                return item.role if item.role is not U else "user"
+            if kind == "fields":
+                return "attach"
+        return None
+
+    def _expand(self, items: list[Item]) -> list[tuple[int, Any]]:
+        """Leave out what OpenAI Chat cannot carry (reported), keeping each item's index."""
+        out: list[tuple[int, Any]] = []
+        for i, item in enumerate(items):
+            if isinstance(item, ErrorItem):
+                self.report.add("dropped", "error items record failures and are not sent to a model", index=i, item_type="error")
+            elif isinstance(item, RawItem) and item.provider != NAME:
+                self.report.add("dropped", f"raw item of {item.provider} cannot be sent to {NAME}", index=i, item_type="raw")
+            elif isinstance(item, RawItem) and raw_kind(item.value) == "invalid":
+                self.report.add("dropped", "raw item value is not a JSON object", index=i, item_type="raw")
+            elif isinstance(item, (HandoffCallItem, HandoffResultItem, UnknownItem)):
+                kind = item.type if isinstance(item, UnknownItem) else _tag(item)
+                role = "assistant" if isinstance(item, HandoffCallItem) else "user"
+                key = item.message if not isinstance(item, UnknownItem) else U
+                for marker in self.report.unsupported(self.policy, f"{kind} items have no {NAME} form", index=i, item_type=str(kind)):
+                    out.append((i, msgspec.structs.replace(marker, role=role, message=key)))
+            else:
+                out.append((i, item))
+        return out
+
+    def _groups(self, items: list[Item]) -> list[_Group]:
+        groups: list[_Group] = []
+        for i, item in self._expand(items):
+            spk = self._speaker(i, item)
+            key = getattr(item, "message", U)
+            last = groups[-1] if groups else None
+            if spk == "tool" or spk == "raw-message":
+                groups.append(_Group(spk, key, [(i, item)]))
+            elif spk == "attach":
+                if last is not None and last.role != "raw-message" and (key is U or key == last.key):
+                    last.items.append((i, item))
+                elif item.role is not U:
+                    groups.append(_Group(item.role, key, [(i, item)]))
+                else:
+                    self.report.add("dropped", "raw message fields belong to no message", index=i, item_type="raw")
+            elif spk is not None:
+                if last is not None and last.role == spk and last.key == key:
+                    last.items.append((i, item))
+                else:
+                    groups.append(_Group(spk, key, [(i, item)]))
+        return groups
+
+    # ------------------------------------------------------------------ parts
+
+    def _text_part(self, index: int, item: TextItem) -> dict[str, Any]:
+        if item.annotations is not U and item.annotations and not self.response:
+            self.report.add("dropped", "text annotations are not sent back in a request", index=index, item_type="text")
+        return {"type": "text", "text": item.text}
+
+    def _unsupported(self, index: int, item_type: str, reason: str) -> list[dict[str, Any]]:
+        return [{"type": "text", "text": m.text} for m in self.report.unsupported(self.policy, reason, index=index, item_type=item_type)]
+
+    def _media_part(self, index: int, item: Any, role: str) -> list[dict[str, Any]]:
+        """Image, audio, document and artifact items -> user content parts."""
+        if isinstance(item, ImageItem):
+            src = item.source
+            if isinstance(src, (Base64Source, UrlSource)):
+                body: dict[str, Any] = {"url": data_url(src) if isinstance(src, Base64Source) else src.url}
+                if item.detail is not U:
+                    if item.detail in ("auto", "low", "high"):
+                        body["detail"] = item.detail
+                    else:
+                        self.report.add("dropped", f"image detail {item.detail!r} is not an OpenAI Chat value; left out", index=index, item_type="image")
+                return [{"type": "image_url", "image_url": body}]
+            return self._unsupported(index, "image", f"image {_tag(src)} sources cannot be sent as image_url")
+        if isinstance(item, AudioItem):
+            src = item.source
+            fmt = item.format if item.format is not U else None
+            if isinstance(src, Base64Source):
+                fmt = fmt or _AUDIO_FORMATS.get(src.media_type)
+                if fmt in ("wav", "mp3"):
+                    return [{"type": "input_audio", "input_audio": {"data": src.data, "format": fmt}}]
+                return self._unsupported(index, "audio", f"input_audio takes wav or mp3, not {fmt or src.media_type!r}")
+            return self._unsupported(index, "audio", "input_audio takes base64 data only")
+        if isinstance(item, DocumentItem):
+            src = item.source
+            body = {}
+            if isinstance(src, Base64Source):
+                body["file_data"] = data_url(src)
+            elif isinstance(src, FileSource) and src.provider in (U, "openai"):
+                body["file_id"] = src.file_id
+            else:
+                return self._unsupported(index, "document", f"document {_tag(src)} sources from {getattr(src, 'provider', U) or 'elsewhere'} cannot be sent as a file part")
+            if item.filename is not U:
+                body["filename"] = item.filename
+            return [{"type": "file", "file": body}]
+        return self._unsupported(index, "artifact_ref", "artifact references have no OpenAI Chat form")
+
+    @staticmethod
+    def _content(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+        if len(parts) == 1 and parts[0].get("type") == "text" and set(parts[0]) == {"type", "text"}:
+            return parts[0]["text"]
+        if len(parts) > 1:
+            parts = [p for p in parts if not (p.get("type") == "text" and p.get("text") == "")] or parts[:1]
+            if len(parts) == 1 and parts[0].get("type") == "text":
+                return parts[0]["text"]
+        return parts
+
+    # ------------------------------------------------------------------ messages
+
+    def messages(self, items: list[Item]) -> list[dict[str, Any]]:
+        """Transcript items -> the ``messages`` list of a request."""
+        ids: list[str] = []
+        for item in items:
+            if isinstance(item, ToolCallItem):
+                ids.append(item.id)
+            elif isinstance(item, RawItem) and raw_kind(item.value) == "tool_call" and isinstance(item.value.get("id"), str):
+                ids.append(item.value["id"])
+        self.ids.reserve(ids)
+        out: list[tuple[int, dict[str, Any]]] = []
+        for group in self._groups(items):
+            msg = self._group(group)
+            if msg is not None:
+                out.append((group.items[0][0], msg))
+        return self._results_follow_calls(out)
+
+    def _results_follow_calls(self, out: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Move tool messages up to directly follow the assistant message that made their calls.
+
+        OpenAI Chat refuses any other message between an assistant ``tool_calls`` message and
+        the tool messages answering it; each move is reported.
+        """
+        result: list[dict[str, Any]] = []
+        moved: set[int] = set()
+        for pos, (_, msg) in enumerate(out):
+            if pos in moved:
+                continue
+            result.append(msg)
+            calls = msg.get("tool_calls") if msg.get("role") == "assistant" else None
+            if not isinstance(calls, list):
+                continue
+            wanted = {c.get("id") for c in calls if isinstance(c, dict)}
+            gap = False
+            for later in range(pos + 1, len(out)):
+                index, other = out[later]
+                if later in moved:
+                    continue
+                if other.get("role") == "tool" and other.get("tool_call_id") in wanted:
+                    if gap:
+                        self.report.add("changed", f"tool result {other['tool_call_id']!r} moved up to follow its call", index=index, item_type="tool_result")
+                    result.append(other)
+                    moved.add(later)
+                    wanted.discard(other["tool_call_id"])
+                    if not wanted:
+                        break
+                elif other.get("role") == "assistant" and isinstance(other.get("tool_calls"), list):
+                    break  # results after the next call turn stay where they are
+                else:
+                    gap = True
+        return result
+
+    def _fields(self, msg: dict[str, Any], index: int, item: RawItem) -> None:
+        for k, v in item.value.items():
+            if k in msg:
+                self.report.add("dropped", f"raw message field {k!r} clashes with a field already written", index=index, item_type="raw")
+            else:
+                msg[k] = copy.deepcopy(v)
+
+    def _group(self, group: _Group) -> dict[str, Any] | None:
+        if group.role == "raw-message":
+            return copy.deepcopy(group.items[0][1].value)
+        if group.role == "tool":
+            return self._tool(group)
+        if group.role == "assistant":
+            return self._assistant(group)
+        msg: dict[str, Any] = {"role": group.role}
+        parts: list[dict[str, Any]] = []
+        fields: list[tuple[int, RawItem]] = []
+        for i, item in group.items:
+            if isinstance(item, TextItem):
+                parts.append(self._text_part(i, item))
+            elif isinstance(item, RawItem):
+                if raw_kind(item.value) == "fields":
+                    fields.append((i, item))
+                else:
+                    parts.append(copy.deepcopy(item.value))
+            elif group.role in ("system", "developer"):
+                parts.extend(self._unsupported(i, _tag(item), f"{group.role} messages take text parts only"))
+            else:
+                parts.extend(self._media_part(i, item, group.role))
+        if not parts and not fields:
+            return None
+        msg["content"] = self._content(parts) if parts else ""
+        for i, item in fields:
+            self._fields(msg, i, item)
+        return msg
+
+    def _tool(self, group: _Group) -> dict[str, Any] | None:
+        index, result = group.items[0]
+        if result.call_id in self._dropped_calls:
+            self.report.add("dropped", f"tool result for the dropped call {result.call_id!r}", index=index, item_type="tool_result")
+            return None
+        if self.ids.get(result.call_id, index=index) not in self._calls:
+            markers = self.report.unsupported(self.policy, f"tool result {result.call_id!r} answers no earlier tool call", index=index, item_type="tool_result")
+            return {"role": "user", "content": markers[0].text} if markers else None
+        parts: list[dict[str, Any]] = []
+        for item in result.content:
+            if isinstance(item, TextItem):
+                parts.append({"type": "text", "text": item.text})
+            elif isinstance(item, StructuredItem):
+                self.report.add("changed", "structured tool output sent as JSON text", index=index, item_type="structured")
+                parts.append({"type": "text", "text": msgspec.json.encode(item.data).decode()})
+            else:
+                kind = _tag(item)
+                parts.extend(self._unsupported(index, kind, f"tool messages carry text parts only; {kind} content cannot go in a tool message"))
+        if result.is_error is True:
+            self.report.add("dropped", "OpenAI Chat tool messages have no error flag; is_error left out", index=index, item_type="tool_result")
+        msg: dict[str, Any] = {"role": "tool", "tool_call_id": self.ids.get(result.call_id, index=index)}
+        msg["content"] = self._content(parts) if parts else ""
+        for i, item in group.items[1:]:
+            self._fields(msg, i, item)
+        return msg
+
+    # ------------------------------------------------------------------ assistant
+
+    def _reasoning(self, msg: dict[str, Any], reasoning: list[tuple[int, ReasoningItem]], has_calls: bool) -> None:
+        """Write reasoning in the dialect's fields, or leave it out and report it."""
+        texts: list[str] = []
+        details: list[Any] = []
+        for i, item in reasoning:
+            if item.opaque is not U:
+                ok, why = replayable(item.opaque, OPENROUTER_ISSUER, self.model, model_bound=True)
+                if self.dialect == "openrouter" and ok and item.opaque.namespace == OPENROUTER_NAMESPACE and isinstance(item.opaque.value, list):
+                    details.extend(copy.deepcopy(item.opaque.value))
+                else:
+                    reason = why if self.dialect == "openrouter" and why else f"opaque {item.opaque.namespace} of {item.opaque.issuer} cannot be sent in the {self.dialect} dialect"
+                    self.report.add("dropped", reason, index=i, item_type="reasoning")
+            if item.text is U or not item.text:
+                if item.opaque is U:
+                    self.report.add("dropped", "reasoning without text has no OpenAI Chat form", index=i, item_type="reasoning")
+                continue
+            if self.dialect == "openai":
+                self.report.add("dropped", "OpenAI Chat accepts no reasoning input", index=i, item_type="reasoning")
+            elif self.dialect == "deepseek" and not has_calls and not self.response:
+                self.report.add("dropped", "DeepSeek reads reasoning_content back only on assistant turns with tool calls", index=i, item_type="reasoning")
+            else:
+                texts.append(item.text)
+        if texts:
+            msg["reasoning_content" if self.dialect == "deepseek" else "reasoning"] = "\n\n".join(texts)
+        if details:
+            msg["reasoning_details"] = details
+
+    def _tool_call(self, index: int, item: Any) -> dict[str, Any] | None:
+        if isinstance(item, RawItem):
+            entry = copy.deepcopy(item.value)
+            entry["id"] = self.ids.get(entry["id"], index=index) if isinstance(entry["id"], str) else entry["id"]
+            self._calls.add(entry["id"])
+            return entry
+        args = arguments_json(item, policy=self.policy, report=self.report, index=index)
+        if args is None:
+            self._dropped_calls.add(item.id)
+            return None
+        call_id = self.ids.get(item.id, index=index)
+        self._calls.add(call_id)
+        return {"id": call_id, "type": "function", "function": {"name": item.name, "arguments": args}}
+
+    def _assistant(self, group: _Group) -> dict[str, Any] | None:
+        msg: dict[str, Any] = {"role": "assistant"}
+        entries: list[tuple[str, Any]] = []  # ("text", TextItem) | ("refusal", str) | ("part", dict)
+        calls: list[dict[str, Any]] = []
+        reasoning: list[tuple[int, ReasoningItem]] = []
+        fields: list[tuple[int, RawItem]] = []
+        for i, item in group.items:
+            if isinstance(item, TextItem):
+                if item.annotations is not U and item.annotations and not self.response:
+                    self.report.add("dropped", "text annotations are not sent back in a request", index=i, item_type="text")
+                entries.append(("text", item))
+            elif isinstance(item, RefusalItem):
+                entries.append(("refusal", item.text))
+            elif isinstance(item, ReasoningItem):
+                reasoning.append((i, item))
+            elif isinstance(item, StructuredItem):
+                self.report.add("changed", "structured output sent as JSON text", index=i, item_type="structured")
+                entries.append(("text", TextItem(text=msgspec.json.encode(item.data).decode())))
+            elif isinstance(item, (ToolCallItem, RawItem)) and (isinstance(item, ToolCallItem) or raw_kind(item.value) == "tool_call"):
+                call = self._tool_call(i, item)
+                if call is not None:
+                    calls.append(call)
+            elif isinstance(item, RawItem) and raw_kind(item.value) == "part":
+                if self.response:
+                    self.report.add("dropped", "a response message holds no content parts", index=i, item_type="raw")
+                else:
+                    entries.append(("part", copy.deepcopy(item.value)))
+            elif isinstance(item, RawItem):
+                fields.append((i, item))
+            else:
+                kind = _tag(item)
+                for p in self._unsupported(i, kind, f"assistant messages cannot carry {kind} content"):
+                    entries.append(("text", TextItem(text=p["text"])))
+        self._reasoning(msg, reasoning, bool(calls))
+        if self.response:
+            self._response_content(msg, entries)
+        else:
+            self._request_content(msg, entries, bool(calls))
+        if calls:
+            msg["tool_calls"] = calls
+        for i, item in fields:
+            self._fields(msg, i, item)
+        if set(msg) == {"role"}:
+            return None
+        if "content" not in msg and "tool_calls" not in msg and not self.response:
+            msg["content"] = ""  # reasoning or fields alone: content is required without tool_calls
+        return msg
+
+    def _request_content(self, msg: dict[str, Any], entries: list[tuple[str, Any]], has_calls: bool) -> None:
+        refusals = [e for e in entries if e[0] == "refusal"]
+        others = [e for e in entries if e[0] != "refusal"]
+        simple_refusal = len(refusals) == 1 and entries[-1][0] == "refusal" and len(others) <= 1 and all(e[0] == "text" for e in others)
+        if simple_refusal:
+            if others:
+                msg["content"] = others[0][1].text
+            msg["refusal"] = refusals[0][1]
+            return
+        parts: list[dict[str, Any]] = []
+        for kind, value in entries:
+            if kind == "text":
+                parts.append({"type": "text", "text": value.text})
+            elif kind == "refusal":
+                parts.append({"type": "refusal", "refusal": value})
+            else:
+                parts.append(value)
+        if parts:
+            msg["content"] = self._content(parts)
+
+    def _response_content(self, msg: dict[str, Any], entries: list[tuple[str, Any]]) -> None:
+        text: list[str] = []
+        annotations: list[dict[str, Any]] = []
+        offset = 0
+        texts = [v for k, v in entries if k == "text"]
+        if len(texts) > 1:
+            self.report.add("changed", f"{len(texts)} text items joined into one response content string", item_type="text")
+        for item in texts:
+            for ann in item.annotations if item.annotations is not U else []:
+                annotations.append(_annotation_to_wire(ann, offset))
+            text.append(item.text)
+            offset += len(item.text)
+        refusals = [v for k, v in entries if k == "refusal"]
+        msg["content"] = "".join(text) if texts else None
+        msg["refusal"] = "".join(refusals) if refusals else None
+        if annotations:
+            msg["annotations"] = annotations
+
+
+def _annotation_to_wire(ann: Any, offset: int) -> dict[str, Any]:
+    """:class:`Annotation` -> ``{type, <type>:{...}}`` (indices shifted by ``offset``)."""
+    if ann.kind != "url_citation" and ann.provider_data is not U:
+        return copy.deepcopy(ann.provider_data)
+    body: dict[str, Any] = {}
+    for name in ("end_index", "start_index", "title", "url"):
+        value = getattr(ann, name)
+        if value is not U:
+            body[name] = value + offset if name.endswith("_index") else value
+    if ann.provider_data is not U:
+        for k, v in ann.provider_data.items():
+            body.setdefault(k, copy.deepcopy(v))
+    return {"type": ann.kind, ann.kind: body}

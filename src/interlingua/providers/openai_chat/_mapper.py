@@ -1,0 +1,109 @@
+"""The OpenAI Chat Completions mapper class (one instance per dialect)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from ...items import ModelCapabilities, Transcript
+from ...mapping.ids import IdRule
+from ...mapping.protocol import Conversion, Framing, ModelResponse
+from ...mapping.report import Policy, Report
+from ._common import DIALECTS, ISSUER, NAME, Dialect
+from ._request import decode_request, encode_request
+from ._response import decode_response, encode_response
+from ._stream import ChatStreamAccumulator
+
+__all__ = ["ID_RULE", "OpenAIChatMapper"]
+
+ID_RULE = IdRule("openai-chat", max_length=40, prefix="call_")
+"""OpenAI Chat ``tool_calls[].id``: at most 40 characters (vercel/ai#8132, Portkey gateway#1062, autogen#6377)."""
+
+
+class OpenAIChatMapper:
+    """OpenAI Chat Completions (``POST /v1/chat/completions``) and OpenAI-compatible endpoints.
+
+    Reading accepts every dialect's fields (DeepSeek ``reasoning_content``, OpenRouter ``reasoning``
+    and ``reasoning_details``, Ollama ``reasoning``). Writing puts reasoning back only where the
+    dialect accepts it; elsewhere it is left out and reported.
+
+    Args:
+        dialect: ``openai`` (default), ``deepseek``, ``openrouter`` or ``ollama``
+            (see :data:`interlingua.providers.openai_chat.Dialect`).
+
+    Raises:
+        ValueError: unknown dialect.
+    """
+
+    name: str = NAME
+    issuer: str = ISSUER
+    framing: Framing = "sse"
+    id_rule: IdRule | None = ID_RULE
+
+    def __init__(self, dialect: Dialect = "openai") -> None:
+        if dialect not in DIALECTS:
+            raise ValueError(f"unknown OpenAI Chat dialect {dialect!r} (known: {', '.join(DIALECTS)})")
+        self.dialect: Dialect = dialect
+
+    def __repr__(self) -> str:
+        return f"OpenAIChatMapper(dialect={self.dialect!r})"
+
+    def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
+        """Request body (``messages``, ``tools``, ``tool_choice``, ``parallel_tool_calls``) -> transcript."""
+        report = Report()
+        return Conversion(decode_request(body, report), report)
+
+    def encode_request(self, transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+        """Transcript -> request body.
+
+        Raises:
+            ConversionError: under policy ``error``, for content OpenAI Chat cannot carry.
+            MalformedArgumentsError: under policy ``error``, for a tool call whose arguments did not parse.
+        """
+        report = Report()
+        body = encode_request(transcript, dialect=self.dialect, rule=ID_RULE, model=model, policy=policy, report=report)
+        return Conversion(body, report)
+
+    def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
+        """``chat.completion`` body -> items of ``choices[0]``, usage and stop reason."""
+        report = Report()
+        return Conversion(decode_response(body, report), report)
+
+    def encode_response(self, response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+        """Output items -> ``chat.completion`` body (for round-trip tests and mock servers)."""
+        report = Report()
+        body = encode_response(response, dialect=self.dialect, rule=ID_RULE, model=model, policy=policy, report=report)
+        return Conversion(body, report)
+
+    def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
+        """``request`` when ``body`` has a ``messages`` list, ``response`` when it has ``choices``."""
+        if not isinstance(body, Mapping):
+            return None
+        if isinstance(body.get("messages"), list):
+            return "request"
+        if isinstance(body.get("choices"), list):
+            return "response"
+        return None
+
+    def accumulator(self) -> ChatStreamAccumulator:
+        """A fresh accumulator for one streamed response."""
+        return ChatStreamAccumulator()
+
+    def capabilities(self, model: str | None) -> ModelCapabilities:
+        """Defaults for an OpenAI Chat model: text/image/audio/document in, text out, parallel tools,
+        streaming, structured output, automatic prompt caching, stop sequences. Reasoning is
+        accepted back only in the deepseek, openrouter and ollama dialects."""
+        return ModelCapabilities(
+            input_modalities=["text", "image", "audio", "document"],
+            output_modalities=["text"],
+            tools=True,
+            parallel_tool_calls=True,
+            requires_tool_definitions=False,
+            reasoning=self.dialect != "openai",
+            streaming=True,
+            structured_output=True,
+            prompt_caching=True,
+            stop_sequences=True,
+            assistant_prefill=False,
+            raw_round_trip=True,
+        )

@@ -1,0 +1,171 @@
+"""OpenAI Chat request bodies <-> transcripts.
+
+Sources: openai-python ``types/chat/completion_create_params.py`` (``messages``, ``tools``,
+``tool_choice``, ``parallel_tool_calls``), ``chat_completion_function_tool_param.py`` and
+``shared_params/function_definition.py`` (``{name, description, parameters, strict}``),
+``chat_completion_tool_choice_option_param.py`` (``"auto"|"none"|"required"`` or
+``{type:"function", function:{name}}``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from ...codec import SCHEMA_VERSION, Item
+from ...items import ToolChoice, ToolDefinition, Transcript
+from ...mapping.ids import IdMap, IdRule
+from ...mapping.report import Policy, Report
+from ._common import Dialect
+from ._decode import MessageDecoder
+from ._encode import MessageEncoder
+
+__all__ = ["GENERATION_SETTINGS", "decode_request", "encode_request"]
+
+U = msgspec.UNSET
+
+GENERATION_SETTINGS = frozenset(
+    {
+        "model", "stream", "stream_options", "n", "temperature", "top_p", "max_tokens", "max_completion_tokens",
+        "stop", "seed", "frequency_penalty", "presence_penalty", "logit_bias", "logprobs", "top_logprobs", "user",
+        "store", "metadata", "service_tier", "reasoning_effort", "response_format", "modalities", "audio",
+        "prediction", "web_search_options", "verbosity", "safety_identifier", "prompt_cache_key",
+        "prompt_cache_retention", "thinking", "reasoning", "provider", "include_reasoning", "transforms",
+        "models", "route", "top_k", "min_p", "repetition_penalty", "keep_alive", "options",
+    }
+)
+"""Request fields that set up generation rather than hold conversation: not carried in a transcript
+(DeepSeek ``thinking``, OpenRouter ``reasoning``/``provider``/``transforms``, Ollama ``options``
+included). Any other unknown field is reported as dropped."""
+
+_FUNCTION_KEYS = frozenset({"name", "description", "parameters", "strict"})
+
+
+def _tool_definition(entry: Any, index: int, report: Report) -> ToolDefinition | None:
+    pointer = f"/tools/{index}"
+    if not isinstance(entry, dict):
+        report.add("dropped", "tool definition is not a JSON object", pointer=pointer)
+        return None
+    kind = entry.get("type", "function")
+    fn = entry.get(kind) if isinstance(kind, str) else None
+    if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or not fn["name"]:
+        report.add("dropped", f"tool definition of type {kind!r} without a name", pointer=pointer)
+        return None
+    if kind != "function":
+        # Custom tools: kept whole for a same-provider round trip.
+        return ToolDefinition(name=fn["name"], description=fn.get("description", U) if isinstance(fn.get("description"), str) else U, provider_data={"openai-chat": copy.deepcopy(entry)})
+    rest = {k: v for k, v in fn.items() if k not in _FUNCTION_KEYS}
+    outer = {k: v for k, v in entry.items() if k not in ("type", "function")}
+    provider_data: Any = U
+    if rest or outer:
+        provider_data = {"openai-chat": {"function": copy.deepcopy(rest), **copy.deepcopy(outer)}}
+    return ToolDefinition(
+        name=fn["name"],
+        description=fn["description"] if isinstance(fn.get("description"), str) else U,
+        parameters=copy.deepcopy(fn["parameters"]) if isinstance(fn.get("parameters"), dict) else U,
+        strict=fn["strict"] if isinstance(fn.get("strict"), bool) else U,
+        provider_data=provider_data,
+    )
+
+
+def _tool_choice(body: Mapping[str, Any], report: Report) -> ToolChoice | None:
+    choice = body.get("tool_choice")
+    parallel = body.get("parallel_tool_calls")
+    parallel_v: Any = parallel if isinstance(parallel, bool) else U
+    if choice in ("auto", "none", "required"):
+        return ToolChoice(mode=choice, parallel=parallel_v)
+    if isinstance(choice, dict) and choice.get("type") == "function" and isinstance(choice.get("function"), dict) and isinstance(choice["function"].get("name"), str):
+        return ToolChoice(mode="tool", name=choice["function"]["name"], parallel=parallel_v)
+    if choice is not None:
+        report.add("dropped", f"tool_choice {choice!r} has no canonical form", pointer="/tool_choice")
+    if parallel_v is not U:
+        # parallel_tool_calls alone: the default choice with tools is "auto" (written back only with tools).
+        return ToolChoice(mode="auto", parallel=parallel_v)
+    return None
+
+
+def decode_request(body: Mapping[str, Any], report: Report) -> Transcript:
+    """Request body -> transcript: ``messages`` (key ``m{i}``), ``tools``, ``tool_choice``.
+
+    Generation settings (:data:`GENERATION_SETTINGS`) are not carried; other unknown fields are reported.
+    """
+    decoder = MessageDecoder(report)
+    items: list[Item] = []
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        report.add("dropped", "request has no messages list", pointer="/messages")
+        messages = []
+    for i, msg in enumerate(messages):
+        items.extend(decoder.message(msg, index=i, key=f"m{i}"))
+    tools: Any = U
+    if isinstance(body.get("tools"), list):
+        tools = [t for t in (_tool_definition(e, j, report) for j, e in enumerate(body["tools"])) if t is not None]
+    elif body.get("tools") is not None:
+        report.add("dropped", "tools is not a list", pointer="/tools")
+    choice = _tool_choice(body, report)
+    for key in body:
+        if key not in GENERATION_SETTINGS and key not in ("messages", "tools", "tool_choice", "parallel_tool_calls", "functions", "function_call"):
+            report.add("dropped", f"request field {key!r} is not part of the transcript", pointer=f"/{key}")
+    if isinstance(body.get("functions"), list):
+        # Deprecated `functions`: read as function tools.
+        report.add("changed", "deprecated functions read as function tools", pointer="/functions")
+        extra = [t for t in (_tool_definition({"type": "function", "function": f}, j, report) for j, f in enumerate(body["functions"])) if t is not None]
+        tools = (tools if tools is not U else []) + extra
+    return Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=choice if choice is not None else U)  # type: ignore[arg-type]
+
+
+def _tool_to_wire(tool: ToolDefinition) -> dict[str, Any]:
+    own = tool.provider_data.get("openai-chat") if isinstance(tool.provider_data, dict) else None
+    if isinstance(own, dict) and own.get("type") not in (None, "function"):
+        return copy.deepcopy(own)
+    fn: dict[str, Any] = {"name": tool.name}
+    if tool.description is not U:
+        fn["description"] = tool.description
+    if tool.parameters is not U:
+        fn["parameters"] = copy.deepcopy(tool.parameters)
+    if tool.strict is not U:
+        fn["strict"] = tool.strict
+    entry: dict[str, Any] = {"type": "function", "function": fn}
+    if isinstance(own, dict):
+        for k, v in own.items():
+            if k == "function" and isinstance(v, dict):
+                for fk, fv in v.items():
+                    fn.setdefault(fk, copy.deepcopy(fv))
+            else:
+                entry.setdefault(k, copy.deepcopy(v))
+    return entry
+
+
+def encode_request(
+    transcript: Transcript, *, dialect: Dialect, rule: IdRule, model: str | None, policy: Policy, report: Report
+) -> dict[str, Any]:
+    """Transcript -> request body ``{model?, messages, tools?, tool_choice?, parallel_tool_calls?}``.
+
+    Raises:
+        ConversionError: under policy ``error``, for content OpenAI Chat cannot carry.
+        MalformedArgumentsError: under policy ``error``, for a tool call without an arguments object.
+    """
+    ids = IdMap(rule, report)
+    encoder = MessageEncoder(dialect=dialect, policy=policy, report=report, ids=ids, model=model)
+    body: dict[str, Any] = {}
+    if model is not None:
+        body["model"] = model
+    body["messages"] = encoder.messages(list(transcript.items))
+    tools = transcript.tools if transcript.tools is not U else []
+    if tools:
+        body["tools"] = [_tool_to_wire(t) for t in tools]
+    choice = transcript.tool_choice
+    if choice is not U:
+        if choice.mode == "tool":
+            if choice.name is U:
+                report.unsupported(policy, "tool choice mode 'tool' without a name", item_type="tool_choice")
+            else:
+                body["tool_choice"] = {"type": "function", "function": {"name": choice.name}}
+        elif choice.mode != "auto" or tools:
+            body["tool_choice"] = choice.mode
+        if choice.parallel is not U and tools:
+            body["parallel_tool_calls"] = choice.parallel
+    return body

@@ -1,0 +1,264 @@
+"""OpenAI Chat SSE stream -> canonical stream events.
+
+Source: openai-python ``types/chat/chat_completion_chunk.py`` and ``_streaming.py``: chunks carry
+``choices[].delta{role?, content?, refusal?, tool_calls?}``; tool-call fragments are joined per
+``index`` (id, type and name arrive in the first fragment); with ``stream_options.include_usage`` a
+last chunk has ``choices:[]`` and ``usage``; ``data: [DONE]`` is the completion marker; a data
+object with an ``error`` key is a failure. Reasoning deltas: DeepSeek ``reasoning_content``,
+OpenRouter/Ollama ``reasoning`` (+ OpenRouter ``reasoning_details``).
+
+The final response is built by feeding the joined message to the same decoder as
+``decode_response``, so a stream and its equivalent response give equal items.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+
+from ...items import ErrorItem, ToolCallItem
+from ...mapping.protocol import ModelResponse
+from ...mapping.report import Report
+from ...streaming.events import (
+    RawEvent,
+    ReasoningDelta,
+    RefusalDelta,
+    StreamDone,
+    StreamError,
+    StreamEvent,
+    TextDelta,
+    ToolCallComplete,
+    UsageUpdate,
+)
+from ._common import NAME, usage_from_wire
+from ._response import decode_response
+
+__all__ = ["ChatStreamAccumulator", "error_code"]
+
+_CODE_BY_NAME = {
+    "rate_limit_exceeded": "rate_limit",
+    "rate_limit_error": "rate_limit",
+    "server_error": "server",
+    "internal_error": "server",
+    "api_error": "server",
+    "invalid_request_error": "invalid_request",
+    "context_length_exceeded": "context_length",
+    "content_filter": "content_filter",
+    "content_policy_violation": "content_filter",
+    "authentication_error": "auth",
+    "invalid_api_key": "auth",
+    "permission_error": "auth",
+    "overloaded_error": "overloaded",
+    "overloaded": "overloaded",
+    "timeout": "timeout",
+    "not_found_error": "not_found",
+    "model_not_found": "not_found",
+}
+_RETRYABLE = frozenset({"rate_limit", "server", "overloaded", "timeout", "truncated"})
+
+
+def _code_by_status(status: int) -> str:
+    if status in (401, 403):
+        return "auth"
+    if status == 404:
+        return "not_found"
+    if status == 408:
+        return "timeout"
+    if status == 429:
+        return "rate_limit"
+    if status == 529:
+        return "overloaded"
+    if 500 <= status <= 599:
+        return "server"
+    if 400 <= status <= 499:
+        return "invalid_request"
+    return "provider_error"
+
+
+def error_code(error: Any) -> tuple[str, int | None]:
+    """A stream ``error`` object -> (stable code, HTTP status when the provider gave one).
+
+    OpenAI sends ``{message, type, code}`` with string codes; OpenRouter sends a numeric ``code``
+    (the HTTP status). Unknown shapes give ``provider_error``.
+    """
+    if not isinstance(error, dict):
+        return "provider_error", None
+    for field in ("code", "type"):
+        value = error.get(field)
+        if isinstance(value, str) and value in _CODE_BY_NAME:
+            return _CODE_BY_NAME[value], None
+    for field in ("code", "status"):
+        value = error.get(field)
+        if isinstance(value, int) and not isinstance(value, bool) and 100 <= value <= 599:
+            return _code_by_status(value), value
+    return "provider_error", None
+
+
+class ChatStreamAccumulator:
+    """Accumulates one Chat Completions stream (choice 0; other choices are ignored)."""
+
+    def __init__(self) -> None:
+        self._id: str | None = None
+        self._model: str | None = None
+        self._content: list[str] | None = None
+        self._refusal: list[str] | None = None
+        self._reasoning_content: list[str] = []
+        self._reasoning: list[str] = []
+        self._details: list[Any] = []
+        self._calls: dict[int, dict[str, Any]] = {}
+        self._finish: Any = None
+        self._usage: Any = None
+        self._calls_emitted = False
+        self._terminal = False
+
+    # ------------------------------------------------------------------ building
+
+    def _message(self) -> dict[str, Any]:
+        msg: dict[str, Any] = {"role": "assistant", "content": "".join(self._content) if self._content is not None else None}
+        if self._refusal is not None:
+            msg["refusal"] = "".join(self._refusal)
+        if self._reasoning_content:
+            msg["reasoning_content"] = "".join(self._reasoning_content)
+        if self._reasoning:
+            msg["reasoning"] = "".join(self._reasoning)
+        if self._details:
+            msg["reasoning_details"] = list(self._details)
+        if self._calls:
+            msg["tool_calls"] = [self._call_entry(c) for _, c in sorted(self._calls.items())]
+        return msg
+
+    @staticmethod
+    def _call_entry(call: dict[str, Any]) -> dict[str, Any]:
+        if call["type"] == "custom":  # custom tools stream `custom.input` fragments
+            return {"id": call["id"], "type": "custom", "custom": {"name": call["name"], "input": "".join(call["arguments"])}}
+        return {"id": call["id"], "type": call["type"], "function": {"name": call["name"], "arguments": "".join(call["arguments"])}}
+
+    def _body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"object": "chat.completion", "choices": [{"index": 0, "message": self._message(), "finish_reason": self._finish}]}
+        if self._id is not None:
+            body["id"] = self._id
+        if self._model is not None:
+            body["model"] = self._model
+        if self._usage is not None:
+            body["usage"] = self._usage
+        return body
+
+    def _response(self) -> ModelResponse:
+        return decode_response(self._body(), Report())
+
+    def _emit_calls(self) -> list[StreamEvent]:
+        if self._calls_emitted or not self._calls:
+            return []
+        self._calls_emitted = True
+        return [ToolCallComplete(it) for it in self._response().items if isinstance(it, ToolCallItem)]
+
+    def _error(self, code: str, message: str, status: int | None = None) -> list[StreamEvent]:
+        self._terminal = True
+        item = ErrorItem(code=code, message=message, retryable=code in _RETRYABLE, provider=NAME)  # type: ignore[arg-type]
+        if status is not None:
+            item = msgspec.structs.replace(item, status=status)
+        return [StreamError(item, partial=self._response())]
+
+    # ------------------------------------------------------------------ protocol
+
+    def feed(self, event: RawEvent) -> list[StreamEvent]:
+        """Consume one SSE event (see the module docstring for the rules)."""
+        if self._terminal:
+            return []
+        data = event.data.strip()
+        if data == "[DONE]":
+            final = self._emit_calls()
+            self._terminal = True
+            final.append(StreamDone(self._response()))
+            return final
+        if data == "":
+            return []
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            return self._error("provider_error", "stream event is not valid JSON")
+        if event.event == "error" or (isinstance(chunk, dict) and chunk.get("error")):
+            code, status = error_code(chunk.get("error") if isinstance(chunk, dict) else None)
+            return self._error(code, f"{NAME} stream reported an error ({code})", status)
+        if not isinstance(chunk, dict):
+            return self._error("provider_error", "stream event is not a JSON object")
+        out: list[StreamEvent] = []
+        if isinstance(chunk.get("id"), str) and chunk["id"] and self._id is None:
+            self._id = chunk["id"]
+        if isinstance(chunk.get("model"), str) and chunk["model"] and self._model is None:
+            self._model = chunk["model"]
+        choices: list[Any] = chunk["choices"] if isinstance(chunk.get("choices"), list) else []
+        for choice in choices:
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            out.extend(self._delta(choice.get("delta")))
+            if choice.get("finish_reason") is not None:
+                self._finish = choice["finish_reason"]
+                out.extend(self._emit_calls())
+        if isinstance(chunk.get("usage"), dict):
+            self._usage = chunk["usage"]
+            usage = usage_from_wire(self._usage)
+            if usage is not None:
+                out.append(UsageUpdate(usage))
+        return out
+
+    def _delta(self, delta: Any) -> list[StreamEvent]:
+        if not isinstance(delta, dict):
+            return []
+        out: list[StreamEvent] = []
+        content = delta.get("content")
+        if isinstance(content, str):
+            if self._content is None:
+                self._content = []
+            self._content.append(content)
+            if content:
+                out.append(TextDelta(content))
+        refusal = delta.get("refusal")
+        if isinstance(refusal, str):
+            if self._refusal is None:
+                self._refusal = []
+            self._refusal.append(refusal)
+            if refusal:
+                out.append(RefusalDelta(refusal))
+        rc, r = delta.get("reasoning_content"), delta.get("reasoning")
+        if isinstance(rc, str) and rc:
+            self._reasoning_content.append(rc)
+            out.append(ReasoningDelta(rc))
+        if isinstance(r, str) and r:
+            self._reasoning.append(r)
+            if not (isinstance(rc, str) and rc):
+                out.append(ReasoningDelta(r))
+        if isinstance(delta.get("reasoning_details"), list):
+            self._details.extend(delta["reasoning_details"])
+        calls = delta.get("tool_calls")
+        if isinstance(calls, list):
+            for frag in calls:
+                self._fragment(frag)
+        return out
+
+    def _fragment(self, frag: Any) -> None:
+        if not isinstance(frag, dict):
+            return
+        index = frag.get("index", len(self._calls))
+        if not isinstance(index, int):
+            return
+        call = self._calls.setdefault(index, {"id": None, "type": "function", "name": None, "arguments": []})
+        if isinstance(frag.get("id"), str) and frag["id"] and call["id"] is None:
+            call["id"] = frag["id"]
+        if isinstance(frag.get("type"), str):
+            call["type"] = frag["type"]
+        fn = frag.get("function") if isinstance(frag.get("function"), dict) else frag.get("custom")
+        if isinstance(fn, dict):
+            if isinstance(fn.get("name"), str) and fn["name"] and call["name"] is None:
+                call["name"] = fn["name"]
+            piece = fn.get("arguments", fn.get("input"))
+            if isinstance(piece, str):
+                call["arguments"].append(piece)
+
+    def finish(self) -> list[StreamEvent]:
+        """End of input: ``truncated`` unless ``[DONE]`` (or an error) ended the stream."""
+        if self._terminal:
+            return []
+        return self._error("truncated", "stream ended before data: [DONE]")
