@@ -13,7 +13,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["ISSUER", "NAME", "SIG_NAMESPACE", "camel", "get", "has", "jcopy", "snake"]
+import msgspec
+
+__all__ = ["ISSUER", "NAME", "SIG_NAMESPACE", "camel", "error_item", "get", "has", "jcopy", "keyset", "snake", "tag_of"]
 
 NAME = "gemini"
 """Registry name, also written into ``origin.provider`` and ``raw.provider``."""
@@ -84,12 +86,11 @@ def error_item(error: Any) -> Any:
         code=code,  # type: ignore[arg-type]
         message=message,
         retryable=code in _RETRYABLE,
-        status=http if http is not None else msgspec_unset(),
+        status=http if http is not None else msgspec.UNSET,
         provider=NAME,
     )
 
 
-def msgspec_unset() -> Any:
-    import msgspec
-
-    return msgspec.UNSET
+def tag_of(obj: Any) -> str:
+    """The canonical ``type`` tag of an item or source struct."""
+    return str(type(obj).__struct_config__.tag)

@@ -55,7 +55,7 @@ from ...items import (
 from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
 from ...errors import MalformedArgumentsError
-from ._common import ISSUER, NAME, SIG_NAMESPACE, get, jcopy, keyset
+from ._common import ISSUER, NAME, SIG_NAMESPACE, get, jcopy, keyset, tag_of
 
 UNSET = msgspec.UNSET
 
@@ -277,7 +277,7 @@ class PartDecoder:
 def media_part(item: ImageItem | AudioItem | DocumentItem, *, policy: Policy, report: Report, index: int | None) -> list[dict[str, Any]]:
     """A media item -> one ``inlineData``/``fileData``/``text`` part (or none, reported)."""
     src = item.source
-    item_type = type(item).__struct_config__.tag
+    item_type = tag_of(item)
     mime: Any = src.media_type
     if isinstance(item, DocumentItem) and mime is UNSET:
         mime = item.media_type
@@ -299,7 +299,7 @@ def media_part(item: ImageItem | AudioItem | DocumentItem, *, policy: Policy, re
     if isinstance(src, TextSource):
         report.add("changed", "text document sent as a text part", index=index, item_type=item_type)
         return [{"text": src.text}]
-    report.unsupported(policy, f"{src.__struct_config__.tag} source cannot be sent to Gemini", index=index, item_type=item_type)
+    report.unsupported(policy, f"{tag_of(src)} source cannot be sent to Gemini", index=index, item_type=item_type)
     return []
 
 
@@ -413,7 +413,7 @@ class PartEncoder:
         elif isinstance(item, ErrorItem):
             report.add("dropped", "error items are runtime records, not sent to a model", index=idx, item_type="error")
         elif isinstance(item, (ArtifactRefItem, HandoffCallItem, HandoffResultItem)):
-            tag = type(item).__struct_config__.tag
+            tag = tag_of(item)
             for t in report.unsupported(policy, f"Gemini cannot carry a {tag} item", index=idx, item_type=tag):
                 self._place("model" if isinstance(item, HandoffCallItem) else "user", key, [{"text": t.text}])
         elif isinstance(item, UnknownItem):
@@ -422,7 +422,7 @@ class PartEncoder:
             raise TypeError(f"not a canonical item: {type(item).__name__}")
 
     def _media_notes(self, idx: int, item: Any) -> None:
-        tag = type(item).__struct_config__.tag
+        tag = tag_of(item)
         for name in ("detail", "transcript", "format", "title", "filename", "context", "citations"):
             if getattr(item, name, UNSET) is not UNSET:
                 self.report.add("dropped", f"{tag} {name} has no Gemini equivalent", index=idx, item_type=tag)
@@ -458,7 +458,7 @@ class PartEncoder:
                 parts = media_part(c, policy=self.policy, report=self.report, index=idx)
                 media.extend(parts)
             else:
-                tag = type(c).__struct_config__.tag
+                tag = tag_of(c)
                 for t in self.report.unsupported(self.policy, f"a {tag} in a tool result cannot be sent to Gemini", index=idx, item_type="tool_result"):
                     non_media.append(t)
         err = item.is_error is True

@@ -32,7 +32,7 @@ from ...errors import ConversionError
 from ...items import TextItem, ToolChoice, ToolDefinition, Transcript
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
-from ._common import camel, get, jcopy
+from ._common import camel, get, jcopy, tag_of
 from ._parts import PartDecoder, PartEncoder
 
 UNSET = msgspec.UNSET
@@ -248,7 +248,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
                     continue
                 system_parts.append({"text": item.text})
             else:
-                tag = type(item).__struct_config__.tag  # type: ignore[union-attr]
+                tag = tag_of(item)
                 for t in report.unsupported(policy, f"Gemini systemInstruction takes text only, not {tag}", index=idx, item_type=tag):
                     system_parts.append({"text": t.text})
             continue

@@ -7,7 +7,7 @@ import binascii
 import copy
 from typing import Any
 
-__all__ = ["NAME", "jcopy", "sniff_image_type"]
+__all__ = ["DEFAULT_IMAGE_TYPE", "NAME", "error_item", "jcopy", "sniff_image_type", "tag_of"]
 
 NAME = "ollama"
 """Registry name, written into ``origin.provider`` and ``raw.provider``."""
@@ -61,3 +61,8 @@ def error_item(error: Any) -> Any:
     if "not found" in text.lower():
         return ErrorItem(code="not_found", message="Ollama reported that the model was not found", retryable=False, provider=NAME)
     return ErrorItem(code="provider_error", message="Ollama reported an error", retryable=False, provider=NAME)
+
+
+def tag_of(obj: Any) -> str:
+    """The canonical ``type`` tag of an item or source struct."""
+    return str(type(obj).__struct_config__.tag)

@@ -49,7 +49,7 @@ from ...items import (
 )
 from ...mapping.arguments import tool_call_from_text
 from ...mapping.report import Policy, Report
-from ._common import NAME, jcopy, sniff_image_type
+from ._common import NAME, jcopy, sniff_image_type, tag_of
 
 UNSET = msgspec.UNSET
 
@@ -219,7 +219,7 @@ class MessageEncoder:
         elif isinstance(item, ImageItem):
             role = item.role if item.role in ("user", "assistant", "system") else "user"
             if not isinstance(item.source, Base64Source):
-                report.unsupported(policy, f"Ollama takes base64 images only, not a {item.source.__struct_config__.tag} source", index=idx, item_type="image")
+                report.unsupported(policy, f"Ollama takes base64 images only, not a {tag_of(item.source)} source", index=idx, item_type="image")
                 return
             if item.detail is not UNSET:
                 report.add("dropped", "image detail has no Ollama equivalent", index=idx, item_type="image")
@@ -246,7 +246,7 @@ class MessageEncoder:
             for t in report.unsupported(policy, "Ollama has no refusal field", index=idx, item_type="refusal", marker=item.text):
                 self._text("assistant", key, t.text, idx, "refusal")
         elif isinstance(item, (AudioItem, DocumentItem, ArtifactRefItem, HandoffCallItem, HandoffResultItem)):
-            tag = type(item).__struct_config__.tag
+            tag = tag_of(item)
             for t in report.unsupported(policy, f"Ollama cannot carry a {tag} item", index=idx, item_type=tag):
                 self._text("assistant" if isinstance(item, HandoffCallItem) else "user", key, t.text, idx, tag)
         elif isinstance(item, UnknownItem):
@@ -304,7 +304,7 @@ class MessageEncoder:
             elif isinstance(c, ImageItem) and isinstance(c.source, Base64Source):
                 images.append(c.source.data)
             else:
-                tag = type(c).__struct_config__.tag
+                tag = tag_of(c)
                 texts.extend(t.text for t in self.report.unsupported(self.policy, f"a {tag} in a tool result cannot be sent to Ollama", index=idx, item_type="tool_result"))
         if len(texts) > 1:
             self.report.add("changed", "several tool result texts joined", index=idx, item_type="tool_result")
