@@ -29,10 +29,10 @@ import msgspec
 
 from ...codec import SCHEMA_VERSION, Item
 from ...errors import ConversionError
-from ...items import TextItem, ToolChoice, ToolDefinition, Transcript
+from ...items import RawItem, TextItem, ToolChoice, ToolDefinition, Transcript
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
-from ._common import camel, get, jcopy, tag_of
+from ._common import NAME, camel, get, jcopy, tag_of
 from ._parts import PartDecoder, PartEncoder
 
 UNSET = msgspec.UNSET
@@ -239,7 +239,13 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     seen_turn = False
     for idx, item in enumerate(items):
         role = getattr(item, "role", UNSET)
-        if role in ("system", "developer") and not hasattr(item, "provider"):
+        if role in ("system", "developer"):
+            if isinstance(item, RawItem):
+                if item.provider == NAME:
+                    system_parts.append(jcopy(item.value))
+                else:
+                    report.add("dropped", f"raw item of {item.provider} cannot be sent to Gemini", index=idx, item_type="raw")
+                continue
             if isinstance(item, TextItem):
                 if seen_turn:
                     report.add("changed", "system text after the first turn moved to systemInstruction", index=idx, item_type="text")
