@@ -376,3 +376,21 @@ def test_inputs_not_mutated() -> None:
     assert out == out_before
     back.items[2].arguments["a"].append(2)  # the decoded transcript does not alias the body
     assert out == out_before
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        {"functionCall": {"name": "f", "args": "not an object"}},
+        {"functionResponse": {"name": "f", "response": [1]}},
+        {"inlineData": {"mimeType": "image/png", "data": 5}},
+        {"text": "a", "thoughtSignature": 5},
+        {"text": "a", "thought": False},
+        {"functionCall": {"name": "f", "args": {}, "willContinue": True}},
+    ],
+)
+def test_parts_of_unexpected_shape_kept_raw_and_sent_back(part: dict[str, Any]) -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "q"}]}, {"role": "model", "parts": [part]}]}
+    t = mapper.decode_request(body).value
+    assert isinstance(t.items[1], RawItem) and t.items[1].value == part and t.items[1].role == "assistant"
+    assert mapper.encode_request(t).value == body

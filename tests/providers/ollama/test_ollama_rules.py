@@ -240,3 +240,19 @@ def test_inputs_not_mutated() -> None:
     back = mapper.decode_request(out).value
     back.items[2].arguments["a"].append(2)
     assert out == snap
+
+
+@pytest.mark.parametrize(
+    "msg",
+    [
+        {"role": "assistant", "content": "", "tool_calls": {"a": 1}},
+        {"role": "assistant", "content": "", "tool_calls": [{"function": {"arguments": {}}}]},
+        {"role": "user", "content": "x", "images": [1]},
+        {"role": "developer", "content": "x"},
+    ],
+)
+def test_malformed_or_unknown_messages_kept_raw_and_sent_back(msg: dict[str, Any]) -> None:
+    body = {"model": "m", "messages": [msg]}
+    t = mapper.decode_request(body).value
+    assert len(t.items) == 1 and t.items[0].__struct_config__.tag == "raw" and t.items[0].value == msg
+    assert mapper.encode_request(t, model="m").value == body

@@ -12,7 +12,8 @@ Decoding one message (all items get the message key):
   in the list and is not stored (a differing index is reported).
 * ``tool``: -> ``tool_result`` with ``name = tool_name`` and ``content = [text]`` (empty content -> ``[]``);
   ``call_id`` is ``tool_call_id`` or, without it, the earliest unanswered id-less call of that name.
-* Any other role -> ``raw`` (the message as received).
+* Any other role, or a message whose fields do not have these shapes (e.g. a tool call without a name)
+  -> ``raw`` (the whole message as received; sent back to Ollama only).
 
 Encoding groups items of one role and key into one message in the fixed field order thinking, content,
 tool_calls; an item that would break that order starts a new message. Several texts in one message are
@@ -58,6 +59,11 @@ __all__ = ["MessageDecoder", "MessageEncoder"]
 _KNOWN = {"role", "content", "images", "thinking", "tool_calls", "tool_name", "tool_call_id"}
 
 
+def _call_ok(call: Any) -> bool:
+    fn = call.get("function") if isinstance(call, Mapping) else None
+    return isinstance(fn, Mapping) and isinstance(fn.get("name"), str) and bool(fn.get("name"))
+
+
 @dataclass
 class MessageDecoder:
     """Decodes Ollama messages.
@@ -85,8 +91,17 @@ class MessageDecoder:
         role = msg.get("role")
         content = msg.get("content")
         images = msg.get("images") or []
-        if role not in ("system", "user", "assistant", "tool") or not isinstance(content, (str, type(None))) or not isinstance(images, list):
-            return [RawItem(provider=NAME, value=jcopy(dict(msg)), message=key, origin=self._origin())]
+        calls = msg.get("tool_calls") or []
+        if (
+            role not in ("system", "user", "assistant", "tool")
+            or not isinstance(content, (str, type(None)))
+            or not isinstance(images, list)
+            or not all(isinstance(d, str) for d in images)
+            or not isinstance(calls, list)
+            or not all(_call_ok(c) for c in calls)
+        ):
+            raw_role = role if role in ("system", "user", "assistant") else UNSET
+            return [RawItem(provider=NAME, value=jcopy(dict(msg)), message=key, role=raw_role, origin=self._origin())]
         for extra in sorted(set(msg) - _KNOWN):
             self.report.add("dropped", f"message field {extra!r} has no canonical form", index=i, pointer=f"{pointer}/{extra}")
         content = content or ""
@@ -103,7 +118,7 @@ class MessageDecoder:
         for data in images:
             out.append(ImageItem(source=Base64Source(media_type=sniff_image_type(data), data=data), role=speaker, message=key, origin=self._origin()))
         if role == "assistant":
-            for k, call in enumerate(msg.get("tool_calls") or []):
+            for k, call in enumerate(calls):
                 out.append(self._call(call, i, k, key, f"{pointer}/tool_calls/{k}"))
         elif msg.get("tool_calls"):
             self.report.add("dropped", f"tool_calls on a {role} message", index=i, pointer=f"{pointer}/tool_calls")
@@ -112,9 +127,7 @@ class MessageDecoder:
         return out
 
     def _call(self, call: Any, i: int, k: int, key: str, pointer: str) -> Item:
-        fn = call.get("function") if isinstance(call, Mapping) else None
-        if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str) or not fn.get("name"):
-            return RawItem(provider=NAME, value=jcopy(call), message=key, role="assistant")
+        fn = call["function"]
         wire_id = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else None
         name = fn["name"]
         if "index" in fn and fn["index"] != k:
