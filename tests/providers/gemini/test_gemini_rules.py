@@ -394,3 +394,15 @@ def test_parts_of_unexpected_shape_kept_raw_and_sent_back(part: dict[str, Any]) 
     t = mapper.decode_request(body).value
     assert isinstance(t.items[1], RawItem) and t.items[1].value == part and t.items[1].role == "assistant"
     assert mapper.encode_request(t).value == body
+
+
+def test_idless_response_to_call_with_id_is_linked_and_reported() -> None:
+    body = {"contents": [
+        {"role": "model", "parts": [{"functionCall": {"id": "c9", "name": "f", "args": {}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"output": "x"}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "g", "response": {"output": "y"}}}]},
+    ]}
+    conv = mapper.decode_request(body)
+    assert conv.value.items[1].call_id == "c9"
+    assert conv.value.items[2].call_id == "gemini_m2_p0_result"  # orphan: no call named g
+    assert [e.pointer for e in conv.report] == ["/contents/1/parts/0", "/contents/2/parts/0"]

@@ -10,7 +10,8 @@ tools?: [{functionDeclarations:[...]}], toolConfig?: {functionCallingConfig:{mod
   in content ``i``); its ``origin`` is ``{provider: "gemini"}`` without ``item_id``, which tells the encoder
   not to send an id back. A call with an id keeps it (``id`` and ``origin.item_id``).
 * A ``functionResponse`` without ``id`` answers the earliest unanswered id-less call of the same name
-  (Gemini matches by name and order); with no such call it gets ``f"gemini_m{i}_p{j}_result"`` (reported).
+  (Gemini matches by name and order), else the earliest unanswered call of that name that has an id
+  (reported: it goes back with that id); with no such call it gets ``f"gemini_m{i}_p{j}_result"`` (reported).
 * ``functionDeclarations[]`` -> tool definitions; which schema field was used (``parameters`` or
   ``parametersJsonSchema``) and any other declaration fields go to ``provider_data["gemini"]``.
   Non-function tools (``googleSearch``, ``codeExecution``, ...) are left out and reported.
@@ -47,14 +48,12 @@ class _Linker:
 
     def __init__(self, report: Report) -> None:
         self.report = report
-        self.unanswered: list[tuple[str, str]] = []  # (call_id, name) of id-less calls
+        self.unanswered: list[tuple[str, str, bool]] = []  # (call_id, name, had_wire_id)
 
     def call_id(self, i: int) -> Any:
         def make(wire_id: str | None, name: str, k: int) -> str:
-            if wire_id is not None:
-                return wire_id
-            cid = f"gemini_m{i}_c{k}"
-            self.unanswered.append((cid, name))
+            cid = wire_id if wire_id is not None else f"gemini_m{i}_c{k}"
+            self.unanswered.append((cid, name, wire_id is not None))
             return cid
 
         return make
@@ -62,11 +61,21 @@ class _Linker:
     def result_id(self, i: int) -> Any:
         def make(wire_id: str | None, name: str, j: int) -> str:
             if wire_id is not None:
+                self.unanswered = [u for u in self.unanswered if u[0] != wire_id]
                 return wire_id
-            for pos, (cid, n) in enumerate(self.unanswered):
-                if n == name:
-                    del self.unanswered[pos]
-                    return cid
+            for had_id in (False, True):
+                for pos, (cid, n, h) in enumerate(self.unanswered):
+                    if n == name and h == had_id:
+                        del self.unanswered[pos]
+                        if had_id:
+                            self.report.add(
+                                "changed",
+                                f"functionResponse {name!r} has no id; linked by name to call {cid!r} (sent back with that id)",
+                                index=i,
+                                item_type="tool_result",
+                                pointer=f"/contents/{i}/parts/{j}",
+                            )
+                        return cid
             rid = f"gemini_m{i}_p{j}_result"
             self.report.add(
                 "changed",
