@@ -1,0 +1,513 @@
+"""Gemini ``Part`` <-> canonical items, both ways (GEN ``types.py`` ``Part``).
+
+Decoding rules (one part -> items, in order):
+
+* ``{text}`` -> ``text`` (role of the content); ``{text:""}`` alone is dropped (streams send it).
+* ``{text, thought:true}`` -> ``reasoning(text)``.
+* ``{inlineData{mimeType, data}}`` -> ``image``/``audio`` by ``image/*``/``audio/*``, ``video/*`` -> ``raw``,
+  anything else -> ``document``; the source is ``Base64Source(mimeType, data)``.
+* ``{fileData{mimeType, fileUri}}`` -> the same kinds with ``FileSource(provider="gemini")`` for Files API
+  (``https://generativelanguage.googleapis.com/...``) and ``gs://`` URIs, ``UrlSource`` for other URLs.
+* ``{functionCall{id?, name, args}}`` -> ``tool_call`` (id from the caller: the wire id, or a derived one).
+* ``{functionResponse{id?, name, response, parts?}}`` -> ``tool_result``: ``response`` ``{"output": x}``
+  gives ``x`` (text when a string, else ``structured``), ``{"error": x}`` the same with ``is_error``,
+  any other object is the output as a whole (``structured``); ``parts`` media follow as content items.
+* ``thoughtSignature`` -> ``reasoning(opaque={namespace "gemini.thought_signature", issuer "gemini",
+  value exactly as received, model})``; on a thought part it sits on that reasoning item, on any other
+  part it is a separate reasoning item placed immediately before the item made from the part (same
+  ``message`` key). A signature on an empty text part keeps that part as ``text("")``.
+* Any part with fields outside those above -> ``raw`` (kept exactly, round-trips to Gemini only).
+
+Encoding is the inverse; see :class:`PartEncoder`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from ...codec import Item, UnknownItem
+from ...items import (
+    ArtifactRefItem,
+    AudioItem,
+    Base64Source,
+    DocumentItem,
+    ErrorItem,
+    FileSource,
+    HandoffCallItem,
+    HandoffResultItem,
+    ImageItem,
+    OpaqueReasoning,
+    Origin,
+    RawItem,
+    ReasoningItem,
+    RefusalItem,
+    StructuredItem,
+    TextItem,
+    TextSource,
+    ToolCallItem,
+    ToolResultItem,
+    UrlSource,
+)
+from ...mapping.opaque import replayable
+from ...mapping.report import Policy, Report
+from ...errors import MalformedArgumentsError
+from ._common import ISSUER, NAME, SIG_NAMESPACE, get, jcopy, keyset, tag_of
+
+UNSET = msgspec.UNSET
+
+__all__ = ["PartDecoder", "PartEncoder", "is_files_api_uri"]
+
+_TEXT_KEYS = {"text", "thought", "thoughtSignature"}
+_KIND_KEYS = ("text", "inlineData", "fileData", "functionCall", "functionResponse")
+_INLINE_KEYS = {"mimeType", "data"}
+_FILE_KEYS = {"mimeType", "fileUri"}
+_CALL_KEYS = {"id", "name", "args"}
+_RESPONSE_KEYS = {"id", "name", "response", "parts"}
+
+
+def is_files_api_uri(uri: str) -> bool:
+    """Whether ``uri`` names a file held by Google (Files API or Cloud Storage)."""
+    return uri.startswith("https://generativelanguage.googleapis.com/") or uri.startswith("gs://")
+
+
+def _media_item(kind_key: str, inner: Mapping[str, Any]) -> ImageItem | AudioItem | DocumentItem | None:
+    """``inlineData``/``fileData`` body -> content item (no role, no key), ``None`` for video."""
+    mime = get(inner, "mimeType")
+    source: Base64Source | FileSource | UrlSource
+    if kind_key == "inlineData":
+        source = Base64Source(media_type=mime, data=get(inner, "data"))
+    else:
+        uri = get(inner, "fileUri")
+        mt = mime if isinstance(mime, str) else UNSET
+        if uri.startswith(("http://", "https://")) and not is_files_api_uri(uri):
+            source = UrlSource(url=uri, media_type=mt)
+        else:
+            source = FileSource(file_id=uri, provider=NAME, media_type=mt)
+    mime_s = mime if isinstance(mime, str) else ""
+    if mime_s.startswith("image/"):
+        return ImageItem(source=source)
+    if mime_s.startswith("audio/"):
+        return AudioItem(source=source)
+    if mime_s.startswith("video/"):
+        return None
+    return DocumentItem(source=source)
+
+
+def _media_ok(kind_key: str, inner: Any) -> bool:
+    if not isinstance(inner, Mapping):
+        return False
+    keys = keyset(inner)
+    if kind_key == "inlineData":
+        return keys == _INLINE_KEYS and isinstance(get(inner, "mimeType"), str) and isinstance(get(inner, "data"), str)
+    return keys <= _FILE_KEYS and isinstance(get(inner, "fileUri"), str) and bool(get(inner, "fileUri"))
+
+
+def _part_kind(part: Mapping[str, Any]) -> str | None:
+    """The part's kind key when the part is one this mapper maps exactly, else ``None`` (-> raw)."""
+    keys = keyset(part)
+    kinds = [k for k in _KIND_KEYS if k in keys]
+    if len(kinds) != 1:
+        return None
+    kind = kinds[0]
+    extra = keys - {kind, "thoughtSignature"}
+    if kind == "text":
+        extra -= {"thought"}
+        if not isinstance(get(part, "text"), str):
+            return None
+        if "thought" in keys and get(part, "thought") is not True:
+            return None
+    if extra:
+        return None
+    sig = get(part, "thoughtSignature")
+    if "thoughtSignature" in keys and not isinstance(sig, str):
+        return None
+    inner = get(part, kind)
+    if kind in ("inlineData", "fileData"):
+        if not _media_ok(kind, inner):
+            return None
+        mime = get(inner, "mimeType")
+        return None if isinstance(mime, str) and mime.startswith("video/") else kind
+    if kind == "functionCall":
+        ok = isinstance(inner, Mapping) and keyset(inner) <= _CALL_KEYS and isinstance(inner.get("name"), str) and inner.get("name")
+        ok = ok and isinstance(inner.get("args", {}), Mapping) and isinstance(inner.get("id", ""), str)
+        return kind if ok else None
+    if kind == "functionResponse":
+        ok = isinstance(inner, Mapping) and keyset(inner) <= _RESPONSE_KEYS and isinstance(inner.get("name"), str)
+        ok = ok and isinstance(inner.get("response", {}), Mapping) and isinstance(inner.get("id", ""), str)
+        parts = inner.get("parts", []) if isinstance(inner, Mapping) else []
+        ok = ok and isinstance(parts, list) and all(_response_part_ok(p) for p in parts)
+        return kind if ok else None
+    return kind
+
+
+def _response_part_ok(part: Any) -> bool:
+    if not isinstance(part, Mapping) or len(part) != 1:
+        return False
+    (key,) = keyset(part)
+    if key not in ("inlineData", "fileData"):
+        return False
+    inner = get(part, key)
+    return _media_ok(key, inner) and not (isinstance(get(inner, "mimeType"), str) and get(inner, "mimeType").startswith("video/"))
+
+
+@dataclass
+class PartDecoder:
+    """Decodes the parts of one Gemini content.
+
+    Attributes:
+        speaker: ``"user"`` or ``"assistant"`` (Gemini ``role`` ``user``/``model``).
+        key: The ``message`` key every item gets.
+        report: Where drops are recorded.
+        call_id: ``(wire_id or None, name, call_ordinal) -> canonical call id``.
+        result_id: ``(wire_id or None, name, part_index) -> call_id`` of the call a response answers.
+        origin: Base origin for model-produced items (``None``: only tool calls get one, to remember the wire id).
+        model: Model for opaque signatures, when known.
+        pointer: JSON pointer of the content, for report entries.
+    """
+
+    speaker: str
+    key: str
+    report: Report
+    call_id: Callable[[str | None, str, int], str]
+    result_id: Callable[[str | None, str, int], str]
+    origin: Origin | None = None
+    model: str | None = None
+    pointer: str = ""
+    index: int | None = None
+    _calls: int = field(default=0, init=False)
+
+    def _origin(self, item_id: str | None = None) -> Any:
+        if self.origin is None:
+            if item_id is None:
+                return UNSET
+            return Origin(provider=NAME, item_id=item_id)
+        if item_id is None:
+            return self.origin
+        return msgspec.structs.replace(self.origin, item_id=item_id)
+
+    def _sig(self, value: str) -> OpaqueReasoning:
+        return OpaqueReasoning(namespace=SIG_NAMESPACE, issuer=ISSUER, value=value, model=self.model or UNSET)
+
+    def decode(self, parts: list[Any]) -> list[Item]:
+        """Items made from ``parts`` in order (see the module docstring)."""
+        out: list[Item] = []
+        for j, part in enumerate(parts):
+            out.extend(self._part(j, part))
+        return out
+
+    def _role_fields(self) -> dict[str, Any]:
+        return {"role": self.speaker, "message": self.key}
+
+    def _part(self, j: int, part: Any) -> list[Item]:
+        ptr = f"{self.pointer}/parts/{j}"
+        kind = _part_kind(part) if isinstance(part, Mapping) else None
+        if kind is None:
+            return [RawItem(provider=NAME, value=jcopy(part), origin=self._origin(), **self._role_fields())]
+        sig = get(part, "thoughtSignature")
+        lead: list[Item] = []
+        if sig is not None and not (kind == "text" and get(part, "thought") is True):
+            lead.append(ReasoningItem(opaque=self._sig(sig), origin=self._origin(), message=self.key))
+        inner = get(part, kind)
+        item: Item
+        if kind == "text":
+            text = inner
+            if get(part, "thought") is True:
+                return [
+                    ReasoningItem(
+                        text=text, opaque=self._sig(sig) if sig is not None else UNSET, origin=self._origin(), message=self.key
+                    )
+                ]
+            if text == "" and sig is None:
+                self.report.add("dropped", "empty text part (not sent back)", index=self.index, item_type="text", pointer=ptr)
+                return []
+            item = TextItem(text=text, origin=self._origin(), **self._role_fields())
+        elif kind in ("inlineData", "fileData"):
+            media = _media_item(kind, inner)
+            assert media is not None  # video parts are raw (see _part_kind)
+            item = msgspec.structs.replace(media, origin=self._origin(), **self._role_fields())
+        elif kind == "functionCall":
+            wire_id = inner.get("id")
+            k = self._calls
+            self._calls += 1
+            item = ToolCallItem(
+                id=self.call_id(wire_id, inner["name"], k),
+                name=inner["name"],
+                arguments=jcopy(dict(inner.get("args", {}))),
+                origin=self._origin(wire_id) if wire_id is not None else (self.origin or Origin(provider=NAME)),
+                message=self.key,
+            )
+        else:  # functionResponse
+            item = self._function_response(j, inner)
+        return lead + [item]
+
+    def _function_response(self, j: int, fr: Mapping[str, Any]) -> ToolResultItem:
+        content: list[Any] = []
+        is_error: Any = UNSET
+        resp = fr.get("response")
+        if isinstance(resp, Mapping) and resp:
+            keys = set(resp)
+            if keys in ({"output"}, {"error"}):
+                if keys == {"error"}:
+                    is_error = True
+                value = resp["error"] if keys == {"error"} else resp["output"]
+                content.append(TextItem(text=value) if isinstance(value, str) else StructuredItem(data=jcopy(value)))
+            else:
+                content.append(StructuredItem(data=jcopy(dict(resp))))
+        for p in fr.get("parts", []) or []:
+            (pkey,) = keyset(p)
+            media = _media_item(pkey, get(p, pkey))
+            assert media is not None  # video refused by _response_part_ok
+            content.append(media)
+        return ToolResultItem(
+            call_id=self.result_id(fr.get("id"), fr["name"], j),
+            content=content,
+            name=fr["name"],
+            is_error=is_error,
+            message=self.key,
+        )
+
+
+# --------------------------------------------------------------------------- encoding
+
+
+def media_part(item: ImageItem | AudioItem | DocumentItem, *, policy: Policy, report: Report, index: int | None) -> list[dict[str, Any]]:
+    """A media item -> one ``inlineData``/``fileData``/``text`` part (or none, reported)."""
+    src = item.source
+    item_type = tag_of(item)
+    mime: Any = src.media_type
+    if isinstance(item, DocumentItem) and mime is UNSET:
+        mime = item.media_type
+    if isinstance(src, Base64Source):
+        return [{"inlineData": {"mimeType": src.media_type, "data": src.data}}]
+    if isinstance(src, UrlSource):
+        body = {"fileUri": src.url}
+        if mime is not UNSET:
+            body = {"mimeType": mime, **body}
+        return [{"fileData": body}]
+    if isinstance(src, FileSource):
+        if src.provider is not UNSET and src.provider != NAME:
+            report.unsupported(policy, f"file {src.file_id!r} is held by {src.provider}, not Gemini", index=index, item_type=item_type)
+            return []
+        body = {"fileUri": src.file_id}
+        if mime is not UNSET:
+            body = {"mimeType": mime, **body}
+        return [{"fileData": body}]
+    if isinstance(src, TextSource):
+        report.add("changed", "text document sent as a text part", index=index, item_type=item_type)
+        return [{"text": src.text}]
+    report.unsupported(policy, f"{tag_of(src)} source cannot be sent to Gemini", index=index, item_type=item_type)
+    return []
+
+
+@dataclass
+class PartEncoder:
+    """Encodes canonical items into Gemini contents.
+
+    Grouping: consecutive items go into one content while the Gemini role stays the same and their
+    ``message`` keys agree (an item without a key joins the current content); consecutive tool results
+    always share one user content (Gemini wants parallel ``functionResponse`` parts in one turn).
+
+    Tool-call ids: a call decoded from Gemini (``origin.provider == "gemini"``) is sent with an ``id``
+    only if the wire call had one (``origin.item_id`` set); calls from other sources keep their id
+    (Gemini accepts client ids). A result carries an ``id`` exactly when its call does.
+    """
+
+    policy: Policy
+    report: Report
+    model: str | None
+    calls: dict[str, ToolCallItem] = field(default_factory=dict)
+    contents: list[dict[str, Any]] = field(default_factory=list)
+    _keys: list[Any] = field(default_factory=list)
+    _results_only: list[bool] = field(default_factory=list)
+    _pending: tuple[str, Any, int] | None = None
+
+    @staticmethod
+    def sends_id(call: ToolCallItem) -> bool:
+        """Whether ``call`` goes to Gemini with an ``id`` (see the class docstring)."""
+        origin = call.origin
+        if origin is not UNSET and origin.provider == NAME:
+            return origin.item_id is not UNSET
+        return True
+
+    def index_calls(self, items: list[Any]) -> None:
+        """Remember every tool call, so results find their name and id rule."""
+        for it in items:
+            if isinstance(it, ToolCallItem):
+                self.calls.setdefault(it.id, it)
+
+    # -- placement
+
+    def _place(self, role: str, key: Any, parts: list[dict[str, Any]], *, result: bool = False) -> None:
+        if not parts:
+            return
+        if self._pending is not None:
+            sig, pkey, _ = self._pending
+            if pkey == key and "thoughtSignature" not in parts[0]:
+                parts[0]["thoughtSignature"] = sig
+                self._pending = None
+            else:
+                self._flush_pending()
+        if self.contents:
+            cur, ckey = self.contents[-1], self._keys[-1]
+            same_role = cur["role"] == role
+            if same_role and ((result and self._results_only[-1]) or key is UNSET or ckey is UNSET or ckey == key):
+                cur["parts"].extend(parts)
+                if ckey is UNSET:
+                    self._keys[-1] = key
+                self._results_only[-1] = self._results_only[-1] and result
+                return
+        self.contents.append({"role": role, "parts": parts})
+        self._keys.append(key)
+        self._results_only.append(result)
+
+    def _flush_pending(self) -> None:
+        if self._pending is None:
+            return
+        sig, key, idx = self._pending
+        self._pending = None
+        self.report.add("changed", "thought signature with no following part sent on an empty text part", index=idx, item_type="reasoning")
+        self._place("model", key, [{"text": "", "thoughtSignature": sig}])
+
+    def finish(self) -> list[dict[str, Any]]:
+        """The contents built so far (flushes a trailing signature)."""
+        self._flush_pending()
+        return self.contents
+
+    # -- items
+
+    def add(self, idx: int, item: Any) -> None:
+        """Encode one non-system item."""
+        key = getattr(item, "message", UNSET)
+        policy, report = self.policy, self.report
+        if isinstance(item, TextItem):
+            if item.annotations is not UNSET and item.annotations:
+                report.add("dropped", "text annotations have no Gemini equivalent", index=idx, item_type="text")
+            if item.text == "" and not (self._pending is not None and self._pending[1] == key):
+                report.add("dropped", "empty text part not sent", index=idx, item_type="text")
+                return
+            self._place("model" if item.role == "assistant" else "user", key, [{"text": item.text}])
+        elif isinstance(item, (ImageItem, AudioItem, DocumentItem)):
+            self._media_notes(idx, item)
+            self._place("model" if item.role == "assistant" else "user", key, media_part(item, policy=policy, report=report, index=idx))
+        elif isinstance(item, ToolCallItem):
+            self._place("model", key, self._call(idx, item))
+        elif isinstance(item, ToolResultItem):
+            self._place("user", key, self._result(idx, item), result=True)
+        elif isinstance(item, ReasoningItem):
+            self._reasoning(idx, item, key)
+        elif isinstance(item, RawItem):
+            if item.provider != NAME:
+                report.add("dropped", f"raw item of {item.provider} cannot be sent to Gemini", index=idx, item_type="raw")
+                return
+            self._place("model" if item.role == "assistant" else "user", key, [jcopy(item.value)])
+        elif isinstance(item, StructuredItem):
+            report.add("changed", "structured output sent as JSON text", index=idx, item_type="structured")
+            self._place("model", key, [{"text": msgspec.json.encode(item.data).decode()}])
+        elif isinstance(item, RefusalItem):
+            for t in report.unsupported(policy, "Gemini has no refusal part", index=idx, item_type="refusal", marker=item.text):
+                self._place("model", key, [{"text": t.text}])
+        elif isinstance(item, ErrorItem):
+            report.add("dropped", "error items are runtime records, not sent to a model", index=idx, item_type="error")
+        elif isinstance(item, (ArtifactRefItem, HandoffCallItem, HandoffResultItem)):
+            tag = tag_of(item)
+            for t in report.unsupported(policy, f"Gemini cannot carry a {tag} item", index=idx, item_type=tag):
+                self._place("model" if isinstance(item, HandoffCallItem) else "user", key, [{"text": t.text}])
+        elif isinstance(item, UnknownItem):
+            report.add("dropped", f"unknown item type {item.type!r} cannot be sent to Gemini", index=idx, item_type=item.type)
+        else:  # pragma: no cover - the union is closed
+            raise TypeError(f"not a canonical item: {type(item).__name__}")
+
+    def _media_notes(self, idx: int, item: Any) -> None:
+        tag = tag_of(item)
+        for name in ("detail", "transcript", "format", "title", "filename", "context", "citations"):
+            if getattr(item, name, UNSET) is not UNSET:
+                self.report.add("dropped", f"{tag} {name} has no Gemini equivalent", index=idx, item_type=tag)
+
+    def _call(self, idx: int, item: ToolCallItem) -> list[dict[str, Any]]:
+        if item.arguments is UNSET:
+            reason = f"tool call {item.id!r} has malformed arguments ({item.arguments_error or 'no arguments object'}); Gemini needs an object"
+            if self.policy == "error":
+                raise MalformedArgumentsError(reason, index=idx, item_type="tool_call")
+            self.report.add("dropped", reason, index=idx, item_type="tool_call")
+            return []
+        body: dict[str, Any] = {"name": item.name, "args": jcopy(item.arguments)}
+        if self.sends_id(item):
+            body = {"id": item.id, **body}
+        return [{"functionCall": body}]
+
+    def _result(self, idx: int, item: ToolResultItem) -> list[dict[str, Any]]:
+        call = self.calls.get(item.call_id)
+        name = item.name if item.name is not UNSET else (call.name if call is not None else None)
+        if not name:
+            self.report.unsupported(self.policy, f"tool result for {item.call_id!r} has no tool name and no matching call", index=idx, item_type="tool_result")
+            return []
+        non_media: list[Any] = []
+        media: list[dict[str, Any]] = []
+        for c in item.content:
+            if isinstance(c, (TextItem, StructuredItem)):
+                non_media.append(c)
+            elif isinstance(c, (ImageItem, AudioItem, DocumentItem)):
+                if isinstance(c.source, TextSource):
+                    non_media.append(TextItem(text=c.source.text))
+                    self.report.add("changed", "text document in a tool result sent as text", index=idx, item_type="tool_result")
+                    continue
+                parts = media_part(c, policy=self.policy, report=self.report, index=idx)
+                media.extend(parts)
+            else:
+                tag = tag_of(c)
+                for t in self.report.unsupported(self.policy, f"a {tag} in a tool result cannot be sent to Gemini", index=idx, item_type="tool_result"):
+                    non_media.append(t)
+        err = item.is_error is True
+        slot = "error" if err else "output"
+        response: dict[str, Any]
+        if not non_media:
+            response = {slot: ""} if err else {}
+        elif len(non_media) == 1:
+            c = non_media[0]
+            if isinstance(c, TextItem):
+                response = {slot: c.text}
+            elif isinstance(c.data, dict) and not err and c.data and set(c.data) not in ({"output"}, {"error"}):
+                response = jcopy(c.data)
+            else:
+                response = {slot: jcopy(c.data)}
+        else:
+            self.report.add("changed", "several tool result items sent as one list", index=idx, item_type="tool_result")
+            response = {slot: [c.text if isinstance(c, TextItem) else jcopy(c.data) for c in non_media]}
+        body: dict[str, Any] = {"name": name, "response": response}
+        if call is None or self.sends_id(call):
+            body = {"id": item.call_id, **body}
+        if media:
+            body["parts"] = media
+        return [{"functionResponse": body}]
+
+    def _reasoning(self, idx: int, item: ReasoningItem, key: Any) -> None:
+        sig: str | None = None
+        if item.opaque is not UNSET:
+            ok, why = replayable(item.opaque, ISSUER, self.model, model_bound=True)
+            if ok and item.opaque.namespace != SIG_NAMESPACE:
+                ok, why = False, f"opaque {item.opaque.namespace} is not a Gemini thought signature"
+            if ok and not isinstance(item.opaque.value, str):
+                ok, why = False, "thought signature is not a string"
+            if not ok:
+                self.report.add("dropped", f"{why}; reasoning left out", index=idx, item_type="reasoning")
+                return
+            sig = item.opaque.value
+        text: str | None = item.text if item.text is not UNSET else None
+        if text is None and item.summary is not UNSET and item.summary:
+            text = "\n\n".join(item.summary)
+            self.report.add("changed", "reasoning summary sent as thought text", index=idx, item_type="reasoning")
+        if text is None:
+            if sig is None:
+                self.report.add("dropped", "reasoning with neither text nor a Gemini signature", index=idx, item_type="reasoning")
+                return
+            self._flush_pending()
+            self._pending = (sig, key, idx)
+            return
+        part: dict[str, Any] = {"text": text, "thought": True}
+        if sig is not None:
+            part["thoughtSignature"] = sig
+        self._place("model", key, [part])

@@ -1,0 +1,279 @@
+"""Gemini ``generateContent`` request body <-> transcript (wire-formats.md section 4, GEN ``types.py``).
+
+Request shape: ``{contents:[{role: "user"|"model", parts:[...]}], systemInstruction?: Content,
+tools?: [{functionDeclarations:[...]}], toolConfig?: {functionCallingConfig:{mode, allowedFunctionNames?}}}``.
+
+* ``systemInstruction`` parts -> leading ``text(role="system")`` items with message key ``"system"``.
+* ``contents[i]`` -> items with message key ``f"m{i}"``; role ``model`` -> assistant, anything else -> user
+  (a missing role is ``user``, GEN ``Content``).
+* A ``functionCall`` without ``id`` gets the canonical id ``f"gemini_m{i}_c{k}"`` (``k`` = ordinal of the call
+  in content ``i``); its ``origin`` is ``{provider: "gemini"}`` without ``item_id``, which tells the encoder
+  not to send an id back. A call with an id keeps it (``id`` and ``origin.item_id``).
+* A ``functionResponse`` without ``id`` answers the earliest unanswered id-less call of the same name
+  (Gemini matches by name and order), else the earliest unanswered call of that name that has an id
+  (reported: it goes back with that id); with no such call it gets ``f"gemini_m{i}_p{j}_result"`` (reported).
+* ``functionDeclarations[]`` -> tool definitions; which schema field was used (``parameters`` or
+  ``parametersJsonSchema``) and any other declaration fields go to ``provider_data["gemini"]``.
+  Non-function tools (``googleSearch``, ``codeExecution``, ...) are left out and reported.
+* ``toolConfig.functionCallingConfig.mode``: ``AUTO`` -> auto, ``NONE`` -> none, ``ANY`` -> required
+  (``tool`` when ``allowedFunctionNames`` names exactly one), ``VALIDATED`` -> auto (reported).
+* ``generationConfig``, ``safetySettings``, ``cachedContent`` and other request settings are not
+  conversation: left out and reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from ...codec import SCHEMA_VERSION, Item
+from ...errors import ConversionError
+from ...items import RawItem, TextItem, ToolChoice, ToolDefinition, Transcript
+from ...mapping.protocol import Conversion
+from ...mapping.report import Policy, Report
+from ._common import NAME, camel, get, jcopy, tag_of
+from ._parts import PartDecoder, PartEncoder
+
+UNSET = msgspec.UNSET
+
+__all__ = ["decode_request", "decode_tool_choice", "decode_tools", "encode_request", "encode_tool_choice", "encode_tools"]
+
+_CONVERSATION_KEYS = {"contents", "systemInstruction", "tools", "toolConfig", "model"}
+
+
+class _Linker:
+    """Links id-less function responses to calls by name and order."""
+
+    def __init__(self, report: Report) -> None:
+        self.report = report
+        self.unanswered: list[tuple[str, str, bool]] = []  # (call_id, name, had_wire_id)
+
+    def call_id(self, i: int) -> Any:
+        def make(wire_id: str | None, name: str, k: int) -> str:
+            cid = wire_id if wire_id is not None else f"gemini_m{i}_c{k}"
+            self.unanswered.append((cid, name, wire_id is not None))
+            return cid
+
+        return make
+
+    def result_id(self, i: int) -> Any:
+        def make(wire_id: str | None, name: str, j: int) -> str:
+            if wire_id is not None:
+                self.unanswered = [u for u in self.unanswered if u[0] != wire_id]
+                return wire_id
+            for had_id in (False, True):
+                for pos, (cid, n, h) in enumerate(self.unanswered):
+                    if n == name and h == had_id:
+                        del self.unanswered[pos]
+                        if had_id:
+                            self.report.add(
+                                "changed",
+                                f"functionResponse {name!r} has no id; linked by name to call {cid!r} (sent back with that id)",
+                                index=i,
+                                item_type="tool_result",
+                                pointer=f"/contents/{i}/parts/{j}",
+                            )
+                        return cid
+            rid = f"gemini_m{i}_p{j}_result"
+            self.report.add(
+                "changed",
+                f"functionResponse {name!r} has no id and no unanswered call of that name; linked as {rid!r}",
+                index=i,
+                item_type="tool_result",
+                pointer=f"/contents/{i}/parts/{j}",
+            )
+            return rid
+
+        return make
+
+
+def decode_tools(tools: Any, report: Report) -> list[ToolDefinition]:
+    """``tools[]`` -> tool definitions (function declarations only; others reported)."""
+    out: list[ToolDefinition] = []
+    if not isinstance(tools, list):
+        raise ConversionError("Gemini tools must be a list", item_type="tools")
+    for t, tool in enumerate(tools):
+        if not isinstance(tool, Mapping):
+            raise ConversionError(f"Gemini tools[{t}] is not an object", item_type="tools")
+        for key in tool:
+            if camel(key) != "functionDeclarations":
+                report.add("dropped", f"Gemini tool {camel(key)!r} has no canonical form", item_type="tools", pointer=f"/tools/{t}/{key}")
+        for d, decl in enumerate(get(tool, "functionDeclarations") or []):
+            if not isinstance(decl, Mapping) or not isinstance(decl.get("name"), str) or not decl.get("name"):
+                raise ConversionError(f"tools[{t}].functionDeclarations[{d}] has no name", item_type="tools")
+            fields: dict[str, Any] = {}
+            schema_field: str | None = None
+            params: Any = UNSET
+            for key, value in decl.items():
+                ck = camel(key)
+                if ck in ("name", "description"):
+                    continue
+                if ck in ("parameters", "parametersJsonSchema") and schema_field is None and isinstance(value, Mapping):
+                    schema_field, params = ck, jcopy(dict(value))
+                else:
+                    fields[ck] = jcopy(value)
+            pdata: dict[str, Any] = {}
+            if schema_field is not None:
+                pdata["schema_field"] = schema_field
+            if fields:
+                pdata["fields"] = fields
+            desc = decl.get("description")
+            out.append(
+                ToolDefinition(
+                    name=decl["name"],
+                    description=desc if isinstance(desc, str) else UNSET,
+                    parameters=params,
+                    provider_data={"gemini": pdata} if pdata else UNSET,
+                )
+            )
+    return out
+
+
+def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, Any]]:
+    """Tool definitions -> ``[{functionDeclarations: [...]}]``.
+
+    The schema goes under ``parametersJsonSchema`` (canonical parameters are JSON Schema) unless the
+    definition came from Gemini with ``parameters``. ``strict`` has no Gemini equivalent (reported).
+    """
+    decls: list[dict[str, Any]] = []
+    for n, tool in enumerate(tools):
+        pdata = tool.provider_data.get("gemini", {}) if tool.provider_data is not UNSET else {}
+        decl: dict[str, Any] = {"name": tool.name}
+        if tool.description is not UNSET:
+            decl["description"] = tool.description
+        if tool.parameters is not UNSET:
+            decl[pdata.get("schema_field", "parametersJsonSchema")] = jcopy(tool.parameters)
+        for key, value in (pdata.get("fields") or {}).items():
+            decl[key] = jcopy(value)
+        if tool.strict is not UNSET:
+            report.add("dropped", "tool strict flag has no Gemini equivalent", index=n, item_type="tools")
+        decls.append(decl)
+    return [{"functionDeclarations": decls}] if decls else []
+
+
+def decode_tool_choice(config: Any, report: Report) -> ToolChoice | None:
+    """``toolConfig`` -> tool choice (``None`` without ``functionCallingConfig``)."""
+    fcc = get(config, "functionCallingConfig") if isinstance(config, Mapping) else None
+    if not isinstance(fcc, Mapping):
+        return None
+    mode = get(fcc, "mode", "AUTO")
+    names = get(fcc, "allowedFunctionNames") or []
+    if mode == "NONE":
+        return ToolChoice(mode="none")
+    if mode == "ANY":
+        if len(names) == 1:
+            return ToolChoice(mode="tool", name=names[0])
+        if names:
+            report.add("dropped", "allowedFunctionNames with several names has no canonical form; any tool allowed", item_type="tool_choice")
+        return ToolChoice(mode="required")
+    if mode != "AUTO":
+        report.add("changed", f"functionCallingConfig mode {mode!r} read as auto", item_type="tool_choice")
+    return ToolChoice(mode="auto")
+
+
+def encode_tool_choice(choice: ToolChoice, report: Report) -> dict[str, Any]:
+    """Tool choice -> ``{functionCallingConfig: {...}}``."""
+    if choice.parallel is not UNSET:
+        report.add("dropped", "Gemini has no parallel tool call switch", item_type="tool_choice")
+    if choice.mode == "none":
+        return {"functionCallingConfig": {"mode": "NONE"}}
+    if choice.mode == "required":
+        return {"functionCallingConfig": {"mode": "ANY"}}
+    if choice.mode == "tool":
+        return {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": [choice.name]}}
+    return {"functionCallingConfig": {"mode": "AUTO"}}
+
+
+def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
+    """Gemini request body -> transcript (rules in the module docstring).
+
+    Raises:
+        ConversionError: ``contents`` missing or not a list of contents.
+    """
+    report = Report()
+    contents = get(body, "contents")
+    if not isinstance(contents, list):
+        raise ConversionError("Gemini request has no contents list")
+    items: list[Item] = []
+    system = get(body, "systemInstruction")
+    if isinstance(system, Mapping):
+        dec = PartDecoder("system", "system", report, _no_calls, _no_results, pointer="/systemInstruction")
+        items.extend(dec.decode(list(system.get("parts") or [])))
+    linker = _Linker(report)
+    for i, content in enumerate(contents):
+        if not isinstance(content, Mapping) or not isinstance(content.get("parts", []), list):
+            raise ConversionError(f"contents[{i}] is not a Gemini content", index=i)
+        speaker = "assistant" if content.get("role") == "model" else "user"
+        dec = PartDecoder(speaker, f"m{i}", report, linker.call_id(i), linker.result_id(i), pointer=f"/contents/{i}", index=i)
+        items.extend(dec.decode(list(content.get("parts") or [])))
+    tools: Any = UNSET
+    if has_tools := get(body, "tools"):
+        tools = decode_tools(has_tools, report)
+    choice = decode_tool_choice(get(body, "toolConfig"), report)
+    for key in body:
+        if camel(key) not in _CONVERSATION_KEYS:
+            report.add("dropped", f"request setting {camel(key)!r} is not conversation", pointer=f"/{key}")
+    return Conversion(
+        Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=choice or UNSET),  # type: ignore[arg-type]
+        report,
+    )
+
+
+def _no_calls(wire_id: str | None, name: str, k: int) -> str:
+    raise ConversionError("systemInstruction cannot hold a function call", item_type="tool_call")
+
+
+def _no_results(wire_id: str | None, name: str, j: int) -> str:
+    raise ConversionError("systemInstruction cannot hold a function response", item_type="tool_result")
+
+
+def encode_request(transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+    """Transcript -> Gemini request body.
+
+    ``model`` is not written into the body (Gemini takes it in the URL); it is used to check that thought
+    signatures were issued by the same model. System and developer text goes to ``systemInstruction``
+    (text found after the first turn is moved there and reported).
+
+    Raises:
+        ConversionError: under policy ``error``, for content Gemini cannot carry.
+        MalformedArgumentsError: under policy ``error``, for a call without an arguments object.
+    """
+    report = Report()
+    items = list(transcript.items)
+    enc = PartEncoder(policy, report, model)
+    enc.index_calls(items)
+    system_parts: list[dict[str, Any]] = []
+    seen_turn = False
+    for idx, item in enumerate(items):
+        role = getattr(item, "role", UNSET)
+        if role in ("system", "developer"):
+            if isinstance(item, RawItem):
+                if item.provider == NAME:
+                    system_parts.append(jcopy(item.value))
+                else:
+                    report.add("dropped", f"raw item of {item.provider} cannot be sent to Gemini", index=idx, item_type="raw")
+                continue
+            if isinstance(item, TextItem):
+                if seen_turn:
+                    report.add("changed", "system text after the first turn moved to systemInstruction", index=idx, item_type="text")
+                if item.text == "":
+                    report.add("dropped", "empty system text not sent", index=idx, item_type="text")
+                    continue
+                system_parts.append({"text": item.text})
+            else:
+                tag = tag_of(item)
+                for t in report.unsupported(policy, f"Gemini systemInstruction takes text only, not {tag}", index=idx, item_type=tag):
+                    system_parts.append({"text": t.text})
+            continue
+        seen_turn = True
+        enc.add(idx, item)
+    body: dict[str, Any] = {"contents": enc.finish()}
+    if system_parts:
+        body["systemInstruction"] = {"parts": system_parts}
+    if transcript.tools is not UNSET and transcript.tools:
+        body["tools"] = encode_tools(transcript.tools, report)
+    if transcript.tool_choice is not UNSET:
+        body["toolConfig"] = encode_tool_choice(transcript.tool_choice, report)
+    return Conversion(body, report)

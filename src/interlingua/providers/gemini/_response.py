@@ -1,0 +1,211 @@
+"""Gemini ``GenerateContentResponse`` <-> model response (wire-formats.md section 4, GEN ``types.py``).
+
+* ``candidates[0].content.parts`` -> output items (message key ``f"resp:{responseId}"``, ``"resp"`` without
+  one; origin ``{provider "gemini", model = modelVersion, response_id = responseId}``). Other candidates are
+  left out and reported. An id-less ``functionCall`` gets ``f"gemini_{responseId}_c{k}"`` (``k`` = ordinal
+  of the call in the response; ``gemini_resp_c{k}`` without a response id): the same id in a stream.
+* ``finishReason``: ``STOP`` -> ``end_turn`` (``tool_use`` when the parts hold a function call),
+  ``MAX_TOKENS`` -> ``max_tokens``, ``SAFETY``/``RECITATION``/``BLOCKLIST``/``PROHIBITED_CONTENT``/``SPII``/
+  ``IMAGE_SAFETY``/``IMAGE_PROHIBITED_CONTENT`` -> ``content_filter``, ``MALFORMED_FUNCTION_CALL``/
+  ``UNEXPECTED_TOOL_CALL``/``TOO_MANY_TOOL_CALLS`` -> ``error``, anything else -> ``other``; raw value kept.
+* ``promptFeedback.blockReason`` -> an ``error`` item with code ``content_filter`` and stop reason
+  ``content_filter`` (raw = the block reason).
+* ``usageMetadata``: input = ``promptTokenCount``, output = ``candidatesTokenCount`` + ``thoughtsTokenCount``,
+  reasoning = ``thoughtsTokenCount``, cache_read = ``cachedContentTokenCount``, total = ``totalTokenCount``,
+  ``details`` = the record as given.
+* An ``{"error": {...}}`` body -> an ``error`` item (stable code from the HTTP code/status, safe message).
+* Left out (no canonical form, conversation unchanged): ``safetyRatings``, ``citationMetadata``,
+  ``groundingMetadata``, ``finishMessage``, ``avgLogprobs``, ``logprobsResult``, ``index``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from ...codec import Item
+from ...errors import ConversionError
+from ...items import ErrorItem, Origin, StopReason, ToolCallItem, Usage
+from ...mapping.protocol import Conversion, ModelResponse
+from ...mapping.report import Policy, Report
+from ._common import NAME, error_item, get, jcopy
+from ._parts import PartDecoder, PartEncoder
+
+UNSET = msgspec.UNSET
+
+__all__ = ["decode_response", "encode_response", "response_call_id", "stop_reason", "usage_from"]
+
+_FILTER = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT"}
+_ERROR = {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"}
+_BACK = {"end_turn": "STOP", "tool_use": "STOP", "stop_sequence": "STOP", "max_tokens": "MAX_TOKENS",
+         "content_filter": "SAFETY", "refusal": "SAFETY", "error": "OTHER", "other": "OTHER", "pause": "OTHER"}
+
+
+def stop_reason(finish: str, has_calls: bool) -> StopReason:
+    """``finishReason`` -> stop reason (see the module docstring)."""
+    if finish == "STOP":
+        reason = "tool_use" if has_calls else "end_turn"
+    elif finish == "MAX_TOKENS":
+        reason = "max_tokens"
+    elif finish in _FILTER:
+        reason = "content_filter"
+    elif finish in _ERROR:
+        reason = "error"
+    else:
+        reason = "other"
+    return StopReason(reason=reason, raw=finish)  # type: ignore[arg-type]
+
+
+def usage_from(md: Mapping[str, Any]) -> Usage:
+    """``usageMetadata`` -> usage (see the module docstring)."""
+
+    def num(key: str) -> Any:
+        v = get(md, key)
+        return v if isinstance(v, int) and v >= 0 else UNSET
+
+    prompt, cand, thoughts = num("promptTokenCount"), num("candidatesTokenCount"), num("thoughtsTokenCount")
+    output: Any = UNSET
+    if cand is not UNSET or thoughts is not UNSET:
+        output = (cand or 0) + (thoughts or 0)
+    return Usage(
+        input_tokens=prompt,
+        output_tokens=output,
+        reasoning_tokens=thoughts,
+        cache_read_tokens=num("cachedContentTokenCount"),
+        total_tokens=num("totalTokenCount"),
+        details=jcopy(dict(md)),
+    )
+
+
+def response_call_id(response_id: str | None) -> Any:
+    """The id rule for function calls in a response (wire id, else ``gemini_<responseId>_c<k>``)."""
+
+    def make(wire_id: str | None, name: str, k: int) -> str:
+        return wire_id if wire_id is not None else f"gemini_{response_id or 'resp'}_c{k}"
+
+    return make
+
+
+def decoder_for(response_id: str | None, model: str | None, report: Report) -> PartDecoder:
+    """The part decoder a response (or stream) with this id and model uses."""
+    origin = Origin(provider=NAME, model=model or UNSET, response_id=response_id or UNSET)
+    key = f"resp:{response_id}" if response_id else "resp"
+
+    def result_id(wire_id: str | None, name: str, j: int) -> str:
+        return wire_id if wire_id is not None else f"gemini_{response_id or 'resp'}_p{j}_result"
+
+    return PartDecoder("assistant", key, report, response_call_id(response_id), result_id, origin=origin, model=model)
+
+
+def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
+    """Gemini response body -> model response (rules in the module docstring).
+
+    Raises:
+        ConversionError: ``body`` is not an object, or ``candidates`` is not a list.
+    """
+    if not isinstance(body, Mapping):
+        raise ConversionError("Gemini response is not an object")
+    report = Report()
+    rid, model = get(body, "responseId"), get(body, "modelVersion")
+    rid = rid if isinstance(rid, str) and rid else None
+    model = model if isinstance(model, str) and model else None
+    candidates = get(body, "candidates")
+    if candidates is None and isinstance(body.get("error"), Mapping):
+        err = error_item(body["error"])
+        return Conversion(ModelResponse(items=[err], stop_reason=StopReason(reason="error"), model=model, response_id=rid), report)
+    if candidates is not None and not isinstance(candidates, list):
+        raise ConversionError("Gemini candidates is not a list")
+    items: list[Item] = []
+    stop: StopReason | None = None
+    if candidates:
+        if len(candidates) > 1:
+            report.add("dropped", f"{len(candidates) - 1} extra candidate(s) left out; only candidates[0] is read", pointer="/candidates")
+        cand = candidates[0] if isinstance(candidates[0], Mapping) else {}
+        content = get(cand, "content") or {}
+        parts = content.get("parts") or [] if isinstance(content, Mapping) else []
+        dec = decoder_for(rid, model, report)
+        dec.pointer = "/candidates/0/content"
+        items = dec.decode(list(parts))
+        finish = get(cand, "finishReason")
+        if isinstance(finish, str):
+            stop = stop_reason(finish, any(isinstance(i, ToolCallItem) for i in items))
+    feedback = get(body, "promptFeedback")
+    block = get(feedback, "blockReason") if isinstance(feedback, Mapping) else None
+    if isinstance(block, str) and block:
+        items.append(
+            ErrorItem(
+                code="content_filter",
+                message=f"Gemini blocked the prompt ({block})",
+                retryable=False,
+                provider=NAME,
+                origin=Origin(provider=NAME, model=model or UNSET, response_id=rid or UNSET),
+            )
+        )
+        if stop is None:
+            stop = StopReason(reason="content_filter", raw=block)
+    md = get(body, "usageMetadata")
+    usage = usage_from(md) if isinstance(md, Mapping) else None
+    return Conversion(ModelResponse(items=items, usage=usage, stop_reason=stop, model=model, response_id=rid), report)
+
+
+def encode_response(response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+    """Model response -> Gemini response body (for round trips and mock servers).
+
+    An ``error`` item with code ``content_filter`` and no other output becomes ``promptFeedback.blockReason``
+    (the stop reason's raw value); other ``error`` items are left out and reported.
+    """
+    report = Report()
+    use_model = model or response.model
+    enc = PartEncoder(policy, report, use_model)
+    items = list(response.items)
+    enc.index_calls(items)
+    block: ErrorItem | None = None
+    for idx, item in enumerate(items):
+        if isinstance(item, ErrorItem):
+            if item.code == "content_filter" and block is None:
+                block = item
+            else:
+                report.add("dropped", "error item has no Gemini response form", index=idx, item_type="error")
+            continue
+        enc.add(idx, item)
+    parts: list[dict[str, Any]] = []
+    for content in enc.finish():
+        if content["role"] != "model":
+            report.add("changed", "user-side items in a response sent as model parts", item_type="content")
+        parts.extend(content["parts"])
+    body: dict[str, Any] = {}
+    stop = response.stop_reason
+    if block is not None and not parts:
+        body["promptFeedback"] = {"blockReason": stop.raw if stop is not None and stop.raw is not UNSET else "OTHER"}
+    else:
+        if block is not None:
+            report.add("dropped", "content_filter error item beside output parts left out", item_type="error")
+        cand: dict[str, Any] = {"content": {"parts": parts, "role": "model"}}
+        if stop is not None:
+            cand["finishReason"] = stop.raw if stop.raw is not UNSET else _BACK[stop.reason]
+        cand["index"] = 0
+        body["candidates"] = [cand]
+    if response.usage is not None:
+        u = response.usage
+        if u.details is not UNSET:
+            body["usageMetadata"] = jcopy(u.details)
+        else:
+            md: dict[str, Any] = {}
+            if u.input_tokens is not UNSET:
+                md["promptTokenCount"] = u.input_tokens
+            if u.output_tokens is not UNSET:
+                md["candidatesTokenCount"] = u.output_tokens - (u.reasoning_tokens or 0)
+            if u.reasoning_tokens is not UNSET:
+                md["thoughtsTokenCount"] = u.reasoning_tokens
+            if u.cache_read_tokens is not UNSET:
+                md["cachedContentTokenCount"] = u.cache_read_tokens
+            if u.total_tokens is not UNSET:
+                md["totalTokenCount"] = u.total_tokens
+            body["usageMetadata"] = md
+    if use_model:
+        body["modelVersion"] = use_model
+    if response.response_id:
+        body["responseId"] = response.response_id
+    return Conversion(body, report)

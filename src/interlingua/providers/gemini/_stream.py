@@ -1,0 +1,162 @@
+"""Gemini ``streamGenerateContent?alt=sse`` -> canonical stream events (wire-formats.md section 4).
+
+Each SSE ``data:`` is a whole ``GenerateContentResponse`` chunk. Text parts arrive as deltas (joined;
+thought text separately), function calls arrive whole, ``usageMetadata`` is cumulative. The completion
+marker is a chunk whose candidate carries ``finishReason`` (or a ``promptFeedback.blockReason``); a chunk
+holding ``error`` ends the stream with a :class:`StreamError` (stable code, safe message); the end of
+input before the marker gives ``truncated``.
+
+The accumulator keeps the equivalent non-streamed parts (consecutive text deltas of one kind joined into
+one part; a ``thoughtSignature`` attached to the open run of text, or starting a new run when that run
+already has one) and builds the final response with :func:`decode_response`, so a stream and its
+equivalent response give equal items.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ...items import ErrorItem, ToolCallItem
+from ...mapping.protocol import ModelResponse
+from ...mapping.report import Report
+from ...streaming.events import (
+    RawEvent,
+    ReasoningDelta,
+    StreamDone,
+    StreamError,
+    StreamEvent,
+    TextDelta,
+    ToolCallComplete,
+    UsageUpdate,
+)
+from ._common import NAME, error_item, get, jcopy
+from ._parts import _part_kind
+from ._response import decode_response, decoder_for, usage_from
+
+__all__ = ["GeminiAccumulator"]
+
+
+class GeminiAccumulator:
+    """Accumulates one Gemini SSE stream (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.parts: list[dict[str, Any]] = []
+        self._run: str | None = None  # "text" | "thought" while the last part is an open text run
+        self._run_sig = False
+        self._calls = 0
+        self._usage: Any = None
+        self._model: str | None = None
+        self._rid: str | None = None
+        self._finish: str | None = None
+        self._block: str | None = None
+        self._done = False
+
+    def _response(self) -> ModelResponse:
+        body: dict[str, Any] = {}
+        cand: dict[str, Any] = {"content": {"parts": self.parts, "role": "model"}, "index": 0}
+        if self._finish is not None:
+            cand["finishReason"] = self._finish
+        if self.parts or self._finish is not None or self._block is None:
+            body["candidates"] = [cand]
+        if self._block is not None:
+            body["promptFeedback"] = {"blockReason": self._block}
+        if self._usage is not None:
+            body["usageMetadata"] = self._usage
+        if self._model:
+            body["modelVersion"] = self._model
+        if self._rid:
+            body["responseId"] = self._rid
+        return decode_response(body).value
+
+    def _fail(self, error: ErrorItem) -> list[StreamEvent]:
+        self._done = True
+        return [StreamError(error, partial=self._response())]
+
+    def feed(self, event: RawEvent) -> list[StreamEvent]:
+        """One SSE event (a whole response chunk) -> events."""
+        if self._done or not event.data.strip():
+            return []
+        try:
+            chunk = json.loads(event.data)
+        except ValueError:
+            chunk = None
+        if not isinstance(chunk, Mapping):
+            return self._fail(ErrorItem(code="provider_error", message="Gemini stream chunk is not a JSON object", retryable=False, provider=NAME))
+        if "error" in chunk:
+            return self._fail(error_item(chunk["error"]))
+        rid, model = get(chunk, "responseId"), get(chunk, "modelVersion")
+        if isinstance(rid, str) and rid:
+            self._rid = rid
+        if isinstance(model, str) and model:
+            self._model = model
+        out: list[StreamEvent] = []
+        candidates = get(chunk, "candidates") or []
+        if isinstance(candidates, list) and candidates and isinstance(candidates[0], Mapping):
+            cand = candidates[0]
+            content = get(cand, "content") or {}
+            for part in (content.get("parts") or []) if isinstance(content, Mapping) else []:
+                out.extend(self._part(part))
+            finish = get(cand, "finishReason")
+            if isinstance(finish, str):
+                self._finish = finish
+        feedback = get(chunk, "promptFeedback")
+        block = get(feedback, "blockReason") if isinstance(feedback, Mapping) else None
+        if isinstance(block, str) and block:
+            self._block = block
+        md = get(chunk, "usageMetadata")
+        if isinstance(md, Mapping):
+            self._usage = jcopy(dict(md))
+            out.append(UsageUpdate(usage_from(md)))
+        if self._finish is not None or self._block is not None:
+            self._done = True
+            out.append(StreamDone(self._response()))
+        return out
+
+    def _part(self, part: Any) -> list[StreamEvent]:
+        kind = _part_kind(part) if isinstance(part, Mapping) else None
+        if kind != "text":
+            self._run = None
+            self.parts.append(jcopy(part))
+            if kind == "functionCall":
+                dec = decoder_for(self._rid, self._model, Report())
+                dec._calls = self._calls
+                self._calls += 1
+                call = [i for i in dec.decode([part]) if isinstance(i, ToolCallItem)]
+                return [ToolCallComplete(call[0])]
+            return []
+        text: str = get(part, "text")
+        sig = get(part, "thoughtSignature")
+        run = "thought" if get(part, "thought") is True else "text"
+        if self._run == run and not (sig is not None and self._run_sig):
+            last = self.parts[-1]
+            last["text"] += text
+            if sig is not None:
+                last["thoughtSignature"] = sig
+                self._run_sig = True
+        elif text == "" and sig is None:
+            return []
+        else:
+            new: dict[str, Any] = {"text": text}
+            if run == "thought":
+                new["thought"] = True
+            if sig is not None:
+                new["thoughtSignature"] = sig
+            self.parts.append(new)
+            self._run, self._run_sig = run, sig is not None
+        if not text:
+            return []
+        return [ReasoningDelta(text) if run == "thought" else TextDelta(text)]
+
+    def finish(self) -> list[StreamEvent]:
+        """End of input: ``truncated`` unless a chunk with ``finishReason`` was seen."""
+        if self._done:
+            return []
+        self._done = True
+        return [
+            StreamError(
+                ErrorItem(code="truncated", message="Gemini stream ended before a chunk with finishReason", retryable=True, provider=NAME),
+                partial=self._response(),
+            )
+        ]

@@ -1,0 +1,81 @@
+"""Ollama native ``/api/chat`` mapper (wire-formats.md section 5; OLL ``docs/api.md``, ``api/types.go``).
+
+Rules: :mod:`._messages` (messages <-> items, images, thinking, tool calls and results), :mod:`._request`,
+:mod:`._response`, :mod:`._stream` (NDJSON accumulator). Overview with sources: ``docs/providers/ollama.md``.
+Ollama's OpenAI-compatible ``/v1/chat/completions`` is the ``openai-chat`` mapper's business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from ...items import ModelCapabilities, Transcript
+from ...mapping.ids import IdRule
+from ...mapping.protocol import Conversion, Framing, ModelResponse
+from ...mapping.report import Policy
+from ._common import NAME
+from ._request import decode_request, encode_request
+from ._response import decode_response, encode_response
+from ._stream import OllamaAccumulator
+
+__all__ = ["OllamaMapper", "mapper"]
+
+
+class OllamaMapper:
+    """The Ollama ``/api/chat`` wire format, both ways (see the package docstring)."""
+
+    name: str = NAME
+    issuer: str = NAME
+    framing: Framing = "ndjson"
+    id_rule: IdRule | None = None
+
+    def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
+        """Request body -> transcript."""
+        return decode_request(body)
+
+    def encode_request(self, transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+        """Transcript -> request body."""
+        return encode_request(transcript, model=model, policy=policy)
+
+    def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
+        """Response body -> model response."""
+        return decode_response(body)
+
+    def encode_response(self, response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+        """Model response -> response body."""
+        return encode_response(response, model=model, policy=policy)
+
+    def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
+        """``request``: ``messages`` and ``model`` without ``done``; ``response``: ``message`` and ``done``."""
+        if not isinstance(body, Mapping):
+            return None
+        if "messages" in body and "model" in body and "done" not in body:
+            return "request"
+        if "message" in body and "done" in body:
+            return "response"
+        return None
+
+    def accumulator(self) -> OllamaAccumulator:
+        """A fresh accumulator for one NDJSON stream."""
+        return OllamaAccumulator()
+
+    def capabilities(self, model: str | None) -> ModelCapabilities:
+        """Conservative defaults for a local model: text and images in, tools, thinking, streaming, JSON format."""
+        return ModelCapabilities(
+            input_modalities=["text", "image"],
+            output_modalities=["text"],
+            tools=True,
+            parallel_tool_calls=True,
+            reasoning=True,
+            streaming=True,
+            structured_output=True,
+            prompt_caching=False,
+            stop_sequences=True,
+            assistant_prefill=True,
+            raw_round_trip=True,
+        )
+
+
+mapper = OllamaMapper()
+"""The module-level mapper the registry loads."""

@@ -1,0 +1,142 @@
+"""Ollama ``/api/chat`` response <-> model response (wire-formats.md section 5; OLL ``api/types.go`` ``ChatResponse``).
+
+``{model, created_at, message, done, done_reason, total_duration, load_duration, prompt_eval_count,
+prompt_eval_duration, eval_count, eval_duration}``:
+
+* ``message`` -> output items (message key ``"resp"``, origin ``{provider "ollama", model}``). An id-less
+  tool call gets ``f"ollama_{stamp}_c{k}"`` with ``stamp`` = the letters and digits of ``created_at``
+  (``ollama_resp_c{k}`` without it), so two responses in one transcript do not collide.
+* ``done_reason``: ``stop`` -> ``end_turn`` (``tool_use`` with tool calls), ``length`` -> ``max_tokens``,
+  ``load``/``unload`` and anything else -> ``other``; raw value kept. No stop reason without ``done_reason``.
+* usage: input = ``prompt_eval_count``, output = ``eval_count``, ``details`` = the count and duration fields
+  as given (durations in ns).
+* ``{"error": "..."}`` -> an ``error`` item (stable code, safe message; the upstream text is not kept).
+* ``/api/generate`` bodies (``response`` text instead of ``message``) are read as assistant text.
+* Left out: ``created_at`` (no canonical timestamp), ``images: null``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from ...codec import Item
+from ...errors import ConversionError
+from ...items import ErrorItem, Origin, StopReason, ToolCallItem, Usage
+from ...mapping.protocol import Conversion, ModelResponse
+from ...mapping.report import Policy, Report
+from ._common import NAME, error_item
+from ._messages import MessageDecoder, MessageEncoder
+
+UNSET = msgspec.UNSET
+
+__all__ = ["USAGE_FIELDS", "decode_response", "encode_response"]
+
+USAGE_FIELDS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration", "eval_count", "eval_duration")
+_BACK = {"end_turn": "stop", "tool_use": "stop", "stop_sequence": "stop", "max_tokens": "length"}
+
+
+def _call_ids(created_at: Any) -> Any:
+    stamp = re.sub(r"[^0-9A-Za-z]", "", created_at) if isinstance(created_at, str) else ""
+
+    def make(wire_id: str | None, name: str, i: int, k: int) -> str:
+        return wire_id if wire_id is not None else f"ollama_{stamp or 'resp'}_c{k}"
+
+    return make
+
+
+def stop_reason(done_reason: str, has_calls: bool) -> StopReason:
+    """``done_reason`` -> stop reason."""
+    if done_reason == "stop":
+        reason = "tool_use" if has_calls else "end_turn"
+    elif done_reason == "length":
+        reason = "max_tokens"
+    else:
+        reason = "other"
+    return StopReason(reason=reason, raw=done_reason)  # type: ignore[arg-type]
+
+
+def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
+    """Ollama chat response body -> model response (rules in the module docstring).
+
+    Raises:
+        ConversionError: ``body`` is not an object.
+    """
+    if not isinstance(body, Mapping):
+        raise ConversionError("Ollama response is not an object")
+    report = Report()
+    model = body.get("model") if isinstance(body.get("model"), str) and body.get("model") else None
+    if "error" in body and "message" not in body:
+        return Conversion(ModelResponse(items=[error_item(body["error"])], stop_reason=StopReason(reason="error"), model=model), report)
+    msg = body.get("message")
+    if msg is None and isinstance(body.get("response"), str):
+        msg = {"role": "assistant", "content": body["response"]}
+    items: list[Item] = []
+    if isinstance(msg, Mapping):
+        found = Report()
+        dec = MessageDecoder(found, _call_ids(body.get("created_at")), origin=Origin(provider=NAME, model=model or UNSET))
+        items = dec.decode(msg, 0, "resp", "/message")
+        # an empty final message is normal in a response (the last stream record): not a loss
+        report.extend(Report([e for e in found if not e.reason.startswith("empty ")]))
+    stop = None
+    if isinstance(body.get("done_reason"), str) and body["done_reason"]:
+        stop = stop_reason(body["done_reason"], any(isinstance(i, ToolCallItem) for i in items))
+    usage = None
+    details = {k: body[k] for k in USAGE_FIELDS if k in body}
+    if details:
+        def num(k: str) -> Any:
+            v = details.get(k)
+            return v if isinstance(v, int) and v >= 0 else UNSET
+
+        usage = Usage(input_tokens=num("prompt_eval_count"), output_tokens=num("eval_count"), details=details)
+    return Conversion(ModelResponse(items=items, usage=usage, stop_reason=stop, model=model), report)
+
+
+def encode_response(response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+    """Model response -> Ollama chat response body (``done: true``; ``created_at`` is not written).
+
+    A response holding only an ``error`` item becomes ``{"error": <its safe message>}``.
+    """
+    report = Report()
+    items = list(response.items)
+    if len(items) == 1 and isinstance(items[0], ErrorItem):
+        return Conversion({"error": items[0].message}, report)
+    enc = MessageEncoder(policy, report)
+    enc.index_calls(items)
+    for idx, item in enumerate(items):
+        enc.add(idx, item)
+    message: dict[str, Any] = {"role": "assistant", "content": ""}
+    for n, m in enumerate(enc.messages):
+        if m.get("role") != "assistant":
+            report.add("dropped", f"{m.get('role')} message has no place in an Ollama response", index=n)
+            continue
+        if n and enc.messages[n - 1].get("role") == "assistant":
+            report.add("changed", "several assistant messages merged into one response message", index=n)
+        message["content"] += m.get("content", "")
+        if m.get("thinking"):
+            message["thinking"] = message.get("thinking", "") + m["thinking"]
+        if m.get("images"):
+            message.setdefault("images", []).extend(m["images"])
+        if m.get("tool_calls"):
+            message.setdefault("tool_calls", []).extend(m["tool_calls"])
+    body: dict[str, Any] = {}
+    if model or response.model:
+        body["model"] = model or response.model
+    body["message"] = message
+    stop = response.stop_reason
+    if stop is not None:
+        body["done_reason"] = stop.raw if stop.raw is not UNSET else _BACK.get(stop.reason, stop.reason)
+    body["done"] = True
+    if response.usage is not None:
+        u = response.usage
+        if u.details is not UNSET:
+            body.update({k: v for k, v in u.details.items() if k in USAGE_FIELDS})
+        else:
+            if u.input_tokens is not UNSET:
+                body["prompt_eval_count"] = u.input_tokens
+            if u.output_tokens is not UNSET:
+                body["eval_count"] = u.output_tokens
+    return Conversion(body, report)

@@ -1,0 +1,114 @@
+"""Ollama ``/api/chat`` NDJSON stream -> canonical stream events (wire-formats.md section 5).
+
+Each line is ``{model, created_at, message:{role, content, thinking?, tool_calls?}, done:false}``; the
+completion marker is the line with ``done: true`` (with ``done_reason`` and the counts). Content and thinking
+arrive as deltas; tool calls arrive whole. A ``{"error": "..."}`` line (HTTP status stays 200) ends the
+stream with a :class:`StreamError` (stable code, safe message); the end of input before ``done: true`` gives
+``truncated``. ``/api/generate`` lines (``response`` text) are read as content deltas.
+
+The final response is :func:`decode_response` of the equivalent non-streamed body (the done line with the
+joined content and thinking and every tool call), so stream and response items are equal. Because an
+id-less call's canonical id is derived from the final record's ``created_at``, :class:`ToolCallComplete`
+events are emitted when ``done: true`` arrives (Ollama sends tool calls at the end of a turn anyway).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ...items import ErrorItem, ToolCallItem
+from ...mapping.protocol import ModelResponse
+from ...streaming.events import (
+    RawEvent,
+    ReasoningDelta,
+    StreamDone,
+    StreamError,
+    StreamEvent,
+    TextDelta,
+    ToolCallComplete,
+    UsageUpdate,
+)
+from ._common import NAME, error_item, jcopy
+from ._response import decode_response
+
+__all__ = ["OllamaAccumulator"]
+
+
+class OllamaAccumulator:
+    """Accumulates one Ollama NDJSON stream (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._content = ""
+        self._thinking = ""
+        self._calls: list[Any] = []
+        self._last: dict[str, Any] = {}
+        self._done = False
+
+    def _body(self, final: Mapping[str, Any]) -> dict[str, Any]:
+        body = {k: jcopy(v) for k, v in final.items() if k not in ("message", "response")}
+        message: dict[str, Any] = {"role": "assistant", "content": self._content}
+        if self._thinking:
+            message["thinking"] = self._thinking
+        if self._calls:
+            message["tool_calls"] = jcopy(self._calls)
+        body["message"] = message
+        return body
+
+    def _partial(self) -> ModelResponse:
+        body = self._body({k: v for k, v in self._last.items() if k in ("model", "created_at")})
+        return decode_response(body).value
+
+    def _fail(self, error: ErrorItem) -> list[StreamEvent]:
+        self._done = True
+        return [StreamError(error, partial=self._partial())]
+
+    def feed(self, event: RawEvent) -> list[StreamEvent]:
+        """One NDJSON line -> events."""
+        if self._done:
+            return []
+        try:
+            line = json.loads(event.data)
+        except ValueError:
+            line = None
+        if not isinstance(line, Mapping):
+            return self._fail(ErrorItem(code="provider_error", message="Ollama stream line is not a JSON object", retryable=False, provider=NAME))
+        if "error" in line:
+            return self._fail(error_item(line["error"]))
+        self._last = dict(line)
+        out: list[StreamEvent] = []
+        msg = line.get("message")
+        if isinstance(msg, Mapping):
+            thinking, content = msg.get("thinking"), msg.get("content")
+            if isinstance(thinking, str) and thinking:
+                self._thinking += thinking
+                out.append(ReasoningDelta(thinking))
+            if isinstance(content, str) and content:
+                self._content += content
+                out.append(TextDelta(content))
+            if isinstance(msg.get("tool_calls"), list):
+                self._calls.extend(jcopy(msg["tool_calls"]))
+        elif isinstance(line.get("response"), str) and line["response"]:
+            self._content += line["response"]
+            out.append(TextDelta(line["response"]))
+        if line.get("done") is True:
+            self._done = True
+            response = decode_response(self._body(line)).value
+            out.extend(ToolCallComplete(i) for i in response.items if isinstance(i, ToolCallItem))
+            if response.usage is not None:
+                out.append(UsageUpdate(response.usage))
+            out.append(StreamDone(response))
+        return out
+
+    def finish(self) -> list[StreamEvent]:
+        """End of input: ``truncated`` unless a ``done: true`` line was seen."""
+        if self._done:
+            return []
+        self._done = True
+        return [
+            StreamError(
+                ErrorItem(code="truncated", message="Ollama stream ended before a line with done: true", retryable=True, provider=NAME),
+                partial=self._partial(),
+            )
+        ]
