@@ -22,7 +22,6 @@ pointer, never a traceback.
 
 from __future__ import annotations
 
-import io
 import math
 import os
 import re
@@ -80,7 +79,7 @@ Mode: TypeAlias = Literal["preserving", "strict"]
 
 
 def _tag_of(cls: type) -> str:
-    return cls.__struct_config__.tag  # type: ignore[attr-defined, no-any-return]
+    return cls.__struct_config__.tag  # type: ignore[attr-defined]
 
 
 _ITEM_CLASSES: dict[str, type] = {_tag_of(c): c for c in InputItem.__origin__.__args__}  # type: ignore[attr-defined]
@@ -131,7 +130,7 @@ class UnknownItem:
         """The item decoded as a plain dict (decoded lazily, cached)."""
         if self._value is None:
             self._value = msgspec.json.decode(self.raw)
-        return self._value  # type: ignore[no-any-return]
+        return self._value
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, UnknownItem) and other.raw == self.raw
@@ -665,8 +664,7 @@ def write_jsonl(envelopes: Iterable[Envelope], dest: str | os.PathLike[str] | IO
                 tmp.unlink()
         return n
     n = 0
-    buf = io.BufferedWriter(dest) if not hasattr(dest, "write") else dest  # type: ignore[arg-type]
     for env in envelopes:
-        buf.write(encode_envelope(env) + b"\n")
+        dest.write(encode_envelope(env) + b"\n")
         n += 1
     return n

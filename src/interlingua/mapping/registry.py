@@ -56,7 +56,7 @@ def get_mapper(name: str) -> Mapper:
             raise UnknownFormatError(f"format {name!r} is not available in this build") from exc
         raise
     _loaded[name] = module.mapper
-    return module.mapper  # type: ignore[no-any-return]
+    return module.mapper
 
 
 def register(name: str, mapper: Mapper, *, source: str = "register()") -> Callable[[], None]:

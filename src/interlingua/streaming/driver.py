@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import httpx
 
 from ..items import ErrorItem
-from .events import StreamError, StreamEvent, is_terminal
+from .events import StreamAccumulator, StreamError, StreamEvent, is_terminal
 from .framing import aiter_frames, iter_frames
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["aiter_stream", "collect", "iter_stream"]
 
 
-def _finish(acc, emitted_terminal: bool) -> list[StreamEvent]:  # type: ignore[no-untyped-def]
+def _finish(acc: StreamAccumulator) -> list[StreamEvent]:
     out: list[StreamEvent] = []
     for ev in acc.finish():
         out.append(ev)
@@ -49,7 +49,7 @@ def iter_stream(mapper: Mapper, source: bytes | Iterable[bytes] | httpx.Response
     except UnicodeDecodeError:
         yield StreamError(ErrorItem(code="provider_error", message="stream is not valid UTF-8", retryable=False))
         return
-    yield from _finish(acc, False)
+    yield from _finish(acc)
 
 
 async def aiter_stream(mapper: Mapper, response: httpx.Response) -> AsyncIterator[StreamEvent]:
@@ -67,7 +67,7 @@ async def aiter_stream(mapper: Mapper, response: httpx.Response) -> AsyncIterato
     except UnicodeDecodeError:
         yield StreamError(ErrorItem(code="provider_error", message="stream is not valid UTF-8", retryable=False))
         return
-    for ev in _finish(acc, False):
+    for ev in _finish(acc):
         yield ev
 
 

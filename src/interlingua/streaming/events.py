@@ -8,10 +8,11 @@ those into canonical events. Every stream ends with exactly one terminal event:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias
 
 from ..items import ErrorItem, ToolCallItem, Usage
+from ..mapping.report import Report
 
 __all__ = [
     "RawEvent",
@@ -83,9 +84,11 @@ class StreamDone:
     Attributes:
         response: The final :class:`~interlingua.mapping.protocol.ModelResponse`; its items
             equal what the mapper's ``decode_response`` gives for the same content.
+        report: What the accumulator dropped or changed while decoding (e.g. extra choices).
     """
 
     response: object  # ModelResponse; typed loosely to avoid an import cycle
+    report: Report = field(default_factory=Report)
 
 
 @dataclass(frozen=True)
@@ -95,10 +98,12 @@ class StreamError:
     Attributes:
         error: The error as a canonical item; its message is short and safe (no raw upstream text).
         partial: A :class:`~interlingua.mapping.protocol.ModelResponse` with what arrived before the failure.
+        report: What the accumulator dropped or changed before the failure.
     """
 
     error: ErrorItem
     partial: object = None
+    report: Report = field(default_factory=Report)
 
 
 StreamEvent: TypeAlias = TextDelta | ReasoningDelta | RefusalDelta | ToolCallComplete | UsageUpdate | StreamDone | StreamError

@@ -47,7 +47,7 @@ __all__ = ["ITEM_TYPES", "items", "json_objects", "json_values", "transcripts"]
 ITEM_TYPES = ("text", "image", "audio", "document", "artifact_ref", "tool_call", "tool_result", "reasoning", "structured", "refusal", "error", "raw")
 """Item types :func:`transcripts` can produce."""
 
-_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
+_text = st.text(st.characters(codec="utf-8"), max_size=40)
 _name = st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True)
 _b64 = st.binary(min_size=1, max_size=24).map(lambda b: __import__("base64").b64encode(b).decode())
 
@@ -150,7 +150,7 @@ def transcripts(kinds: Sequence[str] = ITEM_TYPES, *, max_items: int = 12, with_
             for it in its:
                 if hasattr(it, "origin") and draw(st.booleans()):
                     it.origin = Origin(provider="test", item_id=draw(_name))
-        tools = [ToolDefinition(name=n, description="tool", parameters={"type": "object"}) for n in sorted({getattr(i, "name", None) for i in its if isinstance(i, ToolCallItem)})]
+        tools = [ToolDefinition(name=n, description="tool", parameters={"type": "object"}) for n in sorted({i.name for i in its if isinstance(i, ToolCallItem)})]
         fields: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "items": its}
         if tools:
             fields["tools"] = tools
