@@ -800,7 +800,11 @@ def render(report: Report) -> str:
             w(f"- {n}")
     if report.profiles:
         w("")
-        w("## Where the time goes (pyinstrument, interlingua side of the rows that missed a target)")
+        w("## Where the time goes (interlingua side of the rows that missed a target)")
+        w("")
+        w("`cProfile` on the process CPU clock (`--profile`), top functions by own time. Deterministic profiling")
+        w("inflates Python call overhead, so read the shares, not the totals.")
+        w("Prototype fixes for these paths, measured against the library in the same run: `python benchmarks/proposals.py`.")
         for key, text in report.profiles.items():
             w("")
             w(f"### {key}")
@@ -861,11 +865,15 @@ def _load(x: Any) -> str:
 
 
 def _profile(report: Report, size: str, seed: int) -> None:
-    """Profile the interlingua side of each row that missed a target (pyinstrument), into the report."""
-    try:
-        from pyinstrument import Profiler
-    except ImportError:
-        return
+    """Profile the interlingua side of each row that missed a target, into the report.
+
+    Uses ``cProfile`` with the process CPU clock: on a shared machine a wall-clock sampler
+    (pyinstrument, py-spy) charges time spent preempted to whatever line was running.
+    Deterministic profiling inflates the cost of Python calls, so read the shares, not the totals.
+    """
+    import cProfile
+    import pstats
+
     missed = {r.key for r in report.rows if any(t.met is False for t in r.targets)}
     if not missed:
         return
@@ -879,12 +887,18 @@ def _profile(report: Report, size: str, seed: int) -> None:
         path.write_bytes(ds.jsonl)
         calls["validate"] = lambda: validate_path([str(path)])
         for key in [k for k in calls if k in missed]:
-            profiler = Profiler(interval=0.0005)
-            profiler.start()
+            calls[key]()  # warm
+            profiler = cProfile.Profile(time.process_time)
+            profiler.enable()
             calls[key]()
-            profiler.stop()
-            text = profiler.output_text(unicode=False, color=False, show_all=False)
-            report.profiles[key] = "\n".join(text.splitlines()[:60])
+            profiler.disable()
+            buf = io.StringIO()
+            stats = pstats.Stats(profiler, stream=buf)
+            stats.strip_dirs().sort_stats("tottime").print_stats(14)
+            text = buf.getvalue()
+            body = text[text.index("ncalls") :] if "ncalls" in text else text
+            head = next((ln.strip() for ln in text.splitlines() if "function calls" in ln), "")
+            report.profiles[key] = f"{head}\n\n{body}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -895,7 +909,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the raw results as JSON")
     parser.add_argument("--seed", type=int, default=20260101)
     parser.add_argument("--gc-freeze", action="store_true", help="add a named variant of rows 1-2 run after gc.freeze()")
-    parser.add_argument("--profile", action="store_true", help="profile (pyinstrument) the interlingua side of rows that miss a target")
+    parser.add_argument("--profile", action="store_true", help="profile (cProfile, CPU clock) the interlingua side of rows that miss a target")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     command = "python benchmarks/run.py " + " ".join(

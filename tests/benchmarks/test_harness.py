@@ -46,15 +46,16 @@ def _installed(module: str) -> bool:
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]:
     run = _load("run")
     out = tmp_path_factory.mktemp("bench") / "benchmarks.md"
-    assert run.main(["--size", "tiny", "--out", str(out), "--json", str(out.with_suffix(".json")), "--quiet"]) == 0
+    argv = ["--size", "tiny", "--out", str(out), "--json", str(out.with_suffix(".json")), "--gc-freeze", "--profile", "--quiet"]
+    assert run.main(argv) == 0
     return out.read_text(encoding="utf-8"), json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
 
 
 def test_every_row_has_medians_and_ratios(tiny: tuple[str, dict[str, Any]]) -> None:
     _md, data = tiny
     rows = {r["key"]: r for r in data["rows"]}
-    assert set(ROWS) <= set(rows)
-    for key in ("decode", "encode", "validate"):
+    assert set(ROWS) | {"decode-gc-frozen", "encode-gc-frozen"} == set(rows)
+    for key in ("decode", "encode", "validate", "decode-gc-frozen", "encode-gc-frozen"):
         row = rows[key]
         il = row["interlingua"]
         assert il["median"] > 0 and il["median_cpu"] > 0
@@ -94,6 +95,7 @@ def test_markdown_report_has_each_figure_machine_and_command(tiny: tuple[str, di
         if line.startswith("| (1)") or line.startswith("| (2)") or line.startswith("| (3)"):
             assert re.search(r"\| [\d.]+ (ms|s) / [\d.]+ (ms|s) \|", line), line
             assert re.search(r"[\d.]+x / [\d.]+x", line) or "not installed" in line, line
+    assert "variant: `gc.freeze()`" in summary
     for needle in ("## Machine and versions", "msgspec", "GC:", "## Reproduce", "python benchmarks/run.py --size tiny", "## Not measured yet"):
         assert needle in md
     assert data["pending"], "the provider-mapper and store rows stay listed until they are measured"
