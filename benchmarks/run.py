@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -647,19 +647,31 @@ def _met(t: Target) -> str:
     return {True: "met", False: "**missed**", None: "not judged"}[t.met]
 
 
-def run(size: str, *, seed: int = 20260101, gc_freeze: bool = False, workdir: Path | None = None, command: str = "", log: Callable[[str], None] | None = None) -> Report:
+def run(
+    size: str,
+    *,
+    seed: int = 20260101,
+    gc_freeze: bool = False,
+    memory_mb: tuple[int, int] | None = None,
+    workdir: Path | None = None,
+    command: str = "",
+    log: Callable[[str], None] | None = None,
+) -> Report:
     """Build the dataset, run every registered row, and return the report (not yet rendered).
 
     Args:
         size: A key of :data:`SIZES`.
         seed: Dataset seed.
         gc_freeze: After the main rows, re-run decode and encode after ``gc.freeze()`` as a named variant.
+        memory_mb: The two file sizes of the memory row (MB), instead of the size's own.
         workdir: Where temporary JSONL files go (default: a fresh temporary directory, removed after).
         command: The command line recorded in the report.
         log: Progress messages (e.g. ``print`` to stderr).
     """
     say = log or (lambda _msg: None)
     cfg = SIZES[size]
+    if memory_mb is not None:
+        cfg = replace(cfg, memory_mb=memory_mb)
     env = environment(gc_freeze)
     t0 = time.perf_counter()
     ds = _dataset.build(cfg.conversations, seed)
@@ -720,6 +732,8 @@ def render(report: Report) -> str:
     w("physical limit we compare against (raw JSON decode/encode with no validation). Each sample records wall-clock")
     w("time and this process's CPU time (`time.process_time`); on a shared machine the CPU time is the work done")
     w("without the time spent waiting for a core, so **targets are judged on CPU-time medians** (both are shown).")
+    w("CPU time is not immune to a busy neighbour (shared caches, a shared physical core): on a shared machine absolute")
+    w("figures vary between runs by up to ~2x, while ratios (same run, alternating) move much less.")
     w("")
     w("## Summary")
     w("")
@@ -860,7 +874,8 @@ def render(report: Report) -> str:
     w("```")
     w("")
     w("Sizes: " + "; ".join(f"`{k}` {v.conversations} conversations, {v.rounds} rounds, memory at {v.memory_mb[0]} and {v.memory_mb[1]} MB" for k, v in SIZES.items()) + ".")
-    w("`--size full` is the issue's dataset and includes the optional 1 GB memory run; `tiny` is what CI runs (`.ci/run`), with no timing assertions.")
+    w("`--size full` is the issue's dataset and includes the optional 1 GB memory run (`--memory-mb A,B` sets the two sizes at any")
+    w("size); `tiny` is what CI runs (`.ci/run`), with no timing assertions.")
     w("")
     return "\n".join(out)
 
@@ -915,16 +930,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20260101)
     parser.add_argument("--gc-freeze", action="store_true", help="add a named variant of rows 1-2 run after gc.freeze()")
     parser.add_argument("--profile", action="store_true", help="profile (cProfile, CPU clock) the interlingua side of rows that miss a target")
+    parser.add_argument("--memory-mb", default=None, help="the memory row's two file sizes in MB, e.g. 64,1024 (default: the size's own)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
+    memory_mb = None
+    if args.memory_mb:
+        small_mb, large_mb = (int(x) for x in args.memory_mb.split(","))
+        memory_mb = (small_mb, large_mb)
     command = "python benchmarks/run.py " + " ".join(
         [f"--size {args.size}", f"--out {args.out}"]
+        + ([f"--memory-mb {args.memory_mb}"] if args.memory_mb else [])
         + ([f"--seed {args.seed}"] if args.seed != 20260101 else [])
         + (["--gc-freeze"] if args.gc_freeze else [])
         + (["--profile"] if args.profile else [])
     )
     log = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    report = run(args.size, seed=args.seed, gc_freeze=args.gc_freeze, command=command, log=log)
+    report = run(args.size, seed=args.seed, gc_freeze=args.gc_freeze, memory_mb=memory_mb, command=command, log=log)
     if args.profile:
         _profile(report, args.size, args.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
