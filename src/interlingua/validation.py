@@ -24,9 +24,9 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
+from typing import TYPE_CHECKING
+
 import msgspec
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
 
 from .codec import DEFAULT_LIMITS, Item, Limits, Mode, UnknownItem, decode_transcript, iter_jsonl
 from .errors import DocumentError, Problem
@@ -42,6 +42,10 @@ from .items import (
     ToolResultItem,
     Transcript,
 )
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
 
 __all__ = [
     "ItemChecker",
@@ -84,12 +88,17 @@ def load_schema(name: str) -> dict[str, Any]:
 
 @cache
 def _registry() -> Registry:
+    # jsonschema is imported lazily: it only explains failures, and costs CLI start-up time.
+    from referencing import Registry, Resource
+
     resources_ = [(load_schema(n)["$id"], Resource.from_contents(load_schema(n))) for n in schema_names()]
     return Registry().with_resources(resources_)
 
 
 @cache
 def _validator(name: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(load_schema(name), registry=_registry())
 
 
