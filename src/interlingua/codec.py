@@ -590,9 +590,8 @@ def _decode_envelope_fast(raw: bytes, limits: Limits) -> Envelope | None:
     if env.schema_version != SCHEMA_VERSION or env.seq < 0 or not env.session_id:
         return None
     item = env.item
-    if not _few_brackets(raw, limits.max_depth) and (
-        _item_too_deep(item, limits.max_depth, level=2)
-        or (env.usage is not msgspec.UNSET and type(env.usage.details) is dict and 3 + _depth(env.usage.details, limits.max_depth) > limits.max_depth)
+    if _item_too_deep(item, limits.max_depth, level=2) or (
+        env.usage is not msgspec.UNSET and type(env.usage.details) is dict and 3 + _depth(env.usage.details, limits.max_depth) > limits.max_depth
     ):
         return None
     if isinstance(item, _MEDIA_CLASSES) or getattr(item, "content", None):
