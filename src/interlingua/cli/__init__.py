@@ -23,6 +23,7 @@ app = typer.Typer(
 
 # One module per command group; each defines register(app).
 _COMMAND_MODULES: list[str] = [
+    "store",
 ]
 
 for _name in _COMMAND_MODULES:
