@@ -17,7 +17,9 @@ import typer
 from ..codec import UnknownItem, to_builtins
 from ..items import StopReason, Usage
 from ..errors import ConflictError, DocumentError, MigrationRequiredError, SessionNotFoundError, StoreError
-from ..store import CorruptRowError, SessionStore, head_revision, upgrade
+from sqlalchemy.engine import make_url
+
+from ..store import CorruptRowError, SessionStore, head_revision, normalize_url, upgrade
 
 __all__ = ["register"]
 
@@ -64,7 +66,11 @@ def _run(body: Callable[[], Awaitable[T]]) -> T:
 
 
 async def _with_store(url: str | None, fn: Callable[[SessionStore], Awaitable[T]]) -> T:
-    store = await SessionStore.open(url, create=False)
+    norm = normalize_url(url)
+    parsed = make_url(norm)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") and not Path(parsed.database).exists():
+        raise StoreError(f"no database file {parsed.database} (create one with `interlingua store upgrade --url {parsed.database}`)")
+    store = await SessionStore.open(norm, create=False)
     try:
         return await fn(store)
     finally:
