@@ -42,7 +42,7 @@ async def _pg_admin(base: str, sql: str) -> None:
         await conn.close()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def backend(request: pytest.FixtureRequest) -> str:
     return request.param
 

@@ -78,3 +78,17 @@ def test_normalize_url(monkeypatch: pytest.MonkeyPatch) -> None:
     for bad in ("mysql://u@h/d", "postgresql+psycopg2://u@h/d", "sqlite+pysqlite:///x"):
         with pytest.raises(StoreError, match="unsupported"):
             normalize_url(bad)
+
+
+def test_public_surface() -> None:
+    import interlingua.errors as errors
+    import interlingua.store as store
+
+    assert sorted(store.__all__) == [
+        "ConflictError", "CorruptRowError", "CorruptRowWarning", "DEFAULT_URL", "MigrationRequiredError", "QuarantinedRow",
+        "SessionChange", "SessionInfo", "SessionNotFoundError", "SessionStore", "StoreError", "head_revision", "normalize_url", "upgrade",
+    ]
+    for name in ("ConflictError", "SessionNotFoundError", "MigrationRequiredError", "StoreError"):
+        assert getattr(store, name) is getattr(errors, name)
+    assert issubclass(store.CorruptRowError, errors.StoreError)
+    assert store.SessionStore.__module__ == "interlingua.store"

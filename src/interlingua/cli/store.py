@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -43,7 +43,7 @@ def _err(msg: str) -> None:
     typer.echo(f"error: {msg}", err=True)
 
 
-def _run(body: Callable[[], Awaitable[T]]) -> T:
+def _run(body: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run ``body`` and map errors to exit codes."""
     try:
         return asyncio.run(body())

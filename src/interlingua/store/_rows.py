@@ -164,11 +164,11 @@ def _prepare_item(item: Any, version: str, pointer: str, forbid_nul: bool) -> tu
         except DocumentError as exc:
             raise _relocate(exc, pointer) from exc
         decode_item(data, mode="strict", pointer=pointer)  # Structs are not validated on construction
-        typ = item.__struct_config__.tag  # type: ignore[attr-defined]
+        typ = item.__struct_config__.tag
         role = getattr(item, "role", None)
         call_id = getattr(item, "call_id", None)
         if typ in ("tool_call", "handoff_call"):
-            call_id = item.id  # type: ignore[union-attr]
+            call_id = item.id
         unknown = False
     else:
         hint = "; decode it with interlingua.codec.decode_item first" if isinstance(item, (dict, str, bytes)) else ""
@@ -265,14 +265,14 @@ def decode_row(session_id: str, row: Any) -> Envelope:
         # Newer minor: decode through the envelope reader, which keeps known items
         # with unknown fields as preserved items.
         line = _enc.encode(_EnvelopeLine(row.schema_version, session_id, row.seq, msgspec.Raw(raw)))
-        item = decode_envelope(line).item
+        item: Any = decode_envelope(line).item
     else:
         item = decode_item(raw, mode="preserving")
     env = Envelope(
         schema_version=row.schema_version,
         session_id=session_id,
         seq=row.seq,
-        item=item,  # type: ignore[arg-type]
+        item=item,
         created_at=format_ts(row.created_at),
     )
     try:

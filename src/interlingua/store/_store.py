@@ -755,7 +755,7 @@ class _Header(msgspec.Struct, forbid_unknown_fields=True):
 def _read_jsonl(source: str | os.PathLike[str] | IO[bytes], label: str | None) -> tuple[dict[str, Any], list[Envelope]]:
     owned = isinstance(source, (str, os.PathLike))
     try:
-        fh: IO[bytes] = open(source, "rb") if owned else source  # type: ignore[arg-type]  # noqa: SIM115
+        fh: IO[bytes] = open(source, "rb") if isinstance(source, (str, os.PathLike)) else source  # noqa: SIM115
     except OSError as exc:
         raise DocumentError(Problem("", f"cannot read: {exc.strerror or exc}", label)) from exc
     sess: dict[str, Any] = {}
