@@ -135,7 +135,7 @@ async def test_writer_killed_mid_batch_leaves_nothing(store: SessionStore, db_ur
         os.kill(proc.pid, signal.SIGKILL)
     finally:
         proc.kill()
-        proc.wait()
+        proc.communicate()  # reaps it and closes the pipes
     assert proc.returncode == -signal.SIGKILL
     # The dead writer's transaction is gone; appends continue densely.
     assert await store.head(sid) == 1
