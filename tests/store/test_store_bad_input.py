@@ -79,7 +79,7 @@ async def test_corrupt_rows_are_quarantined_and_reported(store: SessionStore) ->
     sid = await store.create_session()
     items = [TextItem(role="user", text=str(i)) for i in range(5)]
     await store.append(sid, items)
-    await _corrupt(store, sid, 1, item=JsonText('{"type":"text"}'))  # missing `text`
+    await _corrupt(store, sid, 1, item=JsonText('{"type":"text"}'), raw_json='{"type":"text"}')  # missing `text`
     await _corrupt(store, sid, 3, schema_version="7.0")  # written by a newer major
     with pytest.raises(CorruptRowError) as ei:
         await store.load(sid)

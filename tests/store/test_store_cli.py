@@ -92,7 +92,7 @@ def test_show_reports_quarantined_rows(sqlite_url: str) -> None:
     async def corrupt() -> None:
         store = await SessionStore.open(sqlite_url)
         async with store.engine.begin() as conn:
-            await conn.execute(sa.update(ITEMS).where(ITEMS.c.seq == 1).values(item=JsonText('{"type":"tool_call"}')))
+            await conn.execute(sa.update(ITEMS).where(ITEMS.c.seq == 1).values(item=JsonText('{"type":"tool_call"}'), raw_json='{"type":"tool_call"}'))
         await store.close()
 
     asyncio.run(corrupt())

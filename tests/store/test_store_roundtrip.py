@@ -274,3 +274,22 @@ async def test_identical_timestamps_keep_seq_order(store: SessionStore) -> None:
         await conn.execute(sa.update(ITEMS).where(ITEMS.c.session_id == sid).values(created_at=sa.func.current_timestamp()))
     await store.append(sid, [TextItem(role="user", text="later")])
     assert [e.item for e in await store.load_envelopes(sid)] == [*items, TextItem(role="user", text="later")]
+
+
+async def test_item_json_comes_back_exactly(store: SessionStore) -> None:
+    """JSONB sorts keys and re-renders numbers; the store still returns the same bytes."""
+    from interlingua.codec import encode_item
+
+    item = ToolCallItem(
+        id="c", name="f", arguments={"zeta": 1, "a": {"y": [3, 2], "b": None}, "big": 1e20, "neg0": -0.0, "small": 1e-7, "i": 10**30, "s": "ünï"}
+    )
+    sid = await store.create_session({"z": 1, "a": 2})
+    await store.append(sid, [item])
+    (back,) = (await store.load(sid)).items
+    assert encode_item(back) == encode_item(item)
+    fork = await store.fork(sid, 0)
+    assert encode_item((await store.load(fork)).items[0]) == encode_item(item)
+    assert list((await store.get_session(sid)).metadata) == ["z", "a"]  # type: ignore[arg-type]
+    tools = [ToolDefinition(name="t", parameters={"type": "object", "properties": {"zz": {"type": "string"}, "aa": {"type": "integer"}}})]
+    await store.update_session(sid, tools=tools)
+    assert list((await store.load(sid)).tools[0].parameters["properties"]) == ["zz", "aa"]  # type: ignore[index]

@@ -185,12 +185,15 @@ def prepare_rows(
     stop_reason: StopReason | None = None,
     keep_created_at: bool = False,
     forbid_nul: bool = False,
+    keep_text: bool = False,
 ) -> list[PreparedRow]:
     """Validate and encode a batch. Items may be canonical items, :class:`UnknownItem` or
     :class:`~interlingua.items.Envelope` (whose version, usage, stop reason and, with
     ``keep_created_at``, timestamp are kept; its session id and seq are not).
 
-    ``usage``/``stop_reason`` go on the envelope of the batch's last item.
+    ``usage``/``stop_reason`` go on the envelope of the batch's last item. ``keep_text``
+    (PostgreSQL) keeps the exact JSON text of every item in ``raw_json``, as JSONB
+    reorders keys and re-renders numbers; otherwise only unknown items keep it.
 
     Raises:
         DocumentError: the first invalid item, pointer ``/<index>/...``; VersionError for a newer major.
@@ -222,7 +225,7 @@ def prepare_rows(
                 role=role,
                 call_id=call_id,
                 item=JsonText(text),
-                raw_json=text if unknown else None,
+                raw_json=text if unknown or keep_text else None,
                 usage=_enc_checked(env_usage, Usage, f"/{i}/usage"),
                 stop_reason=_enc_checked(env_stop, StopReason, f"/{i}/stop_reason"),
                 created_at=created,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
-__all__ = ["ITEMS", "JSON_DOC", "METADATA", "QUARANTINE", "SESSIONS", "SESSION_CHANGES", "VERSION_TABLE"]
+__all__ = ["ITEMS", "JSON_DOC", "JSON_TEXT", "METADATA", "QUARANTINE", "SESSIONS", "SESSION_CHANGES", "VERSION_TABLE"]
 
 VERSION_TABLE = "interlingua_alembic_version"
 """Alembic's version table; named so it cannot clash with an application's own Alembic history."""
@@ -32,7 +32,12 @@ METADATA = sa.MetaData(
 )
 
 JSON_DOC = sa.JSON(none_as_null=True).with_variant(postgresql.JSONB(none_as_null=True), "postgresql")
-"""JSON on SQLite (stored as text), JSONB on PostgreSQL."""
+"""The item column: JSON on SQLite (stored as text), JSONB on PostgreSQL (queryable)."""
+
+JSON_TEXT = sa.JSON(none_as_null=True)
+"""Everything else: JSON kept as written (SQLite text, PostgreSQL ``json``), so key
+order survives: it matters in tool parameter schemas (structured output follows
+property order) and in provider usage records kept "exactly as given"."""
 
 _TS = sa.DateTime(timezone=True)
 
@@ -45,9 +50,9 @@ SESSIONS = sa.Table(
     # Seq of the last item, -1 while empty. Every append moves it with one
     # conditional UPDATE; that row is the lock that serialises writers.
     sa.Column("head_seq", sa.BigInteger, nullable=False),
-    sa.Column("metadata", JSON_DOC, nullable=True),
-    sa.Column("tools", JSON_DOC, nullable=True),
-    sa.Column("tool_choice", JSON_DOC, nullable=True),
+    sa.Column("metadata", JSON_TEXT, nullable=True),
+    sa.Column("tools", JSON_TEXT, nullable=True),
+    sa.Column("tool_choice", JSON_TEXT, nullable=True),
     sa.Column("parent_id", sa.String(128), nullable=True),
     sa.Column("fork_seq", sa.BigInteger, nullable=True),
     sa.Index(None, "created_at"),
@@ -64,11 +69,13 @@ ITEMS = sa.Table(
     sa.Column("call_id", sa.String, nullable=True),
     sa.Column("created_at", _TS, nullable=False),
     sa.Column("item", JSON_DOC, nullable=False),
-    # Exact JSON text of items this reader does not know (UnknownItem). JSONB
-    # normalises key order and spacing; the raw text is what is written back.
+    # Exact JSON text of the item where `item` may not keep it: unknown items
+    # (written back byte for byte) and every item on PostgreSQL, whose JSONB
+    # sorts keys and re-renders numbers (1e20 -> 100000000000000000000, -0.0 -> 0.0).
+    # Reads prefer it; `item` serves queries.
     sa.Column("raw_json", sa.Text, nullable=True),
-    sa.Column("usage", JSON_DOC, nullable=True),
-    sa.Column("stop_reason", JSON_DOC, nullable=True),
+    sa.Column("usage", JSON_TEXT, nullable=True),
+    sa.Column("stop_reason", JSON_TEXT, nullable=True),
     sa.Index(None, "session_id", "call_id"),
 )
 
@@ -81,9 +88,9 @@ SESSION_CHANGES = sa.Table(
     sa.Column("effective_seq", sa.BigInteger, nullable=False),
     sa.Column("created_at", _TS, nullable=False),
     # Each holds the full new value, or NULL when that part did not change.
-    sa.Column("metadata", JSON_DOC, nullable=True),
-    sa.Column("tools", JSON_DOC, nullable=True),
-    sa.Column("tool_choice", JSON_DOC, nullable=True),
+    sa.Column("metadata", JSON_TEXT, nullable=True),
+    sa.Column("tools", JSON_TEXT, nullable=True),
+    sa.Column("tool_choice", JSON_TEXT, nullable=True),
 )
 
 QUARANTINE = sa.Table(

@@ -420,7 +420,7 @@ class SessionStore:
             ConflictError: the head is not ``expected_seq`` (``.actual`` holds it).
             SessionNotFoundError: no such session.
         """
-        rows = _rows.prepare_rows(items, usage=usage, stop_reason=stop_reason, forbid_nul=self._is_pg)
+        rows = _rows.prepare_rows(items, usage=usage, stop_reason=stop_reason, forbid_nul=self._is_pg, keep_text=self._is_pg)
         return await self._append_rows(session_id, rows, expected_seq)
 
     async def _append_rows(self, session_id: str, rows: list[_rows.PreparedRow], expected_seq: int | None) -> int:
@@ -716,7 +716,7 @@ class SessionStore:
         label = str(label) if label is not None else None
         sess, envs = _read_jsonl(source, label)
         new_id = _check_session_id(session_id) if session_id is not None else str(uuid.uuid4())
-        rows = _rows.prepare_rows(envs, keep_created_at=True, forbid_nul=self._is_pg)
+        rows = _rows.prepare_rows(envs, keep_created_at=True, forbid_nul=self._is_pg, keep_text=self._is_pg)
         now = _now()
         settings = self._settings_values(sess.get("metadata"), sess.get("tools"), sess.get("tool_choice"), clear_with_null=False)
         change_rows = []

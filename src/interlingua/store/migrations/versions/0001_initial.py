@@ -18,7 +18,8 @@ down_revision: str | None = None
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-_JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+_JSONB = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")  # item: queryable
+_JSON = sa.JSON()  # kept as written (PostgreSQL `json`)
 _TS = sa.DateTime(timezone=True)
 
 
@@ -46,7 +47,7 @@ def upgrade() -> None:
         sa.Column("role", sa.String(32), nullable=True),
         sa.Column("call_id", sa.String, nullable=True),
         sa.Column("created_at", _TS, nullable=False),
-        sa.Column("item", _JSON, nullable=False),
+        sa.Column("item", _JSONB, nullable=False),
         sa.Column("raw_json", sa.Text, nullable=True),
         sa.Column("usage", _JSON, nullable=True),
         sa.Column("stop_reason", _JSON, nullable=True),

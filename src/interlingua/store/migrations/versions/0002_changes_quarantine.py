@@ -15,14 +15,13 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
-from sqlalchemy.dialects import postgresql
 
 revision: str = "0002"
 down_revision: str | None = "0001"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-_JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+_JSON = sa.JSON()  # kept as written (PostgreSQL `json`)
 _TS = sa.DateTime(timezone=True)
 
 
