@@ -25,6 +25,7 @@ async def test_invalid_items_refused_before_any_write(store: SessionStore) -> No
         "bad role": ([good, TextItem(role="wizard", text="x")], "/1/role"),  # type: ignore[arg-type]
         "bytes": ([TextItem(role="user", text="x", metadata={"b": b"\x00"})], "/0/metadata/b"),
         "not a list": (good, ""),
+        "lone surrogate": ([good, TextItem(role="user", text="a\ud800")], "/1"),
     }
     for name, (batch, pointer) in bad_batches.items():
         with pytest.raises(DocumentError) as ei:
@@ -41,7 +42,7 @@ async def test_invalid_items_refused_before_any_write(store: SessionStore) -> No
 
 
 async def test_invalid_session_settings_refused(store: SessionStore) -> None:
-    for kwargs in ({"metadata": {"x": math.inf}}, {"metadata": [1]}, {"tools": [{"description": "no name"}]}, {"tools": "f"}):
+    for kwargs in ({"metadata": {"x": math.inf}}, {"metadata": [1]}, {"metadata": {"s": "\udfff"}}, {"tools": [{"description": "no name"}]}, {"tools": "f"}):
         with pytest.raises(DocumentError):
             await store.create_session(**kwargs)  # type: ignore[arg-type]
     assert await store.list_sessions() == []

@@ -63,10 +63,17 @@ def parse_ts(text: str, pointer: str) -> datetime:
     return dt.astimezone(UTC)
 
 
+def _encode(value: Any, pointer: str) -> bytes:
+    check_json_safe(value, pointer)
+    try:
+        return _enc.encode(value)
+    except (UnicodeEncodeError, msgspec.EncodeError, TypeError) as exc:
+        raise DocumentError(Problem(pointer, f"not encodable as JSON: {exc}")) from exc
+
+
 def encode_json(value: Any, pointer: str) -> JsonText:
     """Encode caller JSON (metadata) after the JSON-safety check."""
-    check_json_safe(value, pointer)
-    return JsonText(_enc.encode(value).decode())
+    return JsonText(_encode(value, pointer).decode())
 
 
 def encode_tools(tools: Sequence[Any], pointer: str = "/tools") -> JsonText:
@@ -77,8 +84,7 @@ def encode_tools(tools: Sequence[Any], pointer: str = "/tools") -> JsonText:
     """
     if not isinstance(tools, (list, tuple)):
         raise DocumentError(Problem(pointer, f"tools must be a list, got {type(tools).__name__}"))
-    check_json_safe(list(tools), pointer)
-    raw = _enc.encode(list(tools))
+    raw = _encode(list(tools), pointer)
     try:
         _tools_dec.decode(raw)
     except msgspec.ValidationError as exc:
@@ -88,8 +94,7 @@ def encode_tools(tools: Sequence[Any], pointer: str = "/tools") -> JsonText:
 
 def encode_choice(choice: Any, pointer: str = "/tool_choice") -> JsonText:
     """Validate a tool choice (Struct or dict) and encode it."""
-    check_json_safe(choice, pointer)
-    raw = _enc.encode(choice)
+    raw = _encode(choice, pointer)
     try:
         _choice_dec.decode(raw)
     except msgspec.ValidationError as exc:
@@ -163,6 +168,9 @@ def _prepare_item(item: Any, version: str, pointer: str, forbid_nul: bool) -> tu
             data = encode_item(item)
         except DocumentError as exc:
             raise _relocate(exc, pointer) from exc
+        except (UnicodeEncodeError, msgspec.EncodeError, TypeError, NotImplementedError) as exc:
+            # e.g. a lone surrogate in a string, which UTF-8 JSON cannot carry
+            raise DocumentError(Problem(pointer, f"not encodable as JSON: {exc}")) from exc
         decode_item(data, mode="strict", pointer=pointer)  # Structs are not validated on construction
         typ = item.__struct_config__.tag
         role = getattr(item, "role", None)
@@ -239,8 +247,7 @@ def _enc_checked(value: Any, cls: type, pointer: str) -> JsonText | None:
         return None
     if not isinstance(value, cls):
         raise DocumentError(Problem(pointer, f"expected {cls.__name__}, got {type(value).__name__}"))
-    check_json_safe(value, pointer)
-    raw = _enc.encode(value)
+    raw = _encode(value, pointer)
     try:
         msgspec.json.decode(raw, type=cls)
     except msgspec.ValidationError as exc:
