@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 
 import pytest
@@ -32,6 +33,9 @@ async def test_unreachable_postgres_is_a_store_error_without_the_password() -> N
 async def test_unopenable_sqlite_file_is_a_store_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(StoreError, match="opening the store|reading the schema"):
         await SessionStore.open(tmp_path / "no" / "such" / "dir" / "x.sqlite3")
+    # aiosqlite stops the worker thread of a failed connect without awaiting it; give the
+    # thread time to report back before this test's event loop closes (else it warns later).
+    await asyncio.sleep(0.2)
 
 
 async def test_database_errors_mid_operation_are_translated(store: SessionStore) -> None:
