@@ -96,3 +96,11 @@ def test_public_surface() -> None:
         assert getattr(store, name) is getattr(errors, name)
     assert issubclass(store.CorruptRowError, errors.StoreError)
     assert store.SessionStore.__module__ == "interlingua.store"
+
+
+async def test_missing_driver_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "asyncpg", None)  # import asyncpg -> ModuleNotFoundError
+    with pytest.raises(StoreError, match=r"interlingua\[postgres\]"):
+        await SessionStore.open("postgresql+asyncpg://u@127.0.0.1:1/d")

@@ -94,7 +94,11 @@ class SessionStore:
         """
         norm = normalize_url(url)
         with translate_errors(norm, "opening the store"):
-            engine = create_engine(norm)
+            try:
+                engine = create_engine(norm)
+            except ModuleNotFoundError as exc:
+                extra = " (pip install 'interlingua[postgres]')" if exc.name == "asyncpg" else ""
+                raise StoreError(f"the database driver {exc.name} is not installed{extra}") from exc
         store = cls(engine, norm)
         try:
             await store._check_schema(upgrade=upgrade, create=create)
