@@ -27,10 +27,10 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from ..codec import SCHEMA_VERSION, check_version, decode_envelope, encode_envelope
+from ..codec import SCHEMA_VERSION, encode_envelope
 from ..errors import ConflictError, DocumentError, MigrationRequiredError, Problem, SessionNotFoundError, StoreError
 from ..items import Envelope, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
-from . import _rows
+from . import _jsonl, _rows
 from ._engine import JsonText, create_engine, normalize_url, safe_url, translate_errors
 from ._migrate import head_revision, read_state, upgrade_sync
 from ._schema import ITEMS, QUARANTINE, SESSION_CHANGES, SESSIONS, VERSION_TABLE
@@ -683,18 +683,7 @@ class SessionStore:
         return n
 
     async def _header_line(self, session_id: str) -> bytes:
-        info = await self.get_session(session_id)
-        changes = await self.changes(session_id)
-        session: dict[str, Any] = {"id": info.id, "created_at": info.created_at}
-        for k in ("metadata", "tools", "tool_choice", "parent_id", "fork_seq"):
-            v = getattr(info, k)
-            if v is not None:
-                session[k] = v
-        if changes:
-            session["changes"] = [
-                {"change_no": c.change_no, "effective_seq": c.effective_seq, "created_at": c.created_at, **c.changed} for c in changes
-            ]
-        return msgspec.json.encode({"schema_version": SCHEMA_VERSION, "session": session})
+        return _jsonl.header_line(await self.get_session(session_id), await self.changes(session_id))
 
     async def import_jsonl(self, source: str | os.PathLike[str] | IO[bytes], *, session_id: str | None = None) -> str:
         """Create a new session from a JSON Lines file written by :meth:`export_jsonl`
@@ -718,7 +707,7 @@ class SessionStore:
         """
         label = str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None)
         label = str(label) if label is not None else None
-        sess, envs = _read_jsonl(source, label)
+        sess, envs = _jsonl.read_jsonl(source, label)
         new_id = _check_session_id(session_id) if session_id is not None else str(uuid.uuid4())
         rows = _rows.prepare_rows(envs, keep_created_at=True, forbid_nul=self._is_pg, keep_text=self._is_pg)
         now = _now()
@@ -749,50 +738,3 @@ class SessionStore:
                 await conn.execute(sa.insert(SESSION_CHANGES), change_rows)
             await self._insert_rows(conn, new_id, 0, rows, now)
         return new_id
-
-
-class _Header(msgspec.Struct, forbid_unknown_fields=True):
-    schema_version: str
-    session: dict[str, Any]
-
-
-def _read_jsonl(source: str | os.PathLike[str] | IO[bytes], label: str | None) -> tuple[dict[str, Any], list[Envelope]]:
-    owned = isinstance(source, (str, os.PathLike))
-    try:
-        fh: IO[bytes] = open(source, "rb") if isinstance(source, (str, os.PathLike)) else source  # noqa: SIM115
-    except OSError as exc:
-        raise DocumentError(Problem("", f"cannot read: {exc.strerror or exc}", label)) from exc
-    sess: dict[str, Any] = {}
-    envs: list[Envelope] = []
-    session_ids: set[str] = set()
-    try:
-        for line_no, line in enumerate(fh, 1):
-            stripped = line.strip()
-            if not stripped:
-                continue
-            try:
-                if not envs and not sess and b'"session"' in stripped[:4096] and b'"item"' not in stripped:
-                    try:
-                        hdr = msgspec.json.decode(stripped, type=_Header)
-                    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                        raise DocumentError(Problem("", f"invalid session header: {exc}")) from exc
-                    check_version(hdr.schema_version)
-                    sess = hdr.session or {"_": None}
-                    continue
-                env = decode_envelope(stripped)
-                if env.seq != len(envs):
-                    raise DocumentError(Problem("/seq", f"expected seq {len(envs)} (seqs must run 0, 1, 2, ... in order), got {env.seq}"))
-                session_ids.add(env.session_id)
-                if len(session_ids) > 1:
-                    raise DocumentError(Problem("/session_id", f"more than one session in the file ({', '.join(sorted(session_ids))})"))
-            except DocumentError as exc:
-                if not line.endswith(b"\n"):
-                    exc = DocumentError([Problem(p.pointer, f"last line is truncated (no newline): {p.message}") for p in exc.problems])
-                raise exc.located(file=label, line=line_no) from exc
-            envs.append(env)
-    finally:
-        if owned:
-            fh.close()
-    sess.pop("_", None)
-    return sess, envs
-
