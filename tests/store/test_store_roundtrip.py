@@ -293,3 +293,35 @@ async def test_item_json_comes_back_exactly(store: SessionStore) -> None:
     tools = [ToolDefinition(name="t", parameters={"type": "object", "properties": {"zz": {"type": "string"}, "aa": {"type": "integer"}}})]
     await store.update_session(sid, tools=tools)
     assert list((await store.load(sid)).tools[0].parameters["properties"]) == ["zz", "aa"]  # type: ignore[index]
+
+
+async def test_fork_before_the_first_setting_has_none(store: SessionStore) -> None:
+    sid = await store.create_session()
+    await store.append(sid, [TextItem(role="user", text=str(i)) for i in range(3)])
+    await store.update_session(sid, metadata={"late": True}, tools=TOOLS)
+    early = await store.get_session(await store.fork(sid, 1))
+    assert (early.metadata, early.tools) == (None, None)
+    late = await store.get_session(await store.fork(sid, 2))
+    assert (late.metadata, late.tools) == ({"late": True}, TOOLS)
+
+
+async def test_import_reports_header_and_backend_problems_with_lines(store: SessionStore, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    good = encode_envelope(Envelope(schema_version="1.0", session_id="s", seq=0, item=TextItem(role="user", text="x"))) + b"\n"
+    p = tmp_path / "h.jsonl"
+    p.write_bytes(b'{"schema_version":"1.0","session":{"tools":[{"description":"nameless"}]}}\n' + good)
+    with pytest.raises(DocumentError) as ei:
+        await store.import_jsonl(p)
+    assert (ei.value.problems[0].line, ei.value.problems[0].pointer) == (1, "/session/tools")
+    p.write_bytes(b'{"schema_version":"1.0","session":{"changes":[{"change_no":"zero"}]}}\n' + good)
+    with pytest.raises(DocumentError) as ei:
+        await store.import_jsonl(p)
+    assert ei.value.problems[0].line == 1 and ei.value.problems[0].pointer == "/session"
+    nul = encode_envelope(Envelope(schema_version="1.0", session_id="s", seq=1, item=TextItem(role="user", text="a\x00b"))) + b"\n"
+    p.write_bytes(good + nul)
+    if store.backend == "postgresql":
+        with pytest.raises(DocumentError) as ei:
+            await store.import_jsonl(p)
+        assert (ei.value.problems[0].file, ei.value.problems[0].line, ei.value.problems[0].pointer) == (str(p), 2, "/item")
+        assert await store.list_sessions() == []
+    else:
+        assert (await store.load(await store.import_jsonl(p))).items[1] == TextItem(role="user", text="a\x00b")

@@ -40,8 +40,27 @@ class _Header(msgspec.Struct, forbid_unknown_fields=True):
     session: dict[str, Any]
 
 
-def read_jsonl(source: str | os.PathLike[str] | IO[bytes], label: str | None) -> tuple[dict[str, Any], list[Envelope]]:
+class _Change(msgspec.Struct):
+    change_no: int
+    effective_seq: int
+    created_at: str | msgspec.UnsetType = msgspec.UNSET
+
+
+class _SessionShape(msgspec.Struct):
+    """Shape check of the header's session object (values are validated on import)."""
+
+    id: str | msgspec.UnsetType = msgspec.UNSET
+    metadata: dict[str, Any] | None = None
+    tools: list[Any] | None = None
+    changes: list[_Change] | msgspec.UnsetType = msgspec.UNSET
+
+
+def read_jsonl(source: str | os.PathLike[str] | IO[bytes], label: str | None) -> tuple[dict[str, Any], list[Envelope], list[int]]:
     """Read and check a whole file: the header (if any) and envelopes with seqs 0..n-1 of one session.
+
+    Returns:
+        The header's session object (``{}`` without a header; ``"_line"`` holds its line
+        number), the envelopes, and the line number of each envelope.
 
     Raises:
         DocumentError: with file and line of the first problem.
@@ -53,6 +72,7 @@ def read_jsonl(source: str | os.PathLike[str] | IO[bytes], label: str | None) ->
         raise DocumentError(Problem("", f"cannot read: {exc.strerror or exc}", label)) from exc
     sess: dict[str, Any] = {}
     envs: list[Envelope] = []
+    line_nos: list[int] = []
     session_ids: set[str] = set()
     try:
         for line_no, line in enumerate(fh, 1):
@@ -66,7 +86,12 @@ def read_jsonl(source: str | os.PathLike[str] | IO[bytes], label: str | None) ->
                     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
                         raise DocumentError(Problem("", f"invalid session header: {exc}")) from exc
                     check_version(hdr.schema_version)
+                    try:
+                        msgspec.convert(hdr.session, _SessionShape)
+                    except msgspec.ValidationError as exc:
+                        raise DocumentError(Problem("/session", f"invalid session header: {exc}")) from exc
                     sess = hdr.session or {"_": None}
+                    sess["_line"] = line_no
                     continue
                 env = decode_envelope(stripped)
                 if env.seq != len(envs):
@@ -79,9 +104,10 @@ def read_jsonl(source: str | os.PathLike[str] | IO[bytes], label: str | None) ->
                     exc = DocumentError([Problem(p.pointer, f"last line is truncated (no newline): {p.message}") for p in exc.problems])
                 raise exc.located(file=label, line=line_no) from exc
             envs.append(env)
+            line_nos.append(line_no)
     finally:
         if owned:
             fh.close()
     sess.pop("_", None)
-    return sess, envs
+    return sess, envs, line_nos
 

@@ -603,14 +603,14 @@ class SessionStore:
                     .order_by(SESSION_CHANGES.c.change_no)
                 )
             ).all()
+            # Every setting ever given is in the history (creation, updates, imports, the
+            # 0002 backfill), so folding it up to the fork point gives the state there.
             state: dict[str, Any] = {"metadata": None, "tools": None, "tool_choice": None}
             for ch in changes:
                 for k in state:
                     v = getattr(ch, k)
                     if v is not None:
                         state[k] = None if _rows.decode_json(v) is None else JsonText(v)
-            if not changes:  # no history recorded: take the current values
-                state = {k: (JsonText(getattr(src, k)) if getattr(src, k) is not None else None) for k in state}
             inserted = (
                 await conn.execute(
                     self._insert(SESSIONS)
@@ -707,22 +707,22 @@ class SessionStore:
         """
         label = str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None)
         label = str(label) if label is not None else None
-        sess, envs = _jsonl.read_jsonl(source, label)
+        sess, envs, line_nos = _jsonl.read_jsonl(source, label)
         new_id = _check_session_id(session_id) if session_id is not None else str(uuid.uuid4())
-        rows = _rows.prepare_rows(envs, keep_created_at=True, forbid_nul=self._is_pg, keep_text=self._is_pg)
+        try:
+            rows = _rows.prepare_rows(envs, keep_created_at=True, forbid_nul=self._is_pg, keep_text=self._is_pg)
+        except DocumentError as exc:
+            # Pointers are /<index>/...: report them at that envelope's line, inside the line.
+            index, _, rest = exc.problems[0].pointer[1:].partition("/")
+            line = line_nos[int(index)] if index.isdigit() and int(index) < len(line_nos) else None
+            raise DocumentError([Problem("/" + rest if rest else "", p.message) for p in exc.problems[:1]]).located(file=label, line=line) from exc
         now = _now()
-        settings = self._settings_values(sess.get("metadata"), sess.get("tools"), sess.get("tool_choice"), clear_with_null=False)
-        change_rows = []
-        for j, ch in enumerate(sess.get("changes") or ()):
-            vals = self._settings_values(
-                ch.get("metadata", _UNSET), ch.get("tools", _UNSET), ch.get("tool_choice", _UNSET), clear_with_null=True
-            )
-            created = _rows.parse_ts(ch["created_at"], f"/session/changes/{j}/created_at") if "created_at" in ch else now
-            change_rows.append(
-                {"session_id": new_id, "change_no": int(ch.get("change_no", j)), "effective_seq": int(ch.get("effective_seq", 0)), "created_at": created, **vals}
-            )
-        if not change_rows and any(v is not None for v in settings.values()):
-            change_rows.append({"session_id": new_id, "change_no": 0, "effective_seq": 0, "created_at": now, **settings})
+        try:
+            settings, change_rows = self._import_settings(new_id, sess, now)
+        except DocumentError as exc:
+            raise DocumentError([Problem("/session" + p.pointer, p.message) for p in exc.problems]).located(
+                file=label, line=sess.get("_line")
+            ) from exc
         async with self._write("importing a session") as conn:
             inserted = (
                 await conn.execute(
@@ -738,3 +738,19 @@ class SessionStore:
                 await conn.execute(sa.insert(SESSION_CHANGES), change_rows)
             await self._insert_rows(conn, new_id, 0, rows, now)
         return new_id
+
+    def _import_settings(self, new_id: str, sess: dict[str, Any], now: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Validate and encode an imported session header's settings and change history."""
+        settings = self._settings_values(sess.get("metadata"), sess.get("tools"), sess.get("tool_choice"), clear_with_null=False)
+        change_rows = []
+        for j, ch in enumerate(sess.get("changes") or ()):
+            vals = self._settings_values(
+                ch.get("metadata", _UNSET), ch.get("tools", _UNSET), ch.get("tool_choice", _UNSET), clear_with_null=True
+            )
+            created = _rows.parse_ts(ch["created_at"], f"/changes/{j}/created_at") if "created_at" in ch else now
+            change_rows.append(
+                {"session_id": new_id, "change_no": ch["change_no"], "effective_seq": ch["effective_seq"], "created_at": created, **vals}
+            )
+        if not change_rows and any(v is not None for v in settings.values()):
+            change_rows.append({"session_id": new_id, "change_no": 0, "effective_seq": 0, "created_at": now, **settings})
+        return settings, change_rows
