@@ -79,8 +79,8 @@ def test_normalize_url(monkeypatch: pytest.MonkeyPatch) -> None:
     assert normalize_url("chats.db") == "sqlite+aiosqlite:///chats.db"
     assert normalize_url("sqlite:////abs/x.db") == "sqlite+aiosqlite:////abs/x.db"
     assert normalize_url("postgresql://u:p@h:5/d") == "postgresql+asyncpg://u:p@h:5/d"
-    for bad in ("mysql://u@h/d", "postgresql+psycopg2://u@h/d", "sqlite+pysqlite:///x"):
-        with pytest.raises(StoreError, match="unsupported"):
+    for bad in ("mysql://u@h/d", "postgresql+psycopg2://u@h/d", "sqlite+pysqlite:///x", "sqlite+aiosqlite://", "sqlite:///:memory:"):
+        with pytest.raises(StoreError, match="unsupported|not supported"):
             normalize_url(bad)
 
 

@@ -80,6 +80,9 @@ def normalize_url(url: str | os.PathLike[str] | None) -> str:
         raise StoreError(f"unsupported database backend {backend!r}: use sqlite+aiosqlite:// or postgresql+asyncpg://")
     if driver not in (None, wanted):
         raise StoreError(f"unsupported driver {driver!r} for {backend}: the store needs {backend}+{wanted}://")
+    if backend == "sqlite" and (parsed.database in (None, "", ":memory:") or parsed.query.get("mode") == "memory"):
+        # One shared connection cannot hold concurrent transactions; the store needs a file.
+        raise StoreError("in-memory SQLite is not supported by the session store: use a file (a temporary directory will do)")
     return parsed.set(drivername=f"{backend}+{wanted}").render_as_string(hide_password=False)
 
 
