@@ -39,6 +39,7 @@ from .items import (
     DocumentItem,
     Envelope,
     ImageItem,
+    SessionHeader,
     InputItem,
     StopReason,
     ToolChoice,
@@ -60,6 +61,7 @@ __all__ = [
     "check_version",
     "decode_envelope",
     "decode_item",
+    "decode_session_header",
     "decode_transcript",
     "encode_envelope",
     "encode_item",
@@ -655,13 +657,40 @@ class JsonlRecord:
 
     Attributes:
         line: 1-based line number.
-        envelope: The decoded envelope, or ``None`` when the line is invalid.
+        envelope: The decoded envelope, or ``None`` when the line is invalid (or is the header).
         error: The problem with the line, or ``None``.
+        header: The session header, when this is the optional first line holding one.
     """
 
     line: int
     envelope: Envelope | None
     error: DocumentError | None
+    header: SessionHeader | None = None
+
+
+_header_decoder = msgspec.json.Decoder(SessionHeader)
+
+
+def _looks_like_header(raw: bytes) -> bool:
+    return raw.startswith(b"{") and b'"session"' in raw[:64] and b'"item"' not in raw[:4096]
+
+
+def decode_session_header(data: bytes | str) -> SessionHeader:
+    """Decode the optional first line of a session export (``{"schema_version", "session": {...}}``).
+
+    Raises:
+        DocumentError, VersionError: with JSON pointers inside the line.
+    """
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    try:
+        _read_version(raw)
+        header = _header_decoder.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise DocumentError(Problem("", f"invalid JSON: {exc}")) from exc
+    except msgspec.ValidationError as exc:
+        raise DocumentError(_split_msgspec_error(exc, "")) from exc
+    check_json_safe(header.session.metadata, "/session/metadata")
+    return header
 
 
 def _open_binary(source: str | os.PathLike[str] | IO[bytes]) -> tuple[IO[bytes], bool]:
@@ -681,7 +710,9 @@ def iter_jsonl(
     """Read a JSON Lines envelope stream in bounded memory (one line at a time).
 
     Blank lines are skipped. A last line without a newline is read; if it does not
-    parse it is reported as truncated.
+    parse it is reported as truncated. An optional first line holding a
+    :class:`~interlingua.items.SessionHeader` (as ``interlingua store export`` writes) is
+    checked and skipped (``errors="yield"`` yields it as a record with ``header`` set).
 
     Args:
         source: A path or a binary file object.
@@ -699,6 +730,7 @@ def iter_jsonl(
     label = str(label) if label is not None else None
     try:
         line_no = 0
+        seen_content = False
         while True:
             line = fh.readline(limits.max_line_bytes + 1)
             if not line:
@@ -718,6 +750,20 @@ def iter_jsonl(
             stripped = line.strip()
             if not stripped:
                 continue
+            if not seen_content and _looks_like_header(stripped):
+                seen_content = True
+                try:
+                    header = decode_session_header(stripped)
+                except DocumentError as exc:
+                    located = exc.located(file=label, line=line_no)
+                    if errors == "raise":
+                        raise located from exc
+                    yield JsonlRecord(line_no, None, located)
+                    continue
+                if errors == "yield":
+                    yield JsonlRecord(line_no, None, None, header)
+                continue
+            seen_content = True
             try:
                 env = decode_envelope(stripped, mode=mode, limits=limits)
             except DocumentError as exc:

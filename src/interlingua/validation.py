@@ -341,7 +341,11 @@ def validate_jsonl_stream(source: str | os.PathLike[str] | IO[bytes], *, mode: M
     result = ValidationResult(files=1)
     checkers: dict[str, ItemChecker] = {}
     last_seq: dict[str, int] = {}
+    header_session: str | None = None
     for rec in iter_jsonl(source, mode=mode, limits=limits, errors="yield", file_label=file):
+        if rec.header is not None:
+            header_session = rec.header.session.id
+            continue
         if rec.error is not None:
             result.items += 1
             result.problems.extend(_line_problems(rec.error, file, rec.line, source))
@@ -349,6 +353,8 @@ def validate_jsonl_stream(source: str | os.PathLike[str] | IO[bytes], *, mode: M
         env = rec.envelope
         assert env is not None
         result.items += 1
+        if header_session is not None and env.session_id != header_session:
+            result.problems.append(Problem("/session_id", f"session_id {env.session_id!r} differs from the header's session {header_session!r}", file, rec.line))
         prev = last_seq.get(env.session_id)
         if prev is not None and env.seq <= prev:
             result.problems.append(Problem("/seq", f"seq {env.seq} does not increase (previous {prev} in session {env.session_id!r})", file, rec.line))
@@ -388,7 +394,7 @@ def _looks_like_jsonl(data: bytes) -> bool:
         return len([ln for ln in data.splitlines() if ln.strip()]) > 1
     except RecursionError:
         return False
-    return isinstance(doc, dict) and "session_id" in doc and "item" in doc
+    return isinstance(doc, dict) and (("session_id" in doc and "item" in doc) or ("session" in doc and "items" not in doc))
 
 
 def validate_bytes(data: bytes, *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, file: str | None = "-") -> ValidationResult:

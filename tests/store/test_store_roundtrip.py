@@ -9,6 +9,8 @@ import pytest
 
 from interlingua.codec import UnknownItem, encode_envelope, iter_jsonl, to_builtins
 from interlingua.errors import DocumentError, VersionError
+import json
+
 from interlingua.items import (
     Envelope,
     OpaqueReasoning,
@@ -325,3 +327,21 @@ async def test_import_reports_header_and_backend_problems_with_lines(store: Sess
         assert await store.list_sessions() == []
     else:
         assert (await store.load(await store.import_jsonl(p))).items[1] == TextItem(role="user", text="a\x00b")
+
+
+async def test_export_with_header_is_a_valid_stream_for_every_reader(store, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The session header line follows schemas/session_header.json; validate and iter_jsonl accept it."""
+    from interlingua.codec import iter_jsonl
+    from interlingua.items import ToolDefinition
+    from interlingua.validation import _validator, validate_path
+
+    sid = await store.create_session(metadata={"team": "a"})
+    await store.update_session(sid, tools=[ToolDefinition(name="get_weather", parameters={"type": "object"})])
+    await store.append(sid, [TextItem(role="user", text="hi"), TextItem(role="assistant", text="hello")])
+    path = tmp_path / "s.jsonl"
+    await store.export_jsonl(sid, path)
+    first = json.loads(path.read_text().splitlines()[0])
+    assert "session" in first and list(_validator("session_header").iter_errors(first)) == []
+    assert [e.seq for e in iter_jsonl(path)] == [0, 1]
+    result = validate_path([str(path)])
+    assert result.ok and result.items == 2, result.problems
