@@ -8,6 +8,13 @@ Use them in property tests of your own code::
     @given(transcripts())
     def test_my_pipeline_keeps_items(t): ...
 
+Restrict them to what a model can take with ``capabilities``::
+
+    from interlingua.items import ModelCapabilities
+
+    @given(transcripts(capabilities=ModelCapabilities(input_modalities=["text"], tools=True)))
+    def test_text_and_tools_only(t): ...
+
 Every generated value is valid: it decodes with the models, passes the JSON Schemas
 and the semantic checks (results follow their calls, ids are unique, roles legal).
 Requires ``hypothesis`` (in the ``dev`` extra).
@@ -23,6 +30,7 @@ from hypothesis import strategies as st
 from ..codec import SCHEMA_VERSION
 from ..items import (
     ArtifactRefItem,
+    ModelCapabilities,
     AudioItem,
     Base64Source,
     DocumentItem,
@@ -42,7 +50,7 @@ from ..items import (
     UrlSource,
 )
 
-__all__ = ["ITEM_TYPES", "items", "json_objects", "json_values", "transcripts"]
+__all__ = ["ITEM_TYPES", "items", "kinds_for", "json_objects", "json_values", "transcripts"]
 
 ITEM_TYPES = ("text", "image", "audio", "document", "artifact_ref", "tool_call", "tool_result", "reasoning", "structured", "refusal", "error", "raw")
 """Item types :func:`transcripts` can produce."""
@@ -115,15 +123,55 @@ def _item(draw: st.DrawFn, kind: str, n: int, calls: list[str]) -> Any:
     raise ValueError(kind)
 
 
-def items(kinds: Sequence[str] = ITEM_TYPES, *, min_size: int = 0, max_size: int = 12) -> st.SearchStrategy[list[Any]]:
+_MODALITY_KINDS = {"image": "image", "audio": "audio", "document": "document"}
+
+
+def kinds_for(capabilities: ModelCapabilities, kinds: Sequence[str] = ITEM_TYPES) -> tuple[str, ...]:
+    """The item kinds of ``kinds`` a model with ``capabilities`` accepts.
+
+    Input modalities limit ``image``/``audio``/``document``; ``tools`` limits ``tool_call``/``tool_result``;
+    ``reasoning`` limits ``reasoning``.
+    """
+    modalities = set(capabilities.input_modalities) if isinstance(capabilities.input_modalities, list) else {"text"}
+    out = []
+    for kind in kinds:
+        if kind in _MODALITY_KINDS and _MODALITY_KINDS[kind] not in modalities:
+            continue
+        if kind in ("tool_call", "tool_result") and not capabilities.tools:
+            continue
+        if kind == "reasoning" and not capabilities.reasoning:
+            continue
+        if kind == "text" and "text" not in modalities:
+            continue
+        out.append(kind)
+    return tuple(out)
+
+
+def items(
+    kinds: Sequence[str] = ITEM_TYPES, *, min_size: int = 0, max_size: int = 12, capabilities: ModelCapabilities | None = None
+) -> st.SearchStrategy[list[Any]]:
     """A valid list of top-level items drawn from ``kinds``.
 
     ``tool_result`` items are only generated to answer an earlier ``tool_call`` (so include
     ``tool_call`` when you ask for results). Ids: tool calls get ``call_<n>``.
+
+    Args:
+        kinds: Item types to draw from (see :data:`ITEM_TYPES`).
+        min_size: Fewest items (fewer only when no kind can follow).
+        max_size: Most items.
+        capabilities: When given, only what such a model accepts (:func:`kinds_for`); without
+            ``parallel_tool_calls`` each call is answered before the next one.
+
+    Raises:
+        ValueError: unknown kinds.
     """
     unknown = set(kinds) - set(ITEM_TYPES)
     if unknown:
         raise ValueError(f"unsupported kinds {sorted(unknown)}; choose from {ITEM_TYPES}")
+    serial = False
+    if capabilities is not None:
+        kinds = kinds_for(capabilities, kinds)
+        serial = not capabilities.parallel_tool_calls
 
     @st.composite
     def build(draw: st.DrawFn) -> list[Any]:
@@ -132,6 +180,10 @@ def items(kinds: Sequence[str] = ITEM_TYPES, *, min_size: int = 0, max_size: int
         calls: list[str] = []
         for n in range(size):
             options = [k for k in kinds if k != "tool_result" or calls]
+            if serial and calls and "tool_result" in kinds:
+                options = ["tool_result"]  # answer the one open call first
+            elif serial and calls:
+                options = [k for k in options if k != "tool_call"]
             if not options:
                 break
             out.append(draw(_item(draw(st.sampled_from(options)), n, calls)))
@@ -140,12 +192,22 @@ def items(kinds: Sequence[str] = ITEM_TYPES, *, min_size: int = 0, max_size: int
     return build()
 
 
-def transcripts(kinds: Sequence[str] = ITEM_TYPES, *, max_items: int = 12, with_origin: bool = False) -> st.SearchStrategy[Transcript]:
-    """Valid transcript documents whose items come from ``kinds`` (see :func:`items`)."""
+def transcripts(
+    kinds: Sequence[str] = ITEM_TYPES, *, max_items: int = 12, with_origin: bool = False, capabilities: ModelCapabilities | None = None
+) -> st.SearchStrategy[Transcript]:
+    """Valid transcript documents whose items come from ``kinds`` (see :func:`items`).
+
+    Args:
+        kinds: Item types to draw from.
+        max_items: Most items.
+        with_origin: Give some items an ``origin``.
+        capabilities: Only what a model with these capabilities accepts (passes
+            :func:`interlingua.capabilities.check` for them); see :func:`items`.
+    """
 
     @st.composite
     def build(draw: st.DrawFn) -> Transcript:
-        its = draw(items(kinds, max_size=max_items))
+        its = draw(items(kinds, max_size=max_items, capabilities=capabilities))
         if with_origin:
             for it in its:
                 if hasattr(it, "origin") and draw(st.booleans()):

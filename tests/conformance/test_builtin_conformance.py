@@ -1,0 +1,87 @@
+"""The five built-in mappers are the first users of the conformance suite.
+
+Their supported subsets come from the strategies of their own property tests
+(loaded by path, so this module does not depend on how pytest names them).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+from interlingua.mapping import get_mapper
+from interlingua.testing.conformance import ConformanceProfile, MapperConformance
+
+TESTS = Path(__file__).parent.parent
+REAL = TESTS / "fixtures" / "real"
+
+
+def _files(folder: str, *suffixes: str) -> list[Path]:
+    return sorted(p for p in (REAL / folder).iterdir() if p.name.endswith(suffixes))
+
+
+def _strategy(path: str, name: str) -> Any:
+    """A strategy defined in a provider's property test module."""
+    spec = importlib.util.spec_from_file_location(f"_conformance_{Path(path).stem}", TESTS / path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+class TestOpenAIChat(MapperConformance):
+    mapper = get_mapper("openai-chat")
+    profile = ConformanceProfile(
+        transcripts=_strategy("providers/openai_chat/test_openai_chat_property.py", "transcripts")(),
+        streams=_files("openai_chat", ".sse"),
+        samples=_files("openai_chat", ".json"),
+        malformed_samples=[
+            {
+                "messages": [
+                    {"role": "user", "content": "hi"},
+                    {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1'}}]},
+                ]
+            }
+        ],
+        known_gaps={
+            "losses-reported": "an empty text item in a message with other text, and a document title, are left out without a report entry",
+        },
+    )
+
+
+class TestOpenAIResponses(MapperConformance):
+    mapper = get_mapper("openai-responses")
+    profile = ConformanceProfile(
+        transcripts=_strategy("providers/openai_responses/test_oaresp_property.py", "transcript")(),
+        streams=_files("openai_responses", ".sse"),
+        samples=_files("openai_responses", ".json"),
+        malformed_samples=[{"input": [{"type": "function_call", "call_id": "call_1", "name": "f", "arguments": "[1"}]}],
+    )
+
+
+class TestAnthropic(MapperConformance):
+    mapper = get_mapper("anthropic")
+    profile = ConformanceProfile(
+        transcripts=_strategy("providers/anthropic/test_anthropic_property.py", "transcripts")(),
+        streams=_files("anthropic", ".sse"),
+        samples=_files("anthropic", ".json"),
+    )
+
+
+class TestGemini(MapperConformance):
+    mapper = get_mapper("gemini")
+    profile = ConformanceProfile(
+        requests=_strategy("providers/gemini/test_gemini_property.py", "request")(),
+        streams=_files("gemini", ".sse"),
+        samples=_files("gemini", ".json"),
+    )
+
+
+class TestOllama(MapperConformance):
+    mapper = get_mapper("ollama")
+    profile = ConformanceProfile(
+        requests=_strategy("providers/ollama/test_ollama_property.py", "request")(),
+        streams=_files("ollama", ".ndjson"),
+        samples=_files("ollama", ".json"),
+    )
