@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib.metadata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ..items import ModelCapabilities, ModelTable
 from ._table import lookup
@@ -59,22 +59,21 @@ def plugin_resolvers(*, refresh: bool = False) -> list[tuple[str, Resolver]]:
         return _plugin_cache
     from ..errors import MappingError
 
-    seen: dict[str, str] = {}
-    out: list[tuple[str, Resolver]] = []
+    seen: dict[str, tuple[Any, str]] = {}
     for ep in sorted(importlib.metadata.entry_points(group=RESOLVER_ENTRY_POINT_GROUP), key=lambda e: e.name):
         source = f"entry point {ep.name!r} = {ep.value!r} in group {RESOLVER_ENTRY_POINT_GROUP!r}"
-        if ep.name in seen:
-            if seen[ep.name] == source:
-                continue
-            raise MappingError(f"capability resolver {ep.name!r} is already registered by {seen[ep.name]}; {source} cannot register it again")
-        seen[ep.name] = source
+        if ep.name in seen and seen[ep.name][1] != source:
+            raise MappingError(f"capability resolver {ep.name!r} is already registered by {seen[ep.name][1]}; {source} cannot register it again")
+        seen[ep.name] = (ep, source)
+    out: list[tuple[str, Resolver]] = []
+    for name, (ep, source) in seen.items():
         try:
             fn = ep.load()
         except Exception as exc:
             raise MappingError(f"capability resolver {source} could not be loaded: {type(exc).__name__}: {exc}") from exc
         if not callable(fn):
             raise MappingError(f"capability resolver {source} is not callable")
-        out.append((ep.name, fn))
+        out.append((name, fn))
     _plugin_cache = out
     return out
 
