@@ -123,13 +123,14 @@ def _item(draw: st.DrawFn, kind: str, n: int, calls: list[str]) -> Any:
     raise ValueError(kind)
 
 
-_MODALITY_KINDS = {"image": "image", "audio": "audio", "document": "document"}
+_MODALITY_KINDS = {"image": "image", "audio": "audio", "document": "document", "artifact_ref": "document"}
+"""Item kind -> the input modality it needs (generated artifact refs are octet-stream: preflight counts them as documents)."""
 
 
 def kinds_for(capabilities: ModelCapabilities, kinds: Sequence[str] = ITEM_TYPES) -> tuple[str, ...]:
     """The item kinds of ``kinds`` a model with ``capabilities`` accepts.
 
-    Input modalities limit ``image``/``audio``/``document``; ``tools`` limits ``tool_call``/``tool_result``;
+    Input modalities limit ``image``/``audio``/``document``/``artifact_ref``; ``tools`` limits ``tool_call``/``tool_result``;
     ``reasoning`` limits ``reasoning``.
     """
     modalities = set(capabilities.input_modalities) if isinstance(capabilities.input_modalities, list) else {"text"}
