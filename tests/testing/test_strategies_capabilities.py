@@ -10,7 +10,7 @@ from interlingua.capabilities import check
 from interlingua.codec import to_builtins
 from interlingua.items import ModelCapabilities, ToolCallItem, ToolResultItem
 from interlingua.testing import assert_valid_transcript
-from interlingua.testing.strategies import ITEM_TYPES, kinds_for, transcripts
+from interlingua.testing.strategies import ITEM_TYPES, items, kinds_for, transcripts
 
 CAPS = st.builds(
     ModelCapabilities,
@@ -21,7 +21,7 @@ CAPS = st.builds(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.data(), CAPS)
 def test_restricted_transcripts_are_valid_and_accepted(data: st.DataObject, caps: ModelCapabilities) -> None:
     t = data.draw(transcripts(capabilities=caps, max_items=10))
@@ -51,4 +51,4 @@ def test_without_parallel_calls_each_call_is_answered_first(t) -> None:
 
 def test_unknown_kind_is_refused() -> None:
     with pytest.raises(ValueError, match="unsupported kinds"):
-        transcripts(["text", "hologram"]).example()
+        items(["text", "hologram"])

@@ -94,7 +94,7 @@ _ISSUERS = ("anthropic", "openai-responses", "gemini")
 
 
 @st.composite
-def _item(draw: st.DrawFn, kind: str, n: int, calls: list[str]) -> Any:
+def _item(draw: st.DrawFn, kind: str, n: int, calls: list[str], nested: Sequence[str] = ("text", "image", "structured")) -> Any:
     if kind in ("text", "image", "audio", "document", "artifact_ref"):
         role = draw(st.sampled_from(_ROLES if kind == "text" else ("user",)))
         return draw(_content(kind, role))
@@ -106,7 +106,7 @@ def _item(draw: st.DrawFn, kind: str, n: int, calls: list[str]) -> Any:
         return ToolCallItem(id=call_id, name=draw(_name), arguments=draw(json_objects))
     if kind == "tool_result":
         call_id = calls.pop(0)
-        content = draw(st.lists(st.sampled_from(("text", "image", "structured")).flatmap(lambda k: _content(k, None)), min_size=1, max_size=3))
+        content = draw(st.lists(st.sampled_from(tuple(nested)).flatmap(lambda k: _content(k, None)), min_size=1, max_size=3))
         return ToolResultItem(call_id=call_id, content=content, is_error=draw(st.booleans()))
     if kind == "reasoning":
         opaque = draw(st.none() | st.builds(lambda i, v: OpaqueReasoning(namespace=f"{i}.state", issuer=i, value=v), st.sampled_from(_ISSUERS), _text))
@@ -170,8 +170,10 @@ def items(
     if unknown:
         raise ValueError(f"unsupported kinds {sorted(unknown)}; choose from {ITEM_TYPES}")
     serial = False
+    nested: tuple[str, ...] = ("text", "image", "structured")
     if capabilities is not None:
         kinds = kinds_for(capabilities, kinds)
+        nested = tuple(k for k in nested if k != "image" or kinds_for(capabilities, ("image",)))  # images inside results need image input
         serial = not capabilities.parallel_tool_calls
 
     @st.composite
@@ -187,7 +189,7 @@ def items(
                 options = [k for k in options if k != "tool_call"]
             if not options:
                 break
-            out.append(draw(_item(draw(st.sampled_from(options)), n, calls)))
+            out.append(draw(_item(draw(st.sampled_from(options)), n, calls, nested)))
         return out
 
     return build()
