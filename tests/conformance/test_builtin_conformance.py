@@ -1,5 +1,8 @@
 """The five built-in mappers are the first users of the conformance suite.
 
+``known_gaps`` lists what the suite found in them (reported to the maintainers); those
+rules show as xfail with the reason until fixed.
+
 Their supported subsets come from the strategies of their own property tests
 (loaded by path, so this module does not depend on how pytest names them).
 """
@@ -57,6 +60,7 @@ class TestOpenAIResponses(MapperConformance):
         streams=_files("openai_responses", ".sse"),
         samples=_files("openai_responses", ".json"),
         malformed_samples=[{"input": [{"type": "function_call", "call_id": "call_1", "name": "f", "arguments": "[1"}]}],
+        known_gaps={"losses-reported": "an empty system text becomes no `instructions` without a report entry"},
     )
 
 
@@ -75,6 +79,7 @@ class TestGemini(MapperConformance):
         requests=_strategy("providers/gemini/test_gemini_property.py", "request")(),
         streams=_files("gemini", ".sse"),
         samples=_files("gemini", ".json"),
+        known_gaps={"losses-reported": "a tool result holding only an image comes back with an extra empty text part"},
     )
 
 

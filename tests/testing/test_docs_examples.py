@@ -29,13 +29,13 @@ def _test_modules(doc: str) -> dict[str, str]:
 
 def test_testing_md_examples_pass_in_a_user_project(pytester: pytest.Pytester) -> None:
     modules = _test_modules("testing.md")
-    assert set(modules) == {"test_validity", "test_snapshots", "test_properties"}
+    assert set(modules) == {"test_agent_validity", "test_agent_snapshots", "test_agent_properties"}
     pytester.makepyfile(**modules)
-    pytester.runpytest("-p", PLUGIN, "-q", "--snapshot-update").assert_outcomes(passed=8)
-    result = pytester.runpytest("-p", PLUGIN, "-q")
+    pytester.runpytest("-p", PLUGIN, "-q", "--import-mode=importlib", "--snapshot-update").assert_outcomes(passed=8)
+    result = pytester.runpytest("-p", PLUGIN, "-q", "--import-mode=importlib")
     result.assert_outcomes(passed=8)
     shown = next(b for b in re.findall(r"```json\n(.*?)```", (ROOT / "docs" / "testing.md").read_text(), re.S))
-    stored = (pytester.path / "__snapshots__" / "test_snapshots" / "test_conversation.json").read_text()
+    stored = (pytester.path / "__snapshots__" / "test_agent_snapshots" / "test_conversation.json").read_text()
     assert re.sub(r"\s", "", shown) == re.sub(r"\s", "", stored)
 
 
@@ -52,5 +52,5 @@ def test_plugins_md_conformance_example_passes(pytester: pytest.Pytester) -> Non
     shutil.copytree(example / "tests" / "data", pytester.path / "tests" / "data")
     pytester.syspathinsert(example / "src")
     pytester.makepyfile(**{name: code})
-    result = pytester.runpytest("-q")
+    result = pytester.runpytest("-q", "--import-mode=importlib")
     result.assert_outcomes(passed=7, skipped=3)  # skips: no subset strategy, no wire strategy, no samples

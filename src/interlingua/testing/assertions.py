@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from ..codec import to_builtins
+from ..codec import Mode, to_builtins
 from ..errors import Problem
 from ..mapping.protocol import ModelResponse
 from ..validation import validate_bytes, validate_path
@@ -60,7 +60,7 @@ def assert_valid_transcript(obj: Any, strict: bool = False) -> None:
             ``item <n> (<type>) at <JSON pointer>: <message>``.
     """
     __tracebackhide__ = True
-    mode = "strict" if strict else "preserving"
+    mode: Mode = "strict" if strict else "preserving"
     doc: Any = None
     if isinstance(obj, (str, os.PathLike)):
         path = Path(obj)
