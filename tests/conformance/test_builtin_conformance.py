@@ -13,6 +13,9 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
+from hypothesis import reject
+from hypothesis import strategies as st
+
 from interlingua.mapping import get_mapper
 from interlingua.testing.conformance import ConformanceProfile, MapperConformance
 
@@ -33,10 +36,25 @@ def _strategy(path: str, name: str) -> Any:
     return getattr(module, name)
 
 
+_OPENAI_CHAT_SUBSET = _strategy("providers/openai_chat/test_openai_chat_property.py", "transcripts")()
+
+
+@st.composite
+def _openai_chat_transcripts(draw: st.DrawFn) -> Any:
+    """The openai-chat property strategy, minus its draws that run out of its 12 pre-drawn call ids.
+
+    (Its ``next(ids)`` raises StopIteration past 12 calls: reported, not fixed here.)
+    """
+    try:
+        return draw(_OPENAI_CHAT_SUBSET)
+    except StopIteration:
+        reject()
+
+
 class TestOpenAIChat(MapperConformance):
     mapper = get_mapper("openai-chat")
     profile = ConformanceProfile(
-        transcripts=_strategy("providers/openai_chat/test_openai_chat_property.py", "transcripts")(),
+        transcripts=_openai_chat_transcripts(),
         streams=_files("openai_chat", ".sse"),
         samples=_files("openai_chat", ".json"),
         malformed_samples=[
