@@ -59,7 +59,7 @@ def user_items(draw, key: str) -> list:
 def transcripts(draw, dialect: str = "openai") -> Transcript:
     items: list = []
     n = 0
-    ids = iter(draw(st.lists(st.from_regex(r"call_[A-Za-z0-9]{1,30}", fullmatch=True), min_size=12, max_size=12, unique=True)))
+    ids = iter(draw(st.lists(st.from_regex(r"call_[A-Za-z0-9]{1,30}", fullmatch=True), min_size=18, max_size=18, unique=True)))
     for kind in draw(st.lists(st.sampled_from(["system", "developer", "user", "assistant", "calls"]), min_size=1, max_size=6)):
         key = f"m{n}"
         n += 1
