@@ -108,6 +108,9 @@ def test_redact_headers_urls_and_text() -> None:
     url = redact(f"https://u:{SENTINEL}@h.example/v1/m:gen?alt=sse&key={SENTINEL}", kind="url")
     assert SENTINEL not in url and "alt=sse" in url and "key=REDACTED" in url
     assert redact({"a": [f"x{SENTINEL}"]}, [SENTINEL]) == {"a": [f"x{REDACTED}"]}
+    # a very short "key" (tests, local servers) must not blank ordinary text; headers still go by name
+    assert redact("transfer-encoding: chunked", ["k"]) == "transfer-encoding: chunked"
+    assert redact({"x-api-key": "k"}, ["k"], kind="headers") == {"x-api-key": REDACTED}
 
 
 def test_public_surface() -> None:

@@ -12,9 +12,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["REDACTED", "SENSITIVE_HEADERS", "SENSITIVE_PARAMS", "redact"]
+__all__ = ["MIN_SECRET_LENGTH", "REDACTED", "SENSITIVE_HEADERS", "SENSITIVE_PARAMS", "redact"]
 
 REDACTED = "REDACTED"
+
+MIN_SECRET_LENGTH = 8
+"""Shorter values are not searched for in free text (a one-letter "key" would blank every
+occurrence of that letter); credential headers and parameters are still replaced by name."""
 
 SENSITIVE_HEADERS = frozenset(
     {
@@ -59,13 +63,14 @@ def redact(value: Any, secrets: Iterable[str] = (), *, kind: str = "text") -> An
     Args:
         value: A header mapping (``kind="headers"``), a URL (``kind="url"``), or any text
             (``kind="text"``); lists and dicts of text are redacted element by element.
-        secrets: Secret values (API keys) to remove wherever they occur.
+        secrets: Secret values (API keys) to remove wherever they occur (those of at least
+            :data:`MIN_SECRET_LENGTH` characters).
         kind: How to read ``value``.
 
     Returns:
         A new object of the same shape; the input is not changed.
     """
-    secrets = tuple(s for s in secrets if s)
+    secrets = tuple(s for s in secrets if len(s) >= MIN_SECRET_LENGTH)
     if kind == "headers":
         return {
             k: (REDACTED if k.lower() in SENSITIVE_HEADERS else _scrub(str(v), secrets))

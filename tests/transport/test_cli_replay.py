@@ -1,0 +1,112 @@
+"""``interlingua replay`` end to end against the local server and from fixtures."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from interlingua.cli import app
+from interlingua.cli.replay import _call
+from interlingua.codec import decode_transcript, to_builtins
+from interlingua.mapping import get_mapper
+from interlingua.streaming import collect
+
+from ._server import Reply
+from .conftest import REAL, STREAMS, stream_reply
+
+runner = CliRunner()
+DOC = '{"schema_version":"1.0","items":[{"type":"text","role":"user","text":"hi"}]}'
+
+
+@pytest.fixture
+def doc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    path = tmp_path / "t.json"
+    path.write_text(DOC)
+    return path
+
+
+def _expected_stream(provider: str) -> Any:
+    return collect(get_mapper(provider), (REAL / STREAMS[provider][0]).read_bytes())[-1].response
+
+
+def test_stream_prints_a_transcript(serve: Any, doc: Path) -> None:
+    srv = serve([stream_reply("anthropic")])
+    result = runner.invoke(app, ["replay", str(doc), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", srv.url])
+    assert result.exit_code == 0, result.stderr
+    out = decode_transcript(result.stdout.encode())
+    assert to_builtins(out) == to_builtins(_expected_stream("anthropic").to_transcript())
+    assert result.stderr == ""  # not a terminal: no live text
+
+
+def test_no_stream(serve: Any, doc: Path) -> None:
+    raw = (REAL / "anthropic/pai_anthropic_parallel_tool_calls.0.response.json").read_bytes()
+    srv = serve([Reply(200, chunks=[raw])])
+    result = runner.invoke(app, ["replay", str(doc), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", srv.url, "--no-stream"])
+    assert result.exit_code == 0, result.stderr
+    expected = get_mapper("anthropic").decode_response(json.loads(raw)).value
+    assert to_builtins(decode_transcript(result.stdout.encode())) == to_builtins(expected.to_transcript())
+    assert json.loads(srv.received[0].body)["stream"] is False
+
+
+def test_record_then_replay_from_fixture(serve: Any, doc: Path, tmp_path: Path) -> None:
+    fixture = tmp_path / "rec.jsonl"
+    srv = serve([stream_reply("anthropic")])
+    args = ["replay", str(doc), "--provider", "anthropic", "--model", "claude-sonnet-4-5"]
+    first = runner.invoke(app, [*args, "--base-url", srv.url, "--record", str(fixture)])
+    second = runner.invoke(app, [*args, "--fixture", str(fixture)])
+    assert first.exit_code == 0 and second.exit_code == 0, second.stderr
+    assert first.stdout == second.stdout
+
+
+def test_failure_exits_1_with_the_code(serve: Any, doc: Path) -> None:
+    srv = serve([Reply(401, chunks=[b'{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}'])])
+    result = runner.invoke(app, ["replay", str(doc), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", srv.url])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: auth: anthropic returned HTTP 401")
+    assert "invalid x-api-key" not in result.stderr and result.stdout == ""
+
+
+def test_truncated_stream_exits_1(serve: Any, doc: Path) -> None:
+    reply = stream_reply("anthropic")
+    reply.drop_after = len(reply.chunks) - 1
+    srv = serve([reply])
+    result = runner.invoke(app, ["replay", str(doc), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", srv.url])
+    assert result.exit_code == 1 and result.stderr.startswith("error: truncated:")
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--provider", "nope"], "unknown provider"),
+        (["--provider", "anthropic", "--store", "sqlite:///x.db"], "--store and --session go together"),
+        (["--provider", "anthropic", "--fixture", "/nonexistent.jsonl"], "cannot read fixture"),
+    ],
+)
+def test_usage_errors_exit_2(doc: Path, extra: list[str], message: str) -> None:
+    result = runner.invoke(app, ["replay", str(doc), "--model", "m", *extra])
+    assert result.exit_code == 2 and message in result.stderr
+
+
+def test_unreadable_and_invalid_transcripts(tmp_path: Path, doc: Path) -> None:
+    missing = runner.invoke(app, ["replay", str(tmp_path / "none.json"), "--provider", "anthropic", "--model", "m"])
+    assert missing.exit_code == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema_version":"1.0","items":[{"type":"text"}]}')
+    invalid = runner.invoke(app, ["replay", str(bad), "--provider", "anthropic", "--model", "m"])
+    assert invalid.exit_code == 1 and "invalid transcript" in invalid.stderr
+
+
+def test_live_text_goes_to_stderr(serve: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    srv = serve([stream_reply("anthropic")])
+    response = asyncio.run(
+        _call(decode_transcript(DOC), provider="anthropic", model="claude-sonnet-4-5", base_url=srv.url, stream=True, policy="error", fixture=None, record=None, live=True)
+    )
+    assert capsys.readouterr().err == "Hello there!\n"
+    assert response.items[0].text == "Hello there!"
