@@ -110,3 +110,18 @@ def test_live_text_goes_to_stderr(serve: Any, capsys: pytest.CaptureFixture[str]
     )
     assert capsys.readouterr().err == "Hello there!\n"
     assert response.items[0].text == "Hello there!"
+
+
+def test_docs_worked_example(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example in docs/replay.md runs as shown, with no key and no network."""
+    root = Path(__file__).parent.parent.parent
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    doc = (root / "docs" / "replay.md").read_text()
+    block = doc.split("```console\n", 1)[1].split("\n```", 1)[0]
+    command, shown = block.split("\n", 2)[:2], block.split("\n", 2)[2]
+    args = " ".join(command).replace("\\", " ").split()[2:]  # drop "$ interlingua"
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == shown.strip()
+    assert "REDACTED" in (root / "docs/examples/anthropic_hello.jsonl").read_text()

@@ -9,7 +9,8 @@ Usage::
 ``TRANSCRIPT`` is a transcript document (``-`` for stdin). The output items are
 printed to stdout as a transcript document (with usage and stop reason). While a
 response streams, its text is shown live on stderr when stderr is a terminal.
-``--fixture`` answers from a recorded fixture instead of the network;
+``--fixture`` answers from a recorded fixture instead of the network (no API key
+needed);
 ``--record`` writes the exchange to a fixture (credentials redacted; see
 ``docs/replay.md``). The API key comes from the provider's usual environment
 variable, never from the command line.
@@ -22,6 +23,7 @@ transcript is invalid; 2 usage error or unreadable input.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -68,14 +70,17 @@ async def _call(
     record: Path | None,
     live: bool,
 ) -> ModelResponse:
-    from ..transport import Client, RecordingTransport, ReplayTransport
+    from ..transport import PROVIDERS, Client, RecordingTransport, ReplayTransport
 
     transport = None
+    key = None
     if fixture is not None:
         transport = ReplayTransport(fixture)
+        # Replaying needs no real key (CI without secrets); one from the environment is still used.
+        key = next((os.environ[v] for v in PROVIDERS[provider].env_vars if os.environ.get(v)), "replay-without-key")
     if record is not None:
         transport = RecordingTransport(record, transport)
-    async with Client(provider, base_url=base_url, transport=transport) as client:
+    async with Client(provider, api_key=key, base_url=base_url, transport=transport) as client:
         generation = client.generate(transcript, model=model, stream=stream, policy=policy)  # type: ignore[arg-type]
         for line in generation.report.lines():
             typer.echo(line, err=True)

@@ -136,7 +136,8 @@ class RecordingTransport(httpx.AsyncBaseTransport):
             with self._lock, self.path.open("a", encoding="utf-8") as fh:
                 fh.write(line + "\n")
 
-        assert isinstance(response.stream, httpx.AsyncByteStream)
+        if not isinstance(response.stream, httpx.AsyncByteStream):
+            raise TypeError("the inner transport returned a synchronous byte stream; RecordingTransport needs an async one")
         return httpx.Response(
             response.status_code,
             headers=response.headers,
