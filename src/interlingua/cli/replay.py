@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import httpx
 import typer
 
 from ..codec import decode_transcript, encode_transcript
@@ -72,7 +73,7 @@ async def _call(
 ) -> ModelResponse:
     from ..transport import PROVIDERS, Client, RecordingTransport, ReplayTransport
 
-    transport = None
+    transport: httpx.AsyncBaseTransport | None = None
     key = None
     if fixture is not None:
         transport = ReplayTransport(fixture)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import AsyncIterator, Generator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,11 +45,9 @@ _MAX_ERROR_BODY = 64 * 1024
 
 def http2_available() -> bool:
     """Whether the optional ``h2`` package is installed (``pip install interlingua[http2]``)."""
-    try:
-        import h2  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    import importlib.util
+
+    return importlib.util.find_spec("h2") is not None
 
 
 @dataclass(frozen=True)
@@ -343,7 +341,7 @@ class Client:
                         with translate(self.provider, idle=self.timeouts.idle):
                             body = await _read_limited(response)
                         raise from_response(self._spec, response.status_code, body, secrets=self._secrets())
-                    events = aiter_stream(self.mapper, response)
+                    events: AsyncGenerator[StreamEvent, None] = aiter_stream(self.mapper, response)  # type: ignore[assignment]
                     try:
                         while True:
                             with translate(self.provider, reading=True, started=started, idle=self.timeouts.idle):
