@@ -112,7 +112,6 @@ async def test_connections_are_reused(serve: Any, transcript: Any) -> None:
 
 
 async def test_http2_without_h2_falls_back_to_http1(serve: Any, transcript: Any) -> None:
-    pytest.importorskip("httpx")
     try:
         import h2  # noqa: F401
 
@@ -255,6 +254,18 @@ async def test_connection_dropped_before_first_event_is_retried(serve: Any, tran
     srv = serve([Reply(200, headers={"content-type": "text/event-stream"}, chunks=[b"event: ping\n"], drop_after=1), stream_reply("anthropic")])
     events = await run("anthropic", srv.url, transcript)
     assert isinstance(events[-1], StreamDone) and len(srv.received) == 2
+
+
+async def test_provider_error_event_mid_stream_is_not_retried(serve: Any, transcript: Any) -> None:
+    data = (REAL / STREAMS["anthropic"][0]).read_bytes()
+    head = data[: data.index(b"event: content_block_stop")]
+    error = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+    srv = serve([Reply(200, headers={"content-type": "text/event-stream"}, chunks=[head, error]), stream_reply("anthropic")])
+    events = await run("anthropic", srv.url, transcript)
+    err = terminal_error(events)
+    assert err.code == "overloaded"  # the mapper's accumulator reads the provider's error event
+    assert any(isinstance(e, TextDelta) for e in events)
+    assert len(srv.received) == 1
 
 
 async def test_refused_connection_is_network(transcript: Any) -> None:
