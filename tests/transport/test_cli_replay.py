@@ -125,3 +125,50 @@ def test_docs_worked_example(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.exit_code == 0, result.stderr
     assert result.stdout.strip() == shown.strip()
     assert "REDACTED" in (root / "docs/examples/anthropic_hello.jsonl").read_text()
+
+
+# --------------------------------------------------------------------------- --store / --session
+
+
+def _store_cli(tmp_path: Path, session: str, *extra: str) -> Any:
+    url = f"sqlite+aiosqlite:///{tmp_path / 's.db'}"
+    return url, runner.invoke(
+        app,
+        ["replay", "docs/examples/hello.json", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--fixture", "docs/examples/anthropic_hello.jsonl", "--store", url, "--session", session, *extra],
+    )
+
+
+def test_store_appends_the_output_to_the_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store_mod = pytest.importorskip("interlingua.store", reason="interlingua.store is not merged into this branch yet")
+    monkeypatch.chdir(Path(__file__).parent.parent.parent)
+    url = f"sqlite+aiosqlite:///{tmp_path / 's.db'}"
+
+    async def setup() -> None:
+        async with await store_mod.SessionStore.open(url) as store:
+            await store.create_session(session_id="s1")
+            await store.append("s1", decode_transcript(DOC).items)
+
+    async def load() -> Any:
+        async with await store_mod.SessionStore.open(url) as store:
+            return await store.load("s1"), await store.load_envelopes("s1")
+
+    asyncio.run(setup())
+    _, result = _store_cli(tmp_path, "s1")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "" and "appended 1 item(s) to session s1 (head 1)" in result.stderr
+    transcript, envelopes = asyncio.run(load())
+    assert [i.text for i in transcript.items] == ["hi", "Hello there!"]
+    assert envelopes[-1].stop_reason.reason == "end_turn" and envelopes[-1].usage.output_tokens == 6
+
+
+def test_store_unknown_session_fails_before_sending(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("interlingua.store", reason="interlingua.store is not merged into this branch yet")
+    monkeypatch.chdir(Path(__file__).parent.parent.parent)
+    fixture = tmp_path / "empty.jsonl"
+    fixture.write_text("")
+    url = f"sqlite+aiosqlite:///{tmp_path / 's.db'}"
+    result = runner.invoke(
+        app,
+        ["replay", "docs/examples/hello.json", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--fixture", str(fixture), "--store", url, "--session", "nope"],
+    )
+    assert result.exit_code == 1 and "nope" in result.stderr  # an empty fixture proves nothing was sent

@@ -13,7 +13,10 @@ response streams, its text is shown live on stderr when stderr is a terminal.
 needed);
 ``--record`` writes the exchange to a fixture (credentials redacted; see
 ``docs/replay.md``). The API key comes from the provider's usual environment
-variable, never from the command line.
+variable, never from the command line. With ``--store URL --session ID`` the
+output items are appended to that stored session (with usage and stop reason)
+instead of printed; the session must exist, and if another writer moved its head
+during the call the append fails with a conflict.
 
 Exit codes: 0 answered; 1 the call failed (``error: CODE: message`` with the
 normalized transport error code), the model cannot take the transcript, or the
@@ -23,8 +26,10 @@ transcript is invalid; 2 usage error or unreadable input.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -107,6 +112,21 @@ async def _call(
     raise AssertionError("stream ended without a terminal event")  # pragma: no cover
 
 
+async def _call_and_append(call: Callable[[], Awaitable[ModelResponse]], url: str, session_id: str) -> tuple[int, int]:
+    """Check the session exists, call the model, append its output where the head was.
+
+    The head is read before the call and passed as ``expected_seq``, so a session that
+    moved meanwhile fails with a conflict instead of interleaving.
+    """
+    from ..store import SessionStore
+
+    async with await SessionStore.open(url) as store:
+        head = await store.head(session_id)
+        response = await call()
+        new_head = await store.append(session_id, response.items, head, usage=response.usage, stop_reason=response.stop_reason)
+    return len(response.items), new_head
+
+
 def replay(
     transcript: Annotated[str, typer.Argument(metavar="TRANSCRIPT", help="Transcript document, or `-` for stdin.")],
     provider: Annotated[str, typer.Option("--provider", help="Wire format / provider (mapper name).", show_default=False)],
@@ -129,25 +149,32 @@ def replay(
         if (store is None) != (session is None):
             raise _Fail(2, "--store and --session go together")
         if store is not None:
-            raise _Fail(2, "--store needs the session store (interlingua.store), which is not in this build yet")
+            try:
+                import interlingua.store  # noqa: F401
+            except ImportError:
+                raise _Fail(2, "--store needs the session store (interlingua.store), which is not in this build") from None
         if provider not in available():
             raise _Fail(2, f"unknown provider {provider!r}; known: {', '.join(available())}")
         if fixture is not None and not fixture.is_file():
             raise _Fail(2, f"cannot read fixture {fixture}")
         doc = _read(transcript)
-        response = asyncio.run(
-            _call(
-                doc,
-                provider=provider,
-                model=model,
-                base_url=base_url,
-                stream=not no_stream,
-                policy=policy.value,
-                fixture=fixture,
-                record=record,
-                live=sys.stderr.isatty(),
-            )
+        call = functools.partial(
+            _call,
+            doc,
+            provider=provider,
+            model=model,
+            base_url=base_url,
+            stream=not no_stream,
+            policy=policy.value,
+            fixture=fixture,
+            record=record,
+            live=sys.stderr.isatty(),
         )
+        if store is not None and session is not None:
+            count, head = asyncio.run(_call_and_append(call, store, session))
+            typer.echo(f"appended {count} item(s) to session {session} (head {head})", err=True)
+            return
+        response = asyncio.run(call())
     except _Fail as exc:
         typer.echo(f"error: {exc.message}", err=True)
         raise typer.Exit(exc.code) from None
