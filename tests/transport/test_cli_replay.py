@@ -139,7 +139,7 @@ def _store_cli(tmp_path: Path, session: str, *extra: str) -> Any:
 
 
 def test_store_appends_the_output_to_the_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store_mod = pytest.importorskip("interlingua.store", reason="interlingua.store is not merged into this branch yet")
+    import interlingua.store as store_mod
     monkeypatch.chdir(Path(__file__).parent.parent.parent)
     url = f"sqlite+aiosqlite:///{tmp_path / 's.db'}"
 
@@ -162,7 +162,6 @@ def test_store_appends_the_output_to_the_session(tmp_path: Path, monkeypatch: py
 
 
 def test_store_unknown_session_fails_before_sending(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("interlingua.store", reason="interlingua.store is not merged into this branch yet")
     monkeypatch.chdir(Path(__file__).parent.parent.parent)
     fixture = tmp_path / "empty.jsonl"
     fixture.write_text("")
@@ -172,3 +171,26 @@ def test_store_unknown_session_fails_before_sending(tmp_path: Path, monkeypatch:
         ["replay", "docs/examples/hello.json", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--fixture", str(fixture), "--store", url, "--session", "nope"],
     )
     assert result.exit_code == 1 and "nope" in result.stderr  # an empty fixture proves nothing was sent
+
+
+def test_store_conflict_when_the_session_moved_during_the_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import interlingua.cli.replay as replay_mod
+    import interlingua.store as store_mod
+
+    monkeypatch.chdir(Path(__file__).parent.parent.parent)
+    url = f"sqlite+aiosqlite:///{tmp_path / 's.db'}"
+    real_call = replay_mod._call
+
+    async def setup() -> None:
+        async with await store_mod.SessionStore.open(url) as store:
+            await store.create_session(session_id="s1")
+
+    async def racing_call(*args: Any, **kw: Any) -> Any:
+        async with await store_mod.SessionStore.open(url) as store:  # another writer appends meanwhile
+            await store.append("s1", decode_transcript(DOC).items)
+        return await real_call(*args, **kw)
+
+    asyncio.run(setup())
+    monkeypatch.setattr(replay_mod, "_call", racing_call)
+    _, result = _store_cli(tmp_path, "s1")
+    assert result.exit_code == 1 and "expected head -1, actual head 0" in result.stderr
