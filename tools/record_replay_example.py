@@ -1,20 +1,45 @@
-"""Regenerate docs/examples/anthropic_hello.jsonl: record the Anthropic SDK basic_response stream through RecordingTransport.
+"""Regenerate ``docs/examples/anthropic_hello.jsonl`` (the fixture of the docs/replay.md example).
 
-Run from the repository root: PYTHONPATH=src python tools/record_replay_example.py
+The Anthropic SDK's recorded stream ``basic_response`` (tests/fixtures/real) answers the
+request of ``docs/examples/hello.json`` through :class:`RecordingTransport`, so the fixture
+holds a real stream and a request built by this library. Run from the repository root::
+
+    PYTHONPATH=src python tools/record_replay_example.py
 """
-import asyncio, httpx
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
+
+import httpx
+
 from interlingua.codec import decode_transcript
 from interlingua.transport import Client, RecordingTransport
-data = Path("tests/fixtures/real/anthropic/anthropic_sdk.basic_response.sse").read_bytes()
-async def chunks():
-    for i in range(0, len(data), 400):
-        yield data[i:i+400]
-def handler(request):
-    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=chunks())
-async def main():
-    out = Path("docs/examples/anthropic_hello.jsonl"); out.unlink(missing_ok=True)
-    t = decode_transcript(Path("docs/examples/hello.json").read_bytes())
-    async with Client("anthropic", api_key="sk-ant-api03-EXAMPLE-NOT-A-REAL-KEY", transport=RecordingTransport(out, httpx.MockTransport(handler))) as c:
-        print(await c.generate(t, model="claude-sonnet-4-5"))
-asyncio.run(main())
+
+STREAM = Path("tests/fixtures/real/anthropic/anthropic_sdk.basic_response.sse")
+TRANSCRIPT = Path("docs/examples/hello.json")
+OUT = Path("docs/examples/anthropic_hello.jsonl")
+
+
+async def _chunks(data: bytes, size: int = 400) -> AsyncIterator[bytes]:
+    for i in range(0, len(data), size):
+        yield data[i : i + size]
+
+
+def _answer(request: httpx.Request) -> httpx.Response:
+    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=_chunks(STREAM.read_bytes()))
+
+
+async def main() -> None:
+    OUT.unlink(missing_ok=True)
+    transcript = decode_transcript(TRANSCRIPT.read_bytes())
+    recorder = RecordingTransport(OUT, httpx.MockTransport(_answer))
+    async with Client("anthropic", api_key="sk-ant-example-not-a-real-key", transport=recorder) as client:
+        response = await client.generate(transcript, model="claude-sonnet-4-5")
+    print(f"wrote {OUT}: {len(response.items)} output item(s)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
