@@ -97,3 +97,29 @@ def test_cli_output_never_shows_the_key(monkeypatch: pytest.MonkeyPatch, serve: 
         assert SENTINEL not in result.stdout + result.stderr
     assert SENTINEL not in fixture.read_text()
     assert srv.received[0].headers["authorization"] == f"Bearer {SENTINEL}"
+
+
+async def test_sentinel_absent_from_refusals_and_network_failures(transcript: Any, caplog: pytest.LogCaptureFixture) -> None:
+    import socket
+
+    from interlingua.errors import CapabilityError
+    from interlingua.items import ModelCapabilities
+
+    caplog.set_level(logging.DEBUG)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    seen: list[str] = []
+    for provider in sorted(AUTH):
+        async with Client(provider, api_key=SENTINEL, base_url=f"http://user:{SENTINEL}@127.0.0.1:{port}", timeouts=FAST, retry=QUICK) as client:
+            seen.append(repr(client))
+            seen += [repr(e) for e in [e async for e in client.generate(transcript, model=MODELS[provider])]]
+            with pytest.raises(TransportError) as info:
+                await client.generate(transcript, model=MODELS[provider], stream=False)
+            seen.append(_texts_of_error(info.value))
+            with pytest.raises(CapabilityError) as refused:
+                client.generate(transcript, model=MODELS[provider], capabilities=ModelCapabilities(input_modalities=["text"], streaming=False))
+            seen.append(_texts_of_error(refused.value))
+    assert SENTINEL not in caplog.text
+    for text in seen:
+        assert SENTINEL not in text
