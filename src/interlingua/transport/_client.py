@@ -17,8 +17,7 @@ from typing import Any
 import httpx
 import msgspec
 
-from ..capabilities import preflight, resolve
-from ..capabilities._resolve import Resolver
+from ..capabilities import Resolver, preflight, resolve
 from ..errors import TransportError
 from ..items import ErrorItem, ModelCapabilities, Transcript
 from ..mapping import Mapper, ModelResponse, Report, get_mapper
