@@ -36,6 +36,7 @@ _COMMAND_MODULES: list[str] = [
     "validate",
     "convert",
     "store",
+    "replay",
 ]
 
 for _name in _COMMAND_MODULES:

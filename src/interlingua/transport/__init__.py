@@ -1,0 +1,50 @@
+"""Send transcripts to providers over HTTP and get canonical items back.
+
+One async :class:`Client` serves every wire format; provider HTTP rules live in
+small :class:`ProviderSpec` modules. Failures are normalized to stable codes
+(:class:`~interlingua.errors.TransportError`), retried at most twice before the
+first stream event, and bounded by connect, read and idle timeouts. Keys go only
+in headers and are removed by :func:`redact` from everything else.
+:class:`RecordingTransport` and :class:`ReplayTransport` write and replay
+fixtures so pipelines can be tested without a network (``docs/replay.md``).
+
+Example::
+
+    from interlingua.transport import Client
+
+    async with Client("anthropic") as client:          # key from ANTHROPIC_API_KEY
+        async for event in client.generate(transcript, model="claude-sonnet-4-5"):
+            ...
+        response = await client.generate(transcript, model="claude-sonnet-4-5", stream=False)
+"""
+
+from ..errors import TransportError
+from ._client import PROVIDERS, Client, Generation, Timeouts, http2_available
+from ._errors import RETRYABLE
+from ._record import FIXTURE_VERSION, RecordingTransport, ReplayTransport, load_fixture
+from ._redact import REDACTED, redact
+from ._retry import RetryPolicy
+from ._spec import ProviderSpec
+
+__all__ = [
+    "FIXTURE_VERSION",
+    "PROVIDERS",
+    "REDACTED",
+    "RETRYABLE",
+    "Client",
+    "Generation",
+    "ProviderSpec",
+    "RecordingTransport",
+    "ReplayTransport",
+    "RetryPolicy",
+    "Timeouts",
+    "TransportError",
+    "http2_available",
+    "load_fixture",
+    "redact",
+]
+
+for _name in __all__:
+    _obj = globals()[_name]
+    if isinstance(_obj, type) and _obj.__module__.startswith(__name__ + "._"):
+        _obj.__module__ = __name__

@@ -1,0 +1,135 @@
+"""Normalize provider failures to stable codes.
+
+HTTP statuses and provider error bodies become a
+:class:`~interlingua.errors.TransportError` with a stable ``code``; httpx
+exceptions are translated in :func:`translate`, the one place httpx is called,
+always ``raise ... from exc``. Messages are short and built here; the raw
+upstream body is read for its error type and never passed on.
+
+=================  ===============================================  =========
+code               from                                             retryable
+=================  ===============================================  =========
+auth               401, 403                                          no
+rate_limit         429; a 5xx only when the body says throttling     yes
+invalid_request    400, 413, 422                                     no
+not_found          404 / provider "model not found"                  no
+context_length     provider error type/code for an over-long prompt  no
+content_filter     provider error code for filtered content          no
+overloaded         Anthropic 529 / ``overloaded_error``              yes
+server             other 5xx                                         yes
+timeout            connect/read/idle timeouts, 408                   yes
+network            connection failures                               yes
+truncated          the stream broke after its first event            yes
+=================  ===============================================  =========
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import msgspec
+
+from ..errors import TransportError
+from ..items import ErrorItem
+from ._redact import redact
+from ._spec import ProviderSpec
+
+__all__ = ["RETRYABLE", "error_item", "from_response", "status_code", "transport_error", "translate"]
+
+RETRYABLE = frozenset({"rate_limit", "overloaded", "server", "timeout", "network", "truncated"})
+"""Codes a retry may cure."""
+
+_STATUS = {400: "invalid_request", 401: "auth", 403: "auth", 404: "not_found", 408: "timeout", 413: "invalid_request", 422: "invalid_request", 429: "rate_limit", 529: "overloaded"}
+_SERVER_SIDE = frozenset({"overloaded", "rate_limit", "server", "timeout"})
+
+
+def transport_error(code: str, message: str, *, provider: str | None, status: int | None = None, secrets: Iterable[str] = (), details: Mapping[str, str] | None = None) -> TransportError:
+    """Build a :class:`TransportError` with ``retryable`` from the code and the message redacted."""
+    return TransportError(
+        code=code,
+        message=redact(message, secrets),
+        status=status,
+        provider=provider,
+        retryable=code in RETRYABLE,
+        details=dict(details or {}),
+    )
+
+
+def status_code(status: int) -> str:
+    """The code an HTTP status alone gives (``provider_error`` for other non-2xx statuses)."""
+    if status in _STATUS:
+        return _STATUS[status]
+    return "server" if status >= 500 else "provider_error"
+
+
+def from_response(spec: ProviderSpec, status: int, body: bytes, *, secrets: Iterable[str] = ()) -> TransportError:
+    """Normalize a non-2xx response.
+
+    Args:
+        spec: The provider's rules (its ``error_code`` reads the body).
+        status: HTTP status.
+        body: Response body bytes (parsed for the error type, never copied into the error).
+        secrets: Values to redact from the message.
+    """
+    try:
+        parsed: Any = msgspec.json.decode(body) if body else None
+    except msgspec.DecodeError:
+        parsed = None
+    body_code, etype = spec.error_code(status, parsed)
+    code = status_code(status)
+    if body_code:
+        # A 5xx becomes rate_limit (or another server-side code) only on the body's explicit word.
+        if status < 500 or body_code in _SERVER_SIDE:
+            code = body_code
+    message = f"{spec.name} returned HTTP {status}" + (f" ({etype})" if etype else "")
+    details = {"provider_error": etype} if etype else {}
+    return transport_error(code, message, provider=spec.name, status=status, secrets=secrets, details=details)
+
+
+@contextmanager
+def translate(provider: str, *, reading: bool = False, started: bool = False, idle: float | None = None) -> Iterator[None]:
+    """Turn httpx exceptions raised inside the block into :class:`TransportError`.
+
+    Args:
+        provider: Provider name for the error.
+        reading: The block reads a response body (a broken connection there is ``truncated``
+            once ``started``).
+        started: At least one stream event was already delivered.
+        idle: The idle timeout in force, named in the message of a read timeout.
+    """
+    try:
+        yield
+    except httpx.TimeoutException as exc:
+        if isinstance(exc, httpx.ConnectTimeout):
+            message = "connect timed out"
+        elif isinstance(exc, httpx.ReadTimeout) and idle is not None:
+            message = f"no data from the server for {idle:g} s"
+        elif isinstance(exc, httpx.PoolTimeout):
+            message = "no free connection in the pool"
+        else:
+            message = f"{type(exc).__name__.lower().replace('timeout', '')} timed out".strip()
+        raise transport_error("timeout", message, provider=provider) from exc
+    except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+        raise transport_error("invalid_request", "the base URL cannot be used", provider=provider) from exc
+    except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+        if reading and started:
+            raise transport_error("truncated", "the connection broke in the middle of the stream", provider=provider) from exc
+        raise transport_error("network", f"connection failed ({type(exc).__name__})", provider=provider) from exc
+    except httpx.HTTPError as exc:
+        raise transport_error("network", f"HTTP exchange failed ({type(exc).__name__})", provider=provider) from exc
+    except httpx.StreamError as exc:
+        raise transport_error("network", f"response stream unusable ({type(exc).__name__})", provider=provider) from exc
+
+
+def error_item(err: TransportError) -> ErrorItem:
+    """The error as a canonical :class:`~interlingua.items.ErrorItem` (for a ``StreamError``)."""
+    return ErrorItem(
+        code=err.code,  # type: ignore[arg-type]
+        message=err.message,
+        retryable=err.retryable,
+        status=err.status if err.status is not None else msgspec.UNSET,
+        provider=err.provider if err.provider is not None else msgspec.UNSET,
+    )

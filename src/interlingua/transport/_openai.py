@@ -1,0 +1,93 @@
+"""OpenAI HTTP rules: Chat Completions and Responses (also OpenAI-compatible servers).
+
+Sources: API reference "Chat Completions" / "Responses" (POST ``/v1/chat/completions``,
+``/v1/responses``), "Error codes" and "Rate limits" (``x-ratelimit-remaining-*`` /
+``x-ratelimit-reset-*`` headers, durations like ``6m0s``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._spec import ProviderSpec, error_token, parse_duration
+
+__all__ = ["openai_chat", "openai_responses"]
+
+_CODES = {
+    "context_length_exceeded": "context_length",
+    "string_above_max_length": "context_length",
+    "rate_limit_exceeded": "rate_limit",
+    "insufficient_quota": "rate_limit",
+    "model_not_found": "not_found",
+    "content_filter": "content_filter",
+    "content_policy_violation": "content_filter",
+    "invalid_api_key": "auth",
+    "invalid_request_error": "invalid_request",
+    "authentication_error": "auth",
+    "permission_error": "auth",
+    "not_found_error": "not_found",
+    "server_error": "server",
+    "rate_limit_error": "rate_limit",
+}
+
+
+def _error_code(status: int, body: Any) -> tuple[str | None, str | None]:
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return None, None
+    for key in ("code", "type"):
+        token = error_token(error.get(key))
+        if token and token in _CODES:
+            return _CODES[token], token
+    return None, error_token(error.get("code")) or error_token(error.get("type"))
+
+
+def _reset_delay(headers: Mapping[str, str]) -> float | None:
+    waits = []
+    for kind in ("requests", "tokens"):
+        if headers.get(f"x-ratelimit-remaining-{kind}", "").strip() == "0":
+            wait = parse_duration(headers.get(f"x-ratelimit-reset-{kind}", ""))
+            if wait is not None:
+                waits.append(wait)
+    return max(waits) if waits else None
+
+
+def _bearer(key: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {key}"}
+
+
+def _chat_body(body: dict[str, Any], model: str, stream: bool, options: Mapping[str, Any]) -> dict[str, Any]:
+    out = {**body, "model": body.get("model", model), "stream": stream}
+    if stream and options.get("stream_usage", True) and "stream_options" not in out:
+        out["stream_options"] = {"include_usage": True}
+    return out
+
+
+def _responses_body(body: dict[str, Any], model: str, stream: bool, options: Mapping[str, Any]) -> dict[str, Any]:
+    return {**body, "model": body.get("model", model), "stream": stream}
+
+
+openai_chat = ProviderSpec(
+    name="openai-chat",
+    default_base_url="https://api.openai.com/v1",
+    env_vars=("OPENAI_API_KEY",),
+    path=lambda model, stream: "/chat/completions",
+    auth_headers=_bearer,
+    prepare_body=_chat_body,
+    error_code=_error_code,
+    reset_delay=_reset_delay,
+)
+"""Chat Completions; ``stream_options.include_usage`` is set on streams (option ``stream_usage=False`` turns it off)."""
+
+openai_responses = ProviderSpec(
+    name="openai-responses",
+    default_base_url="https://api.openai.com/v1",
+    env_vars=("OPENAI_API_KEY",),
+    path=lambda model, stream: "/responses",
+    auth_headers=_bearer,
+    prepare_body=_responses_body,
+    error_code=_error_code,
+    reset_delay=_reset_delay,
+)
+"""Responses API."""

@@ -1,0 +1,91 @@
+"""What the generic client needs to know about one provider's HTTP API.
+
+Each provider module (``_openai.py``, ``_anthropic.py``, ``_gemini.py``,
+``_ollama.py``) builds one :class:`ProviderSpec`; the client in
+``_client.py`` reads only these fields and never branches on a provider name.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+__all__ = ["ProviderSpec", "error_token", "parse_duration", "parse_reset_time"]
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """One provider's HTTP rules.
+
+    Attributes:
+        name: Mapper registry name (``openai-chat``, ``anthropic``, ...).
+        default_base_url: Base URL used when the caller gives none.
+        env_vars: Environment variables read for the API key, in order.
+        path: ``(model, stream) -> path`` appended to the base URL (no query secrets).
+        auth_headers: ``api_key -> headers`` carrying the key (the only place it goes).
+        extra_headers: Fixed headers sent on every request.
+        prepare_body: ``(body, model, stream, options) -> body``: adds the stream flag and
+            required settings the mapper does not write; returns a new dict.
+        error_code: ``(status, parsed error body) -> (code or None, provider error type or None)``.
+        reset_delay: ``headers -> seconds or None``: wait until the provider's rate-limit
+            reset, only when a matching ``remaining`` header says zero.
+        requires_key: Whether a missing key is an ``auth`` error before anything is sent.
+    """
+
+    name: str
+    default_base_url: str
+    env_vars: tuple[str, ...]
+    path: Callable[[str, bool], str]
+    auth_headers: Callable[[str], dict[str, str]]
+    prepare_body: Callable[[dict[str, Any], str, bool, Mapping[str, Any]], dict[str, Any]]
+    error_code: Callable[[int, Any], tuple[str | None, str | None]]
+    reset_delay: Callable[[Mapping[str, str]], float | None] = lambda headers: None
+    extra_headers: Mapping[str, str] = field(default_factory=dict)
+    requires_key: bool = True
+
+
+_TOKEN = re.compile(r"[^A-Za-z0-9_.:-]")
+
+
+def error_token(value: Any) -> str | None:
+    """A provider error type/code reduced to a short safe token (``None`` when absent)."""
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        return None
+    token = _TOKEN.sub("", str(value))[:64]
+    return token or None
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+
+
+def parse_duration(text: str) -> float | None:
+    """``"6m0s"``, ``"1.5s"``, ``"20ms"`` (OpenAI reset headers) or plain seconds -> seconds."""
+    text = text.strip()
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    parts = _DURATION.findall(text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        return None
+    scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+    return sum(float(n) * scale[u] for n, u in parts)
+
+
+def parse_reset_time(text: str, now: float | None = None) -> float | None:
+    """An RFC 3339 / HTTP date reset time -> seconds from now (``None`` if unreadable)."""
+    from datetime import datetime
+
+    now = time.time() if now is None else now
+    try:
+        when = datetime.fromisoformat(text.strip().replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(text).timestamp()
+        except (TypeError, ValueError):
+            return None
+    return max(0.0, when - now)
