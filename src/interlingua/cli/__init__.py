@@ -35,6 +35,7 @@ def _root() -> None:
 _COMMAND_MODULES: list[str] = [
     "validate",
     "convert",
+    "migrate",
 ]
 
 for _name in _COMMAND_MODULES:

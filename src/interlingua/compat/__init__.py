@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import UnknownFormatError
 from . import _anthropic, _gemini, _interlingua, _langchain, _ollama, _openai_chat, _openai_responses, _pydantic_ai
-from ._base import Migrated, session_id_for
+from ._base import Migrated, session_id_for, session_id_from_bytes
 from ._detect import LOOKED_FOR, FormatDetectionError, detect_format
 from ._upcast import registered, upcast, upcast_row, upcaster
 
@@ -37,6 +37,7 @@ __all__ = [
     "read_any",
     "registered",
     "session_id_for",
+    "session_id_from_bytes",
     "upcast",
     "upcast_row",
     "upcaster",

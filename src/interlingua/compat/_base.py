@@ -17,7 +17,7 @@ from ..errors import MappingError
 from ..items import Transcript
 from ..mapping import Report, get_mapper
 
-__all__ = ["Migrated", "Reader", "session_id_for", "via_mapper"]
+__all__ = ["Migrated", "Reader", "session_id_for", "session_id_from_bytes", "via_mapper", "wrap_list"]
 
 SESSION_ID_PREFIX = "mig_"
 
@@ -57,8 +57,12 @@ def session_id_for(transcript: Transcript) -> str:
     The same conversation read twice gets the same id, so re-running a migration does
     not create a second session.
     """
-    digest = hashlib.sha256(encode_transcript(transcript)).hexdigest()
-    return f"{SESSION_ID_PREFIX}{digest[:32]}"
+    return session_id_from_bytes(encode_transcript(transcript))
+
+
+def session_id_from_bytes(data: bytes) -> str:
+    """:func:`session_id_for` given the transcript's compact canonical JSON bytes already encoded."""
+    return f"{SESSION_ID_PREFIX}{hashlib.sha256(data).hexdigest()[:32]}"
 
 
 def via_mapper(name: str, body: Mapping[str, Any], fmt: str) -> Migrated:

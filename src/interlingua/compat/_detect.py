@@ -64,13 +64,13 @@ def _fail(why: str) -> FormatDetectionError:
 
 def _blocks(msg: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     content = msg.get("content")
-    return [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
 def _message_list(messages: list[Any]) -> str:
     if not messages:
         raise _fail("the message list is empty")
-    if not all(isinstance(m, Mapping) for m in messages):
+    if not all(isinstance(m, dict) for m in messages):
         raise _fail("not every message is a JSON object")
     if any(m.get("type") in _RESPONSES_TYPES or (m.get("type") is None and any(b.get("type") in _RESPONSES_PARTS for b in _blocks(m))) for m in messages):
         return "openai-responses"
@@ -78,13 +78,13 @@ def _message_list(messages: list[Any]) -> str:
         raise _fail("some messages have no 'role'")
     for m in messages:
         for b in _blocks(m):
-            if b.get("type") in _ANTHROPIC_BLOCKS or (b.get("type") in ("image", "document") and isinstance(b.get("source"), Mapping)):
+            if b.get("type") in _ANTHROPIC_BLOCKS or (b.get("type") in ("image", "document") and isinstance(b.get("source"), dict)):
                 return "anthropic"
     for m in messages:
         if any(k in m for k in ("images", "thinking", "tool_name")):
             return "ollama"
         calls = m.get("tool_calls")
-        if isinstance(calls, list) and any(isinstance(c, Mapping) and isinstance(c.get("function"), Mapping) and isinstance(c["function"].get("arguments"), Mapping) and "id" not in c for c in calls):
+        if isinstance(calls, list) and any(isinstance(c, dict) and isinstance(c.get("function"), dict) and isinstance(c["function"].get("arguments"), dict) and "id" not in c for c in calls):
             return "ollama"
     return "openai-chat"
 
@@ -112,13 +112,13 @@ def detect_format(obj: Any) -> str:
         raise _fail(f"a JSON {type(obj).__name__}, not a list or object")
     if not obj:
         raise _fail("the list is empty")
-    if not all(isinstance(m, Mapping) for m in obj):
+    if not all(isinstance(m, dict) for m in obj):
         raise _fail("not every list entry is a JSON object")
     if all("schema_version" in m and "item" in m for m in obj):
         return "interlingua"
     if all(m.get("kind") in ("request", "response") and isinstance(m.get("parts"), list) for m in obj):
         return "pydantic-ai"
-    if all(m.get("type") in _LANGCHAIN_TYPES and isinstance(m.get("data"), Mapping) for m in obj):
+    if all(m.get("type") in _LANGCHAIN_TYPES and isinstance(m.get("data"), dict) for m in obj):
         return "langchain"
     if all(isinstance(m.get("parts"), list) and m.get("role", "user") in ("user", "model", "function") for m in obj):
         return "gemini"
