@@ -2,8 +2,8 @@
 
 Rules, first match wins (each looks at every message, so one odd message does not decide):
 
-1. An object with ``schema_version`` (and ``items``), or a list of objects with
-   ``schema_version`` and ``item``: ``interlingua``.
+1. An object with ``schema_version`` (a transcript document), or a list of objects that all
+   have ``schema_version`` (envelopes of one session): ``interlingua``.
 2. A list of ``{"kind": "request"|"response", "parts": [...]}``: ``pydantic-ai``.
 3. A list of ``{"type": <LangChain message type>, "data": {...}}``: ``langchain``.
 4. A list of ``{"parts": [...]}`` with roles ``user``/``model`` (or none), or an object with
@@ -32,7 +32,7 @@ from ._langchain import TYPES as _LANGCHAIN_TYPES
 __all__ = ["FormatDetectionError", "LOOKED_FOR", "detect_format"]
 
 LOOKED_FOR = (
-    "interlingua: an object with 'schema_version' and 'items', or envelopes with 'schema_version' and 'item'",
+    "interlingua: an object with 'schema_version' (a transcript document), or a list of envelopes each with 'schema_version'",
     "pydantic-ai: a list of {'kind': 'request'|'response', 'parts': [...]}",
     "langchain: a list of {'type': 'human'|'ai'|'system'|'tool'|'function'|'chat', 'data': {...}}",
     "gemini: a list of {'role': 'user'|'model', 'parts': [...]}, or an object with 'contents'",
@@ -114,7 +114,7 @@ def detect_format(obj: Any) -> str:
         raise _fail("the list is empty")
     if not all(isinstance(m, dict) for m in obj):
         raise _fail("not every list entry is a JSON object")
-    if all("schema_version" in m and "item" in m for m in obj):
+    if all("schema_version" in m for m in obj):  # envelopes of any version (older ones may name "item" otherwise)
         return "interlingua"
     if all(m.get("kind") in ("request", "response") and isinstance(m.get("parts"), list) for m in obj):
         return "pydantic-ai"

@@ -21,9 +21,10 @@ Mapping (message ``i`` -> items keyed ``m{i}``):
   ``additional_kwargs.function_call`` are read (the latter with call id ``call_function_{i}``);
   ``additional_kwargs.reasoning_content`` (DeepSeek) and ``additional_kwargs.reasoning``
   (OpenAI Responses: ``id``, ``summary``, ``encrypted_content``) are reasoning.
-  ``id`` -> ``origin.response_id``; ``response_metadata.model_name``/``model`` -> ``origin.model``;
-  ``response_metadata.model_provider`` (or ``ls_provider``) -> ``origin.provider``;
-  ``usage_metadata`` and ``response_metadata`` -> ``metadata["langchain"]`` of the first item.
+  ``response_metadata.id`` (else ``id``) -> ``origin.response_id``; ``response_metadata.model_name``/``model`` -> ``origin.model``;
+  ``response_metadata.model_provider`` (or ``ls_provider``) -> ``origin.provider`` (``langchain`` when
+  unknown);
+  ``usage_metadata``, ``response_metadata`` and ``id`` -> ``metadata["langchain"]`` of the first item.
 * ``tool`` -> ``tool_result`` (``status: "error"`` -> ``is_error``; ``artifact`` -> metadata);
   ``function`` -> the result of the pending ``function_call`` of that name (else raw, reported).
 * ``chat`` -> text with ``data.role`` when it is a canonical role, else raw (reported).
@@ -136,13 +137,16 @@ class _Reader:
         kwargs = data.get("additional_kwargs") if isinstance(data.get("additional_kwargs"), Mapping) else {}
         provider = meta.get("model_provider", meta.get("ls_provider"))
         model = meta.get("model_name", meta.get("model"))
-        origin: Any = Origin(
-            provider=_PROVIDERS.get(provider, provider) if isinstance(provider, str) else U,
-            model=model if isinstance(model, str) else U,
-            response_id=data["id"] if isinstance(data.get("id"), str) else U,
-        )
-        if origin == Origin():
-            origin = U
+        # The provider's response id: response_metadata.id (msg_, chatcmpl-) when given, else the message id.
+        response_id = meta.get("id") if isinstance(meta.get("id"), str) else data.get("id")
+        origin: Any = U
+        if isinstance(provider, str) or isinstance(model, str) or isinstance(response_id, str):
+            # An unknown provider is named "langchain": the ids are kept either way.
+            origin = Origin(
+                provider=_PROVIDERS.get(provider, provider) if isinstance(provider, str) else FORMAT,
+                model=model if isinstance(model, str) else U,
+                response_id=response_id if isinstance(response_id, str) else U,
+            )
         calls = data.get("tool_calls") if isinstance(data.get("tool_calls"), list) else []
         call_ids = {c["id"] for c in calls if isinstance(c, Mapping) and isinstance(c.get("id"), str)}
         items: list[Item] = []
@@ -158,7 +162,7 @@ class _Reader:
                     summary=summary if summary else U,
                     opaque=OpaqueReasoning(namespace="openai.encrypted_content", issuer="openai-responses", value=enc) if isinstance(enc, str) else U,
                     message=key,
-                    origin=msgspec.structs.replace(origin if origin is not U else Origin(), provider="openai-responses", item_id=rid if isinstance(rid, str) else U),
+                    origin=msgspec.structs.replace(origin if origin is not U else Origin(provider="openai-responses"), provider="openai-responses", item_id=rid if isinstance(rid, str) else U),
                 )
             )
         items.extend(self.blocks(data.get("content"), "assistant", key, i, origin, call_ids))
@@ -196,7 +200,7 @@ class _Reader:
             items.append(tool_call_from_text(cid, fc["name"], fc.get("arguments") if isinstance(fc.get("arguments"), str) else "", message=key, origin=origin))
         if not items:
             items.append(TextItem(text="", role="assistant", message=key, origin=origin))
-        extra = {k: copy.deepcopy(data[k]) for k in ("usage_metadata", "response_metadata") if data.get(k)}
+        extra = {k: copy.deepcopy(data[k]) for k in ("usage_metadata", "response_metadata", "id") if data.get(k)}
         if extra:
             items[0] = msgspec.structs.replace(items[0], metadata={"langchain": extra})  # type: ignore[call-arg]
         return items

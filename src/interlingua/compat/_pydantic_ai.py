@@ -28,7 +28,7 @@ Mapping (message ``i`` -> items keyed ``m{i}``):
   canonical form: ``raw(provider="pydantic-ai")`` (reported).
 * Provider ids: part ``id`` -> ``origin.item_id``, ``provider_response_id`` (or ``vendor_id``) ->
   ``origin.response_id``, ``model_name`` -> ``origin.model``, ``provider_name`` -> ``origin.provider``
-  (registry name where one matches). Response fields with no item home (``usage``,
+  (registry name where one matches; ``pydantic-ai`` when none is given). Response fields with no item home (``usage``,
   ``finish_reason``, ``provider_details``/``vendor_details``, ``timestamp``, ``run_id``,
   ``provider_url``, ``metadata``) go to ``metadata["pydantic_ai"]`` of the response's first item.
 """
@@ -193,14 +193,16 @@ class _Reader:
                 self.report.add("dropped", "response part is not a JSON object", index=i, pointer=pointer)
                 continue
             part_provider = _registry_name(part.get("provider_name"), [part]) or provider
-            origin = Origin(
-                provider=part_provider if part_provider else U,
-                model=model if isinstance(model, str) else U,
-                response_id=response_id if isinstance(response_id, str) else U,
-                item_id=part["id"] if isinstance(part.get("id"), str) else U,
-            )
-            if origin == Origin():
-                origin = U
+            item_id = part["id"] if isinstance(part.get("id"), str) else None
+            origin: Any = U
+            if part_provider or isinstance(model, str) or isinstance(response_id, str) or item_id:
+                # An unknown provider is named "pydantic-ai": the ids are kept either way.
+                origin = Origin(
+                    provider=part_provider or FORMAT,
+                    model=model if isinstance(model, str) else U,
+                    response_id=response_id if isinstance(response_id, str) else U,
+                    item_id=item_id if item_id else U,
+                )
             kind = part.get("part_kind")
             if kind == "text" and isinstance(part.get("content"), str):
                 self.items.append(TextItem(text=part["content"], role="assistant", message=key, origin=origin))
