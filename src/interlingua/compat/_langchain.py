@@ -198,6 +198,9 @@ class _Reader:
             self.pending_function[fc["name"]] = cid
             self.report.add("changed", f"deprecated function_call read as tool call {cid!r}", index=i, item_type="tool_call")
             items.append(tool_call_from_text(cid, fc["name"], fc.get("arguments") if isinstance(fc.get("arguments"), str) else "", message=key, origin=origin))
+        # Empty text next to other content is no content (LangChain stores "" beside tool calls).
+        if len(items) > 1:
+            items = [it for it in items if not (isinstance(it, TextItem) and it.text == "")]
         if not items:
             items.append(TextItem(text="", role="assistant", message=key, origin=origin))
         extra = {k: copy.deepcopy(data[k]) for k in ("usage_metadata", "response_metadata", "id") if data.get(k)}

@@ -28,7 +28,8 @@ Mapping (message ``i`` -> items keyed ``m{i}``):
   canonical form: ``raw(provider="pydantic-ai")`` (reported).
 * Provider ids: part ``id`` -> ``origin.item_id``, ``provider_response_id`` (or ``vendor_id``) ->
   ``origin.response_id``, ``model_name`` -> ``origin.model``, ``provider_name`` -> ``origin.provider``
-  (registry name where one matches; ``pydantic-ai`` when none is given). Response fields with no item home (``usage``,
+  (registry name where one matches; else the first part's ``provider_name``; ``pydantic-ai``
+  when none is given). Response fields with no item home (``usage``,
   ``finish_reason``, ``provider_details``/``vendor_details``, ``timestamp``, ``run_id``,
   ``provider_url``, ``metadata``) go to ``metadata["pydantic_ai"]`` of the response's first item.
 """
@@ -183,7 +184,9 @@ class _Reader:
     def response(self, msg: Mapping[str, Any], i: int) -> None:
         key = f"m{i}"
         parts = msg.get("parts") if isinstance(msg.get("parts"), list) else []
-        provider = _registry_name(msg.get("provider_name"), parts)
+        # Older histories name the provider only on parts (thinking): use the first one named.
+        named = msg.get("provider_name") or next((p.get("provider_name") for p in parts if isinstance(p, Mapping) and p.get("provider_name")), None)
+        provider = _registry_name(named, parts)
         response_id = msg.get("provider_response_id", msg.get("vendor_id"))
         model = msg.get("model_name")
         first = len(self.items)
