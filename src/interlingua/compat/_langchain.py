@@ -68,6 +68,22 @@ _CHAT_ROLES = {"system": "system", "developer": "developer", "user": "user", "hu
 _PROVIDERS = {"openai": "openai-chat", "anthropic": "anthropic", "google_genai": "gemini", "google_vertexai": "gemini", "ollama": "ollama"}
 
 
+def _call(call_id: str, name: str, args: Any, **fields: Any) -> ToolCallItem:
+    """A call whose args should be an object; anything else stays raw (never ``{}``)."""
+    if isinstance(args, dict):
+        return ToolCallItem(id=call_id, name=name, arguments=copy.deepcopy(args), **fields)
+    return tool_call_from_text(call_id, name, args if isinstance(args, str) else msgspec.json.encode(args).decode(), **fields)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _replace(item: Any, **changes: Any) -> Any:
+    """``msgspec.structs.replace`` for an item of any class."""
+    return msgspec.structs.replace(item, **changes)
+
+
 def _image(block: Mapping[str, Any]) -> ImageItem | None:
     if block.get("type") == "image_url":
         spec = block.get("image_url")
@@ -114,7 +130,7 @@ class _Reader:
             if kind == "text" and isinstance(block.get("text"), str):
                 out.append(TextItem(text=block["text"], role=role, message=key, origin=org))  # type: ignore[arg-type]
             elif (image := _image(block)) is not None:
-                out.append(msgspec.structs.replace(image, role=role, message=key))
+                out.append(_replace(image, role=role, message=key))
             elif role == "assistant" and kind == "thinking" and isinstance(block.get("thinking"), str):
                 sig = block.get("signature")
                 opaque = OpaqueReasoning(namespace="anthropic.signature", issuer="anthropic", value=sig) if isinstance(sig, str) and sig else U
@@ -126,15 +142,15 @@ class _Reader:
                 continue  # the provider's copy of an entry of tool_calls
             elif role == "assistant" and kind == "tool_use" and isinstance(block.get("name"), str) and isinstance(block.get("id"), str):
                 args = block.get("input")
-                out.append(ToolCallItem(id=block["id"], name=block["name"], arguments=copy.deepcopy(args) if isinstance(args, dict) else {}, message=key, origin=origin))
+                out.append(_call(block["id"], block["name"], args, message=key, origin=origin))
             else:
                 self.report.add("changed", f"content block {kind!r} has no canonical form; kept as a raw item", index=i, pointer=pointer)
                 out.append(RawItem(provider=FORMAT, value=copy.deepcopy(block), role=role, message=key))  # type: ignore[arg-type]
         return out
 
     def ai(self, data: Mapping[str, Any], key: str, i: int) -> list[Item]:
-        meta = data.get("response_metadata") if isinstance(data.get("response_metadata"), Mapping) else {}
-        kwargs = data.get("additional_kwargs") if isinstance(data.get("additional_kwargs"), Mapping) else {}
+        meta: Any = data.get("response_metadata") if isinstance(data.get("response_metadata"), Mapping) else {}
+        kwargs: Any = data.get("additional_kwargs") if isinstance(data.get("additional_kwargs"), Mapping) else {}
         provider = meta.get("model_provider", meta.get("ls_provider"))
         model = meta.get("model_name", meta.get("model"))
         # The provider's response id: response_metadata.id (msg_, chatcmpl-) when given, else the message id.
@@ -147,7 +163,7 @@ class _Reader:
                 model=model if isinstance(model, str) else U,
                 response_id=response_id if isinstance(response_id, str) else U,
             )
-        calls = data.get("tool_calls") if isinstance(data.get("tool_calls"), list) else []
+        calls: Any = data.get("tool_calls") if isinstance(data.get("tool_calls"), list) else []
         call_ids = {c["id"] for c in calls if isinstance(c, Mapping) and isinstance(c.get("id"), str)}
         items: list[Item] = []
         if isinstance(kwargs.get("reasoning_content"), str) and kwargs["reasoning_content"]:
@@ -162,7 +178,7 @@ class _Reader:
                     summary=summary if summary else U,
                     opaque=OpaqueReasoning(namespace="openai.encrypted_content", issuer="openai-responses", value=enc) if isinstance(enc, str) else U,
                     message=key,
-                    origin=msgspec.structs.replace(origin if origin is not U else Origin(provider="openai-responses"), provider="openai-responses", item_id=rid if isinstance(rid, str) else U),
+                    origin=_replace(origin if origin is not U else Origin(provider="openai-responses"), provider="openai-responses", item_id=rid if isinstance(rid, str) else U),
                 )
             )
         items.extend(self.blocks(data.get("content"), "assistant", key, i, origin, call_ids))
@@ -170,17 +186,17 @@ class _Reader:
             if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
                 self.report.add("dropped", "tool call without a name", index=i, pointer=f"/{i}/data/tool_calls/{j}")
                 continue
-            cid = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else f"call_{i}_{j}"
+            cid: Any = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else f"call_{i}_{j}"
             if cid != call.get("id"):
                 self.report.add("changed", f"tool call without an id; given {cid!r}", index=i, pointer=f"/{i}/data/tool_calls/{j}")
-            args = call.get("args")
-            items.append(ToolCallItem(id=cid, name=call["name"], arguments=copy.deepcopy(args) if isinstance(args, dict) else {}, message=key, origin=origin))
+            obj_args = call.get("args")
+            items.append(_call(cid, call["name"], obj_args, message=key, origin=origin))
         for j, call in enumerate(data.get("invalid_tool_calls") or []):
             if not isinstance(call, Mapping):
                 continue
             cid = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else f"call_{i}_invalid_{j}"
-            name = call.get("name") if isinstance(call.get("name"), str) and call.get("name") else "unknown"
-            args = call.get("args") if isinstance(call.get("args"), str) else ""
+            name: Any = call.get("name") if isinstance(call.get("name"), str) and call.get("name") else "unknown"
+            args: str = call["args"] if isinstance(call.get("args"), str) else ""
             item = tool_call_from_text(cid, name, args, message=key, origin=origin)
             if item.arguments is not U:
                 # LangChain judged it invalid for a reason of its own: keep the text raw with that reason.
@@ -191,13 +207,13 @@ class _Reader:
                 fn = entry.get("function") if isinstance(entry, Mapping) else None
                 if isinstance(fn, Mapping) and isinstance(fn.get("name"), str):
                     cid = entry.get("id") if isinstance(entry.get("id"), str) and entry.get("id") else f"call_{i}_{j}"
-                    items.append(tool_call_from_text(cid, fn["name"], fn.get("arguments") if isinstance(fn.get("arguments"), str) else "", message=key, origin=origin))
+                    items.append(tool_call_from_text(cid, fn["name"], _text(fn.get("arguments")), message=key, origin=origin))
         fc = kwargs.get("function_call")
         if isinstance(fc, Mapping) and isinstance(fc.get("name"), str):
             cid = f"call_function_{i}"
             self.pending_function[fc["name"]] = cid
             self.report.add("changed", f"deprecated function_call read as tool call {cid!r}", index=i, item_type="tool_call")
-            items.append(tool_call_from_text(cid, fc["name"], fc.get("arguments") if isinstance(fc.get("arguments"), str) else "", message=key, origin=origin))
+            items.append(tool_call_from_text(cid, fc["name"], _text(fc.get("arguments")), message=key, origin=origin))
         # Empty text next to other content is no content (LangChain stores "" beside tool calls).
         if len(items) > 1:
             items = [it for it in items if not (isinstance(it, TextItem) and it.text == "")]
@@ -205,7 +221,7 @@ class _Reader:
             items.append(TextItem(text="", role="assistant", message=key, origin=origin))
         extra = {k: copy.deepcopy(data[k]) for k in ("usage_metadata", "response_metadata", "id") if data.get(k)}
         if extra:
-            items[0] = msgspec.structs.replace(items[0], metadata={"langchain": extra})  # type: ignore[call-arg]
+            items[0] = _replace(items[0], metadata={"langchain": extra})
         return items
 
     def tool(self, data: Mapping[str, Any], key: str, i: int) -> list[Item]:
@@ -213,7 +229,7 @@ class _Reader:
         if not isinstance(call_id, str) or not call_id:
             self.report.add("changed", "tool message without tool_call_id; kept as a raw item", index=i)
             return [RawItem(provider=FORMAT, value={"type": "tool", "data": copy.deepcopy(dict(data))}, message=key)]
-        content = [msgspec.structs.replace(it, role=U, message=U) if not isinstance(it, RawItem) else it for it in self.blocks(data.get("content"), "user", key, i, U, set())]
+        content = [_replace(it, role=U, message=U) if not isinstance(it, RawItem) else it for it in self.blocks(data.get("content"), "user", key, i, U, set())]
         content = [it for it in content if not (isinstance(it, TextItem) and it.text == "")]
         raw = [it for it in content if isinstance(it, RawItem)]
         if raw:

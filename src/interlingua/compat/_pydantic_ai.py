@@ -81,6 +81,11 @@ _PROVIDERS = {
 _RESPONSE_EXTRAS = ("usage", "finish_reason", "provider_details", "timestamp", "run_id", "provider_url", "metadata")
 
 
+def _replace(item: Any, **changes: Any) -> Any:
+    """``msgspec.structs.replace`` for an item of any class."""
+    return msgspec.structs.replace(item, **changes)
+
+
 def _registry_name(provider: Any, parts: list[Any]) -> str | None:
     if not isinstance(provider, str):
         return None
@@ -113,13 +118,13 @@ class _Reader:
             return TextItem(text=value, role=role, message=key) if role is not U else TextItem(text=value)
         if isinstance(value, Mapping):
             kind = value.get("kind")
-            media_type = value.get("media_type") if isinstance(value.get("media_type"), str) else ""
+            media_type: Any = value.get("media_type") if isinstance(value.get("media_type"), str) else ""
             if kind in ("image-url", "audio-url", "document-url") and isinstance(value.get("url"), str):
                 item = _media(kind, media_type, UrlSource(url=value["url"], media_type=media_type or U), role)
-                return msgspec.structs.replace(item, message=key) if role is not U else item
+                return _replace(item, message=key) if role is not U else item
             if kind == "binary" and isinstance(value.get("data"), str) and media_type:
                 item = _media(kind, media_type, Base64Source(media_type=media_type, data=value["data"]), role)
-                return msgspec.structs.replace(item, message=key) if role is not U else item
+                return _replace(item, message=key) if role is not U else item
             if kind == "text" and isinstance(value.get("content"), str):  # TextContent
                 return self.content(value["content"], role, key, index, pointer)
         self.report.add("changed", "user content with no canonical form kept as a raw item", index=index, pointer=pointer)
@@ -183,7 +188,7 @@ class _Reader:
 
     def response(self, msg: Mapping[str, Any], i: int) -> None:
         key = f"m{i}"
-        parts = msg.get("parts") if isinstance(msg.get("parts"), list) else []
+        parts: Any = msg.get("parts") if isinstance(msg.get("parts"), list) else []
         # Older histories name the provider only on parts (thinking): use the first one named.
         named = msg.get("provider_name") or next((p.get("provider_name") for p in parts if isinstance(p, Mapping) and p.get("provider_name")), None)
         provider = _registry_name(named, parts)
@@ -216,7 +221,7 @@ class _Reader:
             elif kind == "file" and isinstance(part.get("content"), Mapping):
                 item = self.content(part["content"], "assistant", key, i, f"{pointer}/content")
                 if item is not None:
-                    self.items.append(msgspec.structs.replace(item, origin=origin) if not isinstance(item, RawItem) else item)
+                    self.items.append(_replace(item, origin=origin) if not isinstance(item, RawItem) else item)
             else:
                 self.raw(part, key, i, pointer, f"response part {kind!r} has no canonical form", origin)
         extras = {}
@@ -228,7 +233,7 @@ class _Reader:
                 extras[name] = copy.deepcopy(value)
         if extras:
             if len(self.items) > first:
-                self.items[first] = msgspec.structs.replace(self.items[first], metadata={"pydantic_ai": extras})  # type: ignore[call-arg]
+                self.items[first] = _replace(self.items[first], metadata={"pydantic_ai": extras})
             else:
                 self.report.add("dropped", f"response fields {sorted(extras)} belong to a response without parts", index=i)
         if len(self.items) == first:
@@ -249,7 +254,7 @@ class _Reader:
             if provider == "anthropic" and part.get("id") == "redacted_thinking":
                 opaque = OpaqueReasoning(namespace="anthropic.redacted_thinking", issuer="anthropic", value=signature)
                 redacted = True
-                origin = msgspec.structs.replace(origin, item_id=U) if origin is not U else U
+                origin = _replace(origin, item_id=U) if origin is not U else U
             elif provider == "anthropic":
                 opaque = OpaqueReasoning(namespace="anthropic.signature", issuer="anthropic", value=signature)
             elif provider == "openai-responses":
