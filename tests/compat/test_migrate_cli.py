@@ -194,3 +194,79 @@ def test_100k_conversations_in_bounded_memory_with_progress(tmp_path: Path) -> N
     assert rss_l - rss_s < 8 * 1024, (rss_s, rss_l)
     with open(tmp_path / "large.out.jsonl", "rb") as fh:
         assert sum(1 for _ in fh) == 200_000
+
+
+# ----------------------------------------------------------------- --store
+
+
+class _FakeStore:
+    """The SessionStore calls migrate makes (API of the store branch), kept in memory."""
+
+    sessions: dict[str, dict[str, Any]] = {}
+
+    @classmethod
+    async def open(cls, url: str) -> _FakeStore:
+        if url == "bad://":
+            from interlingua.errors import StoreError
+
+            raise StoreError("unsupported URL")
+        return cls()
+
+    async def create_session(self, metadata: Any = None, *, session_id: str, tools: Any = None, tool_choice: Any = None) -> str:
+        self.sessions.setdefault(session_id, {"items": [], "tools": tools, "tool_choice": tool_choice, "metadata": metadata})
+        return session_id
+
+    async def append(self, session_id: str, items: list[Any], expected_seq: int | None = None) -> int:
+        from interlingua.errors import ConflictError
+
+        have = self.sessions[session_id]["items"]
+        if expected_seq is not None and expected_seq != len(have) - 1:
+            raise ConflictError(session_id, expected_seq, len(have) - 1)
+        have.extend(items)
+        return len(have) - 1
+
+    async def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_store(monkeypatch: pytest.MonkeyPatch) -> type[_FakeStore]:
+    import types
+
+    from interlingua.errors import ConflictError
+
+    module = types.ModuleType("interlingua.store")
+    module.SessionStore = _FakeStore  # type: ignore[attr-defined]
+    module.ConflictError = ConflictError  # type: ignore[attr-defined]
+    _FakeStore.sessions = {}
+    monkeypatch.setitem(sys.modules, "interlingua.store", module)
+    return _FakeStore
+
+
+def test_store_rerun_does_not_duplicate_sessions(fake_store: type[_FakeStore], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    res = migrate(EXAMPLES, "--store", "sqlite+aiosqlite:///x.db")
+    assert res.exit_code == 0, res.output
+    n = len(list(EXAMPLES.glob("*.json")))
+    assert f"migrated {n} conversations" in res.output and "0 already in the store" in res.output
+    first = {k: list(v["items"]) for k, v in fake_store.sessions.items()}
+    assert len(first) == n
+    # Tools travel with the session in the store (not reported as dropped).
+    anthropic = read_any(json.loads((EXAMPLES / "anthropic.json").read_text()))
+    assert [t.name for t in fake_store.sessions[anthropic.session_id]["tools"]] == ["get_stock_price"]
+    assert fake_store.sessions[anthropic.session_id]["items"] == list(anthropic.transcript.items)
+    res = migrate(EXAMPLES, "--store", "sqlite+aiosqlite:///x.db")
+    assert res.exit_code == 0
+    assert "migrated 0 conversations (0 items)" in res.output and f"{n} already in the store" in res.output
+    assert {k: v["items"] for k, v in fake_store.sessions.items()} == first
+
+
+def test_store_that_cannot_be_opened_exits_2(fake_store: type[_FakeStore]) -> None:
+    res = migrate(EXAMPLES, "--store", "bad://")
+    assert res.exit_code == 2 and "cannot open the store" in res.output
+
+
+def test_store_unavailable_in_this_build_exits_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "interlingua.store", None)  # import fails
+    res = migrate(EXAMPLES, "--store", "sqlite+aiosqlite:///x.db")
+    assert res.exit_code == 2 and "not available in this build" in res.output

@@ -23,14 +23,20 @@ JSON line ``{"source", "line", "reason", "record"}`` (``record`` is the line's t
 or the parsed value for a whole-file record) and the run continues, unless ``--fail-fast``
 (then it stops at the first reject; what was migrated before is kept).
 
+With ``--store``, each session is created with its content-derived id (idempotent) and its
+items appended only while it is empty (``expected_seq=-1``): a conversation already stored
+by an earlier run is counted as "already in the store" and left unchanged.
+
 Exit codes: 0 every record migrated; 1 some records rejected; 2 usage error or unreadable
-input (missing file, unwritable output). A summary line (conversations, items, rejects,
+input (missing file, unwritable output, a store that cannot be opened or is not in this build). A summary line (conversations, items, rejects,
 warnings) goes to stderr at the end; report entries are printed as ``warning:`` lines (the
 first 50; the summary counts all).
 """
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import os
 import sys
 import tempfile
@@ -200,7 +206,12 @@ class _JsonlSink:
             raise _Usage(f"cannot write {out}: {exc.strerror or exc}") from exc
         self.fh = os.fdopen(fd, "wb")
 
-    def write(self, migrated: Migrated) -> None:
+    label = "written"
+
+    def write(self, migrated: Migrated) -> bool:
+        """Write one conversation; ``True`` (always: the file is written whole each run)."""
+        if migrated.transcript.tools is not msgspec.UNSET and migrated.transcript.tools:
+            migrated.report.add("dropped", f"{len(migrated.transcript.tools)} tool definition(s) are not carried by envelope output (use --store to keep them)")
         # Everything here came from parsed JSON, so it is JSON-safe: encode once, without the
         # codec's per-object walk (bytes identical to encode_transcript/encode_envelope).
         transcript = migrated.transcript
@@ -210,6 +221,7 @@ class _JsonlSink:
         for i, item in enumerate(transcript.items):
             out += head + str(i).encode() + b',"item":' + _item_encoder.encode(item) + b"}\n"
         self.fh.write(out)
+        return True
 
     def close(self, keep: bool = True) -> None:
         self.fh.close()
@@ -217,6 +229,62 @@ class _JsonlSink:
             os.replace(self.tmp, self.out)
         elif os.path.exists(self.tmp):
             os.unlink(self.tmp)
+
+
+class _StoreSink:
+    """Sessions in a :class:`~interlingua.store.SessionStore`, one per conversation.
+
+    ``create_session`` with the content-derived id is idempotent; the items are appended
+    only to a session that is still empty (``expected_seq=-1``), so a conversation already
+    migrated by an earlier run is left as it is and counted as already present.
+    """
+
+    label = "stored"
+
+    def __init__(self, url: str) -> None:
+        try:
+            store_mod = importlib.import_module("interlingua.store")
+        except ModuleNotFoundError as exc:
+            raise _Usage("--store needs interlingua.store, which is not available in this build; use -o OUT.jsonl") from exc
+        self._store_mod = store_mod
+        self.url = url
+        self.loop = asyncio.new_event_loop()
+        try:
+            self.store = self.loop.run_until_complete(store_mod.SessionStore.open(url))
+        except InterlinguaError as exc:
+            self.loop.close()
+            raise _Usage(f"cannot open the store: {exc}") from exc
+        self.present = 0
+
+    async def _write(self, migrated: Migrated) -> bool:
+        transcript = migrated.transcript
+        sid = migrated.session_id
+        tools = list(transcript.tools) if transcript.tools is not msgspec.UNSET and transcript.tools else None
+        choice = transcript.tool_choice if transcript.tool_choice is not msgspec.UNSET else None
+        metadata = dict(transcript.metadata) if transcript.metadata is not msgspec.UNSET else None
+        await self.store.create_session(metadata, session_id=sid, tools=tools, tool_choice=choice)
+        if not transcript.items:
+            return True
+        try:
+            await self.store.append(sid, list(transcript.items), expected_seq=-1)
+        except self._store_mod.ConflictError:
+            self.present += 1  # holds items already: migrated by an earlier run
+            return False
+        return True
+
+    def write(self, migrated: Migrated) -> bool:
+        """Store one conversation; ``False`` when it was already in the store.
+
+        Raises:
+            InterlinguaError: the store refused it (the record is rejected).
+        """
+        return self.loop.run_until_complete(self._write(migrated))
+
+    def close(self, keep: bool = True) -> None:
+        try:
+            self.loop.run_until_complete(self.store.close())
+        finally:
+            self.loop.close()
 
 
 class _Rejects:
@@ -258,8 +326,6 @@ def _convert(record: Record, fmt: str) -> tuple[Migrated | None, str | None]:
         return None, f"{type(exc).__name__}: {exc}"
     except _MALFORMED as exc:
         return None, f"malformed {fmt if fmt != 'auto' else 'input'}: {type(exc).__name__}: {exc}"
-    if migrated.transcript.tools is not msgspec.UNSET and migrated.transcript.tools:
-        migrated.report.add("dropped", f"{len(migrated.transcript.tools)} tool definition(s) are not carried by envelope output (use --store to keep them)")
     return migrated, None
 
 
@@ -290,14 +356,18 @@ def run(
         raise _Usage(f"unknown format {fmt!r}; known: auto, {', '.join(FORMATS)}")
     if (out is None) == (store is None):
         raise _Usage("give exactly one of -o OUT.jsonl or --store URL")
-    if store is not None:
-        raise _Usage("--store is not available yet in this build (the session store is not merged); use -o OUT.jsonl")
     files = _expand(inputs)
-    assert out is not None
-    reject_path = rejects if rejects is not None else out.with_name(out.name + ".rejects.jsonl")
+    if out is not None:
+        reject_path = rejects if rejects is not None else out.with_name(out.name + ".rejects.jsonl")
+        sink: _JsonlSink | _StoreSink = _JsonlSink(out)
+        target = str(out)
+    else:
+        assert store is not None
+        reject_path = rejects if rejects is not None else Path("migrate.rejects.jsonl")
+        sink = _StoreSink(store)
+        target = store
     total = sum(f.stat().st_size for f in files)
     bar = _progress(progress if progress is not None else total >= _PROGRESS_BYTES, total)
-    sink = _JsonlSink(out)
     reject_file = _Rejects(reject_path)
     conversations = items = warnings = 0
     shown = 0
@@ -315,9 +385,18 @@ def run(
                         stopped = True
                         break
                 else:
-                    sink.write(migrated)
-                    conversations += 1
-                    items += len(migrated.transcript.items)
+                    try:
+                        written = sink.write(migrated)
+                    except InterlinguaError as exc:
+                        reject_file.add(record, f"{type(exc).__name__}: {exc}")
+                        if fail_fast:
+                            typer.echo(f"error: {_where(record)}: {exc}", err=True)
+                            stopped = True
+                            break
+                        continue
+                    if written:
+                        conversations += 1
+                        items += len(migrated.transcript.items)
                     for entry in migrated.report:
                         warnings += 1
                         if shown < _MAX_WARNING_LINES:
@@ -338,8 +417,9 @@ def run(
     if warnings > shown:
         typer.echo(f"({warnings - shown} more warnings not shown)", err=True)
     where = f" (rejects in {reject_path})" if reject_file.count else ""
+    present = f"; {sink.present} already in the store" if isinstance(sink, _StoreSink) else ""
     typer.echo(
-        f"migrated {conversations} conversations ({items} items) to {out}; {reject_file.count} rejected{where}; {warnings} warnings"
+        f"migrated {conversations} conversations ({items} items) to {target}{present}; {reject_file.count} rejected{where}; {warnings} warnings"
         + ("; stopped at the first reject (--fail-fast)" if stopped else ""),
         err=True,
     )
