@@ -11,11 +11,12 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from typer.testing import CliRunner
 
 from interlingua.cli import app
-from interlingua.codec import iter_jsonl
+from interlingua.codec import decode_envelope, encode_envelope, iter_jsonl
 from interlingua.compat import read_any
 
 EXAMPLES = Path(__file__).parent / "examples"
@@ -43,6 +44,9 @@ def test_directory_of_examples_migrates_every_format(tmp_path: Path) -> None:
     assert f"migrated {len(files)} conversations" in res.output
     assert "0 rejected" in res.output
     envs = list(iter_jsonl(out, mode="strict"))  # valid canonical envelopes
+    # ... written exactly as the codec writes them.
+    for line in out.read_bytes().splitlines():
+        assert encode_envelope(decode_envelope(line)) == line
     by_session: dict[str, list[Any]] = {}
     for e in envs:
         by_session.setdefault(e.session_id, []).append(e)
@@ -216,7 +220,7 @@ class _FakeStore:
         self.sessions.setdefault(session_id, {"items": [], "tools": tools, "tool_choice": tool_choice, "metadata": metadata})
         return session_id
 
-    async def append(self, session_id: str, items: list[Any], expected_seq: int | None = None) -> int:
+    async def append(self, session_id: str, items: list[Any], expected_seq: int | None = None, *, usage: Any = None, stop_reason: Any = None) -> int:
         from interlingua.errors import ConflictError
 
         have = self.sessions[session_id]["items"]
@@ -270,3 +274,37 @@ def test_store_unavailable_in_this_build_exits_2(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setitem(sys.modules, "interlingua.store", None)  # import fails
     res = migrate(EXAMPLES, "--store", "sqlite+aiosqlite:///x.db")
     assert res.exit_code == 2 and "not available in this build" in res.output
+
+
+def test_scalar_lines_are_rejected_and_stale_rejects_removed(tmp_path: Path) -> None:
+    src = tmp_path / "h.jsonl"
+    src.write_text(json.dumps(conversation(0)) + "\n42\n")
+    out = tmp_path / "out.jsonl"
+    assert migrate(src, "-o", out).exit_code == 1
+    rejects = tmp_path / "out.jsonl.rejects.jsonl"
+    assert [r["record"] for r in envelopes(rejects)] == ["42"]
+    src.write_text(json.dumps(conversation(0)) + "\n")
+    assert migrate(src, "-o", out).exit_code == 0
+    assert not rejects.exists()
+
+
+def test_help_lists_the_contract() -> None:
+    res = runner.invoke(app, ["migrate", "--help"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0
+    for flag in ("--from", "-o", "--store", "--rejects", "--fail-fast", "--progress"):
+        assert flag in res.output
+
+
+def test_transcript_usage_and_stop_reason_ride_on_the_last_envelope(tmp_path: Path) -> None:
+    doc = tmp_path / "doc.json"
+    doc.write_text(json.dumps({
+        "schema_version": "1.0",
+        "items": [{"type": "text", "role": "user", "text": "hi"}, {"type": "text", "role": "assistant", "text": "hello"}],
+        "usage": {"input_tokens": 3, "output_tokens": 1},
+        "stop_reason": {"reason": "end_turn", "raw": "stop"},
+    }))
+    out = tmp_path / "out.jsonl"
+    assert migrate(doc, "-o", out).exit_code == 0
+    envs = list(iter_jsonl(out, mode="strict"))
+    assert envs[0].usage is msgspec.UNSET
+    assert envs[1].usage.input_tokens == 3 and envs[1].stop_reason.reason == "end_turn"

@@ -13,14 +13,16 @@ interlingua envelopes (consecutive lines of one session form one conversation).
 
 Each conversation is read by :mod:`interlingua.compat` (format detected unless ``--from``
 names one) and written as JSON Lines envelopes to ``-o`` (``seq`` from 0, no ``created_at``
-so the output is a function of the input), or as a session in the store at ``--store``.
+so the output is a function of the input; a transcript's ``usage``/``stop_reason`` ride on its
+last envelope), or as a session in the store at ``--store``.
 The session id is derived from the canonical transcript (:func:`interlingua.compat.session_id_for`),
 so re-running on the same input writes the same sessions again instead of new ones.
 
 A record that cannot be read goes to the reject file (``--rejects``, default
 ``OUT.rejects.jsonl`` beside ``-o``, or ``migrate.rejects.jsonl`` with ``--store``) as one
 JSON line ``{"source", "line", "reason", "record"}`` (``record`` is the line's text exactly,
-or the parsed value for a whole-file record) and the run continues, unless ``--fail-fast``
+or the parsed value for a whole-file record; the file is replaced on each run) and the run
+continues, unless ``--fail-fast``
 (then it stops at the first reject; what was migrated before is kept).
 
 With ``--store``, each session is created with its content-derived id (idempotent) and its
@@ -106,20 +108,22 @@ def _expand(inputs: list[Path]) -> list[Path]:
 
 
 def _classify(value: Any) -> str:
-    """``conversation``, ``envelope`` or ``message`` for one parsed JSONL line."""
+    """``conversation``, ``envelope``, ``message`` or ``invalid`` for one parsed JSONL line."""
     if isinstance(value, list):
         return "conversation"
-    if isinstance(value, dict):
-        if "session_id" in value and "item" in value:
-            return "envelope"
-        if ("schema_version" in value and "items" in value) or any(isinstance(value.get(k), list) for k in ("messages", "contents", "input")):
-            return "conversation"
+    if not isinstance(value, dict):
+        return "invalid"
+    if "session_id" in value and "item" in value:
+        return "envelope"
+    if ("schema_version" in value and "items" in value) or any(isinstance(value.get(k), list) for k in ("messages", "contents", "input")):
+        return "conversation"
     return "message"
 
 
 def _lines(path: Path, fh: IO[bytes]) -> Iterator[Record]:
     source = str(path)
     messages: list[Any] = []
+    messages_size = 0
     first_message = None
     envelopes: list[Any] = []
     env_start = 0
@@ -156,13 +160,16 @@ def _lines(path: Path, fh: IO[bytes]) -> Iterator[Record]:
         yield from flush_envelopes()
         if kind == "conversation":
             yield Record(source, n, value=value, text=text, size=len(raw))
+        elif kind == "invalid":
+            yield Record(source, n, text=text, error=f"a JSON {type(value).__name__} is neither a conversation nor a message", size=len(raw))
         else:
             if first_message is None:
                 first_message = n
             messages.append(value)
+            messages_size += len(raw)
     yield from flush_envelopes()
     if messages:
-        yield Record(source, first_message, value=messages, size=0)
+        yield Record(source, first_message, value=messages, size=messages_size)
 
 
 def _records(path: Path) -> Iterator[Record]:
@@ -217,9 +224,16 @@ class _JsonlSink:
         transcript = migrated.transcript
         sid = migrated.source_session_id or session_id_from_bytes(_item_encoder.encode(transcript))
         head = b'{"schema_version":"' + SCHEMA_VERSION.encode() + b'","session_id":' + _item_encoder.encode(sid) + b',"seq":'
+        # A transcript's usage and stop reason belong to the response that ended it: the last envelope.
+        tail = b""
+        if transcript.usage is not msgspec.UNSET:
+            tail += b',"usage":' + _item_encoder.encode(transcript.usage)
+        if transcript.stop_reason is not msgspec.UNSET:
+            tail += b',"stop_reason":' + _item_encoder.encode(transcript.stop_reason)
         out = bytearray()
+        last = len(transcript.items) - 1
         for i, item in enumerate(transcript.items):
-            out += head + str(i).encode() + b',"item":' + _item_encoder.encode(item) + b"}\n"
+            out += head + str(i).encode() + b',"item":' + _item_encoder.encode(item) + (tail if i == last else b"") + b"}\n"
         self.fh.write(out)
         return True
 
@@ -266,7 +280,13 @@ class _StoreSink:
         if not transcript.items:
             return True
         try:
-            await self.store.append(sid, list(transcript.items), expected_seq=-1)
+            await self.store.append(
+                sid,
+                list(transcript.items),
+                expected_seq=-1,
+                usage=transcript.usage if transcript.usage is not msgspec.UNSET else None,
+                stop_reason=transcript.stop_reason if transcript.stop_reason is not msgspec.UNSET else None,
+            )
         except self._store_mod.ConflictError:
             self.present += 1  # holds items already: migrated by an earlier run
             return False
@@ -366,6 +386,8 @@ def run(
         reject_path = rejects if rejects is not None else Path("migrate.rejects.jsonl")
         sink = _StoreSink(store)
         target = store
+    if reject_path.exists():
+        reject_path.unlink()  # a reject file left by an earlier run would be mistaken for this run's
     total = sum(f.stat().st_size for f in files)
     bar = _progress(progress if progress is not None else total >= _PROGRESS_BYTES, total)
     reject_file = _Rejects(reject_path)
