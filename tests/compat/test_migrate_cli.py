@@ -308,3 +308,21 @@ def test_transcript_usage_and_stop_reason_ride_on_the_last_envelope(tmp_path: Pa
     envs = list(iter_jsonl(out, mode="strict"))
     assert envs[0].usage is msgspec.UNSET
     assert envs[1].usage.input_tokens == 3 and envs[1].stop_reason.reason == "end_turn"
+
+
+def test_output_inside_an_input_directory_is_not_read_back(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(EXAMPLES, data)
+    out = data / "out.jsonl"
+    assert migrate(data, "-o", out).exit_code == 0
+    first = out.read_bytes()
+    assert migrate(data, "-o", out).exit_code == 0
+    assert out.read_bytes() == first
+
+
+def test_json_file_with_a_list_of_conversations(tmp_path: Path) -> None:
+    src = tmp_path / "many.json"
+    src.write_text(json.dumps([conversation(0), {"messages": conversation(1)}, {"schema_version": "1.0", "items": []}]))
+    out = tmp_path / "out.jsonl"
+    res = migrate(src, "-o", out)
+    assert res.exit_code == 0 and "migrated 3 conversations (4 items)" in res.output

@@ -6,7 +6,8 @@ Usage::
                         [--rejects PATH] [--fail-fast] [--progress/--no-progress]
 
 Inputs are files or directories (read recursively: ``*.json``, ``*.jsonl``, ``*.ndjson``).
-A ``.json`` file holds one conversation (or a JSON list of conversations); a
+A ``.json`` file holds one conversation (or a JSON list of conversations: message lists,
+documents or request bodies); a
 ``.jsonl``/``.ndjson`` file (or a ``.json`` file that is not one JSON value) holds one
 conversation a line, or one message a line (then the whole file is one conversation), or
 interlingua envelopes (consecutive lines of one session form one conversation).
@@ -191,8 +192,8 @@ def _records(path: Path) -> Iterator[Record]:
         else:
             yield Record(str(path), None, text=data.decode("utf-8", "replace"), error=f"not JSON: {exc}", size=len(data))
         return
-    if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
-        for v in value:  # a JSON list of conversations
+    if isinstance(value, list) and value and all(isinstance(v, list) or (isinstance(v, dict) and _classify(v) == "conversation") for v in value):
+        for v in value:  # a JSON list of conversations (message lists, documents or request bodies)
             yield Record(str(path), None, value=v, size=len(data) // len(value))
         return
     yield Record(str(path), None, value=value, size=len(data))
@@ -379,11 +380,16 @@ def run(
     files = _expand(inputs)
     if out is not None:
         reject_path = rejects if rejects is not None else out.with_name(out.name + ".rejects.jsonl")
+    else:
+        reject_path = rejects if rejects is not None else Path("migrate.rejects.jsonl")
+    # This run's own output and reject file are never inputs (they may sit in an input directory).
+    own = {p.resolve() for p in (out, reject_path) if p is not None}
+    files = [f for f in files if f.resolve() not in own]
+    if out is not None:
         sink: _JsonlSink | _StoreSink = _JsonlSink(out)
         target = str(out)
     else:
         assert store is not None
-        reject_path = rejects if rejects is not None else Path("migrate.rejects.jsonl")
         sink = _StoreSink(store)
         target = store
     if reject_path.exists():
