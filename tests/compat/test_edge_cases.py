@@ -151,3 +151,21 @@ def test_langchain_non_object_args_stay_raw_never_empty() -> None:
 def test_langchain_unknown_type_is_refused() -> None:
     with pytest.raises(MappingError, match="type 'robot'"):
         read([{"type": "robot", "data": {}}], "langchain")
+
+
+def test_pydantic_ai_tool_return_files_are_media_not_base64_text() -> None:
+    image = {"kind": "binary", "data": "iVBORw0KGgo=", "media_type": "image/png"}
+    video = {"kind": "video-url", "url": "https://example.com/v.mp4"}
+    m = read_any(
+        [
+            _resp({"part_kind": "tool-call", "tool_name": "snap", "args": {}, "tool_call_id": "c1"}),
+            _req({"part_kind": "tool-return", "tool_name": "snap", "content": ["here", image, video, {"w": 1}], "tool_call_id": "c1"}),
+        ]
+    )
+    result = m.transcript.items[1]
+    assert to_builtins(result)["content"] == [
+        {"type": "text", "text": "here"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+        {"type": "text", "text": '{"w":1}'},
+    ]
+    assert [e.action for e in m.report] == ["dropped"]

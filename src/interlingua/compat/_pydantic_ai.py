@@ -16,7 +16,8 @@ Mapping (message ``i`` -> items keyed ``m{i}``):
 * ``instructions`` on a request -> ``text(role="system", message="instructions{i}")`` before its
   parts, only when it differs from the instructions last emitted (pydantic-ai re-sends them).
 * ``tool-return`` -> ``tool_result`` (``call_id`` = ``tool_call_id``, ``name`` = ``tool_name``); a
-  string is its text, any other JSON value its compact JSON text (what pydantic-ai sends models);
+  string is its text, files (``binary``, ``*-url``) media items, any other JSON value its compact
+  JSON text (what pydantic-ai sends models); a ``video-url`` there is dropped (reported);
   ``outcome`` ``failed``/``denied`` -> ``is_error``.
 * ``retry-prompt`` -> with ``tool_name``: an ``is_error`` ``tool_result`` for ``tool_call_id``; without:
   a user text. Validation error lists are written as JSON followed by "Fix the errors and try again.".
@@ -78,6 +79,8 @@ _PROVIDERS = {
 }
 """pydantic-ai ``provider_name`` -> registry name (``openai`` is decided per response)."""
 
+_FILE_KINDS = frozenset({"image-url", "audio-url", "document-url", "video-url", "binary"})
+
 _RESPONSE_EXTRAS = ("usage", "finish_reason", "provider_details", "timestamp", "run_id", "provider_url", "metadata")
 
 
@@ -127,8 +130,11 @@ class _Reader:
                 return _replace(item, message=key) if role is not U else item
             if kind == "text" and isinstance(value.get("content"), str):  # TextContent
                 return self.content(value["content"], role, key, index, pointer)
+        if role is U:
+            self.report.add("dropped", "tool return content with no canonical form (a raw item cannot sit inside a result)", index=index, pointer=pointer)
+            return None
         self.report.add("changed", "user content with no canonical form kept as a raw item", index=index, pointer=pointer)
-        return RawItem(provider=FORMAT, value=copy.deepcopy(value), role=role, message=key) if role is not U else None
+        return RawItem(provider=FORMAT, value=copy.deepcopy(value), role=role, message=key)
 
     # ----------------------------------------------------------------- request
 
@@ -151,20 +157,34 @@ class _Reader:
                     if item is not None:
                         self.items.append(item)
             elif kind == "tool-return" and isinstance(part.get("tool_call_id"), str):
-                self.items.append(self.tool_return(part, key))
+                self.items.append(self.tool_return(part, key, i, pointer))
             elif kind == "retry-prompt":
                 self.items.append(self.retry(part, key))
             else:
                 self.raw(part, key, i, pointer, f"request part {kind!r} has no canonical form")
 
-    def tool_return(self, part: Mapping[str, Any], key: str) -> ToolResultItem:
-        content = part.get("content")
-        text = content if isinstance(content, str) else msgspec.json.encode(content).decode()
+    def _return_content(self, content: Any, index: int, pointer: str) -> list[Any]:
+        """Tool return content: files become media items, strings text, other JSON its compact text."""
+        if content is None:
+            return []
+        if isinstance(content, str):
+            return [TextItem(text=content)] if content else []
+        if isinstance(content, Mapping) and content.get("kind") in _FILE_KINDS:
+            item = self.content(content, U, "", index, pointer)
+            return [item] if item is not None else []
+        if isinstance(content, list) and any(isinstance(c, Mapping) and c.get("kind") in _FILE_KINDS for c in content):
+            out: list[Any] = []
+            for k, c in enumerate(content):
+                out.extend(self._return_content(c, index, f"{pointer}/{k}"))
+            return out
+        return [TextItem(text=msgspec.json.encode(content).decode())]
+
+    def tool_return(self, part: Mapping[str, Any], key: str, index: int = 0, pointer: str = "") -> ToolResultItem:
         outcome = part.get("outcome", "success")
         return ToolResultItem(
             call_id=part["tool_call_id"],
             name=part["tool_name"] if isinstance(part.get("tool_name"), str) else U,
-            content=[TextItem(text=text)] if text else [],
+            content=self._return_content(part.get("content"), index, f"{pointer}/content"),
             is_error=True if outcome in ("failed", "denied") else U,
             metadata={"pydantic_ai": {"outcome": outcome}} if outcome not in ("success", None) else U,
             message=key,
