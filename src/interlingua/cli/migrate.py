@@ -385,6 +385,12 @@ def run(
     # This run's own output and reject file are never inputs (they may sit in an input directory).
     own = {p.resolve() for p in (out, reject_path) if p is not None}
     files = [f for f in files if f.resolve() not in own]
+    try:
+        if reject_path.exists():
+            reject_path.unlink()  # a reject file left by an earlier run would be mistaken for this run's
+    except OSError as exc:
+        raise _Usage(f"cannot replace {reject_path}: {exc.strerror or exc}") from exc
+    total = sum(f.stat().st_size for f in files)
     if out is not None:
         sink: _JsonlSink | _StoreSink = _JsonlSink(out)
         target = str(out)
@@ -392,9 +398,6 @@ def run(
         assert store is not None
         sink = _StoreSink(store)
         target = store
-    if reject_path.exists():
-        reject_path.unlink()  # a reject file left by an earlier run would be mistaken for this run's
-    total = sum(f.stat().st_size for f in files)
     bar = _progress(progress if progress is not None else total >= _PROGRESS_BYTES, total)
     reject_file = _Rejects(reject_path)
     conversations = items = warnings = 0
