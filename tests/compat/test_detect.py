@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
-from interlingua.compat import LOOKED_FOR, FormatDetectionError, detect_format
+from interlingua.compat import LOOKED_FOR, FormatDetectionError, detect_format, read_any
 from interlingua.errors import UnknownFormatError
 
 
@@ -51,3 +54,33 @@ def test_undetectable_input_says_why_and_what_was_looked_for(obj, why: str) -> N
     for line in LOOKED_FOR:
         assert line in message
     assert isinstance(info.value, UnknownFormatError)
+
+
+@pytest.mark.parametrize(
+    ("body", "fmt"),
+    [
+        ({"system": "be brief", "messages": [{"role": "user", "content": "hi"}]}, "anthropic"),
+        ({"messages": [{"role": "user", "content": "hi"}], "tools": [{"name": "f", "input_schema": {"type": "object"}}]}, "anthropic"),
+        ({"messages": [{"role": "user", "content": "hi"}], "tool_choice": {"type": "any"}}, "anthropic"),
+        ({"messages": [{"role": "user", "content": "hi"}], "options": {"temperature": 0}}, "ollama"),
+        ({"messages": [{"role": "user", "content": "hi"}], "tool_choice": {"type": "function", "function": {"name": "f"}}}, "openai-chat"),
+    ],
+)
+def test_request_body_keys_name_their_api(body, fmt: str) -> None:
+    assert detect_format(body) == fmt
+
+
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+_EXPECTED_DIR = {"anthropic": {"anthropic"}, "gemini": {"gemini"}, "openai_responses": {"openai-responses"}, "openai_chat": {"openai-chat"}, "openrouter": {"openai-chat"}, "ollama": {"ollama", "openai-chat"}}
+
+
+@pytest.mark.parametrize("path", sorted(REAL.glob("*/*.request.json")), ids=lambda p: p.name)
+def test_real_request_bodies_are_detected(path: Path) -> None:
+    """Real recorded request bodies (tests/fixtures/real): detected as their API and read without refusal.
+
+    Ollama's plain-text bodies and Ollama Cloud's OpenAI-compatible ones read as openai-chat (the same transcript).
+    """
+    body = json.loads(path.read_text())
+    fmt = detect_format(body)
+    assert fmt in _EXPECTED_DIR[path.parent.name]
+    assert read_any(body).format == fmt

@@ -11,7 +11,11 @@ Rules, first match wins (each looks at every message, so one odd message does no
 5. A list with Responses items (``type`` of ``message``, ``function_call``,
    ``function_call_output``, ``reasoning``, ...; or ``input_text``/``output_text`` parts),
    or an object with ``input``: ``openai-responses``.
-6. A list of ``{"role", ...}`` messages (or an object with ``messages``):
+6. A request body whose own keys name its API: ``system``, ``thinking``, ``anthropic_version``,
+   ``stop_sequences``, ``top_k``, tools with ``input_schema`` or an object ``tool_choice``
+   with an Anthropic ``type``: ``anthropic``; ``options``, ``keep_alive``, ``think``,
+   ``format``: ``ollama``.
+7. A list of ``{"role", ...}`` messages (or an object with ``messages``):
    ``anthropic`` when a block is ``tool_use``/``tool_result``/``thinking``/
    ``redacted_thinking`` or an image has a ``source``; ``ollama`` when a message has
    ``images``/``thinking``/``tool_name`` or a tool call's ``arguments`` is an object;
@@ -89,6 +93,22 @@ def _message_list(messages: list[Any]) -> str:
     return "openai-chat"
 
 
+_ANTHROPIC_BODY_KEYS = frozenset({"system", "thinking", "anthropic_version", "stop_sequences", "top_k"})
+_OLLAMA_BODY_KEYS = frozenset({"options", "keep_alive", "think", "format"})
+
+
+def _body_hint(body: Mapping[str, Any]) -> str | None:
+    """A request body's own keys can tell Anthropic and Ollama from OpenAI Chat."""
+    tools = body.get("tools")
+    if _ANTHROPIC_BODY_KEYS & body.keys() or (isinstance(tools, list) and any(isinstance(t, dict) and "input_schema" in t for t in tools)):
+        return "anthropic"
+    if isinstance(body.get("tool_choice"), dict) and body["tool_choice"].get("type") in ("auto", "any", "tool", "none"):
+        return "anthropic"
+    if _OLLAMA_BODY_KEYS & body.keys():
+        return "ollama"
+    return None
+
+
 def detect_format(obj: Any) -> str:
     """The stored format of ``obj`` (one conversation, parsed JSON), by the rules above.
 
@@ -106,7 +126,7 @@ def detect_format(obj: Any) -> str:
         if "input" in obj and isinstance(obj.get("input"), list | str):
             return "openai-responses"
         if isinstance(obj.get("messages"), list):
-            return _message_list(obj["messages"])
+            return _body_hint(obj) or _message_list(obj["messages"])
         raise _fail(f"an object with keys {sorted(obj)[:8]}")
     if not isinstance(obj, list):
         raise _fail(f"a JSON {type(obj).__name__}, not a list or object")
