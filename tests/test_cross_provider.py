@@ -94,3 +94,12 @@ def test_audio_to_a_target_without_audio_refuses_or_reports(target: str) -> None
     assert "UklGRg" not in json.dumps(dropped.value) and any(e.action == "dropped" for e in dropped.report)
     degraded = get_mapper(target).encode_request(t, policy="degrade")
     assert "UklGRg" not in json.dumps(degraded.value) and any(e.action == "degraded" for e in degraded.report)
+
+
+def test_provider_matrix_doc_is_current() -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "tools/gen_provider_matrix.py", "--check"], cwd=root, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr

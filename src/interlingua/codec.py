@@ -39,6 +39,7 @@ from .items import (
     DocumentItem,
     Envelope,
     ImageItem,
+    SessionHeader,
     InputItem,
     StopReason,
     ToolChoice,
@@ -60,6 +61,7 @@ __all__ = [
     "check_version",
     "decode_envelope",
     "decode_item",
+    "decode_session_header",
     "decode_transcript",
     "encode_envelope",
     "encode_item",
@@ -206,6 +208,48 @@ def _escape(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
+_SCALARS = (str, int, bool, type(None))
+
+
+def _json_safe_fast(value: Any, max_depth: int) -> bool:
+    """True when ``value`` is certainly JSON-safe; False on any doubt (the precise walk then decides).
+
+    The same walk as :func:`check_json_safe` without building a JSON pointer per field:
+    encoding spends most of its time here, so the common case must be cheap.
+    """
+    unset = msgspec.UNSET
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        v, depth = pop()
+        if depth > max_depth:
+            return False
+        t = type(v)
+        if t is dict:
+            for k, sub in v.items():
+                if type(k) is not str:
+                    return False
+                if type(sub) not in _SCALARS:
+                    push((sub, depth + 1))
+        elif t is list:
+            for sub in v:
+                if type(sub) not in _SCALARS:
+                    push((sub, depth + 1))
+        elif t is float:
+            if not math.isfinite(v):
+                return False
+        elif isinstance(v, msgspec.Struct):
+            for sub in msgspec.structs.astuple(v):
+                if sub is unset or type(sub) in _SCALARS:
+                    continue
+                push((sub, depth + 1 if type(sub) in (dict, list) else depth))
+        elif t is UnknownItem:
+            continue
+        elif t not in _SCALARS:
+            return False
+    return True
+
+
 def check_json_safe(value: Any, pointer: str = "", *, max_depth: int = DEFAULT_LIMITS.max_depth) -> None:
     """Check that ``value`` is plain, JSON-safe data.
 
@@ -216,6 +260,8 @@ def check_json_safe(value: Any, pointer: str = "", *, max_depth: int = DEFAULT_L
         DocumentError: at the first offending place (JSON pointer below ``pointer``).
         LimitError: nesting deeper than ``max_depth``.
     """
+    if _json_safe_fast(value, max_depth):
+        return
     stack: list[tuple[Any, str, int]] = [(value, pointer, 0)]
     while stack:
         v, ptr, depth = stack.pop()
@@ -253,29 +299,48 @@ def check_json_safe(value: Any, pointer: str = "", *, max_depth: int = DEFAULT_L
         raise DocumentError(Problem(ptr, f"{type(v).__name__} is not a JSON type"))
 
 
-def _depth_exceeds(raw: bytes, max_depth: int) -> bool:
-    # Cheap pre-check: fewer brackets than the limit cannot nest deeper than it.
-    if raw.count(b"{") + raw.count(b"[") <= max_depth:
-        return False
-    depth = 0
-    in_str = False
-    esc = False
-    for b in raw:
-        if in_str:
-            if esc:
-                esc = False
-            elif b == 0x5C:
-                esc = True
-            elif b == 0x22:
-                in_str = False
-        elif b == 0x22:
-            in_str = True
-        elif b in (0x7B, 0x5B):
-            depth += 1
-            if depth > max_depth:
-                return True
-        elif b in (0x7D, 0x5D):
-            depth -= 1
+def _few_brackets(raw: bytes, max_depth: int) -> bool:
+    """Fewer brackets than the limit cannot nest deeper than it (a C-speed pre-check)."""
+    return raw.count(b"{") + raw.count(b"[") <= max_depth
+
+
+def _depth(value: Any, limit: int) -> int:
+    """Nesting depth of plain JSON data (a scalar is 0), stopping once it exceeds ``limit``."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if d > deepest:
+            deepest = d
+            if d > limit:
+                return d
+        if type(v) is dict:
+            stack.extend((x, d + 1) for x in v.values() if type(x) in (dict, list))
+        elif type(v) is list:
+            stack.extend((x, d + 1) for x in v if type(x) in (dict, list))
+    return deepest
+
+
+_FREE_FORM = ("arguments", "data", "value", "metadata")
+
+
+def _item_too_deep(item: Any, max_depth: int, level: int = 1) -> bool:
+    """Whether a decoded item nests deeper than ``max_depth`` (the item object is ``level``).
+
+    Typed fields nest shallowly by the schema; only free-form values (arguments, data,
+    value, metadata, opaque value) and results' content can be deep.
+    """
+    for name in _FREE_FORM:
+        v = getattr(item, name, None)
+        if type(v) in (dict, list) and level + _depth(v, max_depth) > max_depth:
+            return True
+    opaque = getattr(item, "opaque", None)
+    if isinstance(opaque, msgspec.Struct):
+        v = opaque.value  # type: ignore[attr-defined]
+        if type(v) in (dict, list) and level + 1 + _depth(v, max_depth) > max_depth:
+            return True
+    for sub in getattr(item, "content", None) or ():
+        if isinstance(sub, msgspec.Struct) and _item_too_deep(sub, max_depth, level + 2):
+            return True
     return False
 
 
@@ -309,8 +374,6 @@ def _enc_hook(obj: Any) -> Any:
 def _decode_one_item(raw: bytes, pointer: str, mode: Mode, newer_minor: bool, limits: Limits) -> Item:
     if len(raw) > limits.max_item_bytes:
         raise LimitError(Problem(pointer, f"item is {len(raw)} bytes; the limit is {limits.max_item_bytes}"))
-    if _depth_exceeds(raw, limits.max_depth):
-        raise LimitError(Problem(pointer, f"nesting deeper than {limits.max_depth} levels"))
     try:
         item = _item_decoder.decode(raw)
     except msgspec.ValidationError as exc:
@@ -333,6 +396,8 @@ def _decode_one_item(raw: bytes, pointer: str, mode: Mode, newer_minor: bool, li
         raise DocumentError(Problem(pointer, f"invalid JSON: {exc}")) from exc
     except RecursionError as exc:
         raise LimitError(Problem(pointer, "nesting too deep")) from exc
+    if not _few_brackets(raw, limits.max_depth) and _item_too_deep(item, limits.max_depth):
+        raise LimitError(Problem(pointer, f"nesting deeper than {limits.max_depth} levels"))
     if isinstance(item, _MEDIA_CLASSES) or getattr(item, "content", None):
         _check_base64(item, pointer, limits)
     return item
@@ -509,6 +574,36 @@ class _EnvelopeShell(msgspec.Struct, forbid_unknown_fields=True):
 _envelope_shell_decoder = msgspec.json.Decoder(_EnvelopeShell)
 
 
+_envelope_decoder = msgspec.json.Decoder(Envelope)
+
+
+def _decode_envelope_fast(raw: bytes, limits: Limits) -> Envelope | None:
+    """One typed pass for an ordinary line of this exact version; ``None`` sends it down the careful path.
+
+    The careful path (version first, then the frame, then the item) gives the precise error
+    and preserves unknown items; most lines never need it.
+    """
+    if len(raw) > limits.max_item_bytes:
+        return None
+    try:
+        env = _envelope_decoder.decode(raw)
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+        return None
+    if env.schema_version != SCHEMA_VERSION or env.seq < 0 or not env.session_id:
+        return None
+    item = env.item
+    if _item_too_deep(item, limits.max_depth, level=2) or (
+        env.usage is not msgspec.UNSET and type(env.usage.details) is dict and 3 + _depth(env.usage.details, limits.max_depth) > limits.max_depth
+    ):
+        return None
+    if isinstance(item, _MEDIA_CLASSES) or getattr(item, "content", None):
+        try:
+            _check_base64(item, "/item", limits)
+        except LimitError:
+            return None
+    return env
+
+
 def decode_envelope(data: bytes | str, *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS) -> Envelope:
     """Decode one JSON Lines envelope (``{"schema_version", "session_id", "seq", "created_at", "item"}``).
 
@@ -518,6 +613,9 @@ def decode_envelope(data: bytes | str, *, mode: Mode = "preserving", limits: Lim
     raw = data.encode() if isinstance(data, str) else bytes(data)
     if len(raw) > limits.max_line_bytes:
         raise LimitError(Problem("", f"line is {len(raw)} bytes; the limit is {limits.max_line_bytes}"))
+    fast = _decode_envelope_fast(raw, limits)
+    if fast is not None:
+        return fast
     try:
         _, minor = _read_version(raw)
         shell = _envelope_shell_decoder.decode(raw)
@@ -559,13 +657,40 @@ class JsonlRecord:
 
     Attributes:
         line: 1-based line number.
-        envelope: The decoded envelope, or ``None`` when the line is invalid.
+        envelope: The decoded envelope, or ``None`` when the line is invalid (or is the header).
         error: The problem with the line, or ``None``.
+        header: The session header, when this is the optional first line holding one.
     """
 
     line: int
     envelope: Envelope | None
     error: DocumentError | None
+    header: SessionHeader | None = None
+
+
+_header_decoder = msgspec.json.Decoder(SessionHeader)
+
+
+def _looks_like_header(raw: bytes) -> bool:
+    return raw.startswith(b"{") and b'"session"' in raw[:64] and b'"item"' not in raw[:4096]
+
+
+def decode_session_header(data: bytes | str) -> SessionHeader:
+    """Decode the optional first line of a session export (``{"schema_version", "session": {...}}``).
+
+    Raises:
+        DocumentError, VersionError: with JSON pointers inside the line.
+    """
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    try:
+        _read_version(raw)
+        header = _header_decoder.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise DocumentError(Problem("", f"invalid JSON: {exc}")) from exc
+    except msgspec.ValidationError as exc:
+        raise DocumentError(_split_msgspec_error(exc, "")) from exc
+    check_json_safe(header.session.metadata, "/session/metadata")
+    return header
 
 
 def _open_binary(source: str | os.PathLike[str] | IO[bytes]) -> tuple[IO[bytes], bool]:
@@ -585,7 +710,9 @@ def iter_jsonl(
     """Read a JSON Lines envelope stream in bounded memory (one line at a time).
 
     Blank lines are skipped. A last line without a newline is read; if it does not
-    parse it is reported as truncated.
+    parse it is reported as truncated. An optional first line holding a
+    :class:`~interlingua.items.SessionHeader` (as ``interlingua store export`` writes) is
+    checked and skipped (``errors="yield"`` yields it as a record with ``header`` set).
 
     Args:
         source: A path or a binary file object.
@@ -603,6 +730,7 @@ def iter_jsonl(
     label = str(label) if label is not None else None
     try:
         line_no = 0
+        seen_content = False
         while True:
             line = fh.readline(limits.max_line_bytes + 1)
             if not line:
@@ -622,6 +750,20 @@ def iter_jsonl(
             stripped = line.strip()
             if not stripped:
                 continue
+            if not seen_content and _looks_like_header(stripped):
+                seen_content = True
+                try:
+                    header = decode_session_header(stripped)
+                except DocumentError as exc:
+                    located = exc.located(file=label, line=line_no)
+                    if errors == "raise":
+                        raise located from exc
+                    yield JsonlRecord(line_no, None, located)
+                    continue
+                if errors == "yield":
+                    yield JsonlRecord(line_no, None, None, header)
+                continue
+            seen_content = True
             try:
                 env = decode_envelope(stripped, mode=mode, limits=limits)
             except DocumentError as exc:

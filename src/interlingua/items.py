@@ -1809,6 +1809,156 @@ What a tool_result or handoff_result may hold: content items (no role) or struct
 """
 
 
+class SessionChangeRecord(Struct):
+    """
+    One change of session metadata, tools or tool choice, effective from a seq.
+    """
+
+    change_no: Annotated[
+        int, Meta(description='Order of the change within the session.', ge=0)
+    ]
+    """
+    Order of the change within the session.
+    """
+    effective_seq: Annotated[
+        int,
+        Meta(
+            description='First seq the change applies to (the head + 1 when it was made).',
+            ge=0,
+        ),
+    ]
+    """
+    First seq the change applies to (the head + 1 when it was made).
+    """
+    created_at: (
+        Annotated[str, Meta(description='RFC 3339 timestamp of the change.')]
+        | UnsetType
+    ) = UNSET
+    """
+    RFC 3339 timestamp of the change.
+    """
+    metadata: (
+        Annotated[dict[str, Any], Meta(description='New metadata, when it changed.')]
+        | UnsetType
+    ) = UNSET
+    """
+    New metadata, when it changed.
+    """
+    tools: (
+        Annotated[
+            list[ToolDefinition],
+            Meta(description='New tool definitions, when they changed.'),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    New tool definitions, when they changed.
+    """
+    tool_choice: (
+        Annotated[ToolChoice, Meta(description='New tool choice, when it changed.')]
+        | UnsetType
+    ) = UNSET
+    """
+    New tool choice, when it changed.
+    """
+
+
+class SessionRecord(Struct):
+    """
+    The session as the store holds it.
+    """
+
+    id: Annotated[str, Meta(description='Session id.', min_length=1)]
+    """
+    Session id.
+    """
+    created_at: (
+        Annotated[
+            str, Meta(description="RFC 3339 timestamp of the session's creation.")
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    RFC 3339 timestamp of the session's creation.
+    """
+    metadata: (
+        Annotated[
+            dict[str, Any], Meta(description='Current session metadata (caller-owned).')
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Current session metadata (caller-owned).
+    """
+    tools: (
+        Annotated[list[ToolDefinition], Meta(description='Current tool definitions.')]
+        | UnsetType
+    ) = UNSET
+    """
+    Current tool definitions.
+    """
+    tool_choice: (
+        Annotated[ToolChoice, Meta(description='Current tool choice.')] | UnsetType
+    ) = UNSET
+    """
+    Current tool choice.
+    """
+    parent_id: (
+        Annotated[str, Meta(description='Session this one was forked from.')]
+        | UnsetType
+    ) = UNSET
+    """
+    Session this one was forked from.
+    """
+    fork_seq: (
+        Annotated[
+            int,
+            Meta(
+                description='Last seq of the parent included in the fork (-1: none).',
+                ge=-1,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Last seq of the parent included in the fork (-1: none).
+    """
+    changes: (
+        Annotated[
+            list[SessionChangeRecord],
+            Meta(description='Every change of metadata/tools/tool_choice, in order.'),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Every change of metadata/tools/tool_choice, in order.
+    """
+
+
+class SessionHeader(Struct):
+    """
+    Optional first line of a session's JSON Lines export: the session's metadata, tools and their change history, so an import restores them. Readers that only want envelopes skip it.
+    """
+
+    schema_version: Annotated[
+        str,
+        Meta(
+            description='Schema version `MAJOR.MINOR` the document was written with.',
+            pattern='^[0-9]+\\.[0-9]+$',
+        ),
+    ]
+    """
+    Schema version `MAJOR.MINOR` the document was written with.
+    """
+    session: Annotated[
+        SessionRecord,
+        Meta(description='The session as the store holds it.', title='SessionRecord'),
+    ]
+    """
+    The session as the store holds it.
+    """
+
+
 class ToolResultItem(Struct, tag_field='type', tag='tool_result'):
     """
     The answer to a tool call, linked by `call_id`.

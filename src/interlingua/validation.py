@@ -24,9 +24,9 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
+from typing import TYPE_CHECKING
+
 import msgspec
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
 
 from .codec import DEFAULT_LIMITS, Item, Limits, Mode, UnknownItem, decode_transcript, iter_jsonl
 from .errors import DocumentError, Problem
@@ -42,6 +42,10 @@ from .items import (
     ToolResultItem,
     Transcript,
 )
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
 
 __all__ = [
     "ItemChecker",
@@ -84,12 +88,17 @@ def load_schema(name: str) -> dict[str, Any]:
 
 @cache
 def _registry() -> Registry:
+    # jsonschema is imported lazily: it only explains failures, and costs CLI start-up time.
+    from referencing import Registry, Resource
+
     resources_ = [(load_schema(n)["$id"], Resource.from_contents(load_schema(n))) for n in schema_names()]
     return Registry().with_resources(resources_)
 
 
 @cache
 def _validator(name: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(load_schema(name), registry=_registry())
 
 
@@ -332,7 +341,11 @@ def validate_jsonl_stream(source: str | os.PathLike[str] | IO[bytes], *, mode: M
     result = ValidationResult(files=1)
     checkers: dict[str, ItemChecker] = {}
     last_seq: dict[str, int] = {}
+    header_session: str | None = None
     for rec in iter_jsonl(source, mode=mode, limits=limits, errors="yield", file_label=file):
+        if rec.header is not None:
+            header_session = rec.header.session.id
+            continue
         if rec.error is not None:
             result.items += 1
             result.problems.extend(_line_problems(rec.error, file, rec.line, source))
@@ -340,6 +353,8 @@ def validate_jsonl_stream(source: str | os.PathLike[str] | IO[bytes], *, mode: M
         env = rec.envelope
         assert env is not None
         result.items += 1
+        if header_session is not None and env.session_id != header_session:
+            result.problems.append(Problem("/session_id", f"session_id {env.session_id!r} differs from the header's session {header_session!r}", file, rec.line))
         prev = last_seq.get(env.session_id)
         if prev is not None and env.seq <= prev:
             result.problems.append(Problem("/seq", f"seq {env.seq} does not increase (previous {prev} in session {env.session_id!r})", file, rec.line))
@@ -379,7 +394,7 @@ def _looks_like_jsonl(data: bytes) -> bool:
         return len([ln for ln in data.splitlines() if ln.strip()]) > 1
     except RecursionError:
         return False
-    return isinstance(doc, dict) and "session_id" in doc and "item" in doc
+    return isinstance(doc, dict) and (("session_id" in doc and "item" in doc) or ("session" in doc and "items" not in doc))
 
 
 def validate_bytes(data: bytes, *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, file: str | None = "-") -> ValidationResult:

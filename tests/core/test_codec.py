@@ -183,3 +183,28 @@ def test_decode_never_mutates_and_to_builtins_drops_unset() -> None:
     t = Transcript(schema_version="1.0", items=[TextItem(text="a", role="user")])
     assert to_builtins(t) == {"schema_version": "1.0", "items": [{"type": "text", "text": "a", "role": "user"}]}
     assert msgspec.json.decode(il.encode_transcript(t, indent=2)) == to_builtins(t)
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"type": "tool_call", "id": "c", "name": "f", "arguments": {"a": json.loads("[" * 70 + "]" * 70)}},
+        {"type": "tool_result", "call_id": "c", "content": [{"type": "structured", "data": json.loads("[" * 70 + "]" * 70)}]},
+        {"type": "reasoning", "opaque": {"namespace": "n", "issuer": "i", "value": json.loads("[" * 70 + "]" * 70)}},
+    ],
+    ids=["arguments", "nested-structured", "opaque"],
+)
+def test_envelope_depth_limit_holds_on_every_path(item: dict) -> None:
+    line = json.dumps({"schema_version": "1.0", "session_id": "s", "seq": 0, "item": item}).encode()
+    with pytest.raises(LimitError, match="deeper than 64"):
+        il.decode_envelope(line)
+    ok = json.dumps({"schema_version": "1.0", "session_id": "s", "seq": 0, "item": item}).replace("[" * 70, "[" * 10).replace("]" * 70, "]" * 10)
+    assert il.decode_envelope(ok).seq == 0
+
+
+def test_envelope_fast_and_careful_paths_agree() -> None:
+    for line in VALID:
+        env_line = b'{"schema_version":"1.0","session_id":"s","seq":3,"item":' + line + b"}"
+        fast = il.decode_envelope(env_line)
+        careful = il.decode_envelope(env_line.replace(b'"1.0"', b'"1.1"', 1))  # another minor skips the fast path
+        assert il.encode_item(fast.item) == il.encode_item(careful.item) == line

@@ -17,10 +17,11 @@ Example::
 
 from ..items import ModelCapabilities, ModelTable, ModelTableEntry
 from ._preflight import check, preflight
-from ._resolve import Resolution, Resolver, resolve, resolve_capabilities
+from ._resolve import RESOLVER_ENTRY_POINT_GROUP, Resolution, Resolver, plugin_resolvers, resolve, resolve_capabilities
 from ._table import default_table, load_table, lookup, pattern_matches
 
 __all__ = [
+    "RESOLVER_ENTRY_POINT_GROUP",
     "ModelCapabilities",
     "ModelTable",
     "ModelTableEntry",
@@ -31,6 +32,7 @@ __all__ = [
     "load_table",
     "lookup",
     "pattern_matches",
+    "plugin_resolvers",
     "preflight",
     "resolve",
     "resolve_capabilities",

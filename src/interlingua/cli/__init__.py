@@ -35,6 +35,7 @@ def _root() -> None:
 _COMMAND_MODULES: list[str] = [
     "validate",
     "convert",
+    "store",
     "migrate",
 ]
 

@@ -2,7 +2,7 @@
 
 from .ids import IdMap, IdRule
 from .protocol import Conversion, Framing, Mapper, ModelResponse
-from .registry import available, get_mapper, register
+from .registry import available, get_mapper, register, sources
 from .report import POLICIES, Policy, Report, ReportEntry
 
 __all__ = [
@@ -19,4 +19,5 @@ __all__ = [
     "available",
     "get_mapper",
     "register",
+    "sources",
 ]

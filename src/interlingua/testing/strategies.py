@@ -8,6 +8,13 @@ Use them in property tests of your own code::
     @given(transcripts())
     def test_my_pipeline_keeps_items(t): ...
 
+Restrict them to what a model can take with ``capabilities``::
+
+    from interlingua.items import ModelCapabilities
+
+    @given(transcripts(capabilities=ModelCapabilities(input_modalities=["text"], tools=True)))
+    def test_text_and_tools_only(t): ...
+
 Every generated value is valid: it decodes with the models, passes the JSON Schemas
 and the semantic checks (results follow their calls, ids are unique, roles legal).
 Requires ``hypothesis`` (in the ``dev`` extra).
@@ -23,6 +30,7 @@ from hypothesis import strategies as st
 from ..codec import SCHEMA_VERSION
 from ..items import (
     ArtifactRefItem,
+    ModelCapabilities,
     AudioItem,
     Base64Source,
     DocumentItem,
@@ -42,7 +50,7 @@ from ..items import (
     UrlSource,
 )
 
-__all__ = ["ITEM_TYPES", "items", "json_objects", "json_values", "transcripts"]
+__all__ = ["ITEM_TYPES", "items", "kinds_for", "json_objects", "json_values", "transcripts"]
 
 ITEM_TYPES = ("text", "image", "audio", "document", "artifact_ref", "tool_call", "tool_result", "reasoning", "structured", "refusal", "error", "raw")
 """Item types :func:`transcripts` can produce."""
@@ -86,7 +94,7 @@ _ISSUERS = ("anthropic", "openai-responses", "gemini")
 
 
 @st.composite
-def _item(draw: st.DrawFn, kind: str, n: int, calls: list[str]) -> Any:
+def _item(draw: st.DrawFn, kind: str, n: int, calls: list[str], nested: Sequence[str] = ("text", "image", "structured")) -> Any:
     if kind in ("text", "image", "audio", "document", "artifact_ref"):
         role = draw(st.sampled_from(_ROLES if kind == "text" else ("user",)))
         return draw(_content(kind, role))
@@ -98,7 +106,7 @@ def _item(draw: st.DrawFn, kind: str, n: int, calls: list[str]) -> Any:
         return ToolCallItem(id=call_id, name=draw(_name), arguments=draw(json_objects))
     if kind == "tool_result":
         call_id = calls.pop(0)
-        content = draw(st.lists(st.sampled_from(("text", "image", "structured")).flatmap(lambda k: _content(k, None)), min_size=1, max_size=3))
+        content = draw(st.lists(st.sampled_from(tuple(nested)).flatmap(lambda k: _content(k, None)), min_size=1, max_size=3))
         return ToolResultItem(call_id=call_id, content=content, is_error=draw(st.booleans()))
     if kind == "reasoning":
         opaque = draw(st.none() | st.builds(lambda i, v: OpaqueReasoning(namespace=f"{i}.state", issuer=i, value=v), st.sampled_from(_ISSUERS), _text))
@@ -115,15 +123,58 @@ def _item(draw: st.DrawFn, kind: str, n: int, calls: list[str]) -> Any:
     raise ValueError(kind)
 
 
-def items(kinds: Sequence[str] = ITEM_TYPES, *, min_size: int = 0, max_size: int = 12) -> st.SearchStrategy[list[Any]]:
+_MODALITY_KINDS = {"image": "image", "audio": "audio", "document": "document", "artifact_ref": "document"}
+"""Item kind -> the input modality it needs (generated artifact refs are octet-stream: preflight counts them as documents)."""
+
+
+def kinds_for(capabilities: ModelCapabilities, kinds: Sequence[str] = ITEM_TYPES) -> tuple[str, ...]:
+    """The item kinds of ``kinds`` a model with ``capabilities`` accepts.
+
+    Input modalities limit ``image``/``audio``/``document``/``artifact_ref``; ``tools`` limits ``tool_call``/``tool_result``;
+    ``reasoning`` limits ``reasoning``.
+    """
+    modalities = set(capabilities.input_modalities) if isinstance(capabilities.input_modalities, list) else {"text"}
+    out = []
+    for kind in kinds:
+        if kind in _MODALITY_KINDS and _MODALITY_KINDS[kind] not in modalities:
+            continue
+        if kind in ("tool_call", "tool_result") and not capabilities.tools:
+            continue
+        if kind == "reasoning" and not capabilities.reasoning:
+            continue
+        if kind == "text" and "text" not in modalities:
+            continue
+        out.append(kind)
+    return tuple(out)
+
+
+def items(
+    kinds: Sequence[str] = ITEM_TYPES, *, min_size: int = 0, max_size: int = 12, capabilities: ModelCapabilities | None = None
+) -> st.SearchStrategy[list[Any]]:
     """A valid list of top-level items drawn from ``kinds``.
 
     ``tool_result`` items are only generated to answer an earlier ``tool_call`` (so include
     ``tool_call`` when you ask for results). Ids: tool calls get ``call_<n>``.
+
+    Args:
+        kinds: Item types to draw from (see :data:`ITEM_TYPES`).
+        min_size: Fewest items (fewer only when no kind can follow).
+        max_size: Most items.
+        capabilities: When given, only what such a model accepts (:func:`kinds_for`); without
+            ``parallel_tool_calls`` each call is answered before the next one.
+
+    Raises:
+        ValueError: unknown kinds.
     """
     unknown = set(kinds) - set(ITEM_TYPES)
     if unknown:
         raise ValueError(f"unsupported kinds {sorted(unknown)}; choose from {ITEM_TYPES}")
+    serial = False
+    nested: tuple[str, ...] = ("text", "image", "structured")
+    if capabilities is not None:
+        kinds = kinds_for(capabilities, kinds)
+        nested = tuple(k for k in nested if k != "image" or kinds_for(capabilities, ("image",)))  # images inside results need image input
+        serial = not capabilities.parallel_tool_calls
 
     @st.composite
     def build(draw: st.DrawFn) -> list[Any]:
@@ -132,20 +183,34 @@ def items(kinds: Sequence[str] = ITEM_TYPES, *, min_size: int = 0, max_size: int
         calls: list[str] = []
         for n in range(size):
             options = [k for k in kinds if k != "tool_result" or calls]
+            if serial and calls and "tool_result" in kinds:
+                options = ["tool_result"]  # answer the one open call first
+            elif serial and calls:
+                options = [k for k in options if k != "tool_call"]
             if not options:
                 break
-            out.append(draw(_item(draw(st.sampled_from(options)), n, calls)))
+            out.append(draw(_item(draw(st.sampled_from(options)), n, calls, nested)))
         return out
 
     return build()
 
 
-def transcripts(kinds: Sequence[str] = ITEM_TYPES, *, max_items: int = 12, with_origin: bool = False) -> st.SearchStrategy[Transcript]:
-    """Valid transcript documents whose items come from ``kinds`` (see :func:`items`)."""
+def transcripts(
+    kinds: Sequence[str] = ITEM_TYPES, *, max_items: int = 12, with_origin: bool = False, capabilities: ModelCapabilities | None = None
+) -> st.SearchStrategy[Transcript]:
+    """Valid transcript documents whose items come from ``kinds`` (see :func:`items`).
+
+    Args:
+        kinds: Item types to draw from.
+        max_items: Most items.
+        with_origin: Give some items an ``origin``.
+        capabilities: Only what a model with these capabilities accepts (passes
+            :func:`interlingua.capabilities.check` for them); see :func:`items`.
+    """
 
     @st.composite
     def build(draw: st.DrawFn) -> Transcript:
-        its = draw(items(kinds, max_size=max_items))
+        its = draw(items(kinds, max_size=max_items, capabilities=capabilities))
         if with_origin:
             for it in its:
                 if hasattr(it, "origin") and draw(st.booleans()):

@@ -1,0 +1,219 @@
+"""``interlingua store``: import, export, list, show and upgrade session stores.
+
+Exit codes: 0 ok; 1 invalid input, conflict or no such session; 2 usage error,
+unreadable file, unreachable database or a database that needs ``store upgrade``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from ..codec import UnknownItem, to_builtins
+from ..items import StopReason, Usage
+from ..errors import ConflictError, DocumentError, MigrationRequiredError, SessionNotFoundError, StoreError
+from sqlalchemy.engine import make_url
+
+from ..store import CorruptRowError, SessionStore, head_revision, normalize_url, upgrade
+
+__all__ = ["register"]
+
+T = TypeVar("T")
+
+store_app = typer.Typer(
+    name="store",
+    help="Work with a session store (SQLite file or PostgreSQL).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+UrlOpt = Annotated[
+    str | None,
+    typer.Option("--url", help="Database URL or SQLite file path (default: $INTERLINGUA_STORE_URL or ./interlingua.sqlite3).", show_default=False),
+]
+
+
+def _err(msg: str) -> None:
+    typer.echo(f"error: {msg}", err=True)
+
+
+def _run(body: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run ``body`` and map errors to exit codes."""
+    try:
+        return asyncio.run(body())
+    except (MigrationRequiredError,) as exc:
+        _err(str(exc))
+        raise typer.Exit(2) from None
+    except DocumentError as exc:
+        for p in exc.problems:
+            _err(str(p))
+        raise typer.Exit(1) from None
+    except (ConflictError, SessionNotFoundError, CorruptRowError) as exc:
+        _err(str(exc))
+        raise typer.Exit(1) from None
+    except StoreError as exc:
+        _err(str(exc))
+        raise typer.Exit(2) from None
+    except OSError as exc:
+        _err(f"{exc.filename or ''}: {exc.strerror or exc}")
+        raise typer.Exit(2) from None
+
+
+async def _with_store(url: str | None, fn: Callable[[SessionStore], Awaitable[T]]) -> T:
+    norm = normalize_url(url)
+    parsed = make_url(norm)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") and not Path(parsed.database).exists():
+        raise StoreError(f"no database file {parsed.database} (create one with `interlingua store upgrade --url {parsed.database}`)")
+    store = await SessionStore.open(norm, create=False)
+    try:
+        return await fn(store)
+    finally:
+        await store.close()
+
+
+@store_app.command("import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="JSON Lines file (from `store export`), `-` for stdin.")],
+    url: UrlOpt = None,
+    session_id: Annotated[str | None, typer.Option("--id", help="Id for the new session (default: a new UUID).")] = None,
+) -> None:
+    """Import a JSON Lines session file; print the new session id."""
+    if str(file) != "-" and not file.is_file():
+        _err(f"{file}: cannot read (no such file)")
+        raise typer.Exit(2)
+    src: Any = sys.stdin.buffer if str(file) == "-" else file
+    sid = _run(lambda: _with_store(url, lambda s: s.import_jsonl(src, session_id=session_id)))
+    typer.echo(sid)
+
+
+@store_app.command("export")
+def export(
+    session_id: Annotated[str, typer.Argument(help="Session id.")],
+    url: UrlOpt = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout (atomically).")] = None,
+    header: Annotated[bool, typer.Option("--header/--no-header", help="First line: session metadata and tools.")] = True,
+) -> None:
+    """Export a session as JSON Lines (one envelope a line)."""
+    dest: Any = output if output is not None else sys.stdout.buffer
+
+    async def body(s: SessionStore) -> int:
+        n = await s.export_jsonl(session_id, dest, header=header)
+        if output is None:
+            sys.stdout.buffer.flush()
+        return n
+
+    _run(lambda: _with_store(url, body))
+
+
+@store_app.command("list")
+def list_(
+    url: UrlOpt = None,
+    limit: Annotated[int, typer.Option(help="At most this many sessions, newest first.")] = 100,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object a line instead of a table.")] = False,
+) -> None:
+    """List sessions, newest first."""
+    infos = _run(lambda: _with_store(url, lambda s: s.list_sessions(limit=limit)))
+    if json_out:
+        import msgspec
+
+        for i in infos:
+            typer.echo(msgspec.json.encode({"id": i.id, "created_at": i.created_at, "updated_at": i.updated_at, "items": i.length, "parent_id": i.parent_id, "fork_seq": i.fork_seq}).decode())
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{len(infos)} session(s)")
+    table.add_column("id", no_wrap=True, min_width=max((len(i.id) for i in infos), default=2))
+    table.add_column("items", justify="right")
+    table.add_column("created")
+    table.add_column("forked from", overflow="fold")
+    for i in infos:
+        table.add_row(i.id, str(i.length), i.created_at[:19] + "Z", f"{i.parent_id} @ {i.fork_seq}" if i.parent_id else "")
+    Console().print(table)
+
+
+def _summary(item: Any) -> tuple[str, str, str]:
+    if isinstance(item, UnknownItem):
+        return item.type or "?", "", f"(preserved unknown item, {len(item.raw)} bytes)"
+    d = to_builtins(item)
+    typ = d.get("type", "?")
+    role = d.get("role", "")
+    if typ == "text":
+        body = d["text"]
+    elif typ in ("tool_call", "handoff_call"):
+        body = f"{d.get('name') or d.get('target')}({d.get('arguments', d.get('arguments_raw', ''))}) id={d.get('id')}"
+    elif typ in ("tool_result", "handoff_result"):
+        body = f"call_id={d.get('call_id')} " + " ".join(c.get("text", f"<{c.get('type')}>") for c in d.get("content", []))
+    elif typ == "reasoning":
+        body = d.get("text") or ("(opaque)" if d.get("opaque") else "")
+    elif typ in ("refusal",):
+        body = d.get("text", "")
+    elif typ == "error":
+        body = f"{d.get('code')}: {d.get('message')}"
+    else:
+        import msgspec
+
+        body = msgspec.json.encode({k: v for k, v in d.items() if k != "type"}).decode()
+    body = body.replace("\n", " ")
+    return typ, role, body if len(body) <= 200 else body[:197] + "..."
+
+
+@store_app.command("show")
+def show(session_id: Annotated[str, typer.Argument(help="Session id.")], url: UrlOpt = None) -> None:
+    """Show a session: its settings and items, readably. Rows that fail to decode are listed."""
+
+    async def body(s: SessionStore) -> Any:
+        info = await s.get_session(session_id)
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            envs = await s.load_envelopes(session_id, on_corrupt="omit")
+        return info, envs, await s.quarantined(session_id)
+
+    info, envs, bad = _run(lambda: _with_store(url, body))
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    con.print(f"[bold]session[/bold] {info.id}  items: {info.length}  created: {info.created_at}  updated: {info.updated_at}")
+    if info.parent_id:
+        con.print(f"forked from {info.parent_id} at seq {info.fork_seq}")
+    if info.metadata is not None:
+        con.print(f"metadata: {to_builtins(info.metadata)}", markup=False)
+    if info.tools:
+        con.print("tools: " + ", ".join(t.name for t in info.tools), markup=False)
+    table = Table("seq", "type", "role", "content", "usage / stop")
+    for e in envs:
+        typ, role, text = _summary(e.item)
+        extra = []
+        if isinstance(e.usage, Usage):
+            u = to_builtins(e.usage)
+            extra.append(f"in={u.get('input_tokens', '?')} out={u.get('output_tokens', '?')}")
+        if isinstance(e.stop_reason, StopReason):
+            extra.append(e.stop_reason.reason)
+        table.add_row(str(e.seq), typ, role, text, " ".join(extra))
+    con.print(table)
+    if bad:
+        con.print(f"[bold red]{len(bad)} quarantined row(s)[/bold red] (stored, failed to decode; not shown above):")
+        for b in bad:
+            con.print(f"  seq {b.seq}: {b.reason}", markup=False)
+        raise typer.Exit(1)
+
+
+@store_app.command("upgrade")
+def upgrade_(url: UrlOpt = None) -> None:
+    """Apply pending schema migrations (creates the schema in an empty database)."""
+    rev = _run(lambda: upgrade(url))
+    typer.echo(f"database is at revision {rev} (head {head_revision()})")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``store`` command group to ``app``."""
+    app.add_typer(store_app, name="store")

@@ -1,0 +1,312 @@
+"""Hot path: items to row values and rows back to envelopes (msgspec, no ORM objects).
+
+Everything here is pure: validation happens before any database work, so an
+invalid batch is refused with nothing written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+from ..codec import (
+    KNOWN_ITEM_TYPES,
+    SCHEMA_VERSION,
+    UnknownItem,
+    check_json_safe,
+    check_version,
+    decode_envelope,
+    decode_item,
+    encode_item,
+)
+from ..errors import DocumentError, Problem
+from ..items import Envelope, InputItem, StopReason, ToolChoice, ToolDefinition, Usage
+from ._engine import JsonText
+
+__all__ = ["PreparedRow", "decode_row", "format_ts", "parse_ts", "prepare_rows", "encode_tools", "encode_json"]
+
+_ITEM_CLASSES = tuple(InputItem.__origin__.__args__)  # type: ignore[attr-defined]
+_MAJOR, _MINOR = (int(p) for p in SCHEMA_VERSION.split("."))
+_NUL_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
+_usage_dec = msgspec.json.Decoder(Usage)
+_stop_dec = msgspec.json.Decoder(StopReason)
+_tools_dec = msgspec.json.Decoder(list[ToolDefinition])
+_choice_dec = msgspec.json.Decoder(ToolChoice)
+_any_dec = msgspec.json.Decoder()
+_enc = msgspec.json.Encoder()
+
+
+def format_ts(dt: datetime) -> str:
+    """RFC 3339 UTC (``Z``), microseconds only when non-zero. Naive values are taken as UTC."""
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    dt = dt.astimezone(UTC)
+    return dt.isoformat(timespec="microseconds" if dt.microsecond else "seconds").replace("+00:00", "Z")
+
+
+def parse_ts(text: str, pointer: str) -> datetime:
+    """Parse an RFC 3339 timestamp; a value without offset is refused.
+
+    Raises:
+        DocumentError: not a timestamp with an offset.
+    """
+    try:
+        dt = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise DocumentError(Problem(pointer, f"not an RFC 3339 timestamp: {text!r}")) from exc
+    if dt.tzinfo is None:
+        raise DocumentError(Problem(pointer, f"timestamp {text!r} has no UTC offset"))
+    return dt.astimezone(UTC)
+
+
+def _encode(value: Any, pointer: str) -> bytes:
+    check_json_safe(value, pointer)
+    try:
+        return _enc.encode(value)
+    except (UnicodeEncodeError, msgspec.EncodeError, TypeError) as exc:
+        raise DocumentError(Problem(pointer, f"not encodable as JSON: {exc}")) from exc
+
+
+def encode_json(value: Any, pointer: str) -> JsonText:
+    """Encode caller JSON (metadata) after the JSON-safety check."""
+    return JsonText(_encode(value, pointer).decode())
+
+
+def encode_tools(tools: Sequence[Any], pointer: str = "/tools") -> JsonText:
+    """Validate tool definitions (Structs or dicts) and encode them.
+
+    Raises:
+        DocumentError: not a list of valid tool definitions.
+    """
+    if not isinstance(tools, (list, tuple)):
+        raise DocumentError(Problem(pointer, f"tools must be a list, got {type(tools).__name__}"))
+    raw = _encode(list(tools), pointer)
+    try:
+        _tools_dec.decode(raw)
+    except msgspec.ValidationError as exc:
+        raise DocumentError(Problem(pointer, f"invalid tool definitions: {exc}")) from exc
+    return JsonText(raw.decode())
+
+
+def encode_choice(choice: Any, pointer: str = "/tool_choice") -> JsonText:
+    """Validate a tool choice (Struct or dict) and encode it."""
+    raw = _encode(choice, pointer)
+    try:
+        _choice_dec.decode(raw)
+    except msgspec.ValidationError as exc:
+        raise DocumentError(Problem(pointer, f"invalid tool choice: {exc}")) from exc
+    return JsonText(raw.decode())
+
+
+def _relocate(exc: DocumentError, prefix: str) -> DocumentError:
+    err = type(exc).__new__(type(exc))
+    DocumentError.__init__(err, [Problem(prefix + p.pointer, p.message, p.file, p.line) for p in exc.problems])
+    return err
+
+
+class PreparedRow(msgspec.Struct):
+    """Column values of one item row, seq not yet known."""
+
+    schema_version: str
+    type: str
+    role: str | None
+    call_id: str | None
+    item: JsonText
+    raw_json: str | None
+    usage: JsonText | None
+    stop_reason: JsonText | None
+    created_at: datetime | None  # None: the time of the append
+
+    def values(self, session_id: str, seq: int, now: datetime) -> dict[str, Any]:
+        return {
+            "session_id": session_id,
+            "seq": seq,
+            "schema_version": self.schema_version,
+            "type": self.type,
+            "role": self.role,
+            "call_id": self.call_id,
+            "created_at": self.created_at or now,
+            "item": self.item,
+            "raw_json": self.raw_json,
+            "usage": self.usage,
+            "stop_reason": self.stop_reason,
+        }
+
+
+def _str_or_none(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def _prepare_item(item: Any, version: str, pointer: str, forbid_nul: bool) -> tuple[str, str | None, str | None, bytes, bool]:
+    """Validate one item; return (type, role, call_id, json, is_unknown)."""
+    _, minor = check_version(version, pointer=f"{pointer}/schema_version")
+    if isinstance(item, UnknownItem):
+        try:
+            value = _any_dec.decode(item.raw)
+        except msgspec.DecodeError as exc:
+            raise DocumentError(Problem(pointer, f"unknown item is not valid JSON: {exc}")) from exc
+        if not isinstance(value, dict) or not isinstance(value.get("type"), str) or not value["type"]:
+            raise DocumentError(Problem(pointer, "an item must be a JSON object with a string `type`"))
+        typ = value["type"]
+        if typ in KNOWN_ITEM_TYPES and minor <= _MINOR:
+            # A known type is only kept opaque when a newer minor version adds fields to it.
+            try:
+                decode_item(item.raw, mode="strict", pointer=pointer)
+            except DocumentError as exc:
+                raise DocumentError(
+                    [Problem(p.pointer, f"{p.message} (a known item type with unknown fields needs a newer minor schema_version)") for p in exc.problems]
+                ) from exc
+        data = item.raw
+        role, call_id = value.get("role"), value.get("call_id", value.get("id") if typ.endswith("_call") else None)
+        unknown = True
+    elif isinstance(item, _ITEM_CLASSES):
+        try:
+            data = encode_item(item)
+        except DocumentError as exc:
+            raise _relocate(exc, pointer) from exc
+        except (UnicodeEncodeError, msgspec.EncodeError, TypeError, NotImplementedError) as exc:
+            # e.g. a lone surrogate in a string, which UTF-8 JSON cannot carry
+            raise DocumentError(Problem(pointer, f"not encodable as JSON: {exc}")) from exc
+        decode_item(data, mode="strict", pointer=pointer)  # Structs are not validated on construction
+        typ = item.__struct_config__.tag
+        role = getattr(item, "role", None)
+        call_id = getattr(item, "call_id", None)
+        if typ in ("tool_call", "handoff_call"):
+            call_id = item.id
+        unknown = False
+    else:
+        hint = "; decode it with interlingua.codec.decode_item first" if isinstance(item, (dict, str, bytes)) else ""
+        raise DocumentError(Problem(pointer, f"expected an interlingua item, got {type(item).__name__}{hint}"))
+    if forbid_nul and _NUL_ESCAPE.search(data):
+        raise DocumentError(Problem(pointer, "contains the character U+0000, which PostgreSQL JSONB cannot store"))
+    return typ, _str_or_none(role), _str_or_none(call_id), data, unknown
+
+
+def prepare_rows(
+    items: Sequence[Any],
+    *,
+    usage: Usage | None = None,
+    stop_reason: StopReason | None = None,
+    keep_created_at: bool = False,
+    forbid_nul: bool = False,
+    keep_text: bool = False,
+) -> list[PreparedRow]:
+    """Validate and encode a batch. Items may be canonical items, :class:`UnknownItem` or
+    :class:`~interlingua.items.Envelope` (whose version, usage, stop reason and, with
+    ``keep_created_at``, timestamp are kept; its session id and seq are not).
+
+    ``usage``/``stop_reason`` go on the envelope of the batch's last item. ``keep_text``
+    (PostgreSQL) keeps the exact JSON text of every item in ``raw_json``, as JSONB
+    reorders keys and re-renders numbers; otherwise only unknown items keep it.
+
+    Raises:
+        DocumentError: the first invalid item, pointer ``/<index>/...``; VersionError for a newer major.
+    """
+    if isinstance(items, (str, bytes, dict)) or not isinstance(items, Sequence):
+        raise DocumentError(Problem("", f"items must be a list of items, got {type(items).__name__}"))
+    rows: list[PreparedRow] = []
+    last = len(items) - 1
+    for i, obj in enumerate(items):
+        pointer = f"/{i}"
+        version, env_usage, env_stop, created = SCHEMA_VERSION, None, None, None
+        item = obj
+        if isinstance(obj, Envelope):
+            item, version = obj.item, obj.schema_version
+            env_usage = obj.usage if obj.usage is not msgspec.UNSET else None
+            env_stop = obj.stop_reason if obj.stop_reason is not msgspec.UNSET else None
+            if keep_created_at and obj.created_at is not msgspec.UNSET:
+                created = parse_ts(obj.created_at, f"{pointer}/created_at")
+            pointer = f"{pointer}/item"
+        typ, role, call_id, data, unknown = _prepare_item(item, version, pointer, forbid_nul)
+        if i == last:
+            env_usage = usage if usage is not None else env_usage
+            env_stop = stop_reason if stop_reason is not None else env_stop
+        text = data.decode()
+        rows.append(
+            PreparedRow(
+                schema_version=version,
+                type=typ,
+                role=role,
+                call_id=call_id,
+                item=JsonText(text),
+                raw_json=text if unknown or keep_text else None,
+                usage=_enc_checked(env_usage, Usage, f"/{i}/usage"),
+                stop_reason=_enc_checked(env_stop, StopReason, f"/{i}/stop_reason"),
+                created_at=created,
+            )
+        )
+    return rows
+
+
+def _enc_checked(value: Any, cls: type, pointer: str) -> JsonText | None:
+    if value is None:
+        return None
+    if not isinstance(value, cls):
+        raise DocumentError(Problem(pointer, f"expected {cls.__name__}, got {type(value).__name__}"))
+    raw = _encode(value, pointer)
+    try:
+        msgspec.json.decode(raw, type=cls)
+    except msgspec.ValidationError as exc:
+        raise DocumentError(Problem(pointer, str(exc))) from exc
+    return JsonText(raw.decode())
+
+
+class _EnvelopeLine(msgspec.Struct, omit_defaults=True):
+    schema_version: str
+    session_id: str
+    seq: int
+    item: msgspec.Raw
+
+
+def decode_row(session_id: str, row: Any) -> Envelope:
+    """Decode one item row (a Core ``Row`` with the item columns) into an envelope.
+
+    Raises:
+        DocumentError: the row does not decode (the caller quarantines it).
+    """
+    text = row.raw_json if row.raw_json is not None else row.item
+    raw = text.encode() if isinstance(text, str) else bytes(text)
+    _, minor = check_version(row.schema_version)
+    if minor > _MINOR:
+        # Newer minor: decode through the envelope reader, which keeps known items
+        # with unknown fields as preserved items.
+        line = _enc.encode(_EnvelopeLine(row.schema_version, session_id, row.seq, msgspec.Raw(raw)))
+        item: Any = decode_envelope(line).item
+    else:
+        item = decode_item(raw, mode="preserving")
+    env = Envelope(
+        schema_version=row.schema_version,
+        session_id=session_id,
+        seq=row.seq,
+        item=item,
+        created_at=format_ts(row.created_at),
+    )
+    try:
+        if row.usage is not None:
+            env.usage = _usage_dec.decode(row.usage)
+        if row.stop_reason is not None:
+            env.stop_reason = _stop_dec.decode(row.stop_reason)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise DocumentError(Problem("/usage", f"stored usage/stop_reason does not decode: {exc}")) from exc
+    return env
+
+
+def decode_tools(text: str | None) -> list[ToolDefinition] | None:
+    value = None if text is None else _any_dec.decode(text)
+    return None if value is None else msgspec.convert(value, list[ToolDefinition])
+
+
+def decode_choice(text: str | None) -> ToolChoice | None:
+    if text is None:
+        return None
+    value = _any_dec.decode(text)
+    return None if value is None else msgspec.convert(value, ToolChoice)
+
+
+def decode_json(text: str | None) -> Any:
+    return None if text is None else _any_dec.decode(text)
+

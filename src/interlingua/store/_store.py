@@ -1,0 +1,756 @@
+"""The async :class:`SessionStore`.
+
+Seq allocation and conflict detection (see ``adr/0003-session-store.md``): an
+append is one transaction that first moves the session's ``head_seq`` with a
+single conditional ``UPDATE ... SET head_seq = head_seq + n WHERE id = :id
+[AND head_seq = :expected] RETURNING head_seq`` and then inserts the rows at
+the seqs that UPDATE reserved. The UPDATE takes the row lock (PostgreSQL) or
+the database write lock (SQLite, ``BEGIN IMMEDIATE``), so writers queue; a
+writer whose expectation no longer holds updates no row and gets
+:class:`ConflictError`. The primary key ``(session_id, seq)`` is the backstop
+against duplicates. A failure anywhere rolls the whole batch back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+import warnings
+from collections.abc import AsyncIterator, Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any, Literal
+
+import msgspec
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from ..codec import SCHEMA_VERSION, encode_envelope
+from ..errors import ConflictError, DocumentError, MigrationRequiredError, Problem, SessionNotFoundError, StoreError
+from ..items import Envelope, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
+from . import _jsonl, _rows
+from ._engine import JsonText, create_engine, normalize_url, safe_url, translate_errors
+from ._migrate import head_revision, read_state, upgrade_sync
+from ._schema import ITEMS, QUARANTINE, SESSION_CHANGES, SESSIONS, VERSION_TABLE
+from ._types import CorruptRowError, CorruptRowWarning, QuarantinedRow, SessionChange, SessionInfo
+
+__all__ = ["SessionStore"]
+
+_UNSET: Any = msgspec.UNSET
+_CHUNK = 1000
+_PAGE = 500
+_JSON_NULL = JsonText("null")
+_SESSION_ID_MAX = 128
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _check_session_id(session_id: object) -> str:
+    if not isinstance(session_id, str) or not session_id or len(session_id) > _SESSION_ID_MAX:
+        raise DocumentError(Problem("/session_id", f"a session id is a non-empty string of at most {_SESSION_ID_MAX} characters"))
+    if any(ord(c) < 32 or ord(c) == 127 for c in session_id):
+        raise DocumentError(Problem("/session_id", "a session id must not contain control characters"))
+    return session_id
+
+
+class SessionStore:
+    """Sessions of envelopes in SQLite or PostgreSQL (SQLAlchemy 2 asyncio, Core).
+
+    Open with :meth:`open`; close with :meth:`close` (or ``async with``). Every
+    database error is raised as :class:`~interlingua.errors.StoreError` (or a
+    subclass); invalid input as :class:`~interlingua.errors.DocumentError`
+    before anything is written.
+    """
+
+    def __init__(self, engine: AsyncEngine, url: str) -> None:
+        """Use :meth:`open`."""
+        self._engine = engine
+        self._url = url
+        self._is_pg = engine.dialect.name == "postgresql"
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @classmethod
+    async def open(cls, url: str | os.PathLike[str] | None = None, *, upgrade: bool = False, create: bool = True) -> SessionStore:
+        """Open a store.
+
+        Args:
+            url: ``sqlite+aiosqlite:///path``, ``postgresql+asyncpg://...``, a plain file
+                path (SQLite), or ``None`` for ``$INTERLINGUA_STORE_URL`` or
+                ``./interlingua.sqlite3``.
+            upgrade: Apply pending schema revisions to a database at an older revision.
+            create: Create the schema in a database that holds none of the store's tables.
+
+        Raises:
+            MigrationRequiredError: the database is at an older revision (and ``upgrade``
+                is false), or empty (and ``create`` is false). The message names the
+                ``interlingua store upgrade`` command to run.
+            StoreError: unreachable database, unsupported URL, or a revision this
+                interlingua does not know (written by a newer release).
+        """
+        norm = normalize_url(url)
+        with translate_errors(norm, "opening the store"):
+            try:
+                engine = create_engine(norm)
+            except ModuleNotFoundError as exc:
+                extra = " (pip install 'interlingua[postgres]')" if exc.name == "asyncpg" else ""
+                raise StoreError(f"the database driver {exc.name} is not installed{extra}") from exc
+        store = cls(engine, norm)
+        try:
+            await store._check_schema(upgrade=upgrade, create=create)
+        except BaseException:
+            await engine.dispose()
+            raise
+        return store
+
+    async def _check_schema(self, *, upgrade: bool, create: bool) -> None:
+        with translate_errors(self._url, "reading the schema revision"):
+            async with self._engine.connect() as conn:
+                state = await read_state(conn)
+        cmd = f"interlingua store upgrade --url '{safe_url(self._url)}'"
+        if state.status == "current":
+            return
+        if state.status == "unknown":
+            raise StoreError(
+                f"the database at {safe_url(self._url)} is at schema revision {state.revision}, which this interlingua "
+                f"does not know (its newest is {head_revision()}); upgrade interlingua"
+            )
+        if state.status == "unversioned":
+            raise MigrationRequiredError(
+                f"the database at {safe_url(self._url)} holds session store tables but no recorded revision "
+                f"(table {VERSION_TABLE} is missing or empty); it was not created by the store's migrations"
+            )
+        if state.status == "older" and not upgrade:
+            raise MigrationRequiredError(
+                f"the database at {safe_url(self._url)} is at schema revision {state.revision}; this interlingua needs "
+                f"{head_revision()}. Run `{cmd}` (or open with upgrade=True)"
+            )
+        if state.status == "empty" and not create:
+            raise MigrationRequiredError(f"the database at {safe_url(self._url)} has no session store schema. Run `{cmd}`")
+        await self.upgrade()
+
+    async def upgrade(self) -> None:
+        """Apply every pending schema revision (safe to run concurrently; writers are serialised)."""
+        async with self._write("upgrading the schema") as conn:
+            if self._is_pg:
+                # Concurrent upgraders wait here; the second one then finds nothing to do.
+                await conn.execute(sa.text("SELECT pg_advisory_xact_lock(7260218374512)"))
+            await conn.run_sync(upgrade_sync)
+
+    async def close(self) -> None:
+        """Close every pooled connection."""
+        await self._engine.dispose()
+
+    async def __aenter__(self) -> SessionStore:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def url(self) -> str:
+        """The database URL with any password masked."""
+        return safe_url(self._url)
+
+    @property
+    def backend(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return self._engine.dialect.name
+
+    @property
+    def engine(self) -> AsyncEngine:
+        """The underlying SQLAlchemy engine (for tests and operations; the schema belongs to the store)."""
+        return self._engine
+
+    # ------------------------------------------------------------------ transactions
+
+    @contextlib.asynccontextmanager
+    async def _write(self, what: str) -> AsyncIterator[AsyncConnection]:
+        with translate_errors(self._url, what):
+            async with self._engine.connect() as conn:
+                await conn.execution_options(interlingua_write=True)
+                async with conn.begin():
+                    yield conn
+
+    @contextlib.asynccontextmanager
+    async def _read(self, what: str, *, snapshot: bool = False) -> AsyncIterator[AsyncConnection]:
+        with translate_errors(self._url, what):
+            async with self._engine.connect() as conn:
+                if snapshot and self._is_pg:
+                    await conn.execution_options(isolation_level="REPEATABLE READ")
+                async with conn.begin():
+                    yield conn
+
+    def _insert(self, table: sa.Table) -> Any:
+        return (postgresql.insert if self._is_pg else sqlite.insert)(table)
+
+    # ------------------------------------------------------------------ sessions
+
+    async def create_session(
+        self,
+        metadata: dict[str, Any] | None = None,
+        *,
+        session_id: str | None = None,
+        tools: Sequence[ToolDefinition] | None = None,
+        tool_choice: ToolChoice | None = None,
+    ) -> str:
+        """Create an empty session.
+
+        Idempotent when ``session_id`` is given: if that session exists, its id is
+        returned and it is left unchanged (metadata and tools are not overwritten).
+
+        Args:
+            metadata: Caller-owned JSON-safe object.
+            session_id: The id to use (default: a new UUID4 string).
+            tools: Tool definitions the conversation is held with.
+            tool_choice: Tool choice.
+
+        Returns:
+            The session id.
+
+        Raises:
+            DocumentError: invalid id, metadata or tools (nothing written).
+        """
+        sid = _check_session_id(session_id) if session_id is not None else str(uuid.uuid4())
+        values = self._settings_values(metadata, tools, tool_choice, clear_with_null=False)
+        now = _now()
+        async with self._write("creating a session") as conn:
+            stmt = (
+                self._insert(SESSIONS)
+                .values(id=sid, created_at=now, updated_at=now, head_seq=-1, **values)
+                .on_conflict_do_nothing(index_elements=["id"])
+                .returning(SESSIONS.c.id)
+            )
+            created = (await conn.execute(stmt)).scalar_one_or_none()
+            if created is not None and any(v is not None for v in values.values()):
+                await conn.execute(
+                    sa.insert(SESSION_CHANGES).values(session_id=sid, change_no=0, effective_seq=0, created_at=now, **values)
+                )
+        return sid
+
+    def _settings_values(self, metadata: Any, tools: Any, tool_choice: Any, *, clear_with_null: bool) -> dict[str, Any]:
+        """Encode the given settings; ``_UNSET`` -> unchanged (SQL NULL), ``None`` -> cleared."""
+        out: dict[str, Any] = {}
+        for name, value, enc in (
+            ("metadata", metadata, self._enc_metadata),
+            ("tools", tools, _rows.encode_tools),
+            ("tool_choice", tool_choice, _rows.encode_choice),
+        ):
+            if value is _UNSET:
+                out[name] = None
+            elif value is None:
+                out[name] = _JSON_NULL if clear_with_null else None
+            else:
+                out[name] = enc(value, f"/{name}")
+        return out
+
+    @staticmethod
+    def _enc_metadata(value: Any, pointer: str) -> JsonText:
+        if not isinstance(value, dict):
+            raise DocumentError(Problem(pointer, f"metadata must be an object, got {type(value).__name__}"))
+        return _rows.encode_json(value, pointer)
+
+    async def update_session(
+        self,
+        session_id: str,
+        *,
+        metadata: dict[str, Any] | None = _UNSET,
+        tools: Sequence[ToolDefinition] | None = _UNSET,
+        tool_choice: ToolChoice | None = _UNSET,
+    ) -> int:
+        """Change a session's metadata, tools or tool choice (each replaced whole; ``None`` clears).
+
+        The change is recorded in the session's history at the seq where it takes
+        effect (the session's length now), see :meth:`changes`.
+
+        Returns:
+            The effective seq (the seq the next appended item will get).
+
+        Raises:
+            SessionNotFoundError; DocumentError: invalid values (nothing written).
+        """
+        values = self._settings_values(metadata, tools, tool_choice, clear_with_null=True)
+        now = _now()
+        async with self._write("updating a session") as conn:
+            new = {k: (sa.null() if v is _JSON_NULL else v) for k, v in values.items() if v is not None}
+            stmt = (
+                sa.update(SESSIONS)
+                .where(SESSIONS.c.id == session_id)
+                .values(updated_at=now, **new)
+                .returning(SESSIONS.c.head_seq)
+            )
+            head = (await conn.execute(stmt)).scalar_one_or_none()
+            if head is None:
+                raise SessionNotFoundError(f"no session {session_id!r}")
+            if not new:
+                return int(head) + 1
+            last = (
+                await conn.execute(sa.select(sa.func.max(SESSION_CHANGES.c.change_no)).where(SESSION_CHANGES.c.session_id == session_id))
+            ).scalar_one_or_none()
+            await conn.execute(
+                sa.insert(SESSION_CHANGES).values(
+                    session_id=session_id,
+                    change_no=0 if last is None else int(last) + 1,
+                    effective_seq=int(head) + 1,
+                    created_at=now,
+                    **values,
+                )
+            )
+        return int(head) + 1
+
+    async def changes(self, session_id: str) -> list[SessionChange]:
+        """The session's metadata/tools history, oldest first.
+
+        Raises:
+            SessionNotFoundError.
+        """
+        async with self._read("reading session changes") as conn:
+            await self._require(conn, session_id)
+            rows = (
+                await conn.execute(
+                    sa.select(SESSION_CHANGES).where(SESSION_CHANGES.c.session_id == session_id).order_by(SESSION_CHANGES.c.change_no)
+                )
+            ).all()
+        out = []
+        for r in rows:
+            changed: dict[str, Any] = {}
+            if r.metadata is not None:
+                changed["metadata"] = _rows.decode_json(r.metadata)
+            if r.tools is not None:
+                changed["tools"] = _rows.decode_tools(r.tools)
+            if r.tool_choice is not None:
+                changed["tool_choice"] = _rows.decode_choice(r.tool_choice)
+            out.append(SessionChange(int(r.change_no), int(r.effective_seq), _rows.format_ts(r.created_at), changed))
+        return out
+
+    async def _require(self, conn: AsyncConnection, session_id: str) -> Any:
+        row = (await conn.execute(sa.select(SESSIONS).where(SESSIONS.c.id == session_id))).one_or_none()
+        if row is None:
+            raise SessionNotFoundError(f"no session {session_id!r}")
+        return row
+
+    @staticmethod
+    def _info(row: Any) -> SessionInfo:
+        return SessionInfo(
+            id=row.id,
+            created_at=_rows.format_ts(row.created_at),
+            updated_at=_rows.format_ts(row.updated_at),
+            head_seq=int(row.head_seq),
+            metadata=_rows.decode_json(row.metadata),
+            tools=_rows.decode_tools(row.tools),
+            tool_choice=_rows.decode_choice(row.tool_choice),
+            parent_id=row.parent_id,
+            fork_seq=None if row.fork_seq is None else int(row.fork_seq),
+        )
+
+    async def get_session(self, session_id: str) -> SessionInfo:
+        """One session's :class:`SessionInfo`.
+
+        Raises:
+            SessionNotFoundError.
+        """
+        async with self._read("reading a session") as conn:
+            return self._info(await self._require(conn, session_id))
+
+    async def head(self, session_id: str) -> int:
+        """The session's head seq (``-1`` when empty).
+
+        Raises:
+            SessionNotFoundError.
+        """
+        return (await self.get_session(session_id)).head_seq
+
+    async def list_sessions(self, *, limit: int = 100, offset: int = 0, parent_id: str | None = None) -> list[SessionInfo]:
+        """Sessions, newest first (then by id).
+
+        Args:
+            limit: At most this many.
+            offset: Skip this many.
+            parent_id: Only forks of this session.
+        """
+        stmt = sa.select(SESSIONS).order_by(SESSIONS.c.created_at.desc(), SESSIONS.c.id).limit(limit).offset(offset)
+        if parent_id is not None:
+            stmt = stmt.where(SESSIONS.c.parent_id == parent_id)
+        async with self._read("listing sessions") as conn:
+            rows = (await conn.execute(stmt)).all()
+        return [self._info(r) for r in rows]
+
+    async def delete_session(self, session_id: str) -> None:
+        """Delete a session with its items, history and quarantine records (forks are kept).
+
+        Raises:
+            SessionNotFoundError.
+        """
+        async with self._write("deleting a session") as conn:
+            for table in (QUARANTINE, SESSION_CHANGES, ITEMS):
+                await conn.execute(sa.delete(table).where(table.c.session_id == session_id))
+            n = (await conn.execute(sa.delete(SESSIONS).where(SESSIONS.c.id == session_id))).rowcount
+            if not n:
+                raise SessionNotFoundError(f"no session {session_id!r}")
+
+    # ------------------------------------------------------------------ append
+
+    async def append(
+        self,
+        session_id: str,
+        items: Sequence[Any],
+        expected_seq: int | None = None,
+        *,
+        usage: Usage | None = None,
+        stop_reason: StopReason | None = None,
+    ) -> int:
+        """Append a batch of items, all or nothing.
+
+        Args:
+            session_id: The session.
+            items: Canonical items, :class:`~interlingua.codec.UnknownItem` (kept
+                unchanged) or :class:`~interlingua.items.Envelope` (its version, usage and
+                stop reason are kept; its session id, seq and timestamp are not).
+            expected_seq: When given, the append succeeds only if the session's head
+                is this seq (``-1`` for an empty session).
+            usage: Usage of the response that produced the batch; stored on the last item.
+            stop_reason: Its stop reason; stored on the last item.
+
+        Returns:
+            The new head seq (seq of the last appended item).
+
+        Raises:
+            DocumentError: an item is invalid (pointer ``/<index>``); nothing written.
+            VersionError: an envelope of a newer major schema version.
+            ConflictError: the head is not ``expected_seq`` (``.actual`` holds it).
+            SessionNotFoundError: no such session.
+        """
+        rows = _rows.prepare_rows(items, usage=usage, stop_reason=stop_reason, forbid_nul=self._is_pg, keep_text=self._is_pg)
+        return await self._append_rows(session_id, rows, expected_seq)
+
+    async def _append_rows(self, session_id: str, rows: list[_rows.PreparedRow], expected_seq: int | None) -> int:
+        if not rows:
+            head = await self.head(session_id)
+            if expected_seq is not None and head != expected_seq:
+                raise ConflictError(session_id, expected_seq, head)
+            return head
+        now = _now()
+        async with self._write("appending items") as conn:
+            head = await self._advance(conn, session_id, len(rows), expected_seq, now)
+            first = head - len(rows) + 1
+            await self._insert_rows(conn, session_id, first, rows, now)
+        return head
+
+    async def _advance(self, conn: AsyncConnection, session_id: str, n: int, expected: int | None, now: datetime) -> int:
+        stmt = sa.update(SESSIONS).where(SESSIONS.c.id == session_id)
+        if expected is not None:
+            stmt = stmt.where(SESSIONS.c.head_seq == expected)
+        stmt = stmt.values(head_seq=SESSIONS.c.head_seq + n, updated_at=now).returning(SESSIONS.c.head_seq)
+        head = (await conn.execute(stmt)).scalar_one_or_none()
+        if head is not None:
+            return int(head)
+        actual = (await conn.execute(sa.select(SESSIONS.c.head_seq).where(SESSIONS.c.id == session_id))).scalar_one_or_none()
+        if actual is None:
+            raise SessionNotFoundError(f"no session {session_id!r}")
+        raise ConflictError(session_id, expected if expected is not None else -1, int(actual))
+
+    @staticmethod
+    async def _insert_rows(conn: AsyncConnection, session_id: str, first: int, rows: list[_rows.PreparedRow], now: datetime) -> None:
+        for start in range(0, len(rows), _CHUNK):
+            chunk = rows[start : start + _CHUNK]
+            await conn.execute(sa.insert(ITEMS), [r.values(session_id, first + start + j, now) for j, r in enumerate(chunk)])
+
+    # ------------------------------------------------------------------ read
+
+    async def load(
+        self, session_id: str, since_seq: int = 0, *, on_corrupt: Literal["raise", "omit"] = "raise"
+    ) -> Transcript:
+        """Load a session as a transcript document (items in seq order from ``since_seq``).
+
+        The transcript carries the session's current tools, tool choice and
+        metadata; per-item usage and stop reasons are on the envelopes
+        (:meth:`load_envelopes`). ``schema_version`` is the newest among the rows
+        (at least this library's).
+
+        Args:
+            on_corrupt: A row that fails to decode is recorded in the quarantine table
+                either way. ``"raise"``: raise :class:`CorruptRowError`. ``"omit"``: leave
+                it out and warn (:class:`CorruptRowWarning`) for each.
+
+        Raises:
+            SessionNotFoundError; CorruptRowError.
+        """
+        info, envs = await self._load(session_id, since_seq, on_corrupt)
+        version = max((e.schema_version for e in envs), key=lambda v: tuple(int(p) for p in v.split(".")), default=SCHEMA_VERSION)
+        if tuple(int(p) for p in version.split(".")) < tuple(int(p) for p in SCHEMA_VERSION.split(".")):
+            version = SCHEMA_VERSION
+        return Transcript(
+            schema_version=version,
+            items=[e.item for e in envs],
+            tools=info.tools if info.tools is not None else _UNSET,
+            tool_choice=info.tool_choice if info.tool_choice is not None else _UNSET,
+            metadata=info.metadata if info.metadata is not None else _UNSET,
+        )
+
+    async def load_envelopes(
+        self, session_id: str, since_seq: int = 0, *, on_corrupt: Literal["raise", "omit"] = "raise"
+    ) -> list[Envelope]:
+        """The session's envelopes (with usage, stop reason, timestamps), in seq order. Raises as :meth:`load`."""
+        return (await self._load(session_id, since_seq, on_corrupt))[1]
+
+    async def _load(self, session_id: str, since_seq: int, on_corrupt: str) -> tuple[SessionInfo, list[Envelope]]:
+        async with self._read("loading a session", snapshot=True) as conn:
+            info = self._info(await self._require(conn, session_id))
+            rows = (
+                await conn.execute(
+                    sa.select(ITEMS)
+                    .where(ITEMS.c.session_id == session_id, ITEMS.c.seq >= since_seq, ITEMS.c.seq <= info.head_seq)
+                    .order_by(ITEMS.c.seq)
+                )
+            ).all()
+        envs = await self._decode_rows(session_id, rows, on_corrupt)
+        return info, envs
+
+    async def _decode_rows(self, session_id: str, rows: Iterable[Any], on_corrupt: str) -> list[Envelope]:
+        envs: list[Envelope] = []
+        bad: list[QuarantinedRow] = []
+        for row in rows:
+            try:
+                envs.append(_rows.decode_row(session_id, row))
+            except (DocumentError, msgspec.MsgspecError, ValueError, TypeError) as exc:
+                bad.append(QuarantinedRow(session_id, int(row.seq), str(exc) or type(exc).__name__))
+        if bad:
+            await self._quarantine(bad)
+            if on_corrupt == "raise":
+                raise CorruptRowError(session_id, bad)
+            for b in bad:
+                warnings.warn(f"session {session_id}: left out quarantined row {b}", CorruptRowWarning, stacklevel=4)
+        return envs
+
+    async def _quarantine(self, rows: list[QuarantinedRow]) -> None:
+        now = _now()
+        async with self._write("quarantining rows") as conn:
+            stmt = self._insert(QUARANTINE).on_conflict_do_nothing(index_elements=["session_id", "seq"])
+            await conn.execute(
+                stmt, [{"session_id": r.session_id, "seq": r.seq, "detected_at": now, "reason": r.reason} for r in rows]
+            )
+
+    async def quarantined(self, session_id: str | None = None) -> list[QuarantinedRow]:
+        """Rows recorded as failing to decode (all sessions, or one), by session and seq."""
+        stmt = sa.select(QUARANTINE).order_by(QUARANTINE.c.session_id, QUARANTINE.c.seq)
+        if session_id is not None:
+            stmt = stmt.where(QUARANTINE.c.session_id == session_id)
+        async with self._read("reading the quarantine") as conn:
+            rows = (await conn.execute(stmt)).all()
+        return [QuarantinedRow(r.session_id, int(r.seq), r.reason, _rows.format_ts(r.detected_at)) for r in rows]
+
+    async def stream(self, session_id: str, since_seq: int = 0, *, page_size: int = _PAGE) -> AsyncIterator[Envelope]:
+        """Yield the session's envelopes in seq order, reading ``page_size`` rows at a time.
+
+        No connection is held between pages. Items appended while streaming are
+        yielded if they land before the stream reaches the head.
+
+        Raises:
+            SessionNotFoundError; CorruptRowError: at the first page holding a row that does not decode.
+        """
+        async with self._read("streaming a session") as conn:
+            await self._require(conn, session_id)
+        next_seq = since_seq
+        while True:
+            async with self._read("streaming a session") as conn:
+                rows = (
+                    await conn.execute(
+                        sa.select(ITEMS)
+                        .where(ITEMS.c.session_id == session_id, ITEMS.c.seq >= next_seq)
+                        .order_by(ITEMS.c.seq)
+                        .limit(page_size)
+                    )
+                ).all()
+            if not rows:
+                return
+            for env in await self._decode_rows(session_id, rows, "raise"):
+                yield env
+            next_seq = int(rows[-1].seq) + 1
+
+    # ------------------------------------------------------------------ fork
+
+    async def fork(self, session_id: str, at_seq: int, *, new_session_id: str | None = None) -> str:
+        """Copy a session's items ``0..at_seq`` into a new session.
+
+        The fork gets the metadata, tools and tool choice in effect after item
+        ``at_seq`` (and that part of the change history); ``parent_id`` and
+        ``fork_seq`` record where it came from.
+
+        Args:
+            at_seq: Last seq to keep, ``-1`` (empty fork) up to the head.
+            new_session_id: Id for the fork (default: a new UUID4 string).
+
+        Returns:
+            The new session id.
+
+        Raises:
+            SessionNotFoundError; StoreError: ``at_seq`` outside ``-1..head`` or the new id exists.
+        """
+        new_id = _check_session_id(new_session_id) if new_session_id is not None else str(uuid.uuid4())
+        now = _now()
+        async with self._write("forking a session") as conn:
+            src = await self._require(conn, session_id)
+            if not -1 <= at_seq <= int(src.head_seq):
+                raise StoreError(f"cannot fork session {session_id} at seq {at_seq}: its items are 0..{int(src.head_seq)}")
+            changes = (
+                await conn.execute(
+                    sa.select(SESSION_CHANGES)
+                    .where(SESSION_CHANGES.c.session_id == session_id, SESSION_CHANGES.c.effective_seq <= at_seq + 1)
+                    .order_by(SESSION_CHANGES.c.change_no)
+                )
+            ).all()
+            # Every setting ever given is in the history (creation, updates, imports, the
+            # 0002 backfill), so folding it up to the fork point gives the state there.
+            state: dict[str, Any] = {"metadata": None, "tools": None, "tool_choice": None}
+            for ch in changes:
+                for k in state:
+                    v = getattr(ch, k)
+                    if v is not None:
+                        state[k] = None if _rows.decode_json(v) is None else JsonText(v)
+            inserted = (
+                await conn.execute(
+                    self._insert(SESSIONS)
+                    .values(id=new_id, created_at=now, updated_at=now, head_seq=at_seq, parent_id=session_id, fork_seq=at_seq, **state)
+                    .on_conflict_do_nothing(index_elements=["id"])
+                    .returning(SESSIONS.c.id)
+                )
+            ).scalar_one_or_none()
+            if inserted is None:
+                raise StoreError(f"cannot fork into {new_id!r}: a session with that id exists")
+            if changes:
+                await conn.execute(
+                    sa.insert(SESSION_CHANGES),
+                    [
+                        {
+                            "session_id": new_id,
+                            "change_no": ch.change_no,
+                            "effective_seq": ch.effective_seq,
+                            "created_at": ch.created_at,
+                            **{k: (JsonText(getattr(ch, k)) if getattr(ch, k) is not None else None) for k in state},
+                        }
+                        for ch in changes
+                    ],
+                )
+            cols = [c for c in ITEMS.c if c.name != "session_id"]
+            await conn.execute(
+                sa.insert(ITEMS).from_select(
+                    ["session_id", *(c.name for c in cols)],
+                    sa.select(sa.literal(new_id, sa.String), *cols).where(ITEMS.c.session_id == session_id, ITEMS.c.seq <= at_seq),
+                )
+            )
+        return new_id
+
+    # ------------------------------------------------------------------ JSON Lines
+
+    async def export_jsonl(self, session_id: str, dest: str | os.PathLike[str] | IO[bytes], *, header: bool = True) -> int:
+        """Write a session as JSON Lines: one envelope a line, in seq order.
+
+        With ``header`` (default) the first line is a session record
+        ``{"schema_version", "session": {"id", "metadata", "tools", "tool_choice",
+        "changes", ...}}`` so metadata and tools survive :meth:`import_jsonl`;
+        without it the file is a plain envelope stream (as
+        :func:`interlingua.codec.iter_jsonl` reads) and those are left out.
+
+        A path is written to a temporary file and renamed into place.
+
+        Returns:
+            The number of envelope lines.
+
+        Raises:
+            SessionNotFoundError; CorruptRowError: a row does not decode (no file is left behind).
+        """
+        if isinstance(dest, (str, os.PathLike)):
+            path = Path(dest)
+            tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+            try:
+                with open(tmp, "wb") as fh:
+                    n = await self.export_jsonl(session_id, fh, header=header)
+                os.replace(tmp, path)
+            finally:
+                if tmp.exists():
+                    tmp.unlink()
+            return n
+        if header:
+            dest.write(await self._header_line(session_id) + b"\n")
+        n = 0
+        async for env in self.stream(session_id):
+            dest.write(encode_envelope(env) + b"\n")
+            n += 1
+        return n
+
+    async def _header_line(self, session_id: str) -> bytes:
+        return _jsonl.header_line(await self.get_session(session_id), await self.changes(session_id))
+
+    async def import_jsonl(self, source: str | os.PathLike[str] | IO[bytes], *, session_id: str | None = None) -> str:
+        """Create a new session from a JSON Lines file written by :meth:`export_jsonl`
+        (with or without the session header line).
+
+        Every line is read and checked before anything is written: versions (a newer
+        major is refused), items, one session id throughout, and seqs ``0, 1, 2, ...``
+        in order. Timestamps, usage and stop reasons are kept.
+
+        Args:
+            source: A path or a binary file object.
+            session_id: Id for the new session (default: a new UUID4 string; the id in
+                the file is not reused, so importing twice gives two sessions).
+
+        Returns:
+            The new session id.
+
+        Raises:
+            DocumentError: with file and line of the first problem (nothing written).
+            StoreError: ``session_id`` exists.
+        """
+        label = str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None)
+        label = str(label) if label is not None else None
+        sess, envs, line_nos = _jsonl.read_jsonl(source, label)
+        new_id = _check_session_id(session_id) if session_id is not None else str(uuid.uuid4())
+        try:
+            rows = _rows.prepare_rows(envs, keep_created_at=True, forbid_nul=self._is_pg, keep_text=self._is_pg)
+        except DocumentError as exc:
+            # Pointers are /<index>/...: report them at that envelope's line, inside the line.
+            index, _, rest = exc.problems[0].pointer[1:].partition("/")
+            line = line_nos[int(index)] if index.isdigit() and int(index) < len(line_nos) else None
+            raise DocumentError([Problem("/" + rest if rest else "", p.message) for p in exc.problems[:1]]).located(file=label, line=line) from exc
+        now = _now()
+        try:
+            settings, change_rows = self._import_settings(new_id, sess, now)
+        except DocumentError as exc:
+            raise DocumentError([Problem("/session" + p.pointer, p.message) for p in exc.problems]).located(
+                file=label, line=sess.get("_line")
+            ) from exc
+        async with self._write("importing a session") as conn:
+            inserted = (
+                await conn.execute(
+                    self._insert(SESSIONS)
+                    .values(id=new_id, created_at=now, updated_at=now, head_seq=len(rows) - 1, **settings)
+                    .on_conflict_do_nothing(index_elements=["id"])
+                    .returning(SESSIONS.c.id)
+                )
+            ).scalar_one_or_none()
+            if inserted is None:
+                raise StoreError(f"cannot import into {new_id!r}: a session with that id exists")
+            if change_rows:
+                await conn.execute(sa.insert(SESSION_CHANGES), change_rows)
+            await self._insert_rows(conn, new_id, 0, rows, now)
+        return new_id
+
+    def _import_settings(self, new_id: str, sess: dict[str, Any], now: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Validate and encode an imported session header's settings and change history."""
+        settings = self._settings_values(sess.get("metadata"), sess.get("tools"), sess.get("tool_choice"), clear_with_null=False)
+        change_rows = []
+        for j, ch in enumerate(sess.get("changes") or ()):
+            vals = self._settings_values(
+                ch.get("metadata", _UNSET), ch.get("tools", _UNSET), ch.get("tool_choice", _UNSET), clear_with_null=True
+            )
+            created = _rows.parse_ts(ch["created_at"], f"/changes/{j}/created_at") if "created_at" in ch else now
+            change_rows.append(
+                {"session_id": new_id, "change_no": ch["change_no"], "effective_seq": ch["effective_seq"], "created_at": created, **vals}
+            )
+        if not change_rows and any(v is not None for v in settings.values()):
+            change_rows.append({"session_id": new_id, "change_no": 0, "effective_seq": 0, "created_at": now, **settings})
+        return settings, change_rows

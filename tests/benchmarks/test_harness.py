@@ -1,0 +1,166 @@
+"""The benchmark harness runs end to end at the tiny size and reports every figure.
+
+No timing assertions: these tests only keep ``benchmarks/run.py`` from rotting (every row
+present, medians and ratios computed, peers either measured or reported as not installed).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from interlingua.codec import iter_jsonl
+from interlingua.validation import validate_bytes
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "benchmarks"
+ROWS = ("decode", "encode", "validate", "memory")
+
+
+def _load(name: str) -> ModuleType:
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    qualname = f"interlingua_bench_{name}"
+    if qualname in sys.modules:
+        return sys.modules[qualname]
+    spec = importlib.util.spec_from_file_location(qualname, BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[qualname] = module  # dataclasses resolve annotations through sys.modules
+    spec.loader.exec_module(module)
+    return module
+
+
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]:
+    run = _load("run")
+    out = tmp_path_factory.mktemp("bench") / "benchmarks.md"
+    argv = ["--size", "tiny", "--out", str(out), "--json", str(out.with_suffix(".json")), "--gc-freeze", "--profile", "--quiet"]
+    assert run.main(argv) == 0
+    return out.read_text(encoding="utf-8"), json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+
+
+def test_every_row_has_medians_and_ratios(tiny: tuple[str, dict[str, Any]]) -> None:
+    _md, data = tiny
+    rows = {r["key"]: r for r in data["rows"]}
+    assert set(ROWS) | {"decode-gc-frozen", "encode-gc-frozen"} == set(rows)
+    for key in ("decode", "encode", "validate", "decode-gc-frozen", "encode-gc-frozen"):
+        row = rows[key]
+        il = row["interlingua"]
+        assert il["median"] > 0 and il["median_cpu"] > 0
+        assert len(il["seconds"]) == len(il["cpu_seconds"]) == data["dataset"]["rounds"]
+        assert row["targets"], key
+        for m in [*row["peers"], row["floor"]]:
+            if m["missing"]:
+                assert m["median"] is None and "not installed" in m["note"]
+            else:
+                assert m["median"] > 0 and m["ratio"] > 0 and m["ratio_cpu"] > 0
+                assert len(m["seconds"]) == len(il["seconds"])
+    mem = rows["memory"]["extra"]["memory"]
+    assert len(mem) == 2 and all(m["ok"] and m["peak_kb"] > 0 for m in mem)
+    assert mem[1]["nbytes"] > mem[0]["nbytes"]
+
+
+def test_peers_run_when_installed(tiny: tuple[str, dict[str, Any]]) -> None:
+    _md, data = tiny
+    rows = {r["key"]: r for r in data["rows"]}
+    expect = {
+        "decode": {"pydantic_ai": rows["decode"]["peers"][0]},
+        "validate": {"jsonschema": rows["validate"]["peers"][0], "jsonschema_rs": rows["validate"]["peers"][1]},
+    }
+    for peers in expect.values():
+        for module, measure in peers.items():
+            assert measure["missing"] is (not _installed(module)), (module, measure["note"])
+    assert rows["decode"]["floor"]["missing"] is (not _installed("orjson"))
+
+
+def test_markdown_report_has_each_figure_machine_and_command(tiny: tuple[str, dict[str, Any]]) -> None:
+    md, data = tiny
+    summary = md.split("## Summary", 1)[1].split("\n## ", 1)[0]
+    for title in ("(1) decode + validate", "(2) encode", "(3) `interlingua validate`", "(4) peak RSS"):
+        assert title in summary
+    # each timed figure's first line carries "wall / CPU" medians and ratios
+    for line in summary.splitlines():
+        if line.startswith("| (1)") or line.startswith("| (2)") or line.startswith("| (3)"):
+            assert re.search(r"\| [\d.]+ (ms|s) / [\d.]+ (ms|s) \|", line), line
+            assert re.search(r"[\d.]+x / [\d.]+x", line) or "not installed" in line, line
+    assert "variant: `gc.freeze()`" in summary
+    for needle in ("## Machine and versions", "msgspec", "GC:", "## Reproduce", "python benchmarks/run.py --size tiny", "## Not measured yet"):
+        assert needle in md
+    assert data["pending"], "the provider-mapper and store rows stay listed until they are measured"
+
+
+def test_alternate_flips_order_after_untimed_warmup() -> None:
+    run = _load("run")
+    calls: list[str] = []
+    a, b = run.Measure("a", "interlingua"), run.Measure("b", "peer")
+    missing = run.Measure("c", "peer", missing=True)
+    run.alternate([(a, lambda: calls.append("a")), (b, lambda: calls.append("b")), (missing, lambda: calls.append("c"))], rounds=3, warmup=1)
+    assert calls == ["a", "b", "a", "b", "b", "a", "a", "b"]
+    assert len(a.seconds) == len(b.seconds) == len(a.cpu_seconds) == 3
+    assert missing.seconds == [] and missing.median is None
+
+
+def test_dataset_is_seeded_valid_and_the_same_in_both_forms() -> None:
+    dataset = _load("dataset")
+    one, two = dataset.build(3, seed=7, peers=False), dataset.build(3, seed=7, peers=False)
+    assert one.jsonl == two.jsonl
+    assert dataset.build(3, seed=8, peers=False).jsonl != one.jsonl
+    result = validate_bytes(one.jsonl)
+    assert result.ok, result.problems[:3]
+    import io
+
+    assert list(iter_jsonl(io.BytesIO(one.jsonl))) == one.envelopes
+    assert one.items >= 3 * 30
+    calls = [e.item.id for e in one.envelopes if type(e.item).__name__ == "ToolCallItem"]
+    assert len(calls) == 3 * dataset.TURNS
+    if _installed("pydantic_ai"):
+        pa = dataset.to_pydantic_ai(one.spec)
+        assert [len(conv) for conv in pa] == [dataset.MESSAGES_PER_CONVERSATION] * 3
+        pa_calls = [p.tool_call_id for conv in pa for m in conv for p in m.parts if getattr(p, "part_kind", "") == "tool-call"]
+        assert pa_calls == calls
+
+
+def test_a_missing_peer_is_reported_not_invented() -> None:
+    run = _load("run")
+    measure, module = run._peer("nothing", "interlingua_no_such_peer_module")
+    assert module is None and measure.missing and measure.median is None
+    assert "not installed" in measure.note and "benchmarks/requirements.txt" in measure.note
+    row = run.Row("x", "(x) figure", run.Measure("il", "interlingua", seconds=[1.0], cpu_seconds=[1.0]), [measure], None)
+    assert row.ratio(measure) is None and row.ratio_cpu(measure) is None
+
+
+def test_prototype_fast_paths_return_what_the_library_returns() -> None:
+    """benchmarks/proposals.py backs proposed codec changes; its prototypes must stay equivalent."""
+    import io
+
+    proposals = _load("proposals")
+    dataset = _load("dataset")
+    ds = dataset.build(3, peers=False)
+    lines = ds.jsonl.splitlines()
+    assert [proposals.fast_decode_envelope(x) for x in lines] == ds.envelopes
+    assert list(proposals.fast_iter_jsonl(io.BytesIO(ds.jsonl))) == ds.envelopes
+    assert [proposals.fast_encode_envelope(e) for e in ds.envelopes] == lines
+    proposals._check_errors_match(ds.envelopes)
+    # an invalid line falls back to the library's careful path and its exact error
+    from interlingua.codec import decode_envelope
+    from interlingua.errors import DocumentError
+
+    bad = lines[0].replace(b'"seq":0', b'"seq":-1')
+    assert bad != lines[0]
+    with pytest.raises(DocumentError) as fast:
+        proposals.fast_decode_envelope(bad)
+    with pytest.raises(DocumentError) as lib:
+        decode_envelope(bad)
+    assert str(fast.value) == str(lib.value)

@@ -1,0 +1,116 @@
+"""The conformance suite catches deliberately broken mappers, naming the broken rule.
+
+Each broken mapper wraps the (conforming) OpenAI Chat mapper and breaks one rule.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from interlingua.items import ToolCallItem
+from interlingua.mapping import get_mapper
+from interlingua.streaming.events import StreamDone, is_terminal
+from interlingua.testing.conformance import ConformanceProfile, MapperConformance
+
+REAL = Path(__file__).parent.parent / "fixtures" / "real" / "openai_chat"
+BASE = get_mapper("openai-chat")
+
+
+class _Wrapper:
+    def __getattr__(self, name: str) -> Any:
+        return getattr(BASE, name)
+
+
+class MutatesInput(_Wrapper):
+    def encode_request(self, transcript: Any, **kw: Any) -> Any:
+        out = BASE.encode_request(transcript, **kw)
+        if transcript.items:
+            transcript.items.pop()  # "cleans up" the caller's list
+        return out
+
+
+class DropsSilently(_Wrapper):
+    def encode_request(self, transcript: Any, **kw: Any) -> Any:
+        if len(transcript.items) > 1:
+            transcript = msgspec.structs.replace(transcript, items=list(transcript.items[:-1]))
+        return BASE.encode_request(transcript, **kw)
+
+
+class _TwiceAccumulator:
+    def __init__(self) -> None:
+        self.inner = BASE.accumulator()
+
+    def feed(self, frame: Any) -> list[Any]:
+        return self.inner.feed(frame)
+
+    def finish(self) -> list[Any]:
+        out = list(self.inner.finish())
+        done = [e for e in out if is_terminal(e)]
+        return out + [StreamDone(response=done[0].response)] if done and isinstance(done[0], StreamDone) else out + [StreamDone(response=None)]  # type: ignore[arg-type]
+
+
+class EndsTwice(_Wrapper):
+    def accumulator(self) -> Any:
+        return _TwiceAccumulator()
+
+
+class EmptiesBadArguments(_Wrapper):
+    def encode_request(self, transcript: Any, **kw: Any) -> Any:
+        items = [
+            msgspec.structs.replace(it, arguments={}, arguments_raw=msgspec.UNSET, arguments_error=msgspec.UNSET)
+            if isinstance(it, ToolCallItem) and it.arguments is msgspec.UNSET
+            else it
+            for it in transcript.items
+        ]
+        return BASE.encode_request(msgspec.structs.replace(transcript, items=items), **kw)
+
+
+PROFILE = ConformanceProfile(streams=sorted(REAL.glob("*.sse")), max_examples=30)
+
+
+def _suite(broken: Any) -> MapperConformance:
+    class Suite(MapperConformance):
+        mapper = broken
+        profile = PROFILE
+
+    return Suite()
+
+
+def test_a_mapper_that_mutates_its_input_fails() -> None:
+    with pytest.raises(pytest.fail.Exception, match=r"\[rule: inputs-not-mutated\] encode_request changed the transcript"):
+        _suite(MutatesInput()).test_inputs_not_mutated_encode()
+
+
+def test_a_mapper_that_drops_an_item_silently_fails() -> None:
+    with pytest.raises(pytest.fail.Exception, match=r"\[rule: losses-reported\] items dropped or changed without a report entry"):
+        _suite(DropsSilently()).test_losses_are_reported()
+
+
+def test_a_mapper_that_ends_a_stream_twice_fails() -> None:
+    with pytest.raises(pytest.fail.Exception, match=r"\[rule: one-terminal\]"):
+        _suite(EndsTwice()).test_stream_ends_with_one_terminal()
+
+
+def test_a_mapper_that_turns_bad_arguments_into_an_empty_object_fails() -> None:
+    with pytest.raises(pytest.fail.Exception, match=r"\[rule: malformed-arguments\] .* came back as \{\}"):
+        _suite(EmptiesBadArguments()).test_malformed_arguments_never_become_empty()
+
+
+def test_the_unbroken_base_passes_the_same_rules() -> None:
+    suite = _suite(BASE)
+    suite.test_inputs_not_mutated_encode()
+    suite.test_stream_ends_with_one_terminal()
+    suite.test_malformed_arguments_never_become_empty()
+
+
+def test_a_known_gap_turns_the_failure_into_xfail() -> None:
+    class Suite(MapperConformance):
+        mapper = DropsSilently()
+        profile = ConformanceProfile(max_examples=30, known_gaps={"losses-reported": "drops the last item"})
+
+    with pytest.raises(pytest.xfail.Exception, match="known gap: drops the last item"):
+        Suite().test_losses_are_reported()
