@@ -326,3 +326,45 @@ def test_json_file_with_a_list_of_conversations(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     res = migrate(src, "-o", out)
     assert res.exit_code == 0 and "migrated 3 conversations (4 items)" in res.output
+
+
+# ----------------------------------------------------------------- the real session store
+
+
+def test_real_store_rerun_adds_nothing_and_export_migrates_back(tmp_path: Path) -> None:
+    import asyncio
+
+    from interlingua.store import SessionStore
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'chats.sqlite3'}"
+    n = len(list(EXAMPLES.glob("*.json")))
+    res = migrate(EXAMPLES, "--store", url, "--rejects", tmp_path / "r.jsonl")
+    assert res.exit_code == 0, res.output
+    assert f"migrated {n} conversations" in res.output
+    res = migrate(EXAMPLES, "--store", url, "--rejects", tmp_path / "r.jsonl")
+    assert res.exit_code == 0 and "migrated 0 conversations" in res.output and f"{n} already in the store" in res.output
+
+    anthropic = read_any(json.loads((EXAMPLES / "anthropic.json").read_text()))
+    export = tmp_path / "export.jsonl"
+
+    async def check() -> None:
+        store = await SessionStore.open(url)
+        try:
+            sessions = await store.list_sessions(limit=1000)
+            assert len(sessions) == n
+            loaded = await store.load(anthropic.session_id)
+            assert list(loaded.items) == list(anthropic.transcript.items)
+            assert [t.name for t in loaded.tools] == ["get_stock_price"]
+            await store.export_jsonl(anthropic.session_id, export)  # with its header line
+        finally:
+            await store.close()
+
+    asyncio.run(check())
+    # A store export (header + envelopes) migrates back to the same session, tools included.
+    back = tmp_path / "back.jsonl"
+    res = migrate(export, "-o", back)
+    assert res.exit_code == 0, res.output
+    got = envelopes(back)
+    assert {e["session_id"] for e in got} == {anthropic.session_id}
+    assert len(got) == len(anthropic.transcript.items)
+    assert "tool definition(s) are not carried by envelope output" in res.output  # the header's tools were read

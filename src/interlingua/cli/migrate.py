@@ -10,7 +10,8 @@ A ``.json`` file holds one conversation (or a JSON list of conversations: messag
 documents or request bodies); a
 ``.jsonl``/``.ndjson`` file (or a ``.json`` file that is not one JSON value) holds one
 conversation a line, or one message a line (then the whole file is one conversation), or
-interlingua envelopes (consecutive lines of one session form one conversation).
+interlingua envelopes (consecutive lines of one session form one conversation; a session
+export's header line gives that session its metadata and tools).
 
 Each conversation is read by :mod:`interlingua.compat` (format detected unless ``--from``
 names one) and written as JSON Lines envelopes to ``-o`` (``seq`` from 0, no ``created_at``
@@ -116,6 +117,8 @@ def _classify(value: Any) -> str:
         return "invalid"
     if "session_id" in value and "item" in value:
         return "envelope"
+    if "schema_version" in value and isinstance(value.get("session"), dict):
+        return "header"
     if ("schema_version" in value and "items" in value) or any(isinstance(value.get(k), list) for k in ("messages", "contents", "input")):
         return "conversation"
     return "message"
@@ -149,6 +152,10 @@ def _lines(path: Path, fh: IO[bytes]) -> Iterator[Record]:
             yield Record(source, n, text=text, error=f"not JSON: {exc}", size=len(raw))
             continue
         kind = _classify(value)
+        if kind == "header":  # a session export's header: leads that session's envelopes
+            yield from flush_envelopes()
+            envelopes, env_start, env_session, env_size = [value], n, value["session"].get("id"), len(raw)
+            continue
         if kind == "envelope":
             if env_session is not None and value.get("session_id") != env_session:
                 yield from flush_envelopes()

@@ -4,8 +4,10 @@
   through the upcaster chain (:mod:`._upcast`), then decoded in preserving mode (unknown
   item types of a newer minor are kept, never coerced).
 * A list of JSON Lines envelopes of one session (``{"schema_version", "session_id", "seq",
-  "item", ...}``): each upcast and decoded; the items in ``seq`` order form the transcript
-  and the session keeps its id. Per-response ``usage``/``stop_reason`` on envelopes have no
+  "item", ...}``), optionally led by a session export's header line (``{"schema_version",
+  "session": {id, metadata, tools, tool_choice, changes}}``): each upcast and decoded; the
+  items in ``seq`` order form the transcript, the header gives its metadata, tools and tool
+  choice (the history of their changes is reported as not carried), and the session keeps its id. Per-response ``usage``/``stop_reason`` on envelopes have no
   place on a transcript; they are reported as dropped.
 """
 
@@ -16,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from ..codec import SCHEMA_VERSION, decode_envelope, decode_transcript
+from ..codec import SCHEMA_VERSION, decode_envelope, decode_session_header, decode_transcript
 from ..errors import DocumentError, Problem
 from ..items import Transcript
 from ..mapping import Report
@@ -48,8 +50,24 @@ def read(obj: Any) -> Migrated:
         return Migrated(transcript, report, FORMAT)
     if not isinstance(obj, list) or not obj:
         raise DocumentError(Problem("", "expected a transcript document or a non-empty list of envelopes"))
+    header = None
+    if isinstance(obj[0], Mapping) and isinstance(obj[0].get("session"), Mapping) and "item" not in obj[0]:
+        # A session export's header line: the session's id, metadata, tools and tool choice.
+        head, steps = upcast(dict(obj[0]), "header")
+        _report_steps(report, steps, "session header")
+        # codec.decode_session_header fails on a header without metadata (it checks the UNSET
+        # value for JSON safety); give it an empty object and treat that as none.
+        no_metadata = isinstance(head.get("session"), dict) and "metadata" not in head["session"]
+        if no_metadata:
+            head = {**head, "session": {**head["session"], "metadata": {}}}
+        header = decode_session_header(msgspec.json.encode(head))
+        if no_metadata:
+            header = msgspec.structs.replace(header, session=msgspec.structs.replace(header.session, metadata=msgspec.UNSET))
+        obj = obj[1:]
+        if header.session.changes is not msgspec.UNSET and len(header.session.changes) > 1:
+            report.add("dropped", "the session's history of metadata/tool changes is not carried; its current settings are")
     envelopes = []
-    for i, raw in enumerate(obj):
+    for i, raw in enumerate(obj, start=1 if header is not None else 0):
         if not isinstance(raw, Mapping):
             raise DocumentError(Problem(f"/{i}", "envelope is not a JSON object"))
         env_obj, steps = upcast(dict(raw), "envelope")
@@ -59,12 +77,19 @@ def read(obj: Any) -> Migrated:
         except DocumentError as exc:
             raise DocumentError([Problem(f"/{i}{p.pointer}", p.message) for p in exc.problems]) from exc
         envelopes.append(env)
-    sessions = {e.session_id for e in envelopes}
+    sessions = {e.session_id for e in envelopes} | ({header.session.id} if header is not None else set())
     if len(sessions) != 1:
         raise DocumentError(Problem("", f"envelopes of {len(sessions)} sessions in one record"))
     envelopes.sort(key=lambda e: e.seq)
     for e in envelopes:
         if e.usage is not msgspec.UNSET or e.stop_reason is not msgspec.UNSET:
             report.add("dropped", "envelope usage/stop_reason has no place on a transcript", index=e.seq)
-    transcript = Transcript(schema_version=SCHEMA_VERSION, items=[e.item for e in envelopes])
-    return Migrated(transcript, report, FORMAT, source_session_id=envelopes[0].session_id)
+    session = header.session if header is not None else None
+    transcript = Transcript(
+        schema_version=SCHEMA_VERSION,
+        items=[e.item for e in envelopes],
+        tools=session.tools if session is not None else msgspec.UNSET,
+        tool_choice=session.tool_choice if session is not None else msgspec.UNSET,
+        metadata=session.metadata if session is not None else msgspec.UNSET,
+    )
+    return Migrated(transcript, report, FORMAT, source_session_id=next(iter(sessions)))

@@ -27,8 +27,9 @@ from ..errors import Problem, VersionError
 
 __all__ = ["Kind", "Upcaster", "registered", "upcast", "upcast_row", "upcaster"]
 
-Kind: TypeAlias = Literal["document", "envelope"]
-"""What an upcaster is given: a transcript document or one JSON Lines envelope (a store row)."""
+Kind: TypeAlias = Literal["document", "envelope", "header"]
+"""What an upcaster is given: a transcript document, one JSON Lines envelope (a store row), or a
+session export's header line."""
 
 Upcaster: TypeAlias = Callable[[dict[str, Any], Kind], dict[str, Any]]
 """``(obj, kind) -> new obj``: must return a new dict (the input is a private copy) whose
