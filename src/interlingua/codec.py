@@ -689,7 +689,8 @@ def decode_session_header(data: bytes | str) -> SessionHeader:
         raise DocumentError(Problem("", f"invalid JSON: {exc}")) from exc
     except msgspec.ValidationError as exc:
         raise DocumentError(_split_msgspec_error(exc, "")) from exc
-    check_json_safe(header.session.metadata, "/session/metadata")
+    if header.session.metadata is not msgspec.UNSET:
+        check_json_safe(header.session.metadata, "/session/metadata")
     return header
 
 

@@ -208,3 +208,11 @@ def test_envelope_fast_and_careful_paths_agree() -> None:
         fast = il.decode_envelope(env_line)
         careful = il.decode_envelope(env_line.replace(b'"1.0"', b'"1.1"', 1))  # another minor skips the fast path
         assert il.encode_item(fast.item) == il.encode_item(careful.item) == line
+
+
+def test_session_header_without_metadata_is_read() -> None:
+    header = il.codec.decode_session_header(b'{"schema_version":"1.0","session":{"id":"s1","created_at":"2026-11-30T00:00:00Z"}}')
+    assert header.session.id == "s1" and header.session.metadata is msgspec.UNSET
+    with pytest.raises(DocumentError) as exc:
+        il.codec.decode_session_header(b'{"schema_version":"1.0","session":{"id":"s1","colour":1}}')
+    assert exc.value.problems[0].pointer == "/session"

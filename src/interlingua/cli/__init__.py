@@ -37,6 +37,7 @@ _COMMAND_MODULES: list[str] = [
     "convert",
     "store",
     "replay",
+    "migrate",
 ]
 
 for _name in _COMMAND_MODULES:

@@ -1,0 +1,493 @@
+"""``interlingua migrate``: stored legacy conversations -> canonical envelopes or stored sessions.
+
+Usage::
+
+    interlingua migrate INPUT... [--from auto|FORMAT] (-o OUT.jsonl | --store URL)
+                        [--rejects PATH] [--fail-fast] [--progress/--no-progress]
+
+Inputs are files or directories (read recursively: ``*.json``, ``*.jsonl``, ``*.ndjson``).
+A ``.json`` file holds one conversation (or a JSON list of conversations: message lists,
+documents or request bodies); a
+``.jsonl``/``.ndjson`` file (or a ``.json`` file that is not one JSON value) holds one
+conversation a line, or one message a line (then the whole file is one conversation), or
+interlingua envelopes (consecutive lines of one session form one conversation; a session
+export's header line gives that session its metadata and tools).
+
+Each conversation is read by :mod:`interlingua.compat` (format detected unless ``--from``
+names one) and written as JSON Lines envelopes to ``-o`` (``seq`` from 0, no ``created_at``
+so the output is a function of the input; a transcript's ``usage``/``stop_reason`` ride on its
+last envelope), or as a session in the store at ``--store``.
+The session id is derived from the canonical transcript (:func:`interlingua.compat.session_id_for`),
+so re-running on the same input writes the same sessions again instead of new ones.
+
+A record that cannot be read goes to the reject file (``--rejects``, default
+``OUT.rejects.jsonl`` beside ``-o``, or ``migrate.rejects.jsonl`` with ``--store``) as one
+JSON line ``{"source", "line", "reason", "record"}`` (``record`` is the line's text exactly,
+or the parsed value for a whole-file record; the file is replaced on each run) and the run
+continues, unless ``--fail-fast``
+(then it stops at the first reject; what was migrated before is kept).
+
+With ``--store``, each session is created with its content-derived id (idempotent) and its
+items appended only while it is empty (``expected_seq=-1``): a conversation already stored
+by an earlier run is counted as "already in the store" and left unchanged.
+
+Exit codes: 0 every record migrated; 1 some records rejected; 2 usage error or unreadable
+input (missing file, unwritable output, a store that cannot be opened or is not in this build). A summary line (conversations, items, rejects,
+warnings) goes to stderr at the end; report entries are printed as ``warning:`` lines (the
+first 50; the summary counts all).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Annotated, Any
+
+import msgspec
+import typer
+
+from ..codec import SCHEMA_VERSION, UnknownItem
+from ..compat import FORMATS, Migrated, read_any, session_id_from_bytes
+from ..errors import InterlinguaError
+
+__all__ = ["migrate", "register"]
+
+_SUFFIXES = (".json", ".jsonl", ".ndjson")
+_LINE_SUFFIXES = (".jsonl", ".ndjson")
+_PROGRESS_BYTES = 1 << 20
+_MAX_WARNING_LINES = 50
+_MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, msgspec.ValidationError)
+_decoder = msgspec.json.Decoder()
+_encoder = msgspec.json.Encoder()
+
+
+def _enc_hook(obj: Any) -> Any:
+    if isinstance(obj, UnknownItem):
+        return msgspec.Raw(obj.raw)
+    raise NotImplementedError(f"{type(obj).__name__} is not JSON-safe")
+
+
+_item_encoder = msgspec.json.Encoder(enc_hook=_enc_hook)
+
+
+class _Usage(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass
+class Record:
+    """One conversation to migrate, or a line that could not be parsed."""
+
+    source: str
+    line: int | None
+    value: Any = None
+    text: str | None = None
+    error: str | None = None
+    size: int = 0
+
+
+# --------------------------------------------------------------------------- reading inputs
+
+
+def _expand(inputs: list[Path]) -> list[Path]:
+    files: list[Path] = []
+    for p in inputs:
+        if p.is_dir():
+            files.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in _SUFFIXES))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise _Usage(f"cannot read {p}: no such file or directory")
+    return files
+
+
+def _classify(value: Any) -> str:
+    """``conversation``, ``envelope``, ``message`` or ``invalid`` for one parsed JSONL line."""
+    if isinstance(value, list):
+        return "conversation"
+    if not isinstance(value, dict):
+        return "invalid"
+    if "session_id" in value and "item" in value:
+        return "envelope"
+    if "schema_version" in value and isinstance(value.get("session"), dict):
+        return "header"
+    if ("schema_version" in value and "items" in value) or any(isinstance(value.get(k), list) for k in ("messages", "contents", "input")):
+        return "conversation"
+    return "message"
+
+
+def _lines(path: Path, fh: IO[bytes]) -> Iterator[Record]:
+    source = str(path)
+    messages: list[Any] = []
+    messages_size = 0
+    first_message = None
+    envelopes: list[Any] = []
+    env_start = 0
+    env_session = None
+    env_size = 0
+
+    def flush_envelopes() -> Iterator[Record]:
+        nonlocal envelopes, env_session, env_size
+        if envelopes:
+            yield Record(source, env_start, value=envelopes, size=env_size)
+        envelopes, env_session, env_size = [], None, 0
+
+    for n, raw in enumerate(fh, start=1):
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        text = raw.decode("utf-8", "replace").rstrip("\r\n")
+        try:
+            value = _decoder.decode(stripped)
+        except msgspec.DecodeError as exc:
+            yield from flush_envelopes()
+            yield Record(source, n, text=text, error=f"not JSON: {exc}", size=len(raw))
+            continue
+        kind = _classify(value)
+        if kind == "header":  # a session export's header: leads that session's envelopes
+            yield from flush_envelopes()
+            envelopes, env_start, env_session, env_size = [value], n, value["session"].get("id"), len(raw)
+            continue
+        if kind == "envelope":
+            if env_session is not None and value.get("session_id") != env_session:
+                yield from flush_envelopes()
+            if not envelopes:
+                env_start = n
+            env_session = value.get("session_id")
+            envelopes.append(value)
+            env_size += len(raw)
+            continue
+        yield from flush_envelopes()
+        if kind == "conversation":
+            yield Record(source, n, value=value, text=text, size=len(raw))
+        elif kind == "invalid":
+            yield Record(source, n, text=text, error=f"a JSON {type(value).__name__} is neither a conversation nor a message", size=len(raw))
+        else:
+            if first_message is None:
+                first_message = n
+            messages.append(value)
+            messages_size += len(raw)
+    yield from flush_envelopes()
+    if messages:
+        yield Record(source, first_message, value=messages, size=messages_size)
+
+
+def _records(path: Path) -> Iterator[Record]:
+    try:
+        if path.suffix.lower() in _LINE_SUFFIXES:
+            with open(path, "rb") as fh:
+                yield from _lines(path, fh)
+            return
+        data = path.read_bytes()
+    except OSError as exc:
+        raise _Usage(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        value = _decoder.decode(data)
+    except msgspec.DecodeError as exc:
+        if data.strip().count(b"\n") >= 1:
+            import io
+
+            yield from _lines(path, io.BytesIO(data))
+        else:
+            yield Record(str(path), None, text=data.decode("utf-8", "replace"), error=f"not JSON: {exc}", size=len(data))
+        return
+    if isinstance(value, list) and value and all(isinstance(v, list) or (isinstance(v, dict) and _classify(v) == "conversation") for v in value):
+        for v in value:  # a JSON list of conversations (message lists, documents or request bodies)
+            yield Record(str(path), None, value=v, size=len(data) // len(value))
+        return
+    yield Record(str(path), None, value=value, size=len(data))
+
+
+# --------------------------------------------------------------------------- writing
+
+
+class _JsonlSink:
+    """Envelopes to a JSON Lines file, written beside it and renamed into place at the end."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        directory = out.parent if str(out.parent) else Path(".")
+        try:
+            fd, self.tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=directory)
+        except OSError as exc:
+            raise _Usage(f"cannot write {out}: {exc.strerror or exc}") from exc
+        self.fh = os.fdopen(fd, "wb")
+
+    label = "written"
+
+    def write(self, migrated: Migrated) -> bool:
+        """Write one conversation; ``True`` (always: the file is written whole each run)."""
+        if migrated.transcript.tools is not msgspec.UNSET and migrated.transcript.tools:
+            migrated.report.add("dropped", f"{len(migrated.transcript.tools)} tool definition(s) are not carried by envelope output (use --store to keep them)")
+        # Everything here came from parsed JSON, so it is JSON-safe: encode once, without the
+        # codec's per-object walk (bytes identical to encode_transcript/encode_envelope).
+        transcript = migrated.transcript
+        sid = migrated.source_session_id or session_id_from_bytes(_item_encoder.encode(transcript))
+        head = b'{"schema_version":"' + SCHEMA_VERSION.encode() + b'","session_id":' + _item_encoder.encode(sid) + b',"seq":'
+        # A transcript's usage and stop reason belong to the response that ended it: the last envelope.
+        tail = b""
+        if transcript.usage is not msgspec.UNSET:
+            tail += b',"usage":' + _item_encoder.encode(transcript.usage)
+        if transcript.stop_reason is not msgspec.UNSET:
+            tail += b',"stop_reason":' + _item_encoder.encode(transcript.stop_reason)
+        out = bytearray()
+        last = len(transcript.items) - 1
+        for i, item in enumerate(transcript.items):
+            out += head + str(i).encode() + b',"item":' + _item_encoder.encode(item) + (tail if i == last else b"") + b"}\n"
+        self.fh.write(out)
+        return True
+
+    def close(self, keep: bool = True) -> None:
+        self.fh.close()
+        if keep:
+            os.replace(self.tmp, self.out)
+        elif os.path.exists(self.tmp):
+            os.unlink(self.tmp)
+
+
+class _StoreSink:
+    """Sessions in a :class:`~interlingua.store.SessionStore`, one per conversation.
+
+    ``create_session`` with the content-derived id is idempotent; the items are appended
+    only to a session that is still empty (``expected_seq=-1``), so a conversation already
+    migrated by an earlier run is left as it is and counted as already present.
+    """
+
+    label = "stored"
+
+    def __init__(self, url: str) -> None:
+        try:
+            store_mod = importlib.import_module("interlingua.store")
+        except ModuleNotFoundError as exc:
+            raise _Usage("--store needs interlingua.store, which is not available in this build; use -o OUT.jsonl") from exc
+        self._store_mod = store_mod
+        self.url = url
+        self.loop = asyncio.new_event_loop()
+        try:
+            self.store = self.loop.run_until_complete(store_mod.SessionStore.open(url))
+        except InterlinguaError as exc:
+            self.loop.close()
+            raise _Usage(f"cannot open the store: {exc}") from exc
+        self.present = 0
+
+    async def _write(self, migrated: Migrated) -> bool:
+        transcript = migrated.transcript
+        sid = migrated.session_id
+        tools = list(transcript.tools) if transcript.tools is not msgspec.UNSET and transcript.tools else None
+        choice = transcript.tool_choice if transcript.tool_choice is not msgspec.UNSET else None
+        metadata = dict(transcript.metadata) if transcript.metadata is not msgspec.UNSET else None
+        await self.store.create_session(metadata, session_id=sid, tools=tools, tool_choice=choice)
+        if not transcript.items:
+            return True
+        try:
+            await self.store.append(
+                sid,
+                list(transcript.items),
+                expected_seq=-1,
+                usage=transcript.usage if transcript.usage is not msgspec.UNSET else None,
+                stop_reason=transcript.stop_reason if transcript.stop_reason is not msgspec.UNSET else None,
+            )
+        except self._store_mod.ConflictError:
+            self.present += 1  # holds items already: migrated by an earlier run
+            return False
+        return True
+
+    def write(self, migrated: Migrated) -> bool:
+        """Store one conversation; ``False`` when it was already in the store.
+
+        Raises:
+            InterlinguaError: the store refused it (the record is rejected).
+        """
+        return self.loop.run_until_complete(self._write(migrated))
+
+    def close(self, keep: bool = True) -> None:
+        try:
+            self.loop.run_until_complete(self.store.close())
+        finally:
+            self.loop.close()
+
+
+class _Rejects:
+    """The reject file, created on the first reject."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.fh: IO[bytes] | None = None
+        self.count = 0
+
+    def add(self, record: Record, reason: str) -> None:
+        if self.fh is None:
+            try:
+                self.fh = open(self.path, "wb")  # noqa: SIM115
+            except OSError as exc:
+                raise _Usage(f"cannot write {self.path}: {exc.strerror or exc}") from exc
+        entry = {"source": record.source, "line": record.line, "reason": reason, "record": record.text if record.text is not None else record.value}
+        self.fh.write(_encoder.encode(entry) + b"\n")
+        self.count += 1
+
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+
+
+# --------------------------------------------------------------------------- command
+
+
+def _where(record: Record) -> str:
+    return f"{record.source}:{record.line}" if record.line is not None else record.source
+
+
+def _convert(record: Record, fmt: str) -> tuple[Migrated | None, str | None]:
+    if record.error is not None:
+        return None, record.error
+    try:
+        migrated = read_any(record.value, fmt)
+    except InterlinguaError as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+    except _MALFORMED as exc:
+        return None, f"malformed {fmt if fmt != 'auto' else 'input'}: {type(exc).__name__}: {exc}"
+    return migrated, None
+
+
+def _progress(enabled: bool, total: int) -> Any:
+    if not enabled:
+        return None
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+    progress = Progress(
+        TextColumn("migrating"), BarColumn(), DownloadColumn(), TextColumn("{task.fields[n]} conversations"), TimeRemainingColumn(),
+        console=Console(stderr=True), transient=False,
+    )
+    progress.start()
+    progress.add_task("migrate", total=total, n=0)
+    return progress
+
+
+def run(
+    inputs: list[Path], *, fmt: str, out: Path | None, store: str | None, rejects: Path | None, fail_fast: bool, progress: bool | None
+) -> int:
+    """Migrate ``inputs``; return the exit code (messages go to stderr).
+
+    Raises:
+        _Usage: usage error or unreadable input (exit 2).
+    """
+    if fmt != "auto" and fmt not in FORMATS:
+        raise _Usage(f"unknown format {fmt!r}; known: auto, {', '.join(FORMATS)}")
+    if (out is None) == (store is None):
+        raise _Usage("give exactly one of -o OUT.jsonl or --store URL")
+    files = _expand(inputs)
+    if out is not None:
+        reject_path = rejects if rejects is not None else out.with_name(out.name + ".rejects.jsonl")
+    else:
+        reject_path = rejects if rejects is not None else Path("migrate.rejects.jsonl")
+    # This run's own output and reject file are never inputs (they may sit in an input directory).
+    own = {p.resolve() for p in (out, reject_path) if p is not None}
+    files = [f for f in files if f.resolve() not in own]
+    try:
+        if reject_path.exists():
+            reject_path.unlink()  # a reject file left by an earlier run would be mistaken for this run's
+    except OSError as exc:
+        raise _Usage(f"cannot replace {reject_path}: {exc.strerror or exc}") from exc
+    total = sum(f.stat().st_size for f in files)
+    if out is not None:
+        sink: _JsonlSink | _StoreSink = _JsonlSink(out)
+        target = str(out)
+    else:
+        assert store is not None
+        sink = _StoreSink(store)
+        target = store
+    bar = _progress(progress if progress is not None else total >= _PROGRESS_BYTES, total)
+    reject_file = _Rejects(reject_path)
+    conversations = items = warnings = 0
+    shown = 0
+    pending = 0
+    stopped = False
+    try:
+        for path in files:
+            for record in _records(path):
+                migrated, reason = _convert(record, fmt)
+                pending += record.size
+                if migrated is None:
+                    reject_file.add(record, reason or "unreadable")
+                    if fail_fast:
+                        typer.echo(f"error: {_where(record)}: {reason}", err=True)
+                        stopped = True
+                        break
+                else:
+                    try:
+                        written = sink.write(migrated)
+                    except InterlinguaError as exc:
+                        reject_file.add(record, f"{type(exc).__name__}: {exc}")
+                        if fail_fast:
+                            typer.echo(f"error: {_where(record)}: {exc}", err=True)
+                            stopped = True
+                            break
+                        continue
+                    if written:
+                        conversations += 1
+                        items += len(migrated.transcript.items)
+                    for entry in migrated.report:
+                        warnings += 1
+                        if shown < _MAX_WARNING_LINES:
+                            typer.echo(f"warning: {_where(record)}: {entry}", err=True)
+                            shown += 1
+                if bar is not None and (conversations + reject_file.count) % 500 == 0:
+                    bar.update(bar.task_ids[0], advance=pending, n=conversations)
+                    pending = 0
+            if stopped:
+                break
+        if bar is not None:
+            bar.update(bar.task_ids[0], advance=pending, n=conversations)
+    finally:
+        if bar is not None:
+            bar.stop()
+        sink.close(keep=True)
+        reject_file.close()
+    if warnings > shown:
+        typer.echo(f"({warnings - shown} more warnings not shown)", err=True)
+    where = f" (rejects in {reject_path})" if reject_file.count else ""
+    present = f"; {sink.present} already in the store" if isinstance(sink, _StoreSink) else ""
+    typer.echo(
+        f"migrated {conversations} conversations ({items} items) to {target}{present}; {reject_file.count} rejected{where}; {warnings} warnings"
+        + ("; stopped at the first reject (--fail-fast)" if stopped else ""),
+        err=True,
+    )
+    return 1 if reject_file.count else 0
+
+
+def migrate(
+    inputs: Annotated[list[Path], typer.Argument(metavar="INPUT...", help="Files or directories to read.", show_default=False)],
+    from_: Annotated[str, typer.Option("--from", help=f"Source format: auto, {', '.join(FORMATS)}.")] = "auto",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write canonical envelopes (JSON Lines) here.", show_default=False)] = None,
+    store: Annotated[str | None, typer.Option("--store", help="Write sessions to the session store at this URL.", show_default=False)] = None,
+    rejects: Annotated[Path | None, typer.Option("--rejects", help="Reject file (default: OUT.rejects.jsonl).", show_default=False)] = None,
+    fail_fast: Annotated[bool, typer.Option("--fail-fast", help="Stop at the first record that cannot be read.")] = False,
+    progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress bar (default: on for inputs of 1 MiB or more).", show_default=False)] = None,
+) -> None:
+    """Migrate stored conversations of legacy formats to canonical envelopes or stored sessions.
+
+    Exit codes: 0 all migrated, 1 some records rejected, 2 usage error or unreadable input.
+    """
+    try:
+        code = run(inputs, fmt=from_, out=output, store=store, rejects=rejects, fail_fast=fail_fast, progress=progress)
+    except _Usage as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(2) from None
+    except OSError as exc:
+        typer.echo(f"error: {exc.filename or ''}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(2) from None
+    raise typer.Exit(code)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``migrate`` command to ``app``."""
+    app.command("migrate")(migrate)

@@ -1,0 +1,84 @@
+"""Readers for stored legacy formats.
+
+Each reader turns one stored conversation (parsed JSON) into a canonical
+transcript plus a report (:class:`Migrated`). Formats (:data:`FORMATS`):
+
+* ``openai-chat``: OpenAI Chat message lists, with the deprecated ``functions``/``function_call``
+  form and ``role: "function"`` messages;
+* ``anthropic``, ``gemini``, ``ollama``, ``openai-responses``: message lists (or stored request
+  bodies) of those APIs, read by the provider mappers;
+* ``pydantic-ai``: ``ModelMessagesTypeAdapter`` JSON, older field names included;
+* ``langchain``: ``messages_to_dict`` output;
+* ``interlingua``: documents and envelopes of any schema version the upcaster chain reads.
+
+:func:`detect_format` picks the format; :func:`read_any` detects and reads. Older
+interlingua versions go through the upcaster chain (:func:`upcaster`, :func:`upcast`,
+:func:`upcast_row` for store rows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import UnknownFormatError
+from . import _anthropic, _gemini, _interlingua, _langchain, _ollama, _openai_chat, _openai_responses, _pydantic_ai
+from ._base import Migrated, session_id_for, session_id_from_bytes
+from ._detect import LOOKED_FOR, FormatDetectionError, detect_format
+from ._upcast import registered, upcast, upcast_row, upcaster
+
+__all__ = [
+    "FORMATS",
+    "LOOKED_FOR",
+    "FormatDetectionError",
+    "Migrated",
+    "detect_format",
+    "read",
+    "read_any",
+    "registered",
+    "session_id_for",
+    "session_id_from_bytes",
+    "upcast",
+    "upcast_row",
+    "upcaster",
+]
+
+_READERS: dict[str, Callable[[Any], Migrated]] = {
+    m.FORMAT: m.read
+    for m in (_openai_chat, _anthropic, _gemini, _ollama, _openai_responses, _pydantic_ai, _langchain, _interlingua)
+}
+
+FORMATS: tuple[str, ...] = tuple(_READERS)
+"""Every format name a reader exists for."""
+
+
+def read(obj: Any, fmt: str) -> Migrated:
+    """Read ``obj`` as format ``fmt`` (a name from :data:`FORMATS`).
+
+    Raises:
+        UnknownFormatError: ``fmt`` is not a format name.
+        MappingError, DocumentError: the reader refused the input.
+    """
+    reader = _READERS.get(fmt)
+    if reader is None:
+        raise UnknownFormatError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    return reader(obj)
+
+
+def read_any(obj: Any, fmt: str = "auto") -> Migrated:
+    """Detect the format of ``obj`` (unless ``fmt`` names one) and read it.
+
+    Interlingua documents of an older schema version are upcast through the chain first.
+
+    Raises:
+        FormatDetectionError: ``fmt`` is ``auto`` and the format cannot be told.
+        UnknownFormatError, MappingError, DocumentError, VersionError: as :func:`read`.
+    """
+    return read(obj, detect_format(obj) if fmt == "auto" else fmt)
+
+
+for _name, _obj in ((n, globals()[n]) for n in ("Migrated", "FormatDetectionError", "detect_format", "read", "read_any", "session_id_for", "upcast", "upcast_row", "upcaster", "registered")):
+    try:
+        _obj.__module__ = __name__
+    except (AttributeError, TypeError):
+        pass

@@ -1,0 +1,88 @@
+"""What every compatibility reader returns, and the content-derived session id.
+
+A reader turns one stored conversation (a JSON value already parsed) into a
+canonical :class:`~interlingua.items.Transcript` plus a
+:class:`~interlingua.mapping.Report` of every change it made on the way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..codec import encode_transcript
+from ..errors import MappingError
+from ..items import Transcript
+from ..mapping import Report, get_mapper
+
+__all__ = ["Migrated", "Reader", "session_id_for", "session_id_from_bytes", "via_mapper", "wrap_list"]
+
+SESSION_ID_PREFIX = "mig_"
+
+
+@dataclass
+class Migrated:
+    """One stored conversation read into canonical form.
+
+    Attributes:
+        transcript: The canonical transcript (schema version of this library).
+        report: Every drop, degradation or representation change made while reading.
+        format: The format it was read as (a name from :data:`interlingua.compat.FORMATS`).
+        source_session_id: The session id the source already had (interlingua envelope streams), if any.
+    """
+
+    transcript: Transcript
+    report: Report = field(default_factory=Report)
+    format: str = ""
+    source_session_id: str | None = None
+
+    @property
+    def session_id(self) -> str:
+        """The session id to write under: the source's own (interlingua envelopes), else the
+        content-derived one (see :func:`session_id_for`)."""
+        return self.source_session_id or session_id_for(self.transcript)
+
+
+Reader = Callable[[Any], Migrated]
+"""A reader: one stored conversation (parsed JSON) -> :class:`Migrated`."""
+
+
+def session_id_for(transcript: Transcript) -> str:
+    """A session id derived from the transcript's content.
+
+    ``"mig_"`` followed by the first 32 hex digits of the SHA-256 of the transcript's
+    compact canonical JSON (:func:`~interlingua.codec.encode_transcript` without indent).
+    The same conversation read twice gets the same id, so re-running a migration does
+    not create a second session.
+    """
+    return session_id_from_bytes(encode_transcript(transcript))
+
+
+def session_id_from_bytes(data: bytes) -> str:
+    """:func:`session_id_for` given the transcript's compact canonical JSON bytes already encoded."""
+    return f"{SESSION_ID_PREFIX}{hashlib.sha256(data).hexdigest()[:32]}"
+
+
+def via_mapper(name: str, body: Mapping[str, Any], fmt: str) -> Migrated:
+    """Read a request body through the provider mapper registered as ``name``.
+
+    Raises:
+        MappingError: the mapper refused the body.
+    """
+    conv = get_mapper(name).decode_request(body)
+    return Migrated(conv.value, conv.report, fmt)
+
+
+def wrap_list(obj: Any, key: str, fmt: str) -> Mapping[str, Any]:
+    """A bare list becomes ``{key: list}``; a request body (a dict holding ``key``) is used as is.
+
+    Raises:
+        MappingError: neither a list nor an object holding a ``key`` list.
+    """
+    if isinstance(obj, list):
+        return {key: obj}
+    if isinstance(obj, Mapping) and isinstance(obj.get(key), list | str):
+        return obj
+    raise MappingError(f"{fmt}: expected a list of messages or an object with a {key!r} list, got {type(obj).__name__}")

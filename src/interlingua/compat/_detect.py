@@ -1,0 +1,145 @@
+"""Decide which stored format a parsed JSON value is.
+
+Rules, first match wins (each looks at every message, so one odd message does not decide):
+
+1. An object with ``schema_version`` (a transcript document), or a list of objects that all
+   have ``schema_version`` (envelopes of one session): ``interlingua``.
+2. A list of ``{"kind": "request"|"response", "parts": [...]}``: ``pydantic-ai``.
+3. A list of ``{"type": <LangChain message type>, "data": {...}}``: ``langchain``.
+4. A list of ``{"parts": [...]}`` with roles ``user``/``model`` (or none), or an object with
+   ``contents``: ``gemini``.
+5. A list with Responses items (``type`` of ``message``, ``function_call``,
+   ``function_call_output``, ``reasoning``, ...; or ``input_text``/``output_text`` parts),
+   or an object with ``input``: ``openai-responses``.
+6. A request body whose own keys name its API: ``system``, ``thinking``, ``anthropic_version``,
+   ``stop_sequences``, ``top_k``, tools with ``input_schema`` or an object ``tool_choice``
+   with an Anthropic ``type``: ``anthropic``; ``options``, ``keep_alive``, ``think``,
+   ``format``: ``ollama``.
+7. A list of ``{"role", ...}`` messages (or an object with ``messages``):
+   ``anthropic`` when a block is ``tool_use``/``tool_result``/``thinking``/
+   ``redacted_thinking`` or an image has a ``source``; ``ollama`` when a message has
+   ``images``/``thinking``/``tool_name`` or a tool call's ``arguments`` is an object;
+   else ``openai-chat`` (which also reads plain ``{role, content: str}`` lists of the
+   other two the same way).
+
+Anything else raises :class:`FormatDetectionError` naming what was looked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import UnknownFormatError
+from ._langchain import TYPES as _LANGCHAIN_TYPES
+
+__all__ = ["FormatDetectionError", "LOOKED_FOR", "detect_format"]
+
+LOOKED_FOR = (
+    "interlingua: an object with 'schema_version' (a transcript document), or a list of envelopes each with 'schema_version'",
+    "pydantic-ai: a list of {'kind': 'request'|'response', 'parts': [...]}",
+    "langchain: a list of {'type': 'human'|'ai'|'system'|'tool'|'function'|'chat', 'data': {...}}",
+    "gemini: a list of {'role': 'user'|'model', 'parts': [...]}, or an object with 'contents'",
+    "openai-responses: a list of input items ({'type': 'message'|'function_call'|'function_call_output'|'reasoning', ...}), or an object with 'input'",
+    "anthropic / ollama / openai-chat: a list of {'role', 'content'} messages, or an object with 'messages'",
+)
+"""What :func:`detect_format` looks for, in order (used in its error message)."""
+
+_RESPONSES_TYPES = frozenset(
+    {
+        "message", "function_call", "function_call_output", "reasoning", "custom_tool_call", "custom_tool_call_output",
+        "web_search_call", "file_search_call", "computer_call", "computer_call_output", "image_generation_call",
+        "code_interpreter_call", "local_shell_call", "local_shell_call_output", "mcp_call", "mcp_list_tools",
+        "mcp_approval_request", "mcp_approval_response", "item_reference", "compaction",
+    }
+)
+_RESPONSES_PARTS = frozenset({"input_text", "output_text", "input_image", "input_file", "input_audio"})
+_ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result", "search_result"})
+
+
+class FormatDetectionError(UnknownFormatError):
+    """:func:`detect_format` could not tell the format; the message lists what it looked for."""
+
+
+def _fail(why: str) -> FormatDetectionError:
+    looked = "\n".join(f"  - {x}" for x in LOOKED_FOR)
+    return FormatDetectionError(f"cannot detect the format: {why}; looked for:\n{looked}\n(pass the format explicitly to skip detection)")
+
+
+def _blocks(msg: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    content = msg.get("content")
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def _message_list(messages: list[Any]) -> str:
+    if not messages:
+        raise _fail("the message list is empty")
+    if not all(isinstance(m, dict) for m in messages):
+        raise _fail("not every message is a JSON object")
+    if any(m.get("type") in _RESPONSES_TYPES or (m.get("type") is None and any(b.get("type") in _RESPONSES_PARTS for b in _blocks(m))) for m in messages):
+        return "openai-responses"
+    if not all("role" in m for m in messages):
+        raise _fail("some messages have no 'role'")
+    for m in messages:
+        for b in _blocks(m):
+            if b.get("type") in _ANTHROPIC_BLOCKS or (b.get("type") in ("image", "document") and isinstance(b.get("source"), dict)):
+                return "anthropic"
+    for m in messages:
+        if any(k in m for k in ("images", "thinking", "tool_name")):
+            return "ollama"
+        calls = m.get("tool_calls")
+        if isinstance(calls, list) and any(isinstance(c, dict) and isinstance(c.get("function"), dict) and isinstance(c["function"].get("arguments"), dict) and "id" not in c for c in calls):
+            return "ollama"
+    return "openai-chat"
+
+
+_ANTHROPIC_BODY_KEYS = frozenset({"system", "thinking", "anthropic_version", "stop_sequences", "top_k"})
+_OLLAMA_BODY_KEYS = frozenset({"options", "keep_alive", "think", "format"})
+
+
+def _body_hint(body: Mapping[str, Any]) -> str | None:
+    """A request body's own keys can tell Anthropic and Ollama from OpenAI Chat."""
+    tools = body.get("tools")
+    if _ANTHROPIC_BODY_KEYS & body.keys() or (isinstance(tools, list) and any(isinstance(t, dict) and "input_schema" in t for t in tools)):
+        return "anthropic"
+    if isinstance(body.get("tool_choice"), dict) and body["tool_choice"].get("type") in ("auto", "any", "tool", "none"):
+        return "anthropic"
+    if _OLLAMA_BODY_KEYS & body.keys():
+        return "ollama"
+    return None
+
+
+def detect_format(obj: Any) -> str:
+    """The stored format of ``obj`` (one conversation, parsed JSON), by the rules above.
+
+    Returns:
+        A name from :data:`interlingua.compat.FORMATS`.
+
+    Raises:
+        FormatDetectionError: the shape matches none of them; the message lists what was looked for.
+    """
+    if isinstance(obj, Mapping):
+        if "schema_version" in obj:
+            return "interlingua"
+        if isinstance(obj.get("contents"), list):
+            return "gemini"
+        if "input" in obj and isinstance(obj.get("input"), list | str):
+            return "openai-responses"
+        if isinstance(obj.get("messages"), list):
+            return _body_hint(obj) or _message_list(obj["messages"])
+        raise _fail(f"an object with keys {sorted(obj)[:8]}")
+    if not isinstance(obj, list):
+        raise _fail(f"a JSON {type(obj).__name__}, not a list or object")
+    if not obj:
+        raise _fail("the list is empty")
+    if not all(isinstance(m, dict) for m in obj):
+        raise _fail("not every list entry is a JSON object")
+    if all("schema_version" in m for m in obj):  # envelopes of any version (older ones may name "item" otherwise)
+        return "interlingua"
+    if all(m.get("kind") in ("request", "response") and isinstance(m.get("parts"), list) for m in obj):
+        return "pydantic-ai"
+    if all(m.get("type") in _LANGCHAIN_TYPES and isinstance(m.get("data"), dict) for m in obj):
+        return "langchain"
+    if all(isinstance(m.get("parts"), list) and m.get("role", "user") in ("user", "model", "function") for m in obj):
+        return "gemini"
+    return _message_list(obj)

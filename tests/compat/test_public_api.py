@@ -1,0 +1,18 @@
+"""The public surface of interlingua.compat does not drift unnoticed."""
+
+from __future__ import annotations
+
+import interlingua.compat as compat
+
+
+def test_exported_names() -> None:
+    assert sorted(compat.__all__) == sorted(
+        [
+            "FORMATS", "LOOKED_FOR", "FormatDetectionError", "Migrated", "detect_format", "read", "read_any",
+            "registered", "session_id_for", "session_id_from_bytes", "upcast", "upcast_row", "upcaster",
+        ]
+    )
+    for name in compat.__all__:
+        assert hasattr(compat, name)
+    assert compat.Migrated.__module__ == "interlingua.compat"
+    assert compat.FORMATS == ("openai-chat", "anthropic", "gemini", "ollama", "openai-responses", "pydantic-ai", "langchain", "interlingua")
