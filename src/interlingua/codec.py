@@ -493,10 +493,10 @@ def decode_transcript(
     try:
         _, minor = _read_version(raw)
         shell = _shell_decoder.decode(raw)
-    except msgspec.DecodeError as exc:
-        raise DocumentError(Problem("", f"invalid JSON: {exc}")) from exc
     except msgspec.ValidationError as exc:
         raise DocumentError(_split_msgspec_error(exc, "")) from exc
+    except msgspec.DecodeError as exc:
+        raise DocumentError(Problem("", f"invalid JSON: {exc}")) from exc
     except RecursionError as exc:
         raise LimitError(Problem("", "nesting too deep")) from exc
     newer = minor > _MINOR
@@ -619,10 +619,10 @@ def decode_envelope(data: bytes | str, *, mode: Mode = "preserving", limits: Lim
     try:
         _, minor = _read_version(raw)
         shell = _envelope_shell_decoder.decode(raw)
-    except msgspec.DecodeError as exc:
-        raise DocumentError(Problem("", f"invalid JSON: {exc}")) from exc
     except msgspec.ValidationError as exc:
         raise DocumentError(_split_msgspec_error(exc, "")) from exc
+    except msgspec.DecodeError as exc:
+        raise DocumentError(Problem("", f"invalid JSON: {exc}")) from exc
     except RecursionError as exc:
         raise LimitError(Problem("", "nesting too deep")) from exc
     if shell.seq < 0:
@@ -685,10 +685,10 @@ def decode_session_header(data: bytes | str) -> SessionHeader:
     try:
         _read_version(raw)
         header = _header_decoder.decode(raw)
-    except msgspec.DecodeError as exc:
-        raise DocumentError(Problem("", f"invalid JSON: {exc}")) from exc
     except msgspec.ValidationError as exc:
         raise DocumentError(_split_msgspec_error(exc, "")) from exc
+    except msgspec.DecodeError as exc:
+        raise DocumentError(Problem("", f"invalid JSON: {exc}")) from exc
     if header.session.metadata is not msgspec.UNSET:
         check_json_safe(header.session.metadata, "/session/metadata")
     return header

@@ -216,3 +216,23 @@ def test_session_header_without_metadata_is_read() -> None:
     with pytest.raises(DocumentError) as exc:
         il.codec.decode_session_header(b'{"schema_version":"1.0","session":{"id":"s1","colour":1}}')
     assert exc.value.problems[0].pointer == "/session"
+
+
+@pytest.mark.parametrize(
+    ("data", "pointer"),
+    [
+        (b'{"schema_version":"1.0","items":"x"}', "/items"),
+        (b'{"schema_version":"1.0","items":[],"tools":[{"description":"no name"}]}', "/tools/0"),
+    ],
+)
+def test_frame_validation_errors_carry_pointers_not_invalid_json(data: bytes, pointer: str) -> None:
+    with pytest.raises(DocumentError) as exc:
+        il.decode_transcript(data)
+    problem = exc.value.problems[0]
+    assert problem.pointer == pointer and not problem.message.startswith("invalid JSON")
+
+
+def test_envelope_frame_errors_carry_pointers() -> None:
+    with pytest.raises(DocumentError) as exc:
+        il.decode_envelope(b'{"schema_version":"1.0","session_id":"s","seq":"0","item":{"type":"text","role":"user","text":"x"}}')
+    assert exc.value.problems[0].pointer == "/seq"
