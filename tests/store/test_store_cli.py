@@ -99,3 +99,15 @@ def test_show_reports_quarantined_rows(sqlite_url: str) -> None:
     r = runner.invoke(app, ["store", "show", "--url", sqlite_url, sid], env={"COLUMNS": "200"})
     assert r.exit_code == 1
     assert "hello there" in r.stdout and "1 quarantined row" in r.stdout and "seq 1:" in r.stdout
+
+
+def test_import_creates_a_missing_sqlite_file(sqlite_url: str, tmp_path: Path) -> None:
+    sid = _seed(sqlite_url)
+    f = tmp_path / "s.jsonl"
+    assert runner.invoke(app, ["store", "export", "--url", sqlite_url, sid, "-o", str(f)]).exit_code == 0
+    fresh = tmp_path / "fresh.sqlite3"
+    r = runner.invoke(app, ["store", "import", "--url", str(fresh), str(f)])
+    assert r.exit_code == 0, r.output
+    new_id = r.stdout.strip()
+    shown = runner.invoke(app, ["store", "list", "--url", str(fresh), "--json"])
+    assert shown.exit_code == 0 and new_id in shown.stdout

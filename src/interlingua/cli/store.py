@@ -65,12 +65,14 @@ def _run(body: Callable[[], Coroutine[Any, Any, T]]) -> T:
         raise typer.Exit(2) from None
 
 
-async def _with_store(url: str | None, fn: Callable[[SessionStore], Awaitable[T]]) -> T:
+async def _with_store(url: str | None, fn: Callable[[SessionStore], Awaitable[T]], *, create: bool = False) -> T:
+    """Open the store for one command. Reading commands refuse a missing SQLite file (a typo
+    would otherwise show an empty store); ``import`` creates it."""
     norm = normalize_url(url)
     parsed = make_url(norm)
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") and not Path(parsed.database).exists():
+    if not create and parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") and not Path(parsed.database).exists():
         raise StoreError(f"no database file {parsed.database} (create one with `interlingua store upgrade --url {parsed.database}`)")
-    store = await SessionStore.open(norm, create=False)
+    store = await SessionStore.open(norm, create=create)
     try:
         return await fn(store)
     finally:
@@ -83,12 +85,12 @@ def import_(
     url: UrlOpt = None,
     session_id: Annotated[str | None, typer.Option("--id", help="Id for the new session (default: a new UUID).")] = None,
 ) -> None:
-    """Import a JSON Lines session file; print the new session id."""
+    """Import a JSON Lines session file; print the new session id (creates a missing SQLite file)."""
     if str(file) != "-" and not file.is_file():
         _err(f"{file}: cannot read (no such file)")
         raise typer.Exit(2)
     src: Any = sys.stdin.buffer if str(file) == "-" else file
-    sid = _run(lambda: _with_store(url, lambda s: s.import_jsonl(src, session_id=session_id)))
+    sid = _run(lambda: _with_store(url, lambda s: s.import_jsonl(src, session_id=session_id), create=True))
     typer.echo(sid)
 
 
