@@ -204,6 +204,27 @@ def _split_msgspec_error(exc: Exception, prefix: str) -> Problem:
     return Problem(prefix, text)
 
 
+def _syntax_problem(raw: bytes, exc: Exception, pointer: str = "", *, one_line: bool = False) -> Problem:
+    """A JSON syntax error located by line and column (msgspec reports a byte offset).
+
+    ``one_line``: ``raw`` is one JSON Lines record, whose line number the reader sets; only the
+    column is given.
+    """
+    text = str(exc)
+    m = re.search(r"\(byte (\d+)\)", text)
+    if not m:
+        return Problem(pointer, f"invalid JSON: {text}")
+    offset = int(m.group(1))
+    line = raw.count(b"\n", 0, offset) + 1
+    column = offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
+    at = raw[offset : offset + 9]
+    if at.startswith((b"NaN", b"Infinity", b"-Infinity")):
+        text = "NaN and Infinity are not valid JSON"
+    if one_line:
+        return Problem(pointer, f"invalid JSON at column {column}: {text}")
+    return Problem(pointer, f"invalid JSON at line {line}, column {column}: {text}", line=line)
+
+
 def _escape(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
@@ -496,7 +517,7 @@ def decode_transcript(
     except msgspec.ValidationError as exc:
         raise DocumentError(_split_msgspec_error(exc, "")) from exc
     except msgspec.DecodeError as exc:
-        raise DocumentError(Problem("", f"invalid JSON: {exc}")) from exc
+        raise DocumentError(_syntax_problem(raw, exc)) from exc
     except RecursionError as exc:
         raise LimitError(Problem("", "nesting too deep")) from exc
     newer = minor > _MINOR
@@ -622,7 +643,7 @@ def decode_envelope(data: bytes | str, *, mode: Mode = "preserving", limits: Lim
     except msgspec.ValidationError as exc:
         raise DocumentError(_split_msgspec_error(exc, "")) from exc
     except msgspec.DecodeError as exc:
-        raise DocumentError(Problem("", f"invalid JSON: {exc}")) from exc
+        raise DocumentError(_syntax_problem(raw, exc, one_line=True)) from exc
     except RecursionError as exc:
         raise LimitError(Problem("", "nesting too deep")) from exc
     if shell.seq < 0:
@@ -688,7 +709,7 @@ def decode_session_header(data: bytes | str) -> SessionHeader:
     except msgspec.ValidationError as exc:
         raise DocumentError(_split_msgspec_error(exc, "")) from exc
     except msgspec.DecodeError as exc:
-        raise DocumentError(Problem("", f"invalid JSON: {exc}")) from exc
+        raise DocumentError(_syntax_problem(raw, exc, one_line=True)) from exc
     if header.session.metadata is not msgspec.UNSET:
         check_json_safe(header.session.metadata, "/session/metadata")
     return header

@@ -291,6 +291,22 @@ def _explain_failures(data: bytes, error: DocumentError, schema: str, file: str 
     return unique
 
 
+def _with_format_hint(problems: list[Problem], data: bytes) -> list[Problem]:
+    """A document without ``schema_version`` may be a provider payload: say which, and how to convert it."""
+    if not any("schema_version" in p.message and p.pointer in ("", "/schema_version") for p in problems):
+        return problems
+    try:
+        from .compat import detect_format
+
+        found = detect_format(msgspec.json.decode(data))
+    except Exception:  # noqa: BLE001 - a hint is best effort; the problem itself stands
+        return problems
+    if found == "interlingua":
+        return problems
+    hint = f" (this looks like {found} data, not a transcript: convert it with `interlingua convert --from {found} --to canonical FILE` or `interlingua migrate`)"
+    return [Problem(p.pointer, p.message + hint, p.file, p.line) if "schema_version" in p.message else p for p in problems]
+
+
 def _pointer_key(p: Problem) -> list[tuple[int, int | str]]:
     return [(0, int(x)) if x.isdigit() else (1, x) for x in p.pointer.split("/")[1:]]
 
@@ -322,7 +338,8 @@ def validate_document_bytes(data: bytes, *, mode: Mode = "preserving", limits: L
     try:
         transcript = decode_transcript(data, mode=mode, limits=limits, collect=True)
     except DocumentError as exc:
-        result.problems.extend(_explain_failures(data, exc, "transcript", file, None))
+        problems = _explain_failures(data, exc, "transcript", file, None)
+        result.problems.extend(_with_format_hint(problems, data))
         if exc.partial is not None:
             result.items = len(exc.partial)
             checker = ItemChecker()

@@ -224,7 +224,7 @@ def test_preflight_applies_to_provider_to_provider_requests() -> None:
     ("body", "message"),
     [
         ("[1, 2]", "expected a JSON object, got list"),
-        ('{"hello": 1}', "neither a toy-a request nor a toy-a response body"),
+        ('{"hello": 1}', "not a toy-a request or response body"),
         ('{"messages": 5}', "malformed toy-a request body: TypeError"),
         ('{"output": [{"call": {}}], "id": "r"}', "malformed toy-a response body: KeyError"),
     ],

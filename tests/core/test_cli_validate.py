@@ -108,3 +108,19 @@ def test_schema_prints_and_writes(tmp_path: Path) -> None:
     assert res.exit_code == 0
     assert sorted(p.name for p in (tmp_path / "s").iterdir()) == sorted(p.name for p in (ROOT / "schemas").glob("*.json"))
     assert runner.invoke(app, ["schema", "nope"]).exit_code == 2
+
+
+def test_syntax_errors_in_documents_carry_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "nan.json"
+    path.write_text('{"schema_version": "1.0",\n "items": [{"type": "structured", "data": NaN}]}')
+    res = runner.invoke(app, ["validate", "--format", "github", str(path)])
+    assert res.exit_code == 1
+    assert res.output.splitlines()[0].startswith(f"::error file={path},line=2,")
+    assert "NaN and Infinity are not valid JSON" in res.output and "column" in res.output
+
+
+def test_provider_payload_gets_a_conversion_hint() -> None:
+    payload = ROOT / "tests" / "fixtures" / "real" / "gemini" / "pai_google_thinking_part.0.request.json"
+    res = runner.invoke(app, ["validate", str(payload)])
+    assert res.exit_code == 1
+    assert "looks like gemini data" in res.output and "interlingua convert --from gemini --to canonical" in res.output

@@ -34,6 +34,7 @@ from ..codec import decode_transcript, encode_transcript
 from ..errors import DocumentError, InterlinguaError, UnknownFormatError
 from ..items import Transcript
 from ..mapping import Mapper, ModelResponse, Report, available, get_mapper
+from ..mapping.registry import BUILTIN
 from ..streaming import StreamDone, StreamError, iter_stream
 
 __all__ = ["CANONICAL", "convert", "register"]
@@ -112,6 +113,25 @@ def _body(data: bytes, fmt: str, kind: str) -> dict[str, Any]:
     return body
 
 
+def _article(name: str) -> str:
+    return "an" if name[:1] in "aeiou" else "a"
+
+
+def _looks_like(body: Any) -> str | None:
+    """The provider format a request body's shape suggests (``None`` when unsure or not a provider)."""
+    from ..compat import detect_format
+
+    try:
+        found = detect_format(body)
+    except InterlinguaError:
+        return None
+    return found if found in available() else None
+
+
+def _label(source: str) -> str:
+    return "stdin" if source == "-" else source
+
+
 def _detect(mapper: Mapper, source: str, data: bytes) -> tuple[Kind, dict[str, Any] | None]:
     """Kind of a provider input: a ``.sse``/``.ndjson`` file or a non-JSON body is a stream."""
     if source != "-" and source.lower().endswith(_STREAM_SUFFIXES):
@@ -124,7 +144,10 @@ def _detect(mapper: Mapper, source: str, data: bytes) -> tuple[Kind, dict[str, A
         raise _Fail(1, f"malformed {mapper.name} input: expected a JSON object, got {type(body).__name__}")
     found = mapper.kind_of(body)
     if found is None:
-        raise _Fail(1, f"the input is neither a {mapper.name} request nor a {mapper.name} response body (pass --kind to say which)")
+        hint = _looks_like(body)
+        guess = f"; it looks like {_article(hint)} {hint} request: try --from {hint}" if hint and hint != mapper.name else "; check --from, or pass --kind to say which it is"
+        keys = ", ".join(sorted(body)[:8])
+        raise _Fail(1, f"{_label(source)}: not {_article(mapper.name)} {mapper.name} request or response body (top-level keys: {keys}){guess}")
     return Kind(found), body
 
 
@@ -134,7 +157,7 @@ def _decode_provider(mapper: Mapper, kind: Kind, data: bytes, body: dict[str, An
         for last in iter_stream(mapper, data):
             pass
         if isinstance(last, StreamError):
-            raise _Fail(1, f"the {mapper.name} stream failed: {last.error.code}: {last.error.message}")
+            raise _Fail(1, f"the {mapper.name} stream failed: {last.error.code}: {last.error.message} (is it {_article(mapper.name)} {mapper.name} stream? check --from and --kind)")
         if not isinstance(last, StreamDone) or not isinstance(last.response, ModelResponse):
             raise _Fail(1, f"the {mapper.name} stream ended without a result")
         return last.response
@@ -173,8 +196,10 @@ def _encode(
         transcript = value.to_transcript() if isinstance(value, ModelResponse) else value
         return encode_transcript(transcript, indent=2) + b"\n"
     if isinstance(value, Transcript):
-        caps = resolve(to, model, mapper=target).capabilities
-        preflight(value, caps, model=model, provider=to)
+        resolution = resolve(to, model, mapper=target)
+        if model and resolution.source == "mapper" and to in BUILTIN:
+            report.add("changed", f"model {model!r} is not in the model table; preflight used the {to} defaults (see docs/capabilities.md)")
+        preflight(value, resolution.capabilities, model=model, provider=to)
         conv = target.encode_request(value, model=model, policy=policy)  # type: ignore[arg-type]
     else:
         conv = target.encode_response(value, model=model, policy=policy)  # type: ignore[arg-type]
@@ -222,6 +247,10 @@ def run(
         if kind is None:
             kind, body = _detect(src, source, data)
         value = _decode_provider(src, kind, data, body, report)
+        if kind is Kind.request and report and body is not None and src.name in BUILTIN:
+            hint = _looks_like(body)
+            if hint and hint != src.name:
+                report.add("changed", f"{_label(source)} looks like {_article(hint)} {hint} request, decoded as {src.name} as asked; check --from")
     return _encode(dst, to, value, model=model, policy=policy, report=report)
 
 
