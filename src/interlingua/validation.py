@@ -431,6 +431,8 @@ def _expand(paths: Iterable[str]) -> Iterator[tuple[str, Path | None]]:
         path = Path(p)
         if path.is_dir():
             found = sorted(q for q in path.rglob("*") if q.is_file() and q.suffix in (".json", ".jsonl"))
+            if not found:
+                yield p, path  # reported as unreadable: a directory with nothing to validate
             yield from ((str(q), q) for q in found)
         else:
             yield p, path
@@ -448,6 +450,8 @@ def validate_path(paths: Iterable[str], *, mode: Mode = "preserving", limits: Li
             if path is None:
                 data = (stdin or _stdin()).read()
                 result.merge(validate_bytes(data, mode=mode, limits=limits, file=label))
+            elif path.is_dir():
+                raise IsADirectoryError(label)
             elif path.suffix == ".jsonl":
                 if not path.is_file():
                     raise FileNotFoundError(f"no such file: {label}")
@@ -457,7 +461,7 @@ def validate_path(paths: Iterable[str], *, mode: Mode = "preserving", limits: Li
         except FileNotFoundError:
             result.unreadable.append(Problem("", "no such file or directory", label))
         except IsADirectoryError:
-            result.unreadable.append(Problem("", "is a directory", label))
+            result.unreadable.append(Problem("", "is a directory with no .json or .jsonl files", label))
         except PermissionError:
             result.unreadable.append(Problem("", "permission denied", label))
         except OSError as exc:

@@ -104,6 +104,8 @@ def _json(data: bytes, what: str) -> Any:
         return msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
         raise _Fail(2, f"{what} is not JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise _Fail(1, f"{what}: /: nesting too deep") from exc
 
 
 def _body(data: bytes, fmt: str, kind: str) -> dict[str, Any]:
@@ -140,6 +142,8 @@ def _detect(mapper: Mapper, source: str, data: bytes) -> tuple[Kind, dict[str, A
         body = msgspec.json.decode(data)
     except msgspec.DecodeError:
         return Kind.stream, None
+    except RecursionError as exc:
+        raise _Fail(1, f"{_label(source)}: /: nesting too deep") from exc
     if not isinstance(body, dict):
         raise _Fail(1, f"malformed {mapper.name} input: expected a JSON object, got {type(body).__name__}")
     found = mapper.kind_of(body)
@@ -160,6 +164,7 @@ def _decode_provider(mapper: Mapper, kind: Kind, data: bytes, body: dict[str, An
             raise _Fail(1, f"the {mapper.name} stream failed: {last.error.code}: {last.error.message} (is it {_article(mapper.name)} {mapper.name} stream? check --from and --kind)")
         if not isinstance(last, StreamDone) or not isinstance(last.response, ModelResponse):
             raise _Fail(1, f"the {mapper.name} stream ended without a result")
+        report.extend(last.report)
         return last.response
     if body is None:
         body = _body(data, mapper.name, kind.value)
@@ -214,6 +219,9 @@ def _write(out: Path | None, data: bytes) -> None:
         stream.flush()
         return
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent if str(out.parent) else ".")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -286,6 +294,10 @@ def convert(
     except InterlinguaError as exc:
         _warn(report)
         typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except RecursionError:
+        _warn(report)
+        typer.echo(f"error: {_label(source)}: /: nesting too deep", err=True)
         raise typer.Exit(1) from None
     _warn(report)
     try:

@@ -151,6 +151,10 @@ def _lines(path: Path, fh: IO[bytes]) -> Iterator[Record]:
             yield from flush_envelopes()
             yield Record(source, n, text=text, error=f"not JSON: {exc}", size=len(raw))
             continue
+        except RecursionError:
+            yield from flush_envelopes()
+            yield Record(source, n, text=text, error="nesting too deep", size=len(raw))
+            continue
         kind = _classify(value)
         if kind == "header":  # a session export's header: leads that session's envelopes
             yield from flush_envelopes()
@@ -199,6 +203,9 @@ def _records(path: Path) -> Iterator[Record]:
         else:
             yield Record(str(path), None, text=data.decode("utf-8", "replace"), error=f"not JSON: {exc}", size=len(data))
         return
+    except RecursionError:
+        yield Record(str(path), None, text=data.decode("utf-8", "replace"), error="nesting too deep", size=len(data))
+        return
     if isinstance(value, list) and value and all(isinstance(v, list) or (isinstance(v, dict) and _classify(v) == "conversation") for v in value):
         for v in value:  # a JSON list of conversations (message lists, documents or request bodies)
             yield Record(str(path), None, value=v, size=len(data) // len(value))
@@ -207,6 +214,13 @@ def _records(path: Path) -> Iterator[Record]:
 
 
 # --------------------------------------------------------------------------- writing
+
+
+def _usual_mode(path: str) -> None:
+    """Give a temporary file the mode a plainly created file would get (mkstemp makes it 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, 0o666 & ~umask)
 
 
 class _JsonlSink:
@@ -219,6 +233,7 @@ class _JsonlSink:
             fd, self.tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=directory)
         except OSError as exc:
             raise _Usage(f"cannot write {out}: {exc.strerror or exc}") from exc
+        _usual_mode(self.tmp)
         self.fh = os.fdopen(fd, "wb")
 
     label = "written"
@@ -447,7 +462,14 @@ def run(
                 break
         if bar is not None:
             bar.update(bar.task_ids[0], advance=pending, n=conversations)
-    finally:
+    except BaseException:
+        # A crash must not replace an existing output with a partial one.
+        if bar is not None:
+            bar.stop()
+        sink.close(keep=False)
+        reject_file.close()
+        raise
+    else:
         if bar is not None:
             bar.stop()
         sink.close(keep=True)

@@ -13,13 +13,16 @@ from typing import TYPE_CHECKING
 import httpx
 
 from ..items import ErrorItem
-from .events import StreamAccumulator, StreamError, StreamEvent, is_terminal
+from .events import StreamAccumulator, StreamDone, StreamError, StreamEvent, is_terminal
 from .framing import aiter_frames, iter_frames
 
 if TYPE_CHECKING:
     from ..mapping.protocol import Mapper
 
 __all__ = ["aiter_stream", "collect", "iter_stream"]
+
+
+_TOO_DEEP = "a stream event nests too deeply to decode"
 
 
 def _finish(acc: StreamAccumulator) -> list[StreamEvent]:
@@ -41,13 +44,22 @@ def iter_stream(mapper: Mapper, source: bytes | Iterable[bytes] | httpx.Response
     """
     acc = mapper.accumulator()
     try:
-        for frame in iter_frames(mapper.framing, source):
+        frames = iter_frames(mapper.framing, source)
+        for frame in frames:
             for ev in acc.feed(frame):
+                if is_terminal(ev) and isinstance(ev, StreamDone) and not isinstance(source, httpx.Response):
+                    # A recorded stream is read to its end: data after the end marker is reported.
+                    extra = sum(1 for _ in frames)
+                    if extra:
+                        ev.report.add("dropped", f"{extra} stream event(s) after the end marker were ignored")
                 yield ev
                 if is_terminal(ev):
                     return
     except UnicodeDecodeError:
         yield StreamError(ErrorItem(code="provider_error", message="stream is not valid UTF-8", retryable=False))
+        return
+    except RecursionError:
+        yield StreamError(ErrorItem(code="provider_error", message=_TOO_DEEP, retryable=False))
         return
     yield from _finish(acc)
 
@@ -66,6 +78,9 @@ async def aiter_stream(mapper: Mapper, response: httpx.Response) -> AsyncIterato
                     return
     except UnicodeDecodeError:
         yield StreamError(ErrorItem(code="provider_error", message="stream is not valid UTF-8", retryable=False))
+        return
+    except RecursionError:
+        yield StreamError(ErrorItem(code="provider_error", message=_TOO_DEEP, retryable=False))
         return
     for ev in _finish(acc):
         yield ev
