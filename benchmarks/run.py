@@ -12,10 +12,13 @@ each and the ratio of medians, never a single time. A peer that is not installed
 as such (no number is invented). Garbage collection stays enabled as in normal use (its
 settings are recorded); ``--gc-freeze`` adds a named variant run after ``gc.freeze()``.
 
-Rows measured today: (1) decode + validate JSONL into typed items, (2) encode typed items
-to JSONL, (3) ``interlingua validate`` end to end, (4) peak memory of validation at two file
-sizes. Rows for the provider mappers and the session store are extension points: see
-:data:`PENDING_ROWS` and :func:`register_row`.
+Rows: (1) decode + validate JSONL into typed items, (2) encode typed items to JSONL,
+(3) ``interlingua validate`` end to end, (4) peak memory of validation at two file sizes,
+(5) OpenAI Chat -> Anthropic request through the canonical form vs LiteLLM, (5b) the four
+request-body conversions, (6) stream accumulation vs SSE parsing alone, (7) the session store
+on SQLite vs raw ``sqlite3`` and the OpenAI Agents SDK, (8) the same on PostgreSQL (only with
+``$INTERLINGUA_TEST_PG_URL``). Figures not built yet: :data:`PENDING_ROWS`; add one with
+:func:`register_row`.
 """
 
 from __future__ import annotations
@@ -1112,6 +1115,11 @@ def _store_rows(ctx: Context, backend: str, url: str | None) -> list[Row]:
             "the call); the database grows over the rounds alike for every contender, each in its own "
             + ("file; WAL, synchronous=NORMAL" if backend == "sqlite" else "tables")
         )
+        if backend != "sqlite":
+            x.notes.append(
+                "CPU time is this process's only: the PostgreSQL server's work runs in other processes, so on PostgreSQL read the "
+                "wall-clock ratios (the server is local, on the same loaded 2-core machine, fsync off)"
+            )
         if x.floor is not None and x.ratio_cpu(x.floor):
             x.notes.append(f"interlingua takes {1 / x.ratio_cpu(x.floor):.2f}x the floor's CPU time; wall-clock includes the driver's I/O thread/connection waits")
     c = rows[1]
@@ -1291,7 +1299,8 @@ def render(report: Report) -> str:
     w("the peer(s) and the floor **in the same process run, alternating, after warm-up**; each time is the")
     w(f"**median of {info['rounds']} rounds** (after {info['warmup']} warm-up round), and each ratio is a ratio of medians.")
     w("Ratio = other's median / interlingua's median, so above 1 means interlingua is faster. The floor is the")
-    w("physical limit we compare against (raw JSON decode/encode with no validation). Each sample records wall-clock")
+    w("least work the job needs (raw JSON decode/encode with no validation, a structural dict copy, SSE parsing alone, raw")
+    w("driver inserts/selects with msgspec): the physical limit we compare against. Each sample records wall-clock")
     w("time and this process's CPU time (`time.process_time`); on a shared machine the CPU time is the work done")
     w("without the time spent waiting for a core, so **targets are judged on CPU-time medians** (both are shown).")
     w("CPU time is not immune to a busy neighbour (shared caches, a shared physical core): on a shared machine absolute")
@@ -1476,6 +1485,18 @@ def _profile(report: Report, size: str, seed: int) -> None:
         "decode": lambda: list(iter_jsonl(io.BytesIO(ds.jsonl))),
         "encode": lambda: [encode_envelope(e) for e in ds.envelopes],
     }
+    if "mapping" in missed:
+        from interlingua.mapping import get_mapper
+
+        an, oc = get_mapper("anthropic"), get_mapper("openai-chat")
+        oc_bodies = [oc.encode_request(t, model="gpt-4.1", policy="drop").value for t in _dataset.transcripts(ds)]
+        calls["mapping"] = lambda: [an.encode_request(oc.decode_request(b).value, model="claude-sonnet-4-5", policy="drop") for b in oc_bodies]
+    if "stream" in missed:
+        from interlingua.mapping import get_mapper
+        from interlingua.streaming import iter_stream
+
+        work = [(get_mapper(m), b) for m, _f, b in _sse_streams()] * max(4, SIZES[size].conversations // 3)
+        calls["stream"] = lambda: [list(iter_stream(m, b)) for m, b in work]
     with tempfile.TemporaryDirectory(prefix="interlingua-bench-prof-") as tmp:
         path = Path(tmp) / "dataset.jsonl"
         path.write_bytes(ds.jsonl)

@@ -197,3 +197,25 @@ def test_prototype_fast_paths_return_what_the_library_returns() -> None:
     with pytest.raises(DocumentError) as lib:
         decode_envelope(bad)
     assert str(fast.value) == str(lib.value)
+
+
+def test_prototype_sse_framing_gives_the_library_events_on_every_recorded_stream_and_every_cut() -> None:
+    """The stream prototype in benchmarks/proposals.py must stay equivalent, truncation included."""
+    proposals = _load("proposals")
+    from interlingua.mapping import get_mapper
+    from interlingua.streaming import iter_stream
+    from interlingua.streaming.framing import iter_frames
+
+    fixtures = sorted((ROOT / "tests" / "fixtures" / "real").glob("*/*.sse"))
+    assert fixtures
+    for path in fixtures:
+        blob = path.read_bytes()
+        assert list(proposals.fast_sse_frames(blob)) == list(iter_frames("sse", blob)), path.name
+        for cut in range(0, len(blob), max(1, len(blob) // 40)):
+            assert list(proposals.fast_sse_frames(blob[:cut])) == list(iter_frames("sse", blob[:cut])), (path.name, cut)
+    for name, rel in (("anthropic", "anthropic/anthropic_sdk.tool_use_response.sse"), ("openai-chat", "openai_chat/openai_python.stream_text.sse")):
+        blob = (ROOT / "tests" / "fixtures" / "real" / rel).read_bytes()
+        mapper = get_mapper(name)
+        assert list(proposals.fast_iter_stream(mapper, blob)) == list(iter_stream(mapper, blob))
+        half = blob[: len(blob) // 2]
+        assert list(proposals.fast_iter_stream(mapper, half)) == list(iter_stream(mapper, half))
