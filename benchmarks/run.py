@@ -1453,6 +1453,7 @@ def render(report: Report) -> str:
     w("")
     w("```sh")
     w("pip install -e . -r benchmarks/requirements.txt")
+    w("source .ci/postgres.sh && pg_start   # optional: rows (8) run only when $INTERLINGUA_TEST_PG_URL is set")
     w(report.command or f"python benchmarks/run.py --size {report.size} --out docs/benchmarks.md")
     w("```")
     w("")
