@@ -48,7 +48,7 @@ from interlingua.items import (
     ToolResultItem,
 )
 
-__all__ = ["Dataset", "Spec", "build", "make_spec", "to_interlingua", "to_pydantic_ai"]
+__all__ = ["Dataset", "Spec", "build", "make_spec", "to_interlingua", "to_pydantic_ai", "transcripts"]
 
 MESSAGES_PER_CONVERSATION = 20
 TURNS = MESSAGES_PER_CONVERSATION // 4
@@ -267,6 +267,16 @@ class Dataset:
     def items(self) -> int:
         """Number of interlingua items (= JSONL lines)."""
         return len(self.envelopes)
+
+
+def transcripts(ds: Dataset) -> list[Any]:
+    """Each conversation as a canonical :class:`~interlingua.items.Transcript` (its items in seq order)."""
+    from interlingua.items import Transcript
+
+    by: dict[str, list[Any]] = {}
+    for e in ds.envelopes:
+        by.setdefault(e.session_id, []).append(e.item)
+    return [Transcript(schema_version=SCHEMA_VERSION, items=items) for items in by.values()]
 
 
 def build(conversations: int, seed: int = 20260101, *, peers: bool = True) -> Dataset:

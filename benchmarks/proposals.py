@@ -11,6 +11,10 @@ messages, unknown-item preservation and limits stay the library's.
    per-line ``check_version`` regex, and a depth check on untyped values only instead of
    counting brackets over every byte; the careful path runs only when the fast one fails or
    the line is unusual (so errors, unknown-item preservation and limits stay the library's).
+3. ``fast_sse_frames`` / ``fast_iter_stream``: SSE framing of an in-memory body with ``str.split``
+   (blank line, then field lines) instead of wrapping the bytes in an ``httpx.Response`` and running
+   httpx-sse's line decoder; anything unusual (CR line ends, ``id:``/``retry:`` fields, lines
+   without a colon) goes through the library's framing. Same events, same truncation rule.
 2. ``fast_check_json_safe``: the same JSON-safety walk without building a JSON pointer for
    every field and without pushing scalar fields on the stack; on any doubt it re-runs the
    library's walk, which raises with the precise pointer.
@@ -197,6 +201,66 @@ def _check_errors_match(envs: list[Envelope]) -> None:
         assert len(errors) == 2 and errors[0] == errors[1], errors
 
 
+def fast_sse_frames(blob: bytes) -> Any:
+    """SSE events of a whole in-memory body, as :func:`interlingua.streaming.framing.iter_frames` gives them."""
+    from interlingua.streaming.events import RawEvent
+    from interlingua.streaming.framing import _tail_is_complete_event, iter_frames
+
+    text = blob.decode("utf-8")
+    if "\r" in text:
+        yield from iter_frames("sse", blob)
+        return
+    blocks = text.split("\n\n")
+    tail = blocks.pop()  # after the last blank line: an unterminated event (or "")
+    parsed = []
+    for block in blocks:
+        event, data = None, []
+        for line in block.split("\n"):
+            if line.startswith("data:"):
+                v = line[5:]
+                data.append(v[1:] if v.startswith(" ") else v)
+            elif line.startswith("event:"):
+                v = line[6:]
+                event = v[1:] if v.startswith(" ") else v
+            elif line and not line.startswith(":"):  # id:, retry:, a field without colon: the library's careful path
+                yield from iter_frames("sse", blob)
+                return
+        if data:
+            parsed.append(RawEvent(event if event not in (None, "message") else None, "\n".join(data)))
+    if tail.strip():
+        if any(ln and not ln.startswith((":", "data:", "event:")) for ln in tail.split("\n")):
+            yield from iter_frames("sse", blob)
+            return
+        if _tail_is_complete_event(tail.encode()):
+            parsed.extend(fast_sse_frames((tail + "\n\n").encode()))
+    yield from parsed
+
+
+def fast_iter_stream(mapper: Any, blob: bytes) -> Any:
+    """:func:`interlingua.streaming.iter_stream` for an in-memory SSE body, over :func:`fast_sse_frames`."""
+    from interlingua.items import ErrorItem
+    from interlingua.streaming.driver import _finish
+    from interlingua.streaming.events import StreamError, is_terminal
+
+    if mapper.framing != "sse":
+        from interlingua.streaming import iter_stream
+
+        yield from iter_stream(mapper, blob)
+        return
+    acc = mapper.accumulator()
+    try:
+        frames = list(fast_sse_frames(blob))
+    except UnicodeDecodeError:
+        yield StreamError(ErrorItem(code="provider_error", message="stream is not valid UTF-8", retryable=False))
+        return
+    for frame in frames:
+        for ev in acc.feed(frame):
+            yield ev
+            if is_terminal(ev):
+                return
+    yield from _finish(acc)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Measure library vs prototype for decode and encode; print a Markdown table."""
     parser = argparse.ArgumentParser(description="library vs proposed hot paths, same run, alternating")
@@ -227,12 +291,23 @@ def main(argv: list[str] | None = None) -> int:
             (_run.Measure("orjson.dumps of dicts (floor)", "floor"), lambda: [orjson.dumps(d) for d in ds.dicts]),
         ],
     }
+    from interlingua.mapping import get_mapper
+    from interlingua.streaming import iter_stream
+
+    work = [(get_mapper(m), b) for m, _f, b in _run._sse_streams()] * max(4, args.conversations // 3)
+    assert [list(fast_iter_stream(m, b)) for m, b in work] == [list(iter_stream(m, b)) for m, b in work]
+    cases["stream accumulation (recorded SSE, from memory)"] = [
+        (_run.Measure("library iter_stream", "interlingua"), lambda: [list(iter_stream(m, b)) for m, b in work]),
+        (_run.Measure("prototype fast_iter_stream", "peer"), lambda: [list(fast_iter_stream(m, b)) for m, b in work]),
+        (_run.Measure("httpx-sse + json.loads (floor)", "floor"), lambda: [_run._parse_only(b) for _m, b in work]),
+    ]
+    stream_bytes = sum(len(b) for _m, b in work)
     print(f"{args.conversations} conversations, {ds.items} items, {len(ds.jsonl) / 1e6:.1f} MB; median of {args.rounds} rounds (CPU time)\n")
     print("| case | contender | median CPU | MB/s per CPU-s | vs library |")
     print("| --- | --- | --- | --- | --- |")
     for case, contenders in cases.items():
         for m, _fn in contenders:
-            m.nbytes = len(ds.jsonl)
+            m.nbytes = stream_bytes if case.startswith("stream") else len(ds.jsonl)
         _run.alternate(contenders, args.rounds, 1)
         base = statistics.median(contenders[0][0].cpu_seconds)
         for m, _fn in contenders:

@@ -12,10 +12,13 @@ each and the ratio of medians, never a single time. A peer that is not installed
 as such (no number is invented). Garbage collection stays enabled as in normal use (its
 settings are recorded); ``--gc-freeze`` adds a named variant run after ``gc.freeze()``.
 
-Rows measured today: (1) decode + validate JSONL into typed items, (2) encode typed items
-to JSONL, (3) ``interlingua validate`` end to end, (4) peak memory of validation at two file
-sizes. Rows for the provider mappers and the session store are extension points: see
-:data:`PENDING_ROWS` and :func:`register_row`.
+Rows: (1) decode + validate JSONL into typed items, (2) encode typed items to JSONL,
+(3) ``interlingua validate`` end to end, (4) peak memory of validation at two file sizes,
+(5) OpenAI Chat -> Anthropic request through the canonical form vs LiteLLM, (5b) the four
+request-body conversions, (6) stream accumulation vs SSE parsing alone, (7) the session store
+on SQLite vs raw ``sqlite3`` and the OpenAI Agents SDK, (8) the same on PostgreSQL (only with
+``$INTERLINGUA_TEST_PG_URL``). Figures not built yet: :data:`PENDING_ROWS`; add one with
+:func:`register_row`.
 """
 
 from __future__ import annotations
@@ -90,6 +93,13 @@ TARGETS = {
     # (or by memory_slack_mb, whichever is larger: small runs are within measurement noise)
     "memory_growth_share": 0.05,
     "memory_slack_mb": 2.0,
+    "mapping_vs_litellm": 5.0,
+    # stream accumulation may take at most this many times the parse-only time
+    "stream_vs_parse": 1.5,
+    "store_bulk_vs_raw": 0.5,
+    "store_vs_agents": 5.0,
+    # loading may take at most this many times the raw floor
+    "store_load_vs_raw": 3.0,
 }
 
 
@@ -194,6 +204,7 @@ class Report:
     rows: list[Row]
     pending: list[dict[str, str]]
     profiles: dict[str, str] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for ``--json``, medians and ratios included."""
@@ -218,25 +229,34 @@ class Report:
             "dataset": self.dataset,
             "rows": rows,
             "pending": self.pending,
+            "skipped": self.skipped,
         }
 
 
 # --------------------------------------------------------------------------- timing
 
 
-def alternate(contenders: list[tuple[Measure, Callable[[], Any]]], rounds: int, warmup: int) -> None:
+def alternate(contenders: list[tuple[Measure, Callable[[], Any]]] | list[Any], rounds: int, warmup: int) -> None:
     """Time every contender ``rounds`` times, alternating, after ``warmup`` untimed rounds.
 
     The order flips every round (A B C, C B A, ...) so drift in machine load is spread
     evenly. A full collection runs before each sample (outside the timed region) so one
     contender's garbage is not charged to the next; gc stays enabled while timing.
+
+    A contender is ``(measure, fn)`` or ``(measure, fn, prepare)``: ``prepare()`` runs before
+    every call of ``fn`` (warm-up included), outside the timed region (e.g. creating the empty
+    sessions an append then fills).
     """
-    live = [(m, fn) for m, fn in contenders if not m.missing]
+    live = [(c[0], c[1], c[2] if len(c) > 2 else None) for c in contenders if not c[0].missing]
     for _ in range(warmup):
-        for _m, fn in live:
+        for _m, fn, prep in live:
+            if prep is not None:
+                prep()
             fn()
     for r in range(rounds):
-        for m, fn in live if r % 2 == 0 else live[::-1]:
+        for m, fn, prep in live if r % 2 == 0 else live[::-1]:
+            if prep is not None:
+                prep()
             gc.collect()
             c0 = time.process_time()
             t0 = time.perf_counter()
@@ -273,24 +293,26 @@ class Context:
     ds: _dataset.Dataset
     workdir: Path
     jsonl_path: Path
+    skipped: list[str] = field(default_factory=list)
+    """Figures a builder did not run in this environment, and why (shown in the report)."""
 
 
-RowBuilder = Callable[[Context], Row]
+RowBuilder = Callable[[Context], "Row | list[Row]"]
 _ROWS: list[tuple[str, RowBuilder]] = []
 
 PENDING_ROWS: list[dict[str, str]] = [
     {
-        "row": "provider mappers: decode/encode provider requests and responses",
-        "compare": "interlingua.providers.<name>.mapper vs the provider SDK's own pydantic types "
-        "(openai, anthropic, google-genai) and pydantic-ai's model adapters on the same conversations",
-        "floor": "orjson.loads / orjson.dumps of the provider JSON",
-        "hook": "add to_<peer>(spec) in benchmarks/dataset.py and a @register_row builder in benchmarks/run.py",
+        "row": "provider responses: decode provider response bodies, and the remaining mappers (Responses, Gemini, Ollama)",
+        "compare": "interlingua.providers.<name>.mapper `decode_response` vs the provider SDK's own pydantic types "
+        "(openai, anthropic, google-genai) on the same responses",
+        "floor": "orjson.loads of the provider JSON",
+        "hook": "a @register_row builder in benchmarks/run.py next to row_mapping (the request rows (5)/(5b) are measured)",
     },
     {
-        "row": "session store: append and load a session, list sessions",
-        "compare": "interlingua store (SQLite, PostgreSQL) vs writing/reading the same JSONL file",
-        "floor": "raw INSERT/SELECT of the JSONL lines as blobs through the same driver",
-        "hook": "same: one @register_row builder; the dataset's envelopes are the input",
+        "row": "session store: list sessions, stream a long session, export/import JSONL",
+        "compare": "interlingua store (SQLite, PostgreSQL) vs the same raw driver floor as (7)/(8)",
+        "floor": "raw SELECT / COPY through the same driver",
+        "hook": "extend _store_rows in benchmarks/run.py (append and load are measured in (7)/(8))",
     },
 ]
 """Figures the issue asks for whose code lives on other branches: listed in the report, not measured."""
@@ -583,6 +605,549 @@ def row_memory(ctx: Context) -> Row:
     return row
 
 
+# --------------------------------------------------------------------------- provider mappers and streams
+
+FIXTURES = HERE.parent / "tests" / "fixtures" / "real"
+
+
+_IMPORTS_FROZEN: list[str] = []
+
+
+def _freeze_after_import(what: str) -> None:
+    """Move everything alive now (the heavy peer modules just imported) to the permanent GC generation.
+
+    LiteLLM and the Agents SDK import hundreds of thousands of objects; without this the full
+    collection :func:`alternate` runs before each sample takes ~0.5 s. Applies to every contender
+    of the rows measured after it; recorded in the report.
+    """
+    gc.collect()
+    gc.freeze()
+    _IMPORTS_FROZEN.append(what)
+
+
+def _dict_copy(o: Any) -> Any:
+    """A structural copy (new dicts and lists, shared strings): the least work any converter does."""
+    if type(o) is dict:
+        return {k: _dict_copy(v) for k, v in o.items()}
+    if type(o) is list:
+        return [_dict_copy(v) for v in o]
+    return o
+
+
+def _litellm() -> tuple[Measure, Callable[[list[dict[str, Any]]], Any] | None]:
+    """LiteLLM's OpenAI-messages -> Anthropic-messages conversion, or a missing Measure."""
+    # LiteLLM fetches a model price map over the network at import unless told to use its bundled copy
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    name = f"LiteLLM {_version('litellm')} `anthropic_messages_pt` (OpenAI messages -> Anthropic messages)"
+    m, mod = _peer(name, "litellm.litellm_core_utils.prompt_templates.factory")
+    if mod is None:
+        return m, None
+    fn = mod.anthropic_messages_pt
+    if "litellm" not in _IMPORTS_FROZEN:
+        _freeze_after_import("litellm")
+    return m, lambda messages: fn(messages=messages, model="claude-sonnet-4-5", llm_provider="anthropic")
+
+
+@register_row("mapping")
+def row_mapping(ctx: Context) -> Row:
+    """(5) OpenAI Chat request body -> Anthropic request body, through the canonical form."""
+    from interlingua.mapping import get_mapper
+
+    an, oc = get_mapper("anthropic"), get_mapper("openai-chat")
+    transcripts = _dataset.transcripts(ctx.ds)
+    # Inputs: each conversation as an OpenAI Chat request body (reasoning has no Chat form: dropped, reported).
+    oc_bodies = [oc.encode_request(t, model="gpt-4.1", policy="drop").value for t in transcripts]
+    nbytes = sum(len(json.dumps(b)) for b in oc_bodies)
+    n_msgs = sum(len(b["messages"]) for b in oc_bodies)
+    il = Measure("interlingua openai-chat `decode_request` + anthropic `encode_request`", "interlingua", nbytes=nbytes, items=n_msgs)
+    ll, ll_fn = _litellm()
+    fl = Measure("structural copy of the same OpenAI messages (new dicts/lists)", "floor", nbytes=nbytes, items=n_msgs)
+    dec, enc = oc.decode_request, an.encode_request
+
+    def il_run() -> list[Any]:
+        return [enc(dec(b).value, model="claude-sonnet-4-5", policy="drop").value for b in oc_bodies]
+
+    contenders: list[Any] = [(il, il_run)]
+    if ll_fn is not None:
+        ll.nbytes, ll.items = nbytes, n_msgs
+        ll.note = "messages only (the transform the issue names); given a fresh copy of the messages each call, the copy outside the timing"
+        copies: list[list[Any]] = []
+
+        def ll_prep() -> None:
+            copies[:] = [_dict_copy(b["messages"]) for b in oc_bodies]
+
+        contenders.append((ll, lambda: [ll_fn(msgs) for msgs in copies], ll_prep))
+    else:
+        contenders.append((ll, lambda: None))
+    contenders.append((fl, lambda: [_dict_copy(b["messages"]) for b in oc_bodies]))
+    alternate(contenders, ctx.size.rounds, ctx.size.warmup)
+    # correctness (not timing): same number of Anthropic messages on both sides
+    ours = il_run()
+    if ll_fn is not None:
+        theirs = [ll_fn(_dict_copy(b["messages"])) for b in oc_bodies]
+        assert [len(a["messages"]) for a in ours] == [len(t) for t in theirs], "LiteLLM and interlingua disagree on message count"
+    row = Row("mapping", "(5) OpenAI Chat request -> Anthropic request (via canonical)", il, [ll], fl)
+    r_ll = row.ratio_cpu(ll)
+    row.targets = [Target(f">= {TARGETS['mapping_vs_litellm']:g}x LiteLLM", None if r_ll is None else r_ll >= TARGETS["mapping_vs_litellm"])]
+    row.notes.append(
+        f"{len(oc_bodies)} conversations as OpenAI Chat request bodies ({n_msgs} messages, {nbytes / 1e6:.1f} MB of JSON): user text "
+        "(some with an image part), assistant text + tool call, tool result; interlingua builds typed items, validates and "
+        "writes a whole request body, LiteLLM converts the message list"
+    )
+    return row
+
+
+@register_row("mapping-ops")
+def row_mapping_ops(ctx: Context) -> Row:
+    """(5b) Canonical -> Anthropic and -> OpenAI Chat request bodies, and back: four calls per conversation."""
+    from interlingua.mapping import get_mapper
+
+    an, oc = get_mapper("anthropic"), get_mapper("openai-chat")
+    transcripts = _dataset.transcripts(ctx.ds)
+    an_bodies = [an.encode_request(t, model="claude-sonnet-4-5").value for t in transcripts]
+    oc_bodies = [oc.encode_request(t, model="gpt-4.1", policy="drop").value for t in transcripts]
+    nbytes = sum(len(json.dumps(b)) for b in an_bodies) + sum(len(json.dumps(b)) for b in oc_bodies)
+    items = 2 * sum(len(t.items) for t in transcripts)
+    ops: dict[str, Callable[[], Any]] = {
+        "canonical -> anthropic": lambda: [an.encode_request(t, model="claude-sonnet-4-5").value for t in transcripts],
+        "canonical -> openai-chat": lambda: [oc.encode_request(t, model="gpt-4.1", policy="drop").value for t in transcripts],
+        "anthropic -> canonical": lambda: [an.decode_request(b).value for b in an_bodies],
+        "openai-chat -> canonical": lambda: [oc.decode_request(b).value for b in oc_bodies],
+    }
+    il = Measure("interlingua: the four calls in sequence", "interlingua", nbytes=nbytes, items=items)
+    fl = Measure("structural copy of the same four bodies' worth of dicts (both request bodies, twice)", "floor", nbytes=nbytes, items=items)
+    parts = [Measure(f"interlingua {k} alone", "interlingua") for k in ops]
+    fns = list(ops.values())
+    contenders: list[Any] = [
+        (il, lambda: [f() for f in fns]),
+        (fl, lambda: ([_dict_copy(b) for b in an_bodies], [_dict_copy(b) for b in oc_bodies], [_dict_copy(b) for b in an_bodies], [_dict_copy(b) for b in oc_bodies])),
+        *zip(parts, fns),
+    ]
+    alternate(contenders, ctx.size.rounds, ctx.size.warmup)
+    # correctness: Anthropic body -> canonical -> Anthropic body gives the same body, item counts survive
+    again = [an.encode_request(an.decode_request(b).value, model="claude-sonnet-4-5").value for b in an_bodies]
+    assert again == an_bodies
+    assert [len(an.decode_request(b).value.items) for b in an_bodies] == [len(t.items) for t in transcripts]
+    row = Row("mapping-ops", "(5b) canonical -> Anthropic and -> OpenAI Chat request bodies, and back", il, [], fl)
+    r_fl = row.ratio_cpu(fl)
+    row.targets = [Target("report (the issue's target is the LiteLLM ratio in (5))", None)]
+    row.extra["ops"] = {m.name: {"median": m.median, "median_cpu": m.median_cpu} for m in parts}
+    row.notes.append(
+        "per call, CPU medians: " + "; ".join(f"{k}: {_fmt_s(m.median_cpu)}" for k, m in zip(ops, parts))
+        + f" ({len(transcripts)} conversations each)"
+    )
+    row.notes.append("OpenAI Chat has no reasoning form: encoding to it drops the reasoning items (policy drop, each reported)")
+    if r_fl is not None:
+        row.notes.append(f"interlingua takes {1 / r_fl:.1f}x the time of a bare structural copy of the same data")
+    return row
+
+
+def _sse_streams() -> list[tuple[str, str, bytes]]:
+    """Recorded streams replayed by (6): (mapper name, file name, bytes)."""
+    pick = [
+        ("anthropic", "anthropic/pai_anthropic_thinking_part_stream.0.response.sse"),
+        ("anthropic", "anthropic/anthropic_sdk.tool_use_response.sse"),
+        ("anthropic", "anthropic/anthropic_sdk.basic_response.sse"),
+        ("openai-chat", "openai_chat/openai_python.stream_text.sse"),
+        ("openai-chat", "openai_chat/openai_python.stream_parallel_tool_calls.sse"),
+        ("openai-chat", "openai_chat/openai_python.stream_single_tool_call.sse"),
+    ]
+    return [(m, f, (FIXTURES / f).read_bytes()) for m, f in pick]
+
+
+def _parse_only(blob: bytes) -> int:
+    """httpx-sse over an in-memory response, ``json.loads`` of every data field except ``[DONE]``."""
+    import httpx
+    from httpx_sse import EventSource
+
+    n = 0
+    resp = httpx.Response(200, headers={"content-type": "text/event-stream"}, content=[blob])
+    for sse in EventSource(resp).iter_sse():
+        if sse.data and sse.data != "[DONE]":
+            json.loads(sse.data)
+        n += 1
+    return n
+
+
+@register_row("stream")
+def row_stream(ctx: Context) -> Row:
+    """(6) Stream accumulation over recorded SSE, replayed from memory."""
+    from interlingua.mapping import get_mapper
+    from interlingua.streaming import StreamDone, iter_stream
+
+    streams = _sse_streams()
+    replays = max(4, ctx.size.conversations // 3)
+    work = [(get_mapper(m), blob) for m, _f, blob in streams] * replays
+    nbytes = sum(len(b) for _m, b in work)
+    events = sum(_parse_only(b) for _m, b in work[: len(streams)]) * replays
+    il = Measure("interlingua `iter_stream(mapper, bytes)` to the terminal event", "interlingua", nbytes=nbytes, items=events)
+    fl = Measure("httpx-sse `EventSource.iter_sse` + `json.loads` of each data field", "floor", nbytes=nbytes, items=events)
+
+    def il_run() -> int:
+        n = 0
+        for mapper, blob in work:
+            for _ev in iter_stream(mapper, blob):
+                n += 1
+        return n
+
+    alternate([(il, il_run), (fl, lambda: [_parse_only(b) for _m, b in work])], ctx.size.rounds, ctx.size.warmup)
+    for mapper, blob in work[: len(streams)]:
+        last = list(iter_stream(mapper, blob))[-1]
+        assert isinstance(last, StreamDone), (mapper, last)
+    row = Row("stream", "(6) stream accumulation (recorded SSE replayed from memory)", il, [], fl)
+    r_fl = row.ratio_cpu(fl)
+    limit = TARGETS["stream_vs_parse"]
+    row.targets = [Target(f"<= {limit:g}x the parse-only time", None if r_fl is None else 1 / r_fl <= limit if r_fl > 0 else None)]
+    row.notes.append(
+        f"{len(streams)} recorded streams ({', '.join(f for _m, f, _b in streams)}) replayed {replays} times each: "
+        f"{len(work)} streams, {events} SSE events, {nbytes / 1e6:.2f} MB"
+    )
+    if r_fl is not None and r_fl > 0:
+        row.notes.append(f"interlingua takes {1 / r_fl:.2f}x the parse-only time (CPU); both parse with httpx-sse, interlingua adds the accumulator and the events")
+    return row
+
+
+# --------------------------------------------------------------------------- session store
+
+PG_ENV = "INTERLINGUA_TEST_PG_URL"
+
+
+def _tag(item: Any) -> str:
+    """The item's ``type`` (its msgspec tag)."""
+    return type(item).__struct_config__.tag  # type: ignore[no-any-return]
+
+
+class _Sqlite3Floor:
+    """Raw ``sqlite3`` + msgspec: the least a SQLite-backed store does (same pragmas as the store)."""
+
+    def __init__(self, path: Path) -> None:
+        import sqlite3
+
+        import msgspec
+
+        from interlingua.items import InputItem
+
+        self.enc = msgspec.json.Encoder().encode
+        self.dec = msgspec.json.Decoder(InputItem).decode
+        self.conn = sqlite3.connect(path, isolation_level=None)
+        for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON"):
+            self.conn.execute(f"PRAGMA {pragma}")
+        self.conn.execute("CREATE TABLE sessions (id TEXT PRIMARY KEY, head_seq INTEGER NOT NULL)")
+        self.conn.execute(
+            "CREATE TABLE items (session_id TEXT NOT NULL REFERENCES sessions(id), seq INTEGER NOT NULL, type TEXT NOT NULL, "
+            "created_at TEXT NOT NULL, item TEXT NOT NULL, PRIMARY KEY (session_id, seq))"
+        )
+
+    def create(self, ids: list[str]) -> None:
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        c.executemany("INSERT INTO sessions VALUES (?, -1)", [(i,) for i in ids])
+        c.execute("COMMIT")
+
+    def append(self, sid: str, items: list[Any]) -> int:
+        enc, c = self.enc, self.conn
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        encoded = [(_tag(it), enc(it).decode()) for it in items]
+        c.execute("BEGIN IMMEDIATE")
+        (head,) = c.execute("UPDATE sessions SET head_seq = head_seq + ? WHERE id = ? RETURNING head_seq", (len(items), sid)).fetchone()
+        first = head - len(items) + 1
+        c.executemany("INSERT INTO items VALUES (?, ?, ?, ?, ?)", [(sid, first + j, t, now, e) for j, (t, e) in enumerate(encoded)])
+        c.execute("COMMIT")
+        return int(head)
+
+    def load(self, sid: str) -> list[Any]:
+        dec = self.dec
+        rows = self.conn.execute("SELECT item FROM items WHERE session_id = ? ORDER BY seq", (sid,)).fetchall()
+        return [dec(r[0]) for r in rows]
+
+
+class _AsyncpgFloor:
+    """Raw asyncpg + msgspec on PostgreSQL: ``copy_records_to_table`` (bulk) / ``executemany``."""
+
+    def __init__(self, conn: Any, tag: str) -> None:
+        import msgspec
+
+        from interlingua.items import InputItem
+
+        self.conn, self.tag = conn, tag
+        self.enc = msgspec.json.Encoder().encode
+        self.dec = msgspec.json.Decoder(InputItem).decode
+        self.s, self.i = f"bench_{tag}_sessions", f"bench_{tag}_items"
+
+    async def setup(self) -> None:
+        c = self.conn
+        await c.execute(f"DROP TABLE IF EXISTS {self.i}; DROP TABLE IF EXISTS {self.s}")
+        await c.execute(f"CREATE TABLE {self.s} (id text PRIMARY KEY, head_seq bigint NOT NULL)")
+        await c.execute(
+            f"CREATE TABLE {self.i} (session_id text NOT NULL REFERENCES {self.s}(id), seq bigint NOT NULL, type text NOT NULL, "
+            f"created_at timestamptz NOT NULL, item jsonb NOT NULL, PRIMARY KEY (session_id, seq))"
+        )
+
+    async def drop(self) -> None:
+        await self.conn.execute(f"DROP TABLE IF EXISTS {self.i}; DROP TABLE IF EXISTS {self.s}")
+
+    async def create(self, ids: list[str]) -> None:
+        await self.conn.executemany(f"INSERT INTO {self.s} VALUES ($1, -1)", [(i,) for i in ids])
+
+    async def append(self, sid: str, items: list[Any], *, copy: bool = False) -> int:
+        from datetime import UTC, datetime
+
+        enc, c = self.enc, self.conn
+        now = datetime.now(UTC)
+        encoded = [(_tag(it), enc(it).decode()) for it in items]
+        async with c.transaction():
+            head = await c.fetchval(f"UPDATE {self.s} SET head_seq = head_seq + $1 WHERE id = $2 RETURNING head_seq", len(items), sid)
+            first = head - len(items) + 1
+            records = [(sid, first + j, t, now, e) for j, (t, e) in enumerate(encoded)]
+            if copy:
+                await c.copy_records_to_table(self.i, records=records)
+            else:
+                await c.executemany(f"INSERT INTO {self.i} VALUES ($1, $2, $3, $4, $5)", records)
+        return int(head)
+
+    async def load(self, sid: str) -> list[Any]:
+        dec = self.dec
+        rows = await self.conn.fetch(f"SELECT item FROM {self.i} WHERE session_id = $1 ORDER BY seq", sid)
+        return [dec(r[0]) for r in rows]
+
+
+def _store_rows(ctx: Context, backend: str, url: str | None) -> list[Row]:
+    """(7)/(8) bulk append, per-conversation append and load through the store, a raw floor and the Agents SDK."""
+    import asyncio
+    import itertools
+
+    from interlingua.codec import to_builtins
+    from interlingua.store import SessionStore
+
+    loop = asyncio.new_event_loop()
+    run_ = loop.run_until_complete
+    convs = [t.items for t in _dataset.transcripts(ctx.ds)]
+    all_items = [it for c in convs for it in c]
+    dicts = [[to_builtins(it) for it in c] for c in convs]
+    all_dicts = [d for c in dicts for d in c]
+    n_items, n_conv = len(all_items), len(convs)
+    nbytes = len(ctx.ds.jsonl)
+    tag = f"{os.getpid()}x{int(time.time())}"
+    counter = itertools.count()
+    num = "(7)" if backend == "sqlite" else "(8)"
+    where = "SQLite" if backend == "sqlite" else "PostgreSQL"
+    floor_name = "raw `sqlite3.executemany` + msgspec" if backend == "sqlite" else "raw asyncpg + msgspec"
+    m = {
+        k: (
+            Measure(f"interlingua `SessionStore` ({where})", "interlingua", nbytes=nbytes, items=n_items),
+            *_peer(f"OpenAI Agents SDK {_version('openai-agents')} `SQLAlchemySession` ({where})", "agents.extensions.memory.sqlalchemy_session"),
+            Measure(floor_name, "floor", nbytes=nbytes, items=n_items),
+        )
+        for k in ("bulk", "conv", "load", "big")
+    }
+    agents_mod = m["bulk"][2]
+    if agents_mod is not None and "openai-agents" not in _IMPORTS_FROZEN:
+        _freeze_after_import("openai-agents")
+    engines: list[Any] = []
+    cleanup: list[Callable[[], Any]] = []
+
+    # interlingua store, one database (file) per contender so they do not share pages
+    if backend == "sqlite":
+        store = run_(SessionStore.open(f"sqlite+aiosqlite:///{ctx.workdir / 'store.sqlite3'}", create=True))
+    else:
+        assert url is not None
+        store = run_(SessionStore.open(url, upgrade=True, create=True))
+    cleanup.append(lambda: run_(store.close()))
+    # the floor
+    if backend == "sqlite":
+        floor = _Sqlite3Floor(ctx.workdir / "raw.sqlite3")
+        f_create, f_append, f_load = floor.create, floor.append, floor.load
+        f_bulk = floor.append
+    else:
+        import asyncpg
+
+        dsn = url.replace("postgresql+asyncpg://", "postgresql://", 1)  # type: ignore[union-attr]
+        pconn = run_(asyncpg.connect(dsn))
+        pfloor = _AsyncpgFloor(pconn, tag.replace("x", "_"))
+        run_(pfloor.setup())
+        cleanup.append(lambda: (run_(pfloor.drop()), run_(pconn.close())))
+
+        def f_create(ids: list[str]) -> None:
+            run_(pfloor.create(ids))
+
+        def f_append(sid: str, items: list[Any]) -> int:
+            return run_(pfloor.append(sid, items))
+
+        def f_bulk(sid: str, items: list[Any]) -> int:
+            return run_(pfloor.append(sid, items, copy=True))
+
+        def f_load(sid: str) -> list[Any]:
+            return run_(pfloor.load(sid))
+
+    # the Agents SDK
+    agents_session = None
+    if agents_mod is not None:
+        from sqlalchemy.ext.asyncio import create_async_engine
+
+        agents_session = agents_mod.SQLAlchemySession
+        a_url = f"sqlite+aiosqlite:///{ctx.workdir / 'agents.sqlite3'}" if backend == "sqlite" else url
+        a_engine = create_async_engine(a_url)
+        engines.append(a_engine)
+        a_tables = {} if backend == "sqlite" else {"sessions_table": f"bench_{tag}_agent_sessions".replace("x", "_"), "messages_table": f"bench_{tag}_agent_messages".replace("x", "_")}
+
+        def a_sess(sid: str) -> Any:
+            return agents_session(sid, engine=a_engine, create_tables=True, **a_tables)
+
+    # per-round session ids
+    state: dict[str, Any] = {}
+
+    def ids(prefix: str) -> list[str]:
+        k = next(counter)
+        return [f"{prefix}-{tag}-{k}-{i:05d}" for i in range(n_conv)]
+
+    async def il_create(sids: list[str]) -> None:
+        for s in sids:
+            await store.create_session(session_id=s)
+
+    async def il_conv(sids: list[str]) -> None:
+        for s, items in zip(sids, convs):
+            await store.append(s, items, expected_seq=-1)
+
+    async def il_load(sids: list[str]) -> list[Any]:
+        return [await store.load(s) for s in sids]
+
+    async def a_conv(sessions: list[Any]) -> None:
+        for s, d in zip(sessions, dicts):
+            await s.add_items(d)
+
+    async def a_load(sessions: list[Any]) -> list[Any]:
+        return [await s.get_items() for s in sessions]
+
+    # -- bulk: every item of the dataset appended to one fresh session in one call
+    il_b, a_b, a_b_mod, fl_b = m["bulk"]
+    bulk = [
+        (il_b, lambda: run_(store.append(state["il_b"], all_items, expected_seq=-1)), lambda: state.__setitem__("il_b", run_(store.create_session(session_id=ids("ilb")[0])))),
+        (fl_b, lambda: f_bulk(state["fl_b"], all_items), lambda: (state.__setitem__("fl_b", ids("flb")[0]), f_create([state["fl_b"]]))),
+    ]
+    if agents_session is not None:
+        a_b.nbytes, a_b.items = nbytes, n_items
+        a_b.note = "given plain dicts (its input type, `to_builtins` outside the timing); stores `json.dumps` text; creates its session row inside `add_items`"
+        bulk.append((a_b, lambda: run_(state["a_b"].add_items(all_dicts)), lambda: state.__setitem__("a_b", a_sess(ids("ab")[0]))))
+    else:
+        bulk.append((a_b, lambda: None))
+    alternate(bulk, ctx.size.rounds, ctx.size.warmup)
+
+    # -- per conversation: each conversation its own session, one append (one transaction) each
+    il_c, a_c, _a, fl_c = m["conv"]
+    conv = [
+        (il_c, lambda: run_(il_conv(state["il_c"])), lambda: (state.__setitem__("il_c", ids("ilc")), run_(il_create(state["il_c"])))),
+        (fl_c, lambda: [f_append(s, items) for s, items in zip(state["fl_c"], convs)], lambda: (state.__setitem__("fl_c", ids("flc")), f_create(state["fl_c"]))),
+    ]
+    if agents_session is not None:
+        a_c.nbytes, a_c.items, a_c.note = nbytes, n_items, a_b.note
+        conv.append((a_c, lambda: run_(a_conv(state["a_c"])), lambda: state.__setitem__("a_c", [a_sess(s) for s in ids("ac")])))
+    else:
+        conv.append((a_c, lambda: None))
+    alternate(conv, ctx.size.rounds, ctx.size.warmup)
+
+    # -- load: every per-conversation session of the last round, one `load` each (30 items -> typed)
+    il_l, a_l, _a, fl_l = m["load"]
+    loads = [(il_l, lambda: run_(il_load(state["il_c"]))), (fl_l, lambda: [f_load(s) for s in state["fl_c"]])]
+    if agents_session is not None:
+        a_l.nbytes, a_l.items = nbytes, n_items
+        a_l.note = "`get_items()`: returns plain dicts (`json.loads`), no typed items"
+        loads.append((a_l, lambda: run_(a_load(state["a_c"]))))
+    else:
+        loads.append((a_l, lambda: None))
+    alternate(loads, ctx.size.rounds, ctx.size.warmup)
+
+    # -- load a large session: the last bulk session (every item), one `load`: per-item cost without per-call overhead
+    il_g, a_g, _a, fl_g = m["big"]
+    bigs = [(il_g, lambda: run_(store.load(state["il_b"]))), (fl_g, lambda: f_load(state["fl_b"]))]
+    if agents_session is not None:
+        a_g.nbytes, a_g.items, a_g.note = nbytes, n_items, a_l.note
+        bigs.append((a_g, lambda: run_(state["a_b"].get_items())))
+    else:
+        bigs.append((a_g, lambda: None))
+    alternate(bigs, ctx.size.rounds, ctx.size.warmup)
+    # correctness: every side read back what was written
+    assert [t.items for t in run_(il_load(state["il_c"]))] == convs
+    assert [f_load(s) for s in state["fl_c"]] == convs
+    if agents_session is not None:
+        assert run_(a_load(state["a_c"])) == dicts
+
+    for fn in cleanup:
+        fn()
+    for e in engines:
+        run_(e.dispose())
+    loop.close()
+
+    key = "store" if backend == "sqlite" else "pg"
+    rows = []
+    r = Row(f"{key}-bulk", f"{num} store ({where}): bulk append — all {n_items} items to one session in one `append`", il_b, [a_b], fl_b)
+    rows.append(r)
+    r = Row(f"{key}-conv", f"{num} store ({where}): per-conversation append — {n_conv} sessions, one `append` (one transaction) each", il_c, [a_c], fl_c)
+    rows.append(r)
+    r = Row(f"{key}-load", f"{num} store ({where}): load one session — each of the {n_conv} sessions, one `load` each", il_l, [a_l], fl_l)
+    rows.append(r)
+    r = Row(f"{key}-load-large", f"{num} store ({where}): load a large session — the bulk session ({n_items} items), one `load`", il_g, [a_g], fl_g)
+    r.targets = [Target("report (shows the per-item cost without the per-call overhead)", None)]
+    rows.append(r)
+    if backend == "sqlite":
+        b, c, lo, _big = rows
+        rf, ra = b.ratio_cpu(fl_b), b.ratio_cpu(a_b)
+        b.targets = [
+            Target(f">= {TARGETS['store_bulk_vs_raw']:g}x raw sqlite3 (encoding included)", None if rf is None else rf >= TARGETS["store_bulk_vs_raw"]),
+            Target(f">= {TARGETS['store_vs_agents']:g}x Agents SDK", None if ra is None else ra >= TARGETS["store_vs_agents"]),
+        ]
+        rf, ra = c.ratio_cpu(fl_c), c.ratio_cpu(a_c)
+        c.targets = [
+            Target("report (vs raw sqlite3)", None),
+            Target(f">= {TARGETS['store_vs_agents']:g}x Agents SDK", None if ra is None else ra >= TARGETS["store_vs_agents"]),
+        ]
+        rf = lo.ratio_cpu(fl_l)
+        lo.targets = [Target(f"load <= {TARGETS['store_load_vs_raw']:g}x raw", None if rf is None or rf <= 0 else 1 / rf <= TARGETS["store_load_vs_raw"])]
+    else:
+        for x in rows:
+            x.targets = [Target("report, then set targets", None)]
+    for x in rows:
+        x.notes.append(
+            f"the dataset's {n_conv} conversations ({n_items} typed items, {nbytes / 1e6:.1f} MB as JSONL); interlingua is given "
+            "typed items and validates, encodes and writes them (`prepare_rows`) — the floor encodes them with msgspec, so both include encoding"
+        )
+        x.notes.append(
+            "each round appends to fresh sessions (created before the timed region; the Agents SDK creates its own session row inside "
+            "the call); the database grows over the rounds alike for every contender, each in its own "
+            + ("file; WAL, synchronous=NORMAL" if backend == "sqlite" else "tables")
+        )
+        if backend != "sqlite":
+            x.notes.append(
+                "CPU time is this process's only: the PostgreSQL server's work runs in other processes, so on PostgreSQL read the "
+                "wall-clock ratios (the server is local, on the same loaded 2-core machine, fsync off)"
+            )
+        if x.floor is not None and x.ratio_cpu(x.floor):
+            x.notes.append(f"interlingua takes {1 / x.ratio_cpu(x.floor):.2f}x the floor's CPU time; wall-clock includes the driver's I/O thread/connection waits")
+    c = rows[1]
+    c.notes.append(f"per append: {_fmt_s(None if c.interlingua.median is None else c.interlingua.median / n_conv)} wall (interlingua)")
+    lo = rows[2]
+    lo.notes.append(f"per load: {_fmt_s(None if lo.interlingua.median is None else lo.interlingua.median / n_conv)} wall (interlingua, 30 items)")
+    return rows
+
+
+@register_row("store")
+def row_store(ctx: Context) -> list[Row]:
+    """(7) The session store on a SQLite file."""
+    return _store_rows(ctx, "sqlite", None)
+
+
+@register_row("store-pg")
+def row_store_pg(ctx: Context) -> list[Row]:
+    """(8) The same figures on PostgreSQL, when ``$INTERLINGUA_TEST_PG_URL`` names a server."""
+    url = os.environ.get(PG_ENV)
+    if not url:
+        ctx.skipped.append(
+            f"(8) store figures on PostgreSQL: skipped, `${PG_ENV}` is not set (`source .ci/postgres.sh; pg_start` starts a "
+            "throwaway server and exports it; floor: raw asyncpg `copy_records_to_table` / `executemany`)"
+        )
+        return []
+    return _store_rows(ctx, "postgres", url)
+
+
 # --------------------------------------------------------------------------- environment
 
 
@@ -621,7 +1186,10 @@ def environment(gc_freeze: bool) -> dict[str, Any]:
         },
         "versions": {
             d: _version(d)
-            for d in ("interlingua", "msgspec", "pydantic", "pydantic-core", "pydantic-ai-slim", "orjson", "jsonschema", "jsonschema-rs")
+            for d in (
+                "interlingua", "msgspec", "pydantic", "pydantic-core", "pydantic-ai-slim", "orjson", "jsonschema", "jsonschema-rs",
+                "litellm", "openai-agents", "httpx", "httpx-sse", "SQLAlchemy", "aiosqlite", "asyncpg",
+            )
         },
     }
 
@@ -686,7 +1254,8 @@ def run(
         rows = []
         for key, builder in _ROWS:
             t1 = time.perf_counter()
-            rows.append(builder(ctx))
+            built = builder(ctx)
+            rows.extend(built if isinstance(built, list) else [built])
             say(f"row {key}: {time.perf_counter() - t1:.1f} s")
         if gc_freeze:
             gc.freeze()
@@ -702,6 +1271,7 @@ def run(
     finally:
         if own is not None:
             own.cleanup()
+    env["gc"]["frozen_after_imports"] = list(_IMPORTS_FROZEN)
     env["load_average_end"] = os.getloadavg() if hasattr(os, "getloadavg") else None
     env["seconds"] = round(time.perf_counter() - t0, 1)
     pa_bytes = sum(map(len, ds.pydantic_ai_lines)) if ds.pydantic_ai_lines is not None else None
@@ -715,7 +1285,7 @@ def run(
         "rounds": cfg.rounds,
         "warmup": cfg.warmup,
     }
-    return Report(size, seed, command, env, info, rows, PENDING_ROWS)
+    return Report(size, seed, command, env, info, rows, PENDING_ROWS, skipped=ctx.skipped)
 
 
 def render(report: Report) -> str:
@@ -729,7 +1299,8 @@ def render(report: Report) -> str:
     w("the peer(s) and the floor **in the same process run, alternating, after warm-up**; each time is the")
     w(f"**median of {info['rounds']} rounds** (after {info['warmup']} warm-up round), and each ratio is a ratio of medians.")
     w("Ratio = other's median / interlingua's median, so above 1 means interlingua is faster. The floor is the")
-    w("physical limit we compare against (raw JSON decode/encode with no validation). Each sample records wall-clock")
+    w("least work the job needs (raw JSON decode/encode with no validation, a structural dict copy, SSE parsing alone, raw")
+    w("driver inserts/selects with msgspec): the physical limit we compare against. Each sample records wall-clock")
     w("time and this process's CPU time (`time.process_time`); on a shared machine the CPU time is the work done")
     w("without the time spent waiting for a core, so **targets are judged on CPU-time medians** (both are shown).")
     w("CPU time is not immune to a busy neighbour (shared caches, a shared physical core): on a shared machine absolute")
@@ -832,9 +1403,15 @@ def render(report: Report) -> str:
             w(text.rstrip())
             w("```")
     w("")
+    if report.skipped:
+        w("## Not run in this environment")
+        w("")
+        for text in report.skipped:
+            w(f"- {text}")
+        w("")
     w("## Not measured yet (extension points)")
     w("")
-    w("These figures belong to code on other branches; `benchmarks/run.py` has `register_row` and")
+    w("Figures not built yet; `benchmarks/run.py` has `register_row` (a builder may return several rows) and")
     w("`benchmarks/dataset.py` a `to_<peer>` builder slot for each. No number is given until they run.")
     w("")
     for p in report.pending:
@@ -864,12 +1441,19 @@ def render(report: Report) -> str:
         f"- GC: {'enabled' if g['enabled'] else 'disabled'}, thresholds {tuple(g['thresholds'])}; figures are with gc enabled as measured"
         + ("; the `gc-frozen` rows are a named variant run after `gc.freeze()`" if g["frozen_variant"] else "")
         + "; a full collection runs before each timed sample, outside the timing"
+        + (
+            f"; after importing {' and '.join(g['frozen_after_imports'])} (rows 5 onwards) the live objects were moved to the permanent generation "
+            "(`gc.freeze()`) so that collection does not walk the peers' import-time objects"
+            if g.get("frozen_after_imports")
+            else ""
+        )
     )
     w("")
     w("## Reproduce")
     w("")
     w("```sh")
     w("pip install -e . -r benchmarks/requirements.txt")
+    w("source .ci/postgres.sh && pg_start   # optional: rows (8) run only when $INTERLINGUA_TEST_PG_URL is set")
     w(report.command or f"python benchmarks/run.py --size {report.size} --out docs/benchmarks.md")
     w("```")
     w("")
@@ -902,6 +1486,18 @@ def _profile(report: Report, size: str, seed: int) -> None:
         "decode": lambda: list(iter_jsonl(io.BytesIO(ds.jsonl))),
         "encode": lambda: [encode_envelope(e) for e in ds.envelopes],
     }
+    if "mapping" in missed:
+        from interlingua.mapping import get_mapper
+
+        an, oc = get_mapper("anthropic"), get_mapper("openai-chat")
+        oc_bodies = [oc.encode_request(t, model="gpt-4.1", policy="drop").value for t in _dataset.transcripts(ds)]
+        calls["mapping"] = lambda: [an.encode_request(oc.decode_request(b).value, model="claude-sonnet-4-5", policy="drop") for b in oc_bodies]
+    if "stream" in missed:
+        from interlingua.mapping import get_mapper
+        from interlingua.streaming import iter_stream
+
+        work = [(get_mapper(m), b) for m, _f, b in _sse_streams()] * max(4, SIZES[size].conversations // 3)
+        calls["stream"] = lambda: [list(iter_stream(m, b)) for m, b in work]
     with tempfile.TemporaryDirectory(prefix="interlingua-bench-prof-") as tmp:
         path = Path(tmp) / "dataset.jsonl"
         path.write_bytes(ds.jsonl)

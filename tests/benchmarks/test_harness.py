@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -22,6 +23,9 @@ from interlingua.validation import validate_bytes
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"
 ROWS = ("decode", "encode", "validate", "memory")
+TIMED_NEW = ("mapping", "mapping-ops", "stream", "store-bulk", "store-conv", "store-load", "store-load-large")
+PG_ROWS = ("pg-bulk", "pg-conv", "pg-load", "pg-load-large")
+PG = bool(os.environ.get("INTERLINGUA_TEST_PG_URL"))
 
 
 def _load(name: str) -> ModuleType:
@@ -54,8 +58,8 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]
 def test_every_row_has_medians_and_ratios(tiny: tuple[str, dict[str, Any]]) -> None:
     _md, data = tiny
     rows = {r["key"]: r for r in data["rows"]}
-    assert set(ROWS) | {"decode-gc-frozen", "encode-gc-frozen"} == set(rows)
-    for key in ("decode", "encode", "validate", "decode-gc-frozen", "encode-gc-frozen"):
+    assert set(ROWS) | set(TIMED_NEW) | set(PG_ROWS if PG else ()) | {"decode-gc-frozen", "encode-gc-frozen"} == set(rows)
+    for key in ("decode", "encode", "validate", "decode-gc-frozen", "encode-gc-frozen", *TIMED_NEW, *(PG_ROWS if PG else ())):
         row = rows[key]
         il = row["interlingua"]
         assert il["median"] > 0 and il["median_cpu"] > 0
@@ -67,6 +71,11 @@ def test_every_row_has_medians_and_ratios(tiny: tuple[str, dict[str, Any]]) -> N
             else:
                 assert m["median"] > 0 and m["ratio"] > 0 and m["ratio_cpu"] > 0
                 assert len(m["seconds"]) == len(il["seconds"])
+    assert set(rows["mapping-ops"]["extra"]["ops"]) == {
+        f"interlingua {op} alone" for op in ("canonical -> anthropic", "canonical -> openai-chat", "anthropic -> canonical", "openai-chat -> canonical")
+    }
+    if not PG:
+        assert any("PostgreSQL: skipped" in s for s in data["skipped"])
     mem = rows["memory"]["extra"]["memory"]
     assert len(mem) == 2 and all(m["ok"] and m["peak_kb"] > 0 for m in mem)
     assert mem[1]["nbytes"] > mem[0]["nbytes"]
@@ -78,6 +87,8 @@ def test_peers_run_when_installed(tiny: tuple[str, dict[str, Any]]) -> None:
     expect = {
         "decode": {"pydantic_ai": rows["decode"]["peers"][0]},
         "validate": {"jsonschema": rows["validate"]["peers"][0], "jsonschema_rs": rows["validate"]["peers"][1]},
+        "mapping": {"litellm": rows["mapping"]["peers"][0]},
+        **{k: {"agents": rows[k]["peers"][0]} for k in ("store-bulk", "store-conv", "store-load", "store-load-large")},
     }
     for peers in expect.values():
         for module, measure in peers.items():
@@ -88,17 +99,30 @@ def test_peers_run_when_installed(tiny: tuple[str, dict[str, Any]]) -> None:
 def test_markdown_report_has_each_figure_machine_and_command(tiny: tuple[str, dict[str, Any]]) -> None:
     md, data = tiny
     summary = md.split("## Summary", 1)[1].split("\n## ", 1)[0]
-    for title in ("(1) decode + validate", "(2) encode", "(3) `interlingua validate`", "(4) peak RSS"):
+    for title in (
+        "(1) decode + validate",
+        "(2) encode",
+        "(3) `interlingua validate`",
+        "(4) peak RSS",
+        "(5) OpenAI Chat request -> Anthropic request",
+        "(5b) canonical -> Anthropic and -> OpenAI Chat",
+        "(6) stream accumulation",
+        "(7) store (SQLite): bulk append",
+        "(7) store (SQLite): per-conversation append",
+        "(7) store (SQLite): load one session",
+    ):
         assert title in summary
     # each timed figure's first line carries "wall / CPU" medians and ratios
     for line in summary.splitlines():
-        if line.startswith("| (1)") or line.startswith("| (2)") or line.startswith("| (3)"):
+        if line.startswith(("| (1)", "| (2)", "| (3)", "| (5)", "| (5b)", "| (6)", "| (7)", "| (8)")):
             assert re.search(r"\| [\d.]+ (ms|s) / [\d.]+ (ms|s) \|", line), line
             assert re.search(r"[\d.]+x / [\d.]+x", line) or "not installed" in line, line
     assert "variant: `gc.freeze()`" in summary
     for needle in ("## Machine and versions", "msgspec", "GC:", "## Reproduce", "python benchmarks/run.py --size tiny", "## Not measured yet"):
         assert needle in md
-    assert data["pending"], "the provider-mapper and store rows stay listed until they are measured"
+    assert data["pending"], "figures not built yet stay listed"
+    if not PG:
+        assert "## Not run in this environment" in md and "INTERLINGUA_TEST_PG_URL" in md
 
 
 def test_alternate_flips_order_after_untimed_warmup() -> None:
@@ -110,6 +134,15 @@ def test_alternate_flips_order_after_untimed_warmup() -> None:
     assert calls == ["a", "b", "a", "b", "b", "a", "a", "b"]
     assert len(a.seconds) == len(b.seconds) == len(a.cpu_seconds) == 3
     assert missing.seconds == [] and missing.median is None
+
+
+def test_alternate_runs_prepare_outside_the_timing_before_every_call() -> None:
+    run = _load("run")
+    calls: list[str] = []
+    a, b = run.Measure("a", "interlingua"), run.Measure("b", "floor")
+    run.alternate([(a, lambda: calls.append("a"), lambda: calls.append("pa")), (b, lambda: calls.append("b"))], rounds=2, warmup=1)
+    assert calls == ["pa", "a", "b", "pa", "a", "b", "b", "pa", "a"]
+    assert len(a.seconds) == len(b.seconds) == 2
 
 
 def test_dataset_is_seeded_valid_and_the_same_in_both_forms() -> None:
@@ -164,3 +197,25 @@ def test_prototype_fast_paths_return_what_the_library_returns() -> None:
     with pytest.raises(DocumentError) as lib:
         decode_envelope(bad)
     assert str(fast.value) == str(lib.value)
+
+
+def test_prototype_sse_framing_gives_the_library_events_on_every_recorded_stream_and_every_cut() -> None:
+    """The stream prototype in benchmarks/proposals.py must stay equivalent, truncation included."""
+    proposals = _load("proposals")
+    from interlingua.mapping import get_mapper
+    from interlingua.streaming import iter_stream
+    from interlingua.streaming.framing import iter_frames
+
+    fixtures = sorted((ROOT / "tests" / "fixtures" / "real").glob("*/*.sse"))
+    assert fixtures
+    for path in fixtures:
+        blob = path.read_bytes()
+        assert list(proposals.fast_sse_frames(blob)) == list(iter_frames("sse", blob)), path.name
+        for cut in range(0, len(blob), max(1, len(blob) // 40)):
+            assert list(proposals.fast_sse_frames(blob[:cut])) == list(iter_frames("sse", blob[:cut])), (path.name, cut)
+    for name, rel in (("anthropic", "anthropic/anthropic_sdk.tool_use_response.sse"), ("openai-chat", "openai_chat/openai_python.stream_text.sse")):
+        blob = (ROOT / "tests" / "fixtures" / "real" / rel).read_bytes()
+        mapper = get_mapper(name)
+        assert list(proposals.fast_iter_stream(mapper, blob)) == list(iter_stream(mapper, blob))
+        half = blob[: len(blob) // 2]
+        assert list(proposals.fast_iter_stream(mapper, half)) == list(iter_stream(mapper, half))
