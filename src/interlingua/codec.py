@@ -22,6 +22,7 @@ pointer, never a traceback.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -168,7 +169,15 @@ def check_version(version: object, *, pointer: str = "/schema_version") -> tuple
         VersionError: missing or malformed, or a newer major than :data:`SCHEMA_VERSION`,
             or an older major (read those through :mod:`interlingua.compat`).
     """
-    if not isinstance(version, str) or not (m := _VERSION_RE.match(version)):
+    if isinstance(version, str):
+        return _check_version_str(version, pointer)
+    raise VersionError(Problem(pointer, f"schema_version must be a 'MAJOR.MINOR' string, got {version!r}"))
+
+
+@functools.lru_cache(maxsize=64)
+def _check_version_str(version: str, pointer: str) -> tuple[int, int]:
+    # Cached: stores and streams check the same few version strings on every row.
+    if not (m := _VERSION_RE.match(version)):
         raise VersionError(Problem(pointer, f"schema_version must be a 'MAJOR.MINOR' string, got {version!r}"))
     major, minor = int(m.group(1)), int(m.group(2))
     if major > _MAJOR:

@@ -480,7 +480,7 @@ class SessionStore:
             SessionNotFoundError; CorruptRowError.
         """
         info, envs = await self._load(session_id, since_seq, on_corrupt)
-        version = max((e.schema_version for e in envs), key=lambda v: tuple(int(p) for p in v.split(".")), default=SCHEMA_VERSION)
+        version = max({e.schema_version for e in envs}, key=lambda v: tuple(int(p) for p in v.split(".")), default=SCHEMA_VERSION)
         if tuple(int(p) for p in version.split(".")) < tuple(int(p) for p in SCHEMA_VERSION.split(".")):
             version = SCHEMA_VERSION
         return Transcript(
