@@ -17,7 +17,7 @@ Rules (each failure message starts with ``[rule: <name>]``):
   wire bodies of it (``profile.requests``) come back unchanged, with an empty report.
 * ``losses-reported``: every item dropped or changed on the way through the mapper is in the report
   (not losses: fields added on the way back, ``false``/empty-list fields coming back absent,
-  ``developer`` text coming back as ``system``).
+  ``developer`` text coming back as ``system``; of equal items, a report naming any copy counts).
 * ``one-terminal``: accumulating a recorded stream ends with exactly one terminal event, last.
 * ``truncated``: a stream cut before its completion marker ends in ``StreamError(code="truncated")``.
 * ``malformed-arguments``: tool-call arguments that are not a JSON object never become ``{}``.
