@@ -17,7 +17,7 @@ Rules (each failure message starts with ``[rule: <name>]``):
   wire bodies of it (``profile.requests``) come back unchanged, with an empty report.
 * ``losses-reported``: every item dropped or changed on the way through the mapper is in the report
   (not losses: fields added on the way back, ``false``/empty-list fields coming back absent,
-  ``developer`` text coming back as ``system``).
+  ``developer`` text coming back as ``system``; of equal items, a report naming any copy counts).
 * ``one-terminal``: accumulating a recorded stream ends with exactly one terminal event, last.
 * ``truncated``: a stream cut before its completion marker ends in ``StreamError(code="truncated")``.
 * ``malformed-arguments``: tool-call arguments that are not a JSON object never become ``{}``.
@@ -416,17 +416,18 @@ class MapperConformance:
                 return
             report.extend(dec.report)
             back = [_system(_strip(item, ignore)) for item in dec.value.items]
+            sent = [_system(_strip(item, ignore)) for item in t.items]
             used: set[int] = set()
             lost = []
-            for n, item in enumerate(t.items):
-                want = _system(_strip(item, ignore))
+            for n, want in enumerate(sent):
                 match = next((k for k, got in enumerate(back) if k not in used and _covers(got, want)), None)
                 if match is None:
-                    lost.append((n, type(item).__name__))
+                    lost.append((n, type(t.items[n]).__name__))
                 else:
                     used.add(match)
             reported = {e.index for e in report}
-            named = None in reported or any(n in reported for n, _ in lost)
+            # equal items cannot be told apart: a report naming any copy names the lost one
+            named = None in reported or any(m in reported for n, _ in lost for m, other in enumerate(sent) if other == sent[n])
             _check(
                 "losses-reported",
                 not lost or (bool(report) and named),

@@ -21,6 +21,7 @@ from interlingua.items import (
     ToolCallItem,
     ToolResultItem,
     Transcript,
+    UrlSource,
 )
 from interlingua.providers.gemini import mapper
 from interlingua.streaming import StreamDone, StreamError, collect
@@ -406,3 +407,42 @@ def test_idless_response_to_call_with_id_is_linked_and_reported() -> None:
     assert conv.value.items[1].call_id == "c9"
     assert conv.value.items[2].call_id == "gemini_m2_p0_result"  # orphan: no call named g
     assert [e.pointer for e in conv.report] == ["/contents/1/parts/0", "/contents/2/parts/0"]
+
+
+# --------------------------------------------------------------------------- conformance gaps
+
+
+def _image_result(**kw: Any) -> list[Any]:
+    call = ToolCallItem(id="c1", name="snap", arguments={}, message="m0")
+    return [call, ToolResultItem(call_id="c1", name="snap", content=[ImageItem(source=Base64Source(media_type="image/png", data=PNG))], message="m1", **kw)]
+
+
+@pytest.mark.parametrize("is_error", [msgspec.UNSET, True])
+def test_tool_result_holding_only_an_image_round_trips_without_an_empty_text(is_error: Any) -> None:
+    items = _image_result(is_error=is_error)
+    conv = encode(*items)
+    assert not conv.report
+    fr = conv.value["contents"][1]["parts"][0]["functionResponse"]
+    assert fr["response"] == ({"error": ""} if is_error is True else {})
+    back = mapper.decode_request(conv.value)
+    assert not back.report
+    assert back.value.items[1].content == items[1].content  # no extra empty text part
+    assert back.value.items[1].is_error == is_error
+
+
+def test_empty_error_text_beside_an_image_is_reported() -> None:
+    call, result = _image_result(is_error=True)
+    result = msgspec.structs.replace(result, content=[TextItem(text=""), *result.content])
+    conv = encode(call, result)
+    assert [(e.action, e.index) for e in conv.report] == [("dropped", 1)]
+    assert conv.value["contents"][1]["parts"][0]["functionResponse"]["response"] == {"error": ""}
+
+
+def test_tool_result_media_fields_and_untyped_urls_are_reported() -> None:
+    call = ToolCallItem(id="c1", name="snap", arguments={}, message="m0")
+    result = ToolResultItem(call_id="c1", name="snap", content=[ImageItem(source=UrlSource(url="https://example.com/a.png"), detail="auto")], message="m1")
+    conv = encode(call, result)
+    assert conv.value["contents"][1]["parts"][0]["functionResponse"]["parts"] == [{"fileData": {"fileUri": "https://example.com/a.png"}}]
+    # detail has no Gemini form; without a mimeType the part reads back as a document
+    assert sorted((e.action, e.index) for e in conv.report) == [("changed", 1), ("dropped", 1)]
+    assert type(mapper.decode_request(conv.value).value.items[1].content[0]).__name__ == "DocumentItem"

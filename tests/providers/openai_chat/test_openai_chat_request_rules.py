@@ -539,3 +539,68 @@ def test_unknown_role_message_kept_raw_and_round_trips() -> None:
     conv = mapper.decode_request(body)
     assert isinstance(conv.value.items[1], RawItem) and conv.report.entries[0].action == "changed"
     assert round_trip(body) == body
+
+
+# ----------------------------------------------------------------------------- conformance gaps: every drop is reported
+
+
+def _dropped(report) -> list[tuple[int | None, str | None]]:
+    return [(e.index, e.item_type) for e in report if e.action == "dropped"]
+
+
+def test_empty_text_beside_other_text_is_left_out_and_reported() -> None:
+    # texts ['a', ''] in one user message: content 'a'; the empty text cannot come back
+    enc = mapper.encode_request(T(TextItem(role="user", text="a", message="m0"), TextItem(role="user", text="", message="m0")))
+    assert enc.value["messages"] == [{"role": "user", "content": "a"}]
+    assert _dropped(enc.report) == [(1, "text")]
+    # the report names the item that was left out, not its neighbour
+    enc = mapper.encode_request(T(TextItem(role="user", text="", message="m0"), ImageItem(role="user", source=UrlSource(url="https://example.com/a.png"), message="m0")))
+    assert enc.value["messages"][0]["content"] == [{"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}]
+    assert _dropped(enc.report) == [(0, "text")]
+
+
+def test_empty_assistant_text_beside_a_call_or_refusal_is_reported() -> None:
+    call = ToolCallItem(id="call_1", name="f", arguments={}, message="m0")
+    enc = mapper.encode_request(T(TextItem(role="assistant", text="", message="m0"), call))
+    assert "content" not in enc.value["messages"][0]
+    assert _dropped(enc.report) == [(0, "text")]
+    enc = mapper.encode_request(T(TextItem(role="assistant", text="", message="m0"), RefusalItem(text="no", message="m0")))
+    assert enc.value["messages"] == [{"role": "assistant", "refusal": "no", "content": ""}]  # content is required without tool_calls
+    assert _dropped(enc.report) == [(0, "text")]
+
+
+def test_empty_refusal_is_sent_as_a_part_so_it_comes_back() -> None:
+    # `refusal: ""` reads back as no refusal; a refusal part keeps it
+    t = T(RefusalItem(text="", message="m0"))
+    enc = mapper.encode_request(t)
+    assert enc.value["messages"] == [{"role": "assistant", "content": [{"type": "refusal", "refusal": ""}]}]
+    assert not enc.report
+    assert to_builtins(mapper.decode_request(enc.value).value.items) == to_builtins(t.items)
+
+
+def test_empty_tool_result_text_is_reported() -> None:
+    enc = mapper.encode_request(
+        T(ToolCallItem(id="call_1", name="f", arguments={}, message="m0"), ToolResultItem(call_id="call_1", content=[TextItem(text="")], message="m1"))
+    )
+    assert enc.value["messages"][1] == {"role": "tool", "tool_call_id": "call_1", "content": ""}
+    assert _dropped(enc.report) == [(1, "text")]
+    assert mapper.decode_request(enc.value).value.items[1].content == []
+
+
+def test_document_fields_a_file_part_cannot_carry_are_reported() -> None:
+    doc = DocumentItem(role="user", source=Base64Source(media_type="application/pdf", data="JVBERi0="), media_type="application/pdf", title="Q3 report", context="ctx", citations=True, filename="q3.pdf")
+    enc = mapper.encode_request(T(doc))
+    assert enc.value["messages"][0]["content"] == [{"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0=", "filename": "q3.pdf"}}]
+    reasons = [e.reason for e in enc.report]
+    assert _dropped(enc.report) == [(0, "document")] * 3
+    assert [r for r in reasons if "title" in r] and [r for r in reasons if "context" in r] and [r for r in reasons if "citations" in r]
+    # base64 media type matches: nothing lost there; a file id carries no media type
+    enc = mapper.encode_request(T(DocumentItem(role="user", source=FileSource(file_id="file-1", provider="openai"), media_type="application/pdf")))
+    assert _dropped(enc.report) == [(0, "document")]
+    assert not mapper.encode_request(T(DocumentItem(role="user", source=Base64Source(media_type="application/pdf", data="JVBERi0="), media_type="application/pdf"))).report
+
+
+def test_audio_transcript_is_reported() -> None:
+    enc = mapper.encode_request(T(AudioItem(role="user", source=Base64Source(media_type="audio/wav", data="UklGRg=="), format="wav", transcript="hello")))
+    assert enc.value["messages"][0]["content"] == [{"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}]
+    assert _dropped(enc.report) == [(0, "audio")]

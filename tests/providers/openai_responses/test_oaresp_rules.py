@@ -549,3 +549,15 @@ def test_public_surface():
     assert pkg.__all__ == ["OpenAIResponsesMapper", "ResponsesAccumulator", "mapper"]
     assert pkg.OpenAIResponsesMapper.__module__ == pkg.__name__
     assert isinstance(pkg.mapper, pkg.OpenAIResponsesMapper)
+
+
+def test_empty_system_text_is_no_instructions_and_is_reported(oar):
+    # instructions "" is the same as none: the empty system text cannot come back, so it is reported
+    conv = enc(oar, T(TextItem(text="", role="system"), TextItem(text="hi", role="user", message="m0")))
+    assert "instructions" not in conv.value
+    assert conv.value["input"] == [{"role": "user", "content": "hi"}]
+    assert [(e.action, e.index, e.item_type) for e in conv.report] == [("dropped", 0, "text")]
+    # a non-empty system text next to an empty one still makes instructions (the join is reported as before)
+    conv = enc(oar, T(TextItem(text="", role="system"), TextItem(text="be brief", role="system")))
+    assert conv.value["instructions"] == "\n\nbe brief"
+    assert [e.action for e in conv.report] == ["changed"]

@@ -12,6 +12,7 @@ Decoding rules (one part -> items, in order):
 * ``{functionResponse{id?, name, response, parts?}}`` -> ``tool_result``: ``response`` ``{"output": x}``
   gives ``x`` (text when a string, else ``structured``), ``{"error": x}`` the same with ``is_error``,
   any other object is the output as a whole (``structured``); ``parts`` media follow as content items.
+  ``{"error": ""}`` with ``parts`` is an error result holding only those media (no empty text item).
 * ``thoughtSignature`` -> ``reasoning(opaque={namespace "gemini.thought_signature", issuer "gemini",
   value exactly as received, model})``; on a thought part it sits on that reasoning item, on any other
   part it is a separate reasoning item placed immediately before the item made from the part (same
@@ -254,7 +255,8 @@ class PartDecoder:
                 if keys == {"error"}:
                     is_error = True
                 value = resp["error"] if keys == {"error"} else resp["output"]
-                content.append(TextItem(text=value) if isinstance(value, str) else StructuredItem(data=jcopy(value)))
+                if not (keys == {"error"} and value == "" and fr.get("parts")):  # {"error": ""} beside media: the error flag alone
+                    content.append(TextItem(text=value) if isinstance(value, str) else StructuredItem(data=jcopy(value)))
             else:
                 content.append(StructuredItem(data=jcopy(dict(resp))))
         for p in fr.get("parts", []) or []:
@@ -283,18 +285,16 @@ def media_part(item: ImageItem | AudioItem | DocumentItem, *, policy: Policy, re
         mime = item.media_type
     if isinstance(src, Base64Source):
         return [{"inlineData": {"mimeType": src.media_type, "data": src.data}}]
-    if isinstance(src, UrlSource):
-        body = {"fileUri": src.url}
+    if isinstance(src, FileSource) and src.provider is not UNSET and src.provider != NAME:
+        report.unsupported(policy, f"file {src.file_id!r} is held by {src.provider}, not Gemini", index=index, item_type=item_type)
+        return []
+    if isinstance(src, (UrlSource, FileSource)):
+        body = {"fileUri": src.url if isinstance(src, UrlSource) else src.file_id}
         if mime is not UNSET:
             body = {"mimeType": mime, **body}
-        return [{"fileData": body}]
-    if isinstance(src, FileSource):
-        if src.provider is not UNSET and src.provider != NAME:
-            report.unsupported(policy, f"file {src.file_id!r} is held by {src.provider}, not Gemini", index=index, item_type=item_type)
-            return []
-        body = {"fileUri": src.file_id}
-        if mime is not UNSET:
-            body = {"mimeType": mime, **body}
+        elif not isinstance(item, DocumentItem):
+            # Gemini tells media kinds apart by mimeType only; without one the part reads back as a document
+            report.add("changed", f"{item_type} source without a media type is sent as an untyped file (read back as a document)", index=index, item_type=item_type)
         return [{"fileData": body}]
     if isinstance(src, TextSource):
         report.add("changed", "text document sent as a text part", index=index, item_type=item_type)
@@ -455,6 +455,7 @@ class PartEncoder:
                     non_media.append(TextItem(text=c.source.text))
                     self.report.add("changed", "text document in a tool result sent as text", index=idx, item_type="tool_result")
                     continue
+                self._media_notes(idx, c)
                 parts = media_part(c, policy=self.policy, report=self.report, index=idx)
                 media.extend(parts)
             else:
@@ -464,6 +465,10 @@ class PartEncoder:
         err = item.is_error is True
         slot = "error" if err else "output"
         response: dict[str, Any]
+        if err and media and len(non_media) == 1 and isinstance(non_media[0], TextItem) and non_media[0].text == "":
+            # {"error": ""} beside media reads back as the error flag alone (see the decoding rules)
+            self.report.add("dropped", "an empty error text beside media has no distinct Gemini form", index=idx, item_type="text")
+            non_media = []
         if not non_media:
             response = {slot: ""} if err else {}
         elif len(non_media) == 1:

@@ -197,6 +197,8 @@ class MessageEncoder:
             if isinstance(src, Base64Source):
                 fmt = fmt or _AUDIO_FORMATS.get(src.media_type)
                 if fmt in ("wav", "mp3"):
+                    if item.transcript is not U:
+                        self.report.add("dropped", "input_audio has no transcript field; the audio transcript is left out", index=index, item_type="audio")
                     return [{"type": "input_audio", "input_audio": {"data": src.data, "format": fmt}}]
                 return self._unsupported(index, "audio", f"input_audio takes wav or mp3, not {fmt or src.media_type!r}")
             return self._unsupported(index, "audio", "input_audio takes base64 data only")
@@ -211,15 +213,34 @@ class MessageEncoder:
                 return self._unsupported(index, "document", f"document {_tag(src)} sources from {getattr(src, 'provider', U) or 'elsewhere'} cannot be sent as a file part")
             if item.filename is not U:
                 body["filename"] = item.filename
+            self._document_notes(index, item)
             return [{"type": "file", "file": body}]
         return self._unsupported(index, "artifact_ref", "artifact references have no OpenAI Chat form")
 
-    @staticmethod
-    def _content(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+    def _document_notes(self, index: int, item: DocumentItem) -> None:
+        """Report document fields a ``file`` part cannot carry (it has ``file_data``, ``file_id``, ``filename`` only)."""
+        for name in ("title", "context", "citations"):
+            if getattr(item, name) is not U:
+                self.report.add("dropped", f"a file part has no document {name}; left out", index=index, item_type="document")
+        src = item.source
+        if item.media_type is not U and not (isinstance(src, Base64Source) and src.media_type == item.media_type):
+            self.report.add("dropped", "a file part carries a media type only inside base64 data; document media_type left out", index=index, item_type="document")
+
+    def _content(self, parts: list[dict[str, Any]], where: list[int]) -> str | list[dict[str, Any]]:
+        """Content parts -> the ``content`` value; ``where[n]`` is the item index of ``parts[n]``.
+
+        Empty text parts beside other parts are left out (empty content is a cross-provider hazard,
+        wire-formats.md "Empty content"); each one left out is reported. All-empty: the first stays.
+        """
         if len(parts) == 1 and parts[0].get("type") == "text" and set(parts[0]) == {"type", "text"}:
             return parts[0]["text"]
         if len(parts) > 1:
-            parts = [p for p in parts if not (p.get("type") == "text" and p.get("text") == "")] or parts[:1]
+            empty = [p.get("type") == "text" and p.get("text") == "" for p in parts]
+            keep = [n for n in range(len(parts)) if not empty[n]] or [0]
+            for n in range(len(parts)):
+                if n not in keep:
+                    self.report.add("dropped", "an empty text part beside other content is left out", index=where[n], item_type="text")
+            parts = [parts[n] for n in keep]
             if len(parts) == 1 and parts[0].get("type") == "text":
                 return parts[0]["text"]
         return parts
@@ -293,6 +314,7 @@ class MessageEncoder:
             return self._assistant(group)
         msg: dict[str, Any] = {"role": group.role}
         parts: list[dict[str, Any]] = []
+        where: list[int] = []
         fields: list[tuple[int, RawItem]] = []
         for i, item in group.items:
             if isinstance(item, TextItem):
@@ -306,9 +328,10 @@ class MessageEncoder:
                 parts.extend(self._unsupported(i, _tag(item), f"{group.role} messages take text parts only"))
             else:
                 parts.extend(self._media_part(i, item, group.role))
+            where.extend([i] * (len(parts) - len(where)))
         if not parts and not fields:
             return None
-        msg["content"] = self._content(parts) if parts else ""
+        msg["content"] = self._content(parts, where) if parts else ""
         for i, item in fields:
             self._fields(msg, i, item)
         return msg
@@ -334,7 +357,11 @@ class MessageEncoder:
         if result.is_error is True:
             self.report.add("dropped", "OpenAI Chat tool messages have no error flag; is_error left out", index=index, item_type="tool_result")
         msg: dict[str, Any] = {"role": "tool", "tool_call_id": self.ids.get(result.call_id, index=index)}
-        msg["content"] = self._content(parts) if parts else ""
+        if parts and all(p.get("type") == "text" and p.get("text") == "" for p in parts):
+            # tool content "" reads back as a result with no content
+            self.report.add("dropped", "empty tool result text is sent as empty content", index=index, item_type="text")
+            parts = []
+        msg["content"] = self._content(parts, [index] * len(parts)) if parts else ""
         for i, item in group.items[1:]:
             self._fields(msg, i, item)
         return msg
@@ -388,6 +415,7 @@ class MessageEncoder:
         calls: list[dict[str, Any]] = []
         reasoning: list[tuple[int, ReasoningItem]] = []
         fields: list[tuple[int, RawItem]] = []
+        where: list[int] = []  # item index of each entry
         for i, item in group.items:
             if isinstance(item, TextItem):
                 if item.annotations is not U and item.annotations and not self.response:
@@ -415,11 +443,13 @@ class MessageEncoder:
                 kind = _tag(item)
                 for p in self._unsupported(i, kind, f"assistant messages cannot carry {kind} content"):
                     entries.append(("text", TextItem(text=p["text"])))
+            where.extend([i] * (len(entries) - len(where)))
         self._reasoning(msg, reasoning, bool(calls))
+        entries, where = self._drop_empty_texts(msg, entries, where, bool(calls or fields))
         if self.response:
             self._response_content(msg, entries)
         else:
-            self._request_content(msg, entries, bool(calls))
+            self._request_content(msg, entries, where)
         if calls:
             msg["tool_calls"] = calls
         for i, item in fields:
@@ -430,10 +460,24 @@ class MessageEncoder:
             msg["content"] = ""  # reasoning or fields alone: content is required without tool_calls
         return msg
 
-    def _request_content(self, msg: dict[str, Any], entries: list[tuple[str, Any]], has_calls: bool) -> None:
+    def _drop_empty_texts(self, msg: dict[str, Any], entries: list[tuple[str, Any]], where: list[int], more: bool) -> tuple[list[tuple[str, Any]], list[int]]:
+        """Leave out (and report) empty texts of an assistant message that carries anything else.
+
+        Empty text next to other content is no content (wire-formats.md hazard 5): the decoder
+        reads it so, so it could not come back. ``more``: the message has tool calls or raw fields.
+        """
+        empty = [k == "text" and not value.text and value.annotations is U for k, value in entries]
+        if not any(empty) or not (more or len(msg) > 1 or not all(empty)):
+            return entries, where
+        for n, is_empty in enumerate(empty):
+            if is_empty:
+                self.report.add("dropped", "an empty text beside other assistant content is left out", index=where[n], item_type="text")
+        return [e for e, x in zip(entries, empty) if not x], [w for w, x in zip(where, empty) if not x]
+
+    def _request_content(self, msg: dict[str, Any], entries: list[tuple[str, Any]], where: list[int]) -> None:
         refusals = [e for e in entries if e[0] == "refusal"]
         others = [e for e in entries if e[0] != "refusal"]
-        simple_refusal = len(refusals) == 1 and entries[-1][0] == "refusal" and len(others) <= 1 and all(e[0] == "text" for e in others)
+        simple_refusal = len(refusals) == 1 and refusals[0][1] != "" and entries[-1][0] == "refusal" and len(others) <= 1 and all(e[0] == "text" for e in others)
         if simple_refusal:
             if others:
                 msg["content"] = others[0][1].text
@@ -448,7 +492,7 @@ class MessageEncoder:
             else:
                 parts.append(value)
         if parts:
-            msg["content"] = self._content(parts)
+            msg["content"] = self._content(parts, where)
 
     def _response_content(self, msg: dict[str, Any], entries: list[tuple[str, Any]]) -> None:
         text: list[str] = []

@@ -157,6 +157,11 @@ def _instructions(items: list[Item], report: Report) -> tuple[str | None, int]:
         k += 1
     if not texts:
         return None, 0
+    if not any(texts):
+        # instructions "" is the same as no instructions: the empty text cannot come back
+        for n in range(k):
+            report.add("dropped", "empty system text: empty instructions are the same as none", index=n, item_type="text")
+        return None, k
     if len(texts) > 1:
         report.add("changed", f"{len(texts)} leading system text items joined into instructions with blank lines", index=0, item_type="text")
     return "\n\n".join(texts), k
@@ -166,7 +171,8 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     """Transcript -> Responses request body (``model``, ``instructions``, ``input``, ``tools``,
     ``tool_choice``, ``parallel_tool_calls``).
 
-    Leading system text items keyed ``instructions`` (or unkeyed) become ``instructions``; every
+    Leading system text items keyed ``instructions`` (or unkeyed) become ``instructions`` (left out,
+    and reported, when all of them are empty: ``""`` means no instructions); every
     other system or developer item stays an input message. Tool-call ids longer than 64 characters
     are mapped (same id on the call and its output) and reported.
 
