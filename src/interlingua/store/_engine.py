@@ -107,6 +107,26 @@ def create_engine(url: str) -> AsyncEngine:
     return create_async_engine(url, **kwargs)
 
 
+def _set_wal(cur: Any) -> None:
+    """Switch a file database to WAL. The switch needs an exclusive lock and SQLite may refuse it
+    at once (without the busy handler) while another connection switches or reads, so retry."""
+    import sqlite3
+    import time
+
+    for attempt in range(100):
+        try:
+            cur.execute("PRAGMA journal_mode")
+            row = cur.fetchone()
+            if row and str(row[0]).lower() == "wal":
+                return
+            cur.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == 99:
+                raise
+            time.sleep(0.05)
+
+
 def _setup_sqlite(engine: AsyncEngine) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -117,7 +137,7 @@ def _setup_sqlite(engine: AsyncEngine) -> None:
         cur.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         cur.execute("PRAGMA foreign_keys = ON")
         if engine.url.database not in (None, "", ":memory:"):
-            cur.execute("PRAGMA journal_mode = WAL")
+            _set_wal(cur)
             cur.execute("PRAGMA synchronous = NORMAL")
         cur.close()
 
