@@ -1402,7 +1402,7 @@ def render(report: Report) -> str:
     w("## What bounds the missed targets (and what we chose not to do)")
     w("")
     for key, text in BOUNDS.items():
-        if any(r.key == key for r in report.rows):
+        if any(r.key == key or r.key.startswith(key + "-") for r in report.rows):
             w(f"- **{key}**: {text}")
     w("")
     w("## Details")
