@@ -92,8 +92,28 @@ def decode_usage(usage: Any) -> Usage | None:
     return Usage(**fields)
 
 
+_USAGE_KEYS = frozenset(
+    {
+        "input_tokens",
+        "output_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+        "cache_creation",
+        "server_tool_use",
+        "service_tier",
+        "output_tokens_details",
+        "inference_geo",
+    }
+)
+"""Fields of an Anthropic usage record (ANT ``usage.py``)."""
+
+
 def encode_usage(usage: Usage) -> dict[str, Any]:
-    """:class:`Usage` -> Anthropic ``usage``; ``details`` is used as given when it agrees with the counts."""
+    """:class:`Usage` -> Anthropic ``usage``.
+
+    ``details`` is used as given only when it is an Anthropic usage record (Anthropic keys only,
+    ``input_tokens`` present) that agrees with the counts; otherwise the record is built from the counts.
+    """
 
     def val(v: Any) -> int:
         return 0 if v is msgspec.UNSET or v is None else int(v)
@@ -105,7 +125,12 @@ def encode_usage(usage: Usage) -> dict[str, Any]:
     if usage.cache_read_tokens is not msgspec.UNSET:
         out["cache_read_input_tokens"] = cr
     details = usage.details
-    if isinstance(details, dict) and all(details.get(k) == v for k, v in out.items()):
+    if (
+        isinstance(details, dict)
+        and "input_tokens" in details
+        and set(details) <= _USAGE_KEYS
+        and all(details.get(k) == v for k, v in out.items())
+    ):
         return copy.deepcopy(details)
     return out
 

@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,7 +31,7 @@ from ...errors import ConversionError
 from ...items import ErrorItem, Origin, StopReason, ToolCallItem, Usage
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
-from ._common import NAME, error_item, get, jcopy
+from ._common import NAME, error_item, get, jcopy, keyset
 from ._parts import PartDecoder, PartEncoder
 
 UNSET = msgspec.UNSET
@@ -41,6 +42,30 @@ _FILTER = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "I
 _ERROR = {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"}
 _BACK = {"end_turn": "STOP", "tool_use": "STOP", "stop_sequence": "STOP", "max_tokens": "MAX_TOKENS",
          "content_filter": "SAFETY", "refusal": "SAFETY", "error": "OTHER", "other": "OTHER", "pause": "OTHER"}
+
+
+_WIRE_ENUM = re.compile(r"^[A-Z][A-Z0-9_]*$")
+"""Gemini ``FinishReason``/``BlockReason`` values are UPPER_SNAKE enum names (GEN ``types.py``)."""
+_USAGE_KEY = re.compile(r"^(?:[a-z][A-Za-z]*(?:TokenCount|TokensDetails)|trafficType)$")
+"""Keys of ``GenerateContentResponseUsageMetadata`` (GEN ``types.py``), in camelCase."""
+_COUNTS = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens", "total_tokens")
+
+
+def _own_raw(stop: StopReason) -> str | None:
+    """``stop.raw`` when it is a Gemini value that decodes to the same canonical reason, else ``None``."""
+    raw = stop.raw
+    if not isinstance(raw, str) or not _WIRE_ENUM.match(raw):
+        return None
+    return raw if stop_reason(raw, stop.reason == "tool_use").reason == stop.reason else None
+
+
+def _own_usage(u: Usage) -> bool:
+    """``details`` is a Gemini ``usageMetadata`` record (Gemini keys only) agreeing with the counts."""
+    details = u.details
+    if not isinstance(details, Mapping) or not details or not all(_USAGE_KEY.match(k) for k in keyset(details)):
+        return False
+    back = usage_from(details)
+    return all(getattr(back, f) == getattr(u, f) for f in _COUNTS)
 
 
 def stop_reason(finish: str, has_calls: bool) -> StopReason:
@@ -103,7 +128,8 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     """Gemini response body -> model response (rules in the module docstring).
 
     Raises:
-        ConversionError: ``body`` is not an object, or ``candidates`` is not a list.
+        ConversionError: ``body`` is not an object, ``candidates`` is not a list, or the body has neither
+            ``candidates`` nor ``promptFeedback`` nor ``error`` (not a Gemini response).
     """
     if not isinstance(body, Mapping):
         raise ConversionError("Gemini response is not an object")
@@ -117,6 +143,8 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
         return Conversion(ModelResponse(items=[err], stop_reason=StopReason(reason="error"), model=model, response_id=rid), report)
     if candidates is not None and not isinstance(candidates, list):
         raise ConversionError("Gemini candidates is not a list")
+    if candidates is None and not isinstance(get(body, "promptFeedback"), Mapping):
+        raise ConversionError("Gemini response has neither 'candidates' nor 'promptFeedback'")
     items: list[Item] = []
     stop: StopReason | None = None
     if candidates:
@@ -178,18 +206,19 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
     body: dict[str, Any] = {}
     stop = response.stop_reason
     if block is not None and not parts:
-        body["promptFeedback"] = {"blockReason": stop.raw if stop is not None and stop.raw is not UNSET else "OTHER"}
+        raw = _own_raw(stop) if stop is not None else None
+        body["promptFeedback"] = {"blockReason": raw if raw is not None and stop is not None and stop.reason == "content_filter" else "OTHER"}
     else:
         if block is not None:
             report.add("dropped", "content_filter error item beside output parts left out", item_type="error")
         cand: dict[str, Any] = {"content": {"parts": parts, "role": "model"}}
         if stop is not None:
-            cand["finishReason"] = stop.raw if stop.raw is not UNSET else _BACK[stop.reason]
+            cand["finishReason"] = _own_raw(stop) or _BACK[stop.reason]
         cand["index"] = 0
         body["candidates"] = [cand]
     if response.usage is not None:
         u = response.usage
-        if u.details is not UNSET:
+        if _own_usage(u):
             body["usageMetadata"] = jcopy(u.details)
         else:
             md: dict[str, Any] = {}

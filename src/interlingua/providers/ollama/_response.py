@@ -28,7 +28,7 @@ from ...errors import ConversionError
 from ...items import ErrorItem, Origin, StopReason, ToolCallItem, Usage
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
-from ._common import NAME, error_item
+from ._common import NAME, error_item, jcopy
 from ._messages import MessageDecoder, MessageEncoder
 
 UNSET = msgspec.UNSET
@@ -37,6 +37,32 @@ __all__ = ["USAGE_FIELDS", "decode_response", "encode_response"]
 
 USAGE_FIELDS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration", "eval_count", "eval_duration")
 _BACK = {"end_turn": "stop", "tool_use": "stop", "stop_sequence": "stop", "max_tokens": "length"}
+_DONE_REASONS = ("stop", "length", "load", "unload")
+"""Ollama ``done_reason`` values (OLL ``server/routes.go``, ``llm/server.go`` ``DoneReason``)."""
+
+
+def _done_reason(stop: StopReason, report: Report) -> str:
+    """``done_reason``: the raw value when it is an Ollama value decoding to the same reason, else from the reason."""
+    raw = stop.raw
+    if isinstance(raw, str) and raw in _DONE_REASONS and stop_reason(raw, stop.reason == "tool_use").reason == stop.reason:
+        return raw
+    if stop.reason in _BACK:
+        return _BACK[stop.reason]
+    report.add("changed", f"stop reason {stop.reason!r} has no Ollama done_reason; sent as 'stop'", item_type="stop_reason")
+    return "stop"
+
+
+def _own_usage(u: Usage) -> bool:
+    """``details`` holds only Ollama count/duration fields and agrees with the canonical counts."""
+    d = u.details
+    if not isinstance(d, Mapping) or not d or not set(d) <= set(USAGE_FIELDS):
+        return False
+
+    def num(k: str) -> Any:
+        v = d.get(k)
+        return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else UNSET
+
+    return num("prompt_eval_count") == u.input_tokens and num("eval_count") == u.output_tokens
 
 
 def _call_ids(created_at: Any) -> Any:
@@ -63,7 +89,8 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     """Ollama chat response body -> model response (rules in the module docstring).
 
     Raises:
-        ConversionError: ``body`` is not an object.
+        ConversionError: ``body`` is not an object, or has no ``message`` object, ``response`` text
+            (``/api/generate``) or ``error`` (not an Ollama response).
     """
     if not isinstance(body, Mapping):
         raise ConversionError("Ollama response is not an object")
@@ -74,13 +101,13 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     msg = body.get("message")
     if msg is None and isinstance(body.get("response"), str):
         msg = {"role": "assistant", "content": body["response"]}
-    items: list[Item] = []
-    if isinstance(msg, Mapping):
-        found = Report()
-        dec = MessageDecoder(found, _call_ids(body.get("created_at")), origin=Origin(provider=NAME, model=model or UNSET))
-        items = dec.decode(msg, 0, "resp", "/message")
-        # an empty final message is normal in a response (the last stream record): not a loss
-        report.extend(Report([e for e in found if not e.reason.startswith("empty ")]))
+    if not isinstance(msg, Mapping):
+        raise ConversionError("Ollama response has no 'message' object (nor an 'error')")
+    found = Report()
+    dec = MessageDecoder(found, _call_ids(body.get("created_at")), origin=Origin(provider=NAME, model=model or UNSET))
+    items: list[Item] = dec.decode(msg, 0, "resp", "/message")
+    # an empty final message is normal in a response (the last stream record): not a loss
+    report.extend(Report([e for e in found if not e.reason.startswith("empty ")]))
     stop = None
     if isinstance(body.get("done_reason"), str) and body["done_reason"]:
         stop = stop_reason(body["done_reason"], any(isinstance(i, ToolCallItem) for i in items))
@@ -128,12 +155,12 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
     body["message"] = message
     stop = response.stop_reason
     if stop is not None:
-        body["done_reason"] = stop.raw if stop.raw is not UNSET else _BACK.get(stop.reason, stop.reason)
+        body["done_reason"] = _done_reason(stop, report)
     body["done"] = True
     if response.usage is not None:
         u = response.usage
-        if u.details is not UNSET:
-            body.update({k: v for k, v in u.details.items() if k in USAGE_FIELDS})
+        if _own_usage(u):
+            body.update(jcopy(u.details))
         else:
             if u.input_tokens is not UNSET:
                 body["prompt_eval_count"] = u.input_tokens

@@ -105,11 +105,16 @@ def stop_reason(finish_reason: Any) -> StopReason | None:
 
 
 def finish_reason(stop: StopReason | None) -> str | None:
-    """:class:`StopReason` -> ``finish_reason`` (the raw value when it is a Chat value)."""
+    """:class:`StopReason` -> ``finish_reason``.
+
+    The raw value is written only when it is a Chat value that maps back to the same canonical
+    reason (another provider's ``end_turn`` or Ollama's ``stop`` on a tool call is not); otherwise
+    the value comes from the canonical reason.
+    """
     if stop is None:
         return None
     raw = stop.raw if isinstance(stop.raw, str) else None
-    if raw in FINISH_TO_STOP:
+    if raw is not None and FINISH_TO_STOP.get(raw) == stop.reason:
         return raw
     return STOP_TO_FINISH.get(stop.reason, "stop")
 
@@ -139,10 +144,21 @@ def usage_from_wire(usage: Any) -> Usage | None:
     )
 
 
+_COUNTS = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens", "total_tokens")
+
+
+def _same_counts(a: Usage | None, b: Usage) -> bool:
+    return a is not None and all(getattr(a, f) == getattr(b, f) for f in _COUNTS)
+
+
 def usage_to_wire(usage: Usage) -> dict[str, Any]:
-    """:class:`Usage` -> ``usage``; a ``details`` record in Chat shape is written back as given."""
+    """:class:`Usage` -> ``usage``.
+
+    ``details`` is written back as given only when it is a Chat usage record (it has
+    ``prompt_tokens`` and decodes to the same counts); another provider's record is not copied.
+    """
     details = usage.details
-    if isinstance(details, dict) and "prompt_tokens" in details:
+    if isinstance(details, dict) and "prompt_tokens" in details and _same_counts(usage_from_wire(details), usage):
         return msgspec.json.decode(msgspec.json.encode(details))
     out: dict[str, Any] = {}
     inp = usage.input_tokens if isinstance(usage.input_tokens, int) else 0

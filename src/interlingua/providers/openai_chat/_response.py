@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from ...errors import ConversionError
 from ...items import Origin, ReasoningItem
 from ...mapping.ids import IdMap, IdRule
 from ...mapping.protocol import ModelResponse
@@ -32,7 +33,15 @@ def response_key(response_id: str | None) -> str:
 
 
 def decode_response(body: Mapping[str, Any], report: Report) -> ModelResponse:
-    """Response body -> output items of ``choices[0].message``, usage, stop reason."""
+    """Response body -> output items of ``choices[0].message``, usage, stop reason.
+
+    Raises:
+        ConversionError: ``body`` is not an object or has no ``choices`` list (not a Chat response).
+    """
+    if not isinstance(body, Mapping):
+        raise ConversionError("OpenAI Chat response is not an object")
+    if not isinstance(body.get("choices"), list):
+        raise ConversionError("OpenAI Chat response has no 'choices' list")
     response_id = body.get("id") if isinstance(body.get("id"), str) and body.get("id") else None
     model = body.get("model") if isinstance(body.get("model"), str) and body.get("model") else None
     origin = Origin(provider=NAME, model=model if model else U, response_id=response_id if response_id else U)

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...codec import Item
+from ...errors import ConversionError
 from ...items import ErrorItem, RefusalItem, StopReason, TextItem, ToolCallItem, ToolResultItem, Usage
 from ...mapping.ids import IdMap
 from ...mapping.protocol import Conversion, ModelResponse
@@ -86,7 +87,14 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     ``output`` items decode as request items do (message parts, ``function_call``, ``reasoning``;
     anything else such as ``web_search_call`` -> raw). A failed response (``status:"failed"`` or an
     ``error`` object) appends an :class:`ErrorItem` with a stable code and a safe message.
+
+    Raises:
+        ConversionError: ``body`` is not an object or has no ``output`` list (not a Response object).
     """
+    if not isinstance(body, Mapping):
+        raise ConversionError("OpenAI Responses response is not an object")
+    if not isinstance(body.get("output"), list):
+        raise ConversionError("OpenAI Responses response has no 'output' list")
     report = Report()
     response_id = body.get("id") if isinstance(body.get("id"), str) else None
     model = body.get("model") if isinstance(body.get("model"), str) else None
@@ -108,8 +116,22 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     )
 
 
+_COUNTS = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens", "total_tokens")
+_USAGE_KEYS = {"input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"}
+
+
+def _own_usage(usage: Usage) -> bool:
+    """``details`` is a Responses usage record (Responses keys only) agreeing with the counts."""
+    details = usage.details
+    if not isinstance(details, Mapping) or "input_tokens" not in details or not set(details) <= _USAGE_KEYS:
+        return False
+    back = decode_usage(details)
+    return back is not None and all(getattr(back, f) == getattr(usage, f) for f in _COUNTS)
+
+
 def _usage_to_wire(usage: Usage) -> dict[str, Any]:
-    if usage.details is not UNSET:
+    """:class:`Usage` -> ``usage``: ``details`` as given when it is this provider's record, else built from the counts."""
+    if _own_usage(usage):
         return plain(usage.details)
     out: dict[str, Any] = {}
     out["input_tokens"] = usage.input_tokens if usage.input_tokens is not UNSET else 0
