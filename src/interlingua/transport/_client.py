@@ -18,7 +18,7 @@ import httpx
 import msgspec
 
 from ..capabilities import Resolver, preflight, resolve
-from ..errors import TransportError
+from ..errors import ConversionError, TransportError
 from ..items import ErrorItem, ModelCapabilities, Transcript
 from ..mapping import Mapper, ModelResponse, Report, get_mapper
 from ..mapping.report import Policy
@@ -316,7 +316,7 @@ class Client:
                 try:
                     body = msgspec.json.decode(response.content)
                     return self.mapper.decode_response(body).value
-                except (msgspec.DecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+                except (msgspec.DecodeError, ConversionError, KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
                     raise transport_error("provider_error", "the response body is not a valid response of this format", provider=self.provider, status=response.status_code) from exc
             except TransportError as err:
                 if await self._backoff(err, headers, attempt):
