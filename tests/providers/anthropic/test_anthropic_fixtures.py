@@ -47,7 +47,10 @@ def test_request_round_trip(name, snapshot):
     assert mapper.kind_of(body) == "request"
     conv = mapper.decode_request(body)
     assert body == before, "decode_request mutated its input"
-    assert not conv.report, list(conv.report)
+    # Request settings are left out and reported, one entry per top-level key; `model` is not reported.
+    settings = [k for k in body if k not in ("model", "messages", "system", "tools", "tool_choice")]
+    assert [(e.action, e.pointer) for e in conv.report] == [("dropped", f"/{k}") for k in settings]
+    assert all("is not conversation" in e.reason for e in conv.report)
     assert to_builtins(conv.value) == snapshot
     back = mapper.encode_request(conv.value, model=body["model"])
     assert not back.report, list(back.report)

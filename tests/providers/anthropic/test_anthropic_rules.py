@@ -545,3 +545,22 @@ def test_anthropic_refusal_in_history_is_dropped_and_reported_foreign_one_follow
     assert [(e.action, e.item_type) for e in conv.report] == [("dropped", "refusal")]
     with pytest.raises(ConversionError):
         encode(transcript(user("q"), RefusalItem(text="no")))
+
+
+def test_request_settings_are_reported_one_entry_per_key_model_is_not():
+    """User report: max_tokens, thinking, temperature, stop_sequences, metadata were left out silently."""
+    body = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 1024,
+        "thinking": {"type": "enabled", "budget_tokens": 512},
+        "temperature": 1,
+        "stop_sequences": ["END"],
+        "metadata": {"user_id": "u1"},
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    before = copy.deepcopy(body)
+    conv = mapper.decode_request(body)
+    assert body == before
+    assert [str(e) for e in conv.report] == [
+        f"dropped: /{k}: request setting {k!r} is not conversation" for k in ("max_tokens", "thinking", "temperature", "stop_sequences", "metadata")
+    ]

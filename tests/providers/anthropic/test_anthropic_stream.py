@@ -212,3 +212,39 @@ def test_tool_use_cut_before_its_stop_is_completed_at_message_stop():
 def test_empty_stream_is_truncated():
     events = collect(mapper, b"")
     assert len(events) == 1 and isinstance(events[0], StreamError) and events[0].error.code == "truncated"
+
+
+# ----------------------------------------------------------------------------- protocol order (user report)
+
+_BLOCK_START = {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
+_BLOCK_STOP = {"type": "content_block_stop", "index": 0}
+_MSG_DELTA = {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 3}}
+
+
+@pytest.mark.parametrize(
+    ("events", "message"),
+    [
+        # no message_start at all: model and message id would be lost silently
+        ([_BLOCK_START, delta(0, {"type": "text_delta", "text": "hi"}), _BLOCK_STOP, _MSG_DELTA, STOP], "Anthropic stream sent content before message_start"),
+        # content_block_start before message_start
+        ([_BLOCK_START, START, delta(0, {"type": "text_delta", "text": "hi"}), _BLOCK_STOP, _MSG_DELTA, STOP], "Anthropic stream sent content before message_start"),
+        # content_block_stop after message_delta
+        ([START, _BLOCK_START, delta(0, {"type": "text_delta", "text": "hi"}), _MSG_DELTA, _BLOCK_STOP, STOP], "Anthropic stream sent content_block_stop after message_delta"),
+        ([_MSG_DELTA, STOP], "Anthropic stream sent message_delta before message_start"),
+        ([STOP], "Anthropic stream sent message_stop before message_start"),
+        ([START, START, STOP], "Anthropic stream sent a second message_start"),
+    ],
+)
+def test_events_out_of_protocol_order_end_in_a_stream_error(events, message):
+    out = run(*events)
+    assert sum(is_terminal(e) for e in out) == 1
+    assert isinstance(out[-1], StreamError)
+    assert out[-1].error.code == "provider_error"
+    assert out[-1].error.message == message
+    assert not any(isinstance(e, StreamDone) for e in out)
+
+
+def test_protocol_order_is_satisfied_by_a_minimal_stream():
+    out = run(START, _BLOCK_START, delta(0, {"type": "text_delta", "text": "hi"}), _BLOCK_STOP, _MSG_DELTA, STOP)
+    assert isinstance(out[-1], StreamDone)
+    assert out[-1].response.model == "claude-x" and out[-1].response.response_id == "msg_s"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import msgspec
@@ -446,3 +447,28 @@ def test_tool_result_media_fields_and_untyped_urls_are_reported() -> None:
     # detail has no Gemini form; without a mimeType the part reads back as a document
     assert sorted((e.action, e.index) for e in conv.report) == [("changed", 1), ("dropped", 1)]
     assert type(mapper.decode_request(conv.value).value.items[1].content[0]).__name__ == "DocumentItem"
+
+
+# ----------------------------------------------------------------------------- orphan results (user report)
+
+_CHAT_MALFORMED_CALL = {
+    "model": "gpt-4o",
+    "messages": [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Par'}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
+    ],
+}
+
+
+@pytest.mark.parametrize("policy", ["drop", "degrade"])
+def test_result_of_a_call_dropped_for_malformed_arguments_is_dropped_too(policy):
+    from interlingua.providers import openai_chat, gemini
+
+    transcript = openai_chat.mapper.decode_request(_CHAT_MALFORMED_CALL).value
+    conv = gemini.mapper.encode_request(transcript, model="m", policy=policy)
+    wire = json.dumps(conv.value)
+    assert "get_weather" not in wire and "sunny" not in wire, conv.value
+    lines = [str(e) for e in conv.report]
+    assert any(line.startswith("dropped: item 1 tool_call:") and "call_1" in line for line in lines), lines
+    assert "dropped: item 2 tool_result: result of the dropped tool call 'call_1'" in lines, lines

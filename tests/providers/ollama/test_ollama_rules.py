@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import json
 from typing import Any
 
 import msgspec
@@ -256,3 +257,28 @@ def test_malformed_or_unknown_messages_kept_raw_and_sent_back(msg: dict[str, Any
     t = mapper.decode_request(body).value
     assert len(t.items) == 1 and t.items[0].__struct_config__.tag == "raw" and t.items[0].value == msg
     assert mapper.encode_request(t, model="m").value == body
+
+
+# ----------------------------------------------------------------------------- orphan results (user report)
+
+_CHAT_MALFORMED_CALL = {
+    "model": "gpt-4o",
+    "messages": [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Par'}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
+    ],
+}
+
+
+@pytest.mark.parametrize("policy", ["drop", "degrade"])
+def test_result_of_a_call_dropped_for_malformed_arguments_is_dropped_too(policy):
+    from interlingua.providers import openai_chat, ollama
+
+    transcript = openai_chat.mapper.decode_request(_CHAT_MALFORMED_CALL).value
+    conv = ollama.mapper.encode_request(transcript, model="m", policy=policy)
+    wire = json.dumps(conv.value)
+    assert "get_weather" not in wire and "sunny" not in wire, conv.value
+    lines = [str(e) for e in conv.report]
+    assert any(line.startswith("dropped: item 1 tool_call:") and "call_1" in line for line in lines), lines
+    assert "dropped: item 2 tool_result: result of the dropped tool call 'call_1'" in lines, lines

@@ -406,9 +406,31 @@ def test_tools_parameters_kept_exactly_and_tool_choice_forms() -> None:
         assert round_trip(b) == b
 
 
-def test_unknown_request_fields_are_reported_settings_are_not() -> None:
-    conv = mapper.decode_request({"messages": [], "temperature": 0.2, "stream": True, "weird_field": 1})
-    assert [e.pointer for e in conv.report] == ["/weird_field"]
+def test_unknown_request_fields_and_settings_are_reported_model_is_not() -> None:
+    conv = mapper.decode_request({"model": "gpt-4o", "messages": [], "temperature": 0.2, "stream": True, "weird_field": 1})
+    assert [(e.action, e.pointer) for e in conv.report] == [("dropped", "/temperature"), ("dropped", "/stream"), ("dropped", "/weird_field")]
+    assert [str(e) for e in conv.report][:2] == [
+        "dropped: /temperature: request setting 'temperature' is not conversation",
+        "dropped: /stream: request setting 'stream' is not conversation",
+    ]
+
+
+def test_request_settings_are_reported_like_gemini() -> None:
+    """User report: temperature, response_format, seed, max_tokens, stream, n were left out silently."""
+    body = {
+        "model": "gpt-4o",
+        "messages": [{"role": "user", "content": "hi"}],
+        "temperature": 0.2,
+        "response_format": {"type": "json_object"},
+        "seed": 7,
+        "max_tokens": 100,
+        "stream": True,
+        "n": 2,
+    }
+    conv = mapper.decode_request(body)
+    assert [str(e) for e in conv.report] == [
+        f"dropped: /{k}: request setting {k!r} is not conversation" for k in ("temperature", "response_format", "seed", "max_tokens", "stream", "n")
+    ]
 
 
 # ----------------------------------------------------------------------------- reasoning by dialect

@@ -60,7 +60,10 @@ def test_request_round_trip(name, oar, wire, snapshot):
     before = copy.deepcopy(body)
     assert oar.kind_of(body) == "request"
     decoded = oar.decode_request(body)
-    assert decoded.report.entries == []
+    # Request settings are left out and reported, one entry per top-level key; `model` is not reported.
+    settings = [k for k in body if k not in ("model", "instructions", "input", "tools", "tool_choice", "parallel_tool_calls")]
+    assert [(e.action, e.pointer) for e in decoded.report] == [("dropped", f"/{k}") for k in settings]
+    assert all("is not conversation" in e.reason for e in decoded.report)
     assert to_builtins(decoded.value) == snapshot
     encoded = oar.encode_request(decoded.value, model=body["model"])
     assert encoded.report.entries == []

@@ -561,3 +561,20 @@ def test_empty_system_text_is_no_instructions_and_is_reported(oar):
     conv = enc(oar, T(TextItem(text="", role="system"), TextItem(text="be brief", role="system")))
     assert conv.value["instructions"] == "\n\nbe brief"
     assert [e.action for e in conv.report] == ["changed"]
+
+
+def test_request_settings_are_reported_one_entry_per_key_model_is_not(oar):
+    """User report: reasoning, include, store, stream, max_output_tokens were left out silently."""
+    body = {
+        "model": "gpt-5",
+        "input": "hi",
+        "reasoning": {"effort": "low", "summary": "auto"},
+        "include": ["reasoning.encrypted_content"],
+        "store": False,
+        "stream": True,
+        "max_output_tokens": 100,
+    }
+    conv = oar.decode_request(body)
+    assert [str(e) for e in conv.report] == [
+        f"dropped: /{k}: request setting {k!r} is not conversation" for k in ("reasoning", "include", "store", "stream", "max_output_tokens")
+    ]

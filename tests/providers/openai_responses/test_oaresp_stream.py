@@ -219,6 +219,7 @@ def test_accumulator_contract(oar):
 
 def test_event_name_is_used_when_data_has_no_type(oar):
     acc = oar.accumulator()
+    assert acc.feed(RawEvent("response.created", json.dumps({"response": {**RESP, "status": "in_progress"}}))) == []
     payload = {"response": {**RESP, "status": "completed"}}
     (done_event,) = acc.feed(RawEvent("response.completed", json.dumps(payload)))
     assert isinstance(done_event, StreamDone)
@@ -227,3 +228,29 @@ def test_event_name_is_used_when_data_has_no_type(oar):
 def test_error_event_with_a_nested_error_object(oar):
     events = collect(oar, sse(created(), {"type": "error", "error": {"type": "invalid_request_error", "code": "rate_limit_exceeded", "message": "x"}}))
     assert [e.error.code for e in events] == ["rate_limit"]
+
+
+# ----------------------------------------------------------------------------- protocol order (user report)
+
+
+def test_stream_without_response_created_is_an_error_not_a_success(oar):
+    call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f", "arguments": "{}", "status": "completed"}
+    events = collect(oar, sse(added(0, {**call, "arguments": ""}), args_delta("fc_1", 0, "{}"), done(0, call), completed([call])))
+    assert sum(is_terminal(e) for e in events) == 1
+    assert isinstance(events[-1], StreamError) and not any(isinstance(e, StreamDone) for e in events)
+    assert events[-1].error.code == "provider_error"
+    assert events[-1].error.message == "OpenAI Responses stream sent response.output_item.added before response.created"
+
+
+def test_completed_alone_without_response_created_is_an_error(oar):
+    events = collect(oar, sse(completed([])))
+    assert isinstance(events[-1], StreamError) and events[-1].error.code == "provider_error"
+
+
+def test_arguments_delta_before_its_output_item_added_is_an_error(oar):
+    call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f", "arguments": "{}", "status": "completed"}
+    events = collect(oar, sse(created(), args_delta("fc_1", 0, "{}"), added(0, {**call, "arguments": ""}), done(0, call), completed([call])))
+    assert sum(is_terminal(e) for e in events) == 1
+    assert isinstance(events[-1], StreamError) and not any(isinstance(e, StreamDone) for e in events)
+    assert events[-1].error.code == "provider_error"
+    assert events[-1].error.message == "OpenAI Responses stream sent function_call_arguments.delta before its output_item.added"

@@ -81,6 +81,10 @@ def _decode_system(system: Any, report: Report) -> list[Item]:
     return [decode_block(block, ctx, j) for j, block in enumerate(system)]
 
 
+_CONVERSATION_KEYS = frozenset({"model", "messages", "system", "tools", "tool_choice"})
+"""Top-level request keys the transcript carries (``model`` is passed again by the caller)."""
+
+
 def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     """Anthropic Messages request body -> transcript.
 
@@ -116,6 +120,9 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
         fields["tools"] = decode_tools(body["tools"], report)
     if body.get("tool_choice") is not None:
         fields["tool_choice"] = _decode_tool_choice(body["tool_choice"])
+    for key in body:
+        if key not in _CONVERSATION_KEYS:
+            report.add("dropped", f"request setting {key!r} is not conversation", pointer=f"/{key}")
     return Conversion(Transcript(schema_version=SCHEMA_VERSION, items=items, **fields), report)  # type: ignore[arg-type]
 
 

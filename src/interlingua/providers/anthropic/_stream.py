@@ -4,7 +4,10 @@ Event order (ANT ``types/raw_message_stream_event.py``, docs.claude.com streamin
 ``message_start`` -> per block ``content_block_start`` / ``content_block_delta`` /
 ``content_block_stop`` -> ``message_delta`` (stop reason, cumulative usage) -> ``message_stop``
 (the completion marker). ``ping`` may come anywhere and is ignored; ``event: error`` carries
-``{type:"error", error:{type, message}}`` and ends the stream.
+``{type:"error", error:{type, message}}`` and ends the stream. Events out of this order (content or
+``message_delta``/``message_stop`` before ``message_start``, a second ``message_start``, content blocks
+after ``message_delta``) end the stream with a ``provider_error`` StreamError: the model and message id
+come only in ``message_start``, so such a stream cannot be reported as a success.
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ class AnthropicAccumulator:
         self._stop_reason: Any = None
         self._stop_details: Any = None
         self._finished = False
+        self._delta_seen = False
         self._report = Report()
 
     # -- helpers -------------------------------------------------------------
@@ -153,11 +157,28 @@ class AnthropicAccumulator:
         handler = getattr(self, f"_on_{kind}", None) if isinstance(kind, str) else None
         if handler is None:
             return []  # ping and event types added later are ignored
+        out_of_order = self._order_violation(kind)
+        if out_of_order is not None:
+            return self._error("provider_error", out_of_order, False)
         try:
             events: list[StreamEvent] = handler(data)
             return events
         except (KeyError, TypeError, ValueError, AttributeError):
             return self._error("provider_error", f"Anthropic stream sent a malformed {kind} event", False)
+
+    def _order_violation(self, kind: str) -> str | None:
+        """Why ``kind`` breaks the documented event order, or None (the model and id come only in
+        ``message_start``; content blocks end before ``message_delta``)."""
+        if kind == "message_start":
+            return "Anthropic stream sent a second message_start" if self._message is not None else None
+        if self._message is None:
+            what = "content" if kind.startswith("content_block") else kind
+            return f"Anthropic stream sent {what} before message_start"
+        if kind.startswith("content_block") and self._delta_seen:
+            return f"Anthropic stream sent {kind} after message_delta"
+        if kind == "message_delta":
+            self._delta_seen = True
+        return None
 
     def finish(self) -> list[StreamEvent]:
         """End of input: ``truncated`` unless ``message_stop`` was seen (then nothing is left)."""

@@ -321,6 +321,7 @@ class PartEncoder:
     model: str | None
     calls: dict[str, ToolCallItem] = field(default_factory=dict)
     contents: list[dict[str, Any]] = field(default_factory=list)
+    dropped_calls: set[str] = field(default_factory=set)
     _keys: list[Any] = field(default_factory=list)
     _results_only: list[bool] = field(default_factory=list)
     _pending: tuple[str, Any, int] | None = None
@@ -433,6 +434,7 @@ class PartEncoder:
             if self.policy == "error":
                 raise MalformedArgumentsError(reason, index=idx, item_type="tool_call")
             self.report.add("dropped", reason, index=idx, item_type="tool_call")
+            self.dropped_calls.add(item.id)
             return []
         body: dict[str, Any] = {"name": item.name, "args": jcopy(item.arguments)}
         if self.sends_id(item):
@@ -440,6 +442,10 @@ class PartEncoder:
         return [{"functionCall": body}]
 
     def _result(self, idx: int, item: ToolResultItem) -> list[dict[str, Any]]:
+        if item.call_id in self.dropped_calls:
+            # Gemini requires results to match calls: a result without its call would be an orphan
+            self.report.add("dropped", f"result of the dropped tool call {item.call_id!r}", index=idx, item_type="tool_result")
+            return []
         call = self.calls.get(item.call_id)
         name = item.name if item.name is not UNSET else (call.name if call is not None else None)
         if not name:

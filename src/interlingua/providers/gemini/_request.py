@@ -18,7 +18,8 @@ tools?: [{functionDeclarations:[...]}], toolConfig?: {functionCallingConfig:{mod
 * ``toolConfig.functionCallingConfig.mode``: ``AUTO`` -> auto, ``NONE`` -> none, ``ANY`` -> required
   (``tool`` when ``allowedFunctionNames`` names exactly one), ``VALIDATED`` -> auto (reported).
 * ``generationConfig``, ``safetySettings``, ``cachedContent`` and other request settings are not
-  conversation: left out and reported.
+  conversation: left out and reported, one entry per top-level key. A ``model`` key (Gemini takes the
+  model in the URL) is not reported: the caller passes it again.
 """
 
 from __future__ import annotations

@@ -177,6 +177,7 @@ class MessageEncoder:
     report: Report
     calls: dict[str, ToolCallItem] = field(default_factory=dict)
     messages: list[dict[str, Any]] = field(default_factory=list)
+    dropped_calls: set[str] = field(default_factory=set)
     _keys: list[Any] = field(default_factory=list)
     _stage: list[int] = field(default_factory=list)
 
@@ -297,6 +298,7 @@ class MessageEncoder:
             if self.policy == "error":
                 raise MalformedArgumentsError(reason, index=idx, item_type="tool_call")
             self.report.add("dropped", reason, index=idx, item_type="tool_call")
+            self.dropped_calls.add(item.id)
             return
         call: dict[str, Any] = {"function": {"name": item.name, "arguments": jcopy(item.arguments)}}
         if self.sends_id(item):
@@ -305,6 +307,10 @@ class MessageEncoder:
         msg.setdefault("tool_calls", []).append(call)
 
     def _result(self, idx: int, item: ToolResultItem, key: Any) -> None:
+        if item.call_id in self.dropped_calls:
+            # a result whose call was not sent would be an orphan
+            self.report.add("dropped", f"result of the dropped tool call {item.call_id!r}", index=idx, item_type="tool_result")
+            return
         call = self.calls.get(item.call_id)
         texts: list[str] = []
         images: list[str] = []

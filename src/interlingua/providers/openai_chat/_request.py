@@ -90,7 +90,9 @@ def _tool_choice(body: Mapping[str, Any], report: Report) -> ToolChoice | None:
 def decode_request(body: Mapping[str, Any], report: Report) -> Transcript:
     """Request body -> transcript: ``messages`` (key ``m{i}``), ``tools``, ``tool_choice``.
 
-    Generation settings (:data:`GENERATION_SETTINGS`) are not carried; other unknown fields are reported.
+    Generation settings (:data:`GENERATION_SETTINGS`) are not carried and each is reported as dropped (one
+    entry per top-level key); other unknown fields are reported too. ``model`` is not reported: the caller
+    passes it again when encoding.
     """
     decoder = MessageDecoder(report)
     items: list[Item] = []
@@ -107,7 +109,11 @@ def decode_request(body: Mapping[str, Any], report: Report) -> Transcript:
         report.add("dropped", "tools is not a list", pointer="/tools")
     choice = _tool_choice(body, report)
     for key in body:
-        if key not in GENERATION_SETTINGS and key not in ("messages", "tools", "tool_choice", "parallel_tool_calls", "functions", "function_call"):
+        if key in ("model", "messages", "tools", "tool_choice", "parallel_tool_calls", "functions", "function_call"):
+            continue
+        if key in GENERATION_SETTINGS:
+            report.add("dropped", f"request setting {key!r} is not conversation", pointer=f"/{key}")
+        else:
             report.add("dropped", f"request field {key!r} is not part of the transcript", pointer=f"/{key}")
     if isinstance(body.get("functions"), list):
         # Deprecated `functions`: read as function tools.

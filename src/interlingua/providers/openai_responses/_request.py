@@ -27,6 +27,7 @@ INSTRUCTIONS_KEY = "instructions"
 
 _FUNCTION_TOOL_FIELDS = {"type", "name", "description", "parameters", "strict"}
 _STATEFUL = ("previous_response_id", "conversation", "prompt")
+_CONVERSATION_KEYS = frozenset({"model", "instructions", "input", "tools", "tool_choice", "parallel_tool_calls"})
 
 
 # --------------------------------------------------------------------------- decode
@@ -79,7 +80,9 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     string counts as absent); a string ``input`` is one user text item; each input item ``i``
     becomes items keyed ``m{i}`` (see :func:`~._items.decode_wire_item`). Stateful references
     (``previous_response_id``, ``conversation``, ``prompt``) are reported: the stored prefix they
-    point at is not in the transcript.
+    point at is not in the transcript. Every other top-level key (``reasoning``, ``include``, ``store``,
+    ``stream``, ``max_output_tokens``, ...) is a request setting: left out and reported as dropped, one
+    entry per key; ``model`` is not reported (the caller passes it again when encoding).
     """
     report = Report()
     items: list[Item] = []
@@ -105,6 +108,9 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     if isinstance(body.get("tools"), list):
         decoded = [_decode_tool(t, k, report) for k, t in enumerate(body["tools"])]
         tools = [t for t in decoded if t is not None]
+    for key in body:
+        if key not in _CONVERSATION_KEYS and key not in _STATEFUL:
+            report.add("dropped", f"request setting {key!r} is not conversation", pointer=f"/{key}")
     return Conversion(
         Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=_decode_tool_choice(body, report)),  # type: ignore[arg-type]
         report,

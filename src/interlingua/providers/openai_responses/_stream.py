@@ -51,10 +51,14 @@ class ResponsesAccumulator:
       and :class:`StreamDone` holding what ``decode_response`` gives for the final response object
       (its ``output``, or the streamed items when that is empty).
     * ``response.failed`` and ``error`` -> :class:`StreamError` with a stable code and a safe message.
+    * Events out of protocol order -> :class:`StreamError` ``provider_error``: any event but ``error`` or
+      ``response.failed`` before ``response.created`` (which carries the response id and model), and a
+      ``function_call_arguments.delta`` whose ``item_id`` no ``output_item.added`` announced.
     """
 
     def __init__(self) -> None:
         self._terminal = False
+        self._created = False
         self._response: dict[str, Any] = {}
         self._items: dict[int, dict[str, Any]] = {}
         self._done: set[int] = set()
@@ -97,6 +101,9 @@ class ResponsesAccumulator:
         partial = decode_response(body).value
         partial.stop_reason = None
         return partial
+
+    def _protocol_error(self, message: str) -> list[StreamEvent]:
+        return self._error(ErrorItem(code="provider_error", message=message, retryable=False))
 
     def _error(self, error: ErrorItem) -> list[StreamEvent]:
         self._terminal = True
@@ -147,6 +154,11 @@ class ResponsesAccumulator:
         kind = data.get("type") if isinstance(data.get("type"), str) else event.event
         delta = data.get("delta") if isinstance(data.get("delta"), str) else None
 
+        if kind == "response.created":
+            self._created = True
+        elif not self._created and kind not in ("error", "response.failed"):
+            # id and model come in response.created; without it a "success" would silently lose them
+            return self._protocol_error(f"OpenAI Responses stream sent {kind} before response.created")
         if kind in _LIFECYCLE:
             if isinstance(data.get("response"), dict):
                 self._response = data["response"]
@@ -176,8 +188,9 @@ class ResponsesAccumulator:
             return [RefusalDelta(delta)]
         if kind == "response.function_call_arguments.delta" and delta is not None:
             item_id = data.get("item_id")
-            if isinstance(item_id, str):
-                self._args.setdefault(item_id, []).append(delta)
+            if not isinstance(item_id, str) or item_id not in self._index_of:
+                return self._protocol_error("OpenAI Responses stream sent function_call_arguments.delta before its output_item.added")
+            self._args.setdefault(item_id, []).append(delta)
             return []
         if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta") and delta is not None:
             self._append_summary(data, delta, summary=kind == "response.reasoning_summary_text.delta")
