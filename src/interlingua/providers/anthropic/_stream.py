@@ -154,7 +154,9 @@ class AnthropicAccumulator:
             code = ERROR_CODES.get(etype, "provider_error") if isinstance(etype, str) else "provider_error"
             label = etype if isinstance(etype, str) and etype in ERROR_CODES else "an error"
             return self._error(code, f"Anthropic stream reported {label}", code in _RETRYABLE)
-        handler = getattr(self, f"_on_{kind}", None) if isinstance(kind, str) else None
+        if not isinstance(kind, str):
+            return []
+        handler = getattr(self, f"_on_{kind}", None)
         if handler is None:
             return []  # ping and event types added later are ignored
         out_of_order = self._order_violation(kind)
