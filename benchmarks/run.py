@@ -1435,7 +1435,7 @@ def render(report: Report) -> str:
         w("")
         w("`cProfile` on the process CPU clock (`--profile`), top functions by own time. Deterministic profiling")
         w("inflates Python call overhead, so read the shares, not the totals.")
-        w("Prototype fixes for these paths, measured against the library in the same run: `python benchmarks/proposals.py`.")
+        w("The SSE framing prototype we chose not to adopt is measured against the library by `python benchmarks/proposals.py`.")
         for key, text in report.profiles.items():
             w("")
             w(f"### {key}")

@@ -174,31 +174,6 @@ def test_a_missing_peer_is_reported_not_invented() -> None:
     assert row.ratio(measure) is None and row.ratio_cpu(measure) is None
 
 
-def test_prototype_fast_paths_return_what_the_library_returns() -> None:
-    """benchmarks/proposals.py backs proposed codec changes; its prototypes must stay equivalent."""
-    import io
-
-    proposals = _load("proposals")
-    dataset = _load("dataset")
-    ds = dataset.build(3, peers=False)
-    lines = ds.jsonl.splitlines()
-    assert [proposals.fast_decode_envelope(x) for x in lines] == ds.envelopes
-    assert list(proposals.fast_iter_jsonl(io.BytesIO(ds.jsonl))) == ds.envelopes
-    assert [proposals.fast_encode_envelope(e) for e in ds.envelopes] == lines
-    proposals._check_errors_match(ds.envelopes)
-    # an invalid line falls back to the library's careful path and its exact error
-    from interlingua.codec import decode_envelope
-    from interlingua.errors import DocumentError
-
-    bad = lines[0].replace(b'"seq":0', b'"seq":-1')
-    assert bad != lines[0]
-    with pytest.raises(DocumentError) as fast:
-        proposals.fast_decode_envelope(bad)
-    with pytest.raises(DocumentError) as lib:
-        decode_envelope(bad)
-    assert str(fast.value) == str(lib.value)
-
-
 def test_prototype_sse_framing_gives_the_library_events_on_every_recorded_stream_and_every_cut() -> None:
     """The stream prototype in benchmarks/proposals.py must stay equivalent, truncation included."""
     proposals = _load("proposals")
