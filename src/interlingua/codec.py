@@ -43,6 +43,7 @@ from .items import (
     SessionHeader,
     InputItem,
     StopReason,
+    Settings,
     ToolChoice,
     ToolDefinition,
     Transcript,
@@ -350,14 +351,14 @@ def _depth(value: Any, limit: int) -> int:
     return deepest
 
 
-_FREE_FORM = ("arguments", "data", "value", "metadata")
+_FREE_FORM = ("arguments", "data", "value", "metadata", "provider_data")
 
 
 def _item_too_deep(item: Any, max_depth: int, level: int = 1) -> bool:
     """Whether a decoded item nests deeper than ``max_depth`` (the item object is ``level``).
 
     Typed fields nest shallowly by the schema; only free-form values (arguments, data,
-    value, metadata, opaque value) and results' content can be deep.
+    value, metadata, provider_data, opaque value) and results' content can be deep.
     """
     for name in _FREE_FORM:
         v = getattr(item, name, None)
@@ -475,6 +476,7 @@ class _TranscriptShell(msgspec.Struct, forbid_unknown_fields=True):
     items: list[msgspec.Raw]
     tools: list[ToolDefinition] | msgspec.UnsetType = msgspec.UNSET
     tool_choice: ToolChoice | msgspec.UnsetType = msgspec.UNSET
+    settings: Settings | msgspec.UnsetType = msgspec.UNSET
     metadata: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
     usage: Usage | msgspec.UnsetType = msgspec.UNSET
     stop_reason: StopReason | msgspec.UnsetType = msgspec.UNSET
@@ -501,7 +503,7 @@ def _read_version(raw: bytes) -> tuple[int, int]:
 def decode_transcript(
     data: bytes | str, *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, collect: bool = False
 ) -> Transcript:
-    """Decode a transcript document (``{"schema_version", "tools", "items", "metadata"}``).
+    """Decode a transcript document (``{"schema_version", "tools", "tool_choice", "settings", "items", "metadata"}``).
 
     Args:
         data: The document's JSON.
@@ -540,7 +542,7 @@ def decode_transcript(
                 raise
             problems.extend(exc.problems)
             items.append(None)
-    for name in ("tools", "metadata", "tool_choice"):
+    for name in ("tools", "metadata", "tool_choice", "settings"):
         val = getattr(shell, name)
         if val is not msgspec.UNSET:
             check_json_safe(val, f"/{name}", max_depth=limits.max_depth)
@@ -553,6 +555,7 @@ def decode_transcript(
         items=items,
         tools=shell.tools,
         tool_choice=shell.tool_choice,
+        settings=shell.settings,
         metadata=shell.metadata,
         usage=shell.usage,
         stop_reason=shell.stop_reason,
@@ -719,8 +722,10 @@ def decode_session_header(data: bytes | str) -> SessionHeader:
         raise DocumentError(_split_msgspec_error(exc, "")) from exc
     except msgspec.DecodeError as exc:
         raise DocumentError(_syntax_problem(raw, exc, one_line=True)) from exc
-    if header.session.metadata is not msgspec.UNSET:
-        check_json_safe(header.session.metadata, "/session/metadata")
+    for name in ("metadata", "tools", "tool_choice", "settings"):
+        value = getattr(header.session, name)
+        if value is not msgspec.UNSET:
+            check_json_safe(value, f"/session/{name}")
     return header
 
 
