@@ -65,7 +65,7 @@ def own_provider_data(
             fields = ", ".join(sorted(value)) if isinstance(value, dict) else repr(value)
             report.add(
                 "dropped",
-                f"{what}: {key} provider data ({fields}) is not for {name}",
+                f"{key} provider data ({fields}) of {what} is not for {name}",
                 index=index,
                 item_type=item_type or _SETTINGS,
             )
@@ -83,13 +83,13 @@ def unsupported_setting(
     reason = f"setting {setting}={_show(value)} has no {target} equivalent" + (f" ({why})" if why else "")
     if meaning_changes and policy == "error":
         raise ConversionError(reason + "; use policy drop to send without it", item_type=_SETTINGS)
-    report.add("dropped", reason, item_type=_SETTINGS, pointer=f"/settings/{setting}")
+    report.add("dropped", reason, item_type=_SETTINGS, pointer=_pointer(setting))
 
 
 def approximated_setting(report: Report, setting: str, value: Any, target_field: str, target_value: Any, *, why: str = "") -> None:
     """Record that ``setting=value`` was written as ``target_field=target_value`` (a ``changed`` entry)."""
     reason = f"setting {setting}={_show(value)} sent as {target_field}={_show(target_value)}" + (f" ({why})" if why else "")
-    report.add("changed", reason, item_type=_SETTINGS, pointer=f"/settings/{setting}")
+    report.add("changed", reason, item_type=_SETTINGS, pointer=_pointer(setting))
 
 
 def note_model(report: Report, model: str | None, settings: Settings, target: str) -> None:
@@ -98,6 +98,10 @@ def note_model(report: Report, model: str | None, settings: Settings, target: st
         return
     recorded = f" (the transcript was held with {settings.model!r}; pass it again to keep it)" if isinstance(settings.model, str) else ""
     report.add("changed", f"the {target} body has no 'model': pass model= or --model{recorded}", item_type=_SETTINGS, pointer="/model")
+
+
+def _pointer(setting: str) -> str:
+    return "/settings/" + setting.replace(".", "/")
 
 
 def _show(value: Any) -> str:
