@@ -16,7 +16,7 @@ import typer
 
 from ..codec import UnknownItem, to_builtins
 from ..items import StopReason, Usage
-from ..errors import ConflictError, DocumentError, MigrationRequiredError, SessionNotFoundError, StoreError
+from ..errors import ConflictError, DocumentError, MigrationRequiredError, SessionExistsError, SessionNotFoundError, StoreError
 from sqlalchemy.engine import make_url
 
 from ..store import CorruptRowError, SessionStore, head_revision, normalize_url, upgrade
@@ -54,7 +54,7 @@ def _run(body: Callable[[], Coroutine[Any, Any, T]]) -> T:
         for p in exc.problems:
             _err(str(p))
         raise typer.Exit(1) from None
-    except (ConflictError, SessionNotFoundError, CorruptRowError) as exc:
+    except (ConflictError, SessionExistsError, SessionNotFoundError, CorruptRowError) as exc:
         _err(str(exc))
         raise typer.Exit(1) from None
     except StoreError as exc:
@@ -81,17 +81,43 @@ async def _with_store(url: str | None, fn: Callable[[SessionStore], Awaitable[T]
 
 @store_app.command("import")
 def import_(
-    file: Annotated[Path, typer.Argument(help="JSON Lines file (from `store export`), `-` for stdin.")],
+    file: Annotated[Path, typer.Argument(help="Session file (JSON Lines from `migrate -o` or `store export`; several sessions allowed), `-` for stdin.")],
     url: UrlOpt = None,
-    session_id: Annotated[str | None, typer.Option("--id", help="Id for the new session (default: a new UUID).")] = None,
+    session_id: Annotated[str | None, typer.Option("--id", help="Import the file's one session under this id (a copy).")] = None,
+    new_id: Annotated[bool, typer.Option("--new-id", help="Import every session as a copy under a new UUID.")] = False,
 ) -> None:
-    """Import a JSON Lines session file; print the new session id (creates a missing SQLite file)."""
+    """Import the sessions of a session file; print each session id (creates a missing SQLite file).
+
+    Each session keeps the id in the file: importing the same content again changes nothing
+    (reported as unchanged); other content under a stored id is refused (exit 1).
+    """
     if str(file) != "-" and not file.is_file():
         _err(f"{file}: cannot read (no such file)")
         raise typer.Exit(2)
+    if session_id is not None and new_id:
+        _err("--id and --new-id exclude each other")
+        raise typer.Exit(2)
+    if str(file) != "-" and _is_document(file):
+        _err(f"{file} is a transcript document, not a session file: `interlingua migrate {file} -o OUT.jsonl` writes one")
+        raise typer.Exit(1)
     src: Any = sys.stdin.buffer if str(file) == "-" else file
-    sid = _run(lambda: _with_store(url, lambda s: s.import_jsonl(src, session_id=session_id), create=True))
-    typer.echo(sid)
+    ids = [session_id] if session_id is not None else None
+    results = _run(lambda: _with_store(url, lambda s: s.import_sessions(src, new_ids=new_id, session_ids=ids), create=True))
+    for r in results:
+        if r.status == "unchanged":
+            typer.echo(f"note: session {r.session_id} is already stored with this content; left unchanged", err=True)
+        typer.echo(r.session_id)
+
+
+def _is_document(path: Path) -> bool:
+    """A transcript document (``{"schema_version", "items": [...]}``) rather than JSON Lines."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+    except OSError:
+        return False
+    first = head.lstrip().split(b"\n", 1)[0]
+    return first.startswith(b"{") and b'"items"' in head and b'"session_id"' not in first and b'"session"' not in first[:64]
 
 
 @store_app.command("export")
