@@ -469,7 +469,7 @@ def _decode_one_item(raw: bytes, pointer: str, mode: Mode, newer_minor: bool, li
                 if newer_minor and "unknown field" in problem.message:
                     return UnknownItem(raw, typ if isinstance(typ, str) else None)
         if problem.message.startswith("Invalid value") and problem.pointer == f"{pointer}/type":
-            problem = Problem(problem.pointer, f"unknown item type (known: {', '.join(sorted(KNOWN_ITEM_TYPES))}); read in preserving mode to keep it")
+            problem = Problem(problem.pointer, _bad_type_message(raw, mode))
         raise DocumentError(problem) from exc
     except msgspec.DecodeError as exc:
         raise DocumentError(Problem(pointer, f"invalid JSON: {exc}")) from exc
@@ -480,6 +480,24 @@ def _decode_one_item(raw: bytes, pointer: str, mode: Mode, newer_minor: bool, li
     if isinstance(item, _MEDIA_CLASSES) or getattr(item, "content", None):
         _check_base64(item, pointer, limits)
     return item
+
+
+def _bad_type_message(raw: bytes, mode: Mode) -> str:
+    """Why the item's ``type`` was refused: a duplicate key, a non-string, or a type this reader does not know."""
+    try:
+        generic = _any_decoder.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        generic = None
+    typ = generic.get("type") if isinstance(generic, dict) else None
+    known = ", ".join(sorted(KNOWN_ITEM_TYPES))
+    if isinstance(typ, str) and typ in KNOWN_ITEM_TYPES:
+        # the typed decoder read another `type` than the last one: the key is given more than once
+        return "the item has more than one `type` key; give `type` once"
+    if not isinstance(typ, str):
+        return f"item type must be a string naming an item type (known: {known})"
+    if mode == "strict":
+        return f"unknown item type {typ!r} (known: {known}); read in preserving mode to keep it"
+    return f"unknown item type {typ!r} (known: {known})"
 
 
 def decode_item(data: bytes | str, *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, pointer: str = "") -> Item:

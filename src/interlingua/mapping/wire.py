@@ -165,23 +165,28 @@ def locate_failure(decode: Callable[[Any], Any], body: Any) -> str:
 
 
 def guarded(provider: str, what: str) -> Callable[[_F], _F]:
-    """Decorate a mapper method ``decode_*(self, body, ...)``: shape failures become :class:`MalformedInputError`.
+    """Decorate a decoder ``decode_*(body, ...)``: shape failures become :class:`MalformedInputError`.
 
-    ``what`` names the body in the message (``"request"``, ``"response"``).
+    ``what`` names the body in the message (``"request"``, ``"response"``). A body that is not a
+    JSON object, and any ``TypeError``/``KeyError``/``AttributeError``/``IndexError``/``ValueError``
+    the decoder raises on a wrongly typed field, are reported with the field's pointer
+    (see :func:`locate_failure`).
     """
 
     def deco(fn: _F) -> _F:
         @functools.wraps(fn)
-        def wrapper(self: Any, body: Any, *args: Any, **kwargs: Any) -> Any:
+        def wrapper(body: Any, *args: Any, **kwargs: Any) -> Any:
             if not isinstance(body, Mapping):
                 raise MalformedInputError("", f"a {what} body is a JSON object, got {json_type(body)}", provider=provider)
             try:
-                return fn(self, body, *args, **kwargs)
+                return fn(body, *args, **kwargs)
             except DECODE_FAILURES as exc:
-                pointer = locate_failure(lambda b: fn(self, b, *args, **kwargs), body)
+                pointer = locate_failure(lambda b: fn(b, *args, **kwargs), body)
                 found = json_type(_value_at(body, pointer)) if pointer else "object"
                 reason = f"unexpected {found} in the {what} body ({type(exc).__name__})"
                 raise MalformedInputError(pointer, reason, provider=provider) from exc
+            except RecursionError as exc:
+                raise MalformedInputError("", f"the {what} body nests too deeply", provider=provider) from exc
 
         return wrapper  # type: ignore[return-value]
 
