@@ -95,7 +95,7 @@ def _esc(key: Any) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
 
 
-class _TrackedDict(dict):  # type: ignore[type-arg]
+class _TrackedDict(dict):
     """A dict that records the pointer of each value read from it (children wrapped alike)."""
 
     def __init__(self, src: dict[str, Any], ptr: str, trail: _Trail) -> None:
@@ -121,7 +121,7 @@ class _TrackedDict(dict):  # type: ignore[type-arg]
             yield self[k]
 
 
-class _TrackedList(list):  # type: ignore[type-arg]
+class _TrackedList(list):
     def __init__(self, src: list[Any], ptr: str, trail: _Trail) -> None:
         super().__init__(src)
         self._ptr, self._trail = ptr, trail
