@@ -20,6 +20,7 @@ store nor SQLAlchemy.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -214,30 +215,48 @@ def session_lines(
 
 
 def read_conversation(
-    path: str | os.PathLike[str], *, session: str | None = None, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS
+    source: str | os.PathLike[str] | bytes,
+    *,
+    session: str | None = None,
+    mode: Mode = "preserving",
+    limits: Limits = DEFAULT_LIMITS,
+    label: str | None = None,
 ) -> Transcript:
     """Read a transcript document, or one session of a session file, as a transcript.
 
-    A ``.jsonl``/``.ndjson`` file (or any file whose first non-blank byte opens a session header or an
-    envelope line) is read as a session file: it must hold exactly one session, or ``session`` names
-    the one to take. Anything else is read as a transcript document.
+    Args:
+        source: A path, or the content itself (e.g. standard input).
+        session: With a session file, the id of the session to take (default: the file's only one).
+        label: Name used in error locations (default: the path, or ``-``).
+
+    A ``.jsonl``/``.ndjson`` path, or content whose first line is a session header or an envelope,
+    is read as a session file; it must hold exactly one session unless ``session`` names one.
+    Anything else is read as a transcript document.
 
     Raises:
         DocumentError: unreadable content, with file and line; several sessions and no ``session``
-            (the message lists their ids); ``session`` not in the file.
+            (the message lists their ids); ``session`` not in the file or given for a document.
         OSError: the file cannot be read.
     """
-    p = Path(path)
-    if not _is_session_file(p):
+    if isinstance(source, bytes):
+        data: bytes | None = source
+        where = label or "-"
+        is_sessions = _looks_like_sessions(source[:4096])
+    else:
+        data = None
+        where = label or str(source)
+        is_sessions = Path(source).suffix.lower() in (".jsonl", ".ndjson") or _looks_like_sessions(_head(Path(source)))
+    if not is_sessions:
         if session is not None:
-            raise DocumentError(Problem("", f"--session {session!r} given, but {p} is a transcript document, not a session file", str(p)))
+            raise DocumentError(Problem("", f"--session {session!r} given, but this is a transcript document, not a session file", where))
         try:
-            return decode_transcript(p.read_bytes(), mode=mode, limits=limits)
+            return decode_transcript(data if data is not None else Path(source).read_bytes(), mode=mode, limits=limits)  # type: ignore[arg-type]
         except DocumentError as exc:
-            raise exc.located(file=str(p)) from exc
+            raise exc.located(file=where) from exc
+    reader: str | os.PathLike[str] | IO[bytes] = io.BytesIO(data) if data is not None else source  # type: ignore[assignment]
     chosen: SessionBlock | None = None
     ids: list[str] = []
-    for block in read_sessions(p, mode=mode, limits=limits):
+    for block in read_sessions(reader, mode=mode, limits=limits, label=where):
         ids.append(block.session_id)
         if session is not None:
             if block.session_id == session:
@@ -245,9 +264,9 @@ def read_conversation(
         elif chosen is None:
             chosen = block
         else:
-            raise DocumentError(Problem("", f"the file holds several sessions ({_listing(ids)}, ...): pick one with --session ID", str(p)))
+            raise DocumentError(Problem("", f"the file holds several sessions ({_listing(ids)}, ...): pick one with --session ID", where))
     if session is not None or chosen is None:
-        raise DocumentError(Problem("", f"no session {session!r} in the file (it holds {_listing(ids)})", str(p)))
+        raise DocumentError(Problem("", f"no session {session!r} in the file (it holds {_listing(ids)})", where))
     return chosen.transcript()
 
 
@@ -255,13 +274,14 @@ def _listing(ids: list[str]) -> str:
     return ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
 
 
-def _is_session_file(path: Path) -> bool:
-    if path.suffix.lower() in (".jsonl", ".ndjson"):
-        return True
+def _head(path: Path) -> bytes:
     try:
         with open(path, "rb") as fh:
-            head = fh.read(4096).lstrip()
+            return fh.read(4096)
     except OSError:
-        return False
-    first = head.split(b"\n", 1)[0]
-    return first.startswith(b"{") and (b'"session_id"' in first or (b'"session"' in first[:64] and b'"items"' not in first)) and b"\n" in head
+        return b""
+
+
+def _looks_like_sessions(head: bytes) -> bool:
+    first = head.lstrip().split(b"\n", 1)[0]
+    return first.startswith(b"{") and (b'"session_id"' in first or (b'"session"' in first[:64] and b'"items"' not in first))
