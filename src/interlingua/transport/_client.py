@@ -30,7 +30,7 @@ from ._errors import error_item, from_response, transport_error, translate
 from ._gemini import gemini
 from ._ollama import ollama
 from ._openai import openai_chat, openai_responses
-from ._redact import redact, secret_forms
+from ._redact import protect_logs, redact, secret_forms
 from ._retry import RetryPolicy, retry_delay
 from ._spec import ProviderSpec
 
@@ -193,11 +193,15 @@ class Generation:
         """
         if not self._prepared.stream:
             return await self._client._complete(self._prepared)
-        async for event in self._client._stream(self._prepared):
-            if isinstance(event, StreamDone):
-                return event.response  # type: ignore[return-value]
-            if isinstance(event, StreamError):
-                raise _from_item(event.error, self._client.provider)
+        events = self._client._stream(self._prepared)
+        try:
+            async for event in events:
+                if isinstance(event, StreamDone):
+                    return event.response  # type: ignore[return-value]
+                if isinstance(event, StreamError):
+                    raise _from_item(event.error, self._client.provider)
+        finally:
+            await events.aclose()  # the response is closed now, not when the generator is collected
         raise AssertionError("stream ended without a terminal event")  # pragma: no cover - the driver guarantees one
 
     def __await__(self) -> Generator[Any, None, ModelResponse]:
@@ -265,6 +269,7 @@ class Client:
         self.mapper = mapper or get_mapper(self._spec.name)
         key = api_key if api_key is not None else next((os.environ[v] for v in self._spec.env_vars if os.environ.get(v)), None)
         self._key = _Secret(key) if key else None
+        protect_logs(self, self._secrets())
         self.base_url = (base_url or self._spec.default_base_url).rstrip("/")
         self.timeouts = timeouts
         self.retry = retry
@@ -421,7 +426,7 @@ class Client:
                     continue
                 raise
 
-    async def _stream(self, prepared: _Prepared) -> AsyncIterator[StreamEvent]:
+    async def _stream(self, prepared: _Prepared) -> AsyncGenerator[StreamEvent, None]:
         clock = _Clock(self.timeouts.deadline)
         secrets = self._secrets()
         idle = self.timeouts.idle

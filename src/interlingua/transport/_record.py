@@ -35,7 +35,7 @@ from typing import Any
 import httpx
 
 from ..errors import TransportError
-from ._redact import SENSITIVE_HEADERS, redact, redact_bytes
+from ._redact import SENSITIVE_HEADERS, SENSITIVE_PARAMS, protect_logs, redact, redact_bytes
 
 try:  # the encodings httpx can decode here (br and zstd need optional packages)
     from httpx._decoders import SUPPORTED_DECODERS as _SUPPORTED
@@ -51,6 +51,7 @@ _HOP = frozenset({"transfer-encoding", "content-length", "connection", "keep-ali
 
 
 def _secrets_of(request: httpx.Request) -> list[str]:
+    """The request's credentials: credential header values and key-like query parameters."""
     found = []
     for name, value in request.headers.items():
         if name.lower() in SENSITIVE_HEADERS and value:
@@ -58,6 +59,9 @@ def _secrets_of(request: httpx.Request) -> list[str]:
             scheme, _, rest = value.partition(" ")
             if rest and scheme.lower() in ("bearer", "basic", "token"):
                 found.append(rest)
+    found += [v for k, v in request.url.params.multi_items() if k.lower() in SENSITIVE_PARAMS and v]
+    if request.url.password:
+        found.append(request.url.password)
     return sorted(found, key=len, reverse=True)
 
 
@@ -178,6 +182,7 @@ class RecordingTransport(httpx.AsyncBaseTransport):
         self._inner = inner or httpx.AsyncHTTPTransport()
         self._secrets = tuple(secrets)
         self._lock = threading.Lock()
+        protect_logs(self, self._secrets)
 
     def __repr__(self) -> str:
         return f"RecordingTransport(path={str(self.path)!r})"
@@ -185,6 +190,7 @@ class RecordingTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         body = await request.aread()
         secrets = [*self._secrets, *_secrets_of(request)]
+        protect_logs(request, secrets)  # until the exchange is over (httpx logs it after the response)
         record_request = {
             "method": request.method,
             "url": redact(str(request.url), secrets, kind="url"),

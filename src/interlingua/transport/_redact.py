@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import re
+import threading
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
@@ -25,6 +28,7 @@ __all__ = [
     "SENSITIVE_HEADERS",
     "SENSITIVE_PARAMS",
     "URL_HEADERS",
+    "protect_logs",
     "redact",
     "redact_bytes",
     "scrub_exception",
@@ -55,7 +59,7 @@ SENSITIVE_HEADERS = frozenset(
 SENSITIVE_PARAMS = frozenset({"key", "api_key", "apikey", "access_token", "token"})
 """URL query parameters whose values are always replaced."""
 
-URL_HEADERS = frozenset({"location", "content-location", "referer", "link"})
+URL_HEADERS = frozenset({"location", "content-location", "referer"})
 """Response/request header names (lower case) whose values are URLs: redacted as URLs
 (credential query parameters by name too, not only known secret values)."""
 
@@ -206,3 +210,68 @@ def scrub_exception(exc: BaseException, secrets: Iterable[str]) -> BaseException
                 current.args = ()
         todo += [current.__cause__, current.__context__]
     return exc
+
+
+_LIBRARY_LOGGERS = (
+    "interlingua.transport",
+    "httpx",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+    "hpack.hpack",
+    "hpack.table",
+)
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
+
+
+class _LogScrubber(logging.Filter):
+    """Redacts the records of the HTTP libraries' loggers (httpcore logs response headers at
+    DEBUG, httpx logs request URLs at INFO): known secrets, and key-like URL parameters."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self._secrets: dict[str, int] = {}
+
+    def add(self, secrets: Iterable[str]) -> None:
+        with self._lock:
+            for secret in secrets:
+                self._secrets[secret] = self._secrets.get(secret, 0) + 1
+
+    def remove(self, secrets: Iterable[str]) -> None:
+        with self._lock:
+            for secret in secrets:
+                left = self._secrets.get(secret, 0) - 1
+                if left > 0:
+                    self._secrets[secret] = left
+                else:
+                    self._secrets.pop(secret, None)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # pragma: no cover - a record whose arguments do not format
+            return True
+        with self._lock:
+            secrets = tuple(self._secrets)
+        clean = _URL_IN_TEXT.sub(lambda m: _url(m.group(0), secrets), message)
+        clean = _scrub(clean, secrets)
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True
+
+
+_SCRUBBER = _LogScrubber()
+for _name in _LIBRARY_LOGGERS:
+    logging.getLogger(_name).addFilter(_SCRUBBER)
+
+
+def protect_logs(owner: object, secrets: Iterable[str]) -> None:
+    """Redact ``secrets`` from the records of the transport's and HTTP libraries' loggers
+    while ``owner`` (a client or recording transport) is alive."""
+    values = tuple(s for s in secrets if len(s) >= MIN_SECRET_LENGTH)
+    if values:
+        _SCRUBBER.add(values)
+        weakref.finalize(owner, _SCRUBBER.remove, values)
