@@ -407,3 +407,32 @@ def test_property_redact_bytes_boundaries(key: str, data: bytes, cuts: list[int]
     for cut in moved:
         for m in re.finditer(b"REDACTED", out):
             assert not m.start() < cut < m.end()
+
+
+class _QuotingMapper:
+    """The provider's mapper, except that a body it cannot read is quoted in the error (as a careless decoder might)."""
+
+    def __init__(self, provider: str) -> None:
+        self._inner = get_mapper(provider)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def decode_response(self, body: Any) -> Any:
+        raise ValueError(f"cannot read {body!r}")
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_a_200_body_that_does_not_decode_keeps_the_key_out_of_the_error(provider: str, serve: Any, transcript: Any, tmp_path: Path) -> None:
+    """A debug proxy answering 200 with a body quoting the key: the decoder's error (the cause) is scrubbed."""
+    fixture = tmp_path / "rec.jsonl"
+    body = json.dumps([{"echo": KEY}] * (len(KEY) - 1)).encode()
+    srv = serve([Reply(200, headers={"content-type": "application/json"}, chunks=split_at_every_point(body))])
+    async with Client(provider, api_key=KEY, base_url=srv.url, timeouts=FAST, retry=QUICK, transport=RecordingTransport(fixture), mapper=_QuotingMapper(provider)) as c:  # type: ignore[arg-type]
+        with pytest.raises(TransportError) as info:
+            await c.generate(transcript, model=MODELS[provider], stream=False)
+    assert info.value.code == "provider_error" and isinstance(info.value.__cause__, ValueError)
+    assert "REDACTED" in str(info.value.__cause__)
+    for text in error_texts(info.value):
+        assert holds_key(text) is None, text[:300]
+    assert_fixture_clean(fixture)

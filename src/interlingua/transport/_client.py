@@ -30,7 +30,7 @@ from ._errors import error_item, from_response, transport_error, translate
 from ._gemini import gemini
 from ._ollama import ollama
 from ._openai import openai_chat, openai_responses
-from ._redact import protect_logs, redact, secret_forms
+from ._redact import protect_logs, redact, scrub_exception, secret_forms
 from ._retry import RetryPolicy, retry_delay
 from ._spec import ProviderSpec
 
@@ -416,6 +416,7 @@ class Client:
                     body = msgspec.json.decode(content)
                     return self.mapper.decode_response(body).value
                 except (msgspec.DecodeError, ConversionError, KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+                    scrub_exception(exc, secrets)  # a decoder's message may quote the body
                     raise transport_error("provider_error", "the response body is not a valid response of this format", provider=self.provider, status=response.status_code) from exc
             except TransportError as err:
                 if began and restarts >= self.retry.max_stream_restarts:

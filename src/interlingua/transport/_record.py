@@ -302,7 +302,7 @@ class ReplayTransport(httpx.AsyncBaseTransport):
         if want["method"] != request.method or not same_path:
             raise TransportError(
                 "invalid_request",
-                f"replay exchange {self._next} is {want['method']} {want_path}, got {request.method} {request.url.path}",
+                redact(f"replay exchange {self._next} is {want['method']} {want_path}, got {request.method} {request.url.path}", _secrets_of(request)),
                 provider="replay",
             )
         self._next += 1

@@ -11,6 +11,7 @@ redacted whole, after reassembly and decompression (:func:`redact_bytes`).
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import logging
 import re
@@ -71,6 +72,11 @@ def secret_forms(secrets: Iterable[str]) -> list[str]:
     its URL-encoded forms (``quote``, ``quote_plus``), its JSON-escaped form, and its
     base64 forms (standard and URL-safe alphabets, with and without padding).
     """
+    return list(_forms(tuple(secrets)))
+
+
+@functools.lru_cache(maxsize=64)
+def _forms(secrets: tuple[str, ...]) -> tuple[str, ...]:
     forms: set[str] = set()
     for secret in secrets:
         if len(secret) < MIN_SECRET_LENGTH:
@@ -81,10 +87,11 @@ def secret_forms(secrets: Iterable[str]) -> list[str]:
         for b64 in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
             text = b64.decode("ascii")
             forms.update({text, text.rstrip("=")})
-    return sorted((f for f in forms if f), key=lambda f: (-len(f), f))
+    return tuple(sorted((f for f in forms if f), key=lambda f: (-len(f), f)))
 
 
-def _pattern(forms: Sequence[str]) -> re.Pattern[bytes] | None:
+@functools.lru_cache(maxsize=64)
+def _pattern(forms: tuple[str, ...]) -> re.Pattern[bytes] | None:
     if not forms:
         return None
     return re.compile(b"|".join(re.escape(f.encode("utf-8")) for f in forms))
@@ -103,7 +110,7 @@ def redact_bytes(data: bytes, secrets: Iterable[str], cuts: Sequence[int] = ()) 
         value moves to where its ``REDACTED`` marker starts, so no chunk ever holds part
         of a secret. Offsets stay ascending (duplicates removed).
     """
-    pattern = _pattern(secret_forms(secrets))
+    pattern = _pattern(_forms(tuple(secrets)))
     if pattern is None or pattern.search(data) is None:
         return data, sorted(set(cuts))
     marker = REDACTED.encode("ascii")
@@ -136,7 +143,7 @@ def redact_bytes(data: bytes, secrets: Iterable[str], cuts: Sequence[int] = ()) 
 
 
 def _scrub(text: str, secrets: Iterable[str]) -> str:
-    forms = secret_forms(secrets)
+    forms = _forms(tuple(secrets))
     if not forms or not any(f in text for f in forms):
         return text
     return redact_bytes(text.encode("utf-8", "surrogatepass"), secrets)[0].decode("utf-8", "surrogatepass")
