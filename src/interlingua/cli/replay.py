@@ -80,7 +80,7 @@ async def _call(
     live: bool,
     timeouts: Any = None,
 ) -> ModelResponse:
-    from ..transport import PROVIDERS, Client, RecordingTransport, ReplayTransport
+    from ..transport import PROVIDERS, Client, RecordingTransport, ReplayTransport, Timeouts
 
     transport: httpx.AsyncBaseTransport | None = None
     key = None
@@ -90,7 +90,7 @@ async def _call(
         key = next((os.environ[v] for v in PROVIDERS[provider].env_vars if os.environ.get(v)), "replay-without-key")
     if record is not None:
         transport = RecordingTransport(record, transport)
-    async with Client(provider, api_key=key, base_url=base_url, transport=transport, **({"timeouts": timeouts} if timeouts is not None else {})) as client:
+    async with Client(provider, api_key=key, base_url=base_url, transport=transport, timeouts=timeouts or Timeouts()) as client:
         generation = client.generate(transcript, model=model, stream=stream, policy=policy)  # type: ignore[arg-type]
         for line in generation.report.lines():
             typer.echo(line, err=True)
