@@ -33,7 +33,7 @@ from .codec import DEFAULT_LIMITS, SCHEMA_VERSION, Item, Limits, Mode, decode_tr
 from .errors import DocumentError, Problem
 from .items import Envelope, SessionHeader, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
 
-__all__ = ["SessionBlock", "header_bytes", "read_sessions", "read_conversation", "session_lines"]
+__all__ = ["SessionBlock", "header_bytes", "looks_like_session_file", "read_conversation", "read_sessions", "session_lines"]
 
 _encoder = msgspec.json.Encoder()
 
@@ -241,11 +241,11 @@ def read_conversation(
     if isinstance(source, bytes):
         data: bytes | None = source
         where = label or "-"
-        is_sessions = _looks_like_sessions(source[:4096])
+        is_sessions = looks_like_session_file(source[:4096])
     else:
         data = None
         where = label or str(source)
-        is_sessions = Path(source).suffix.lower() in (".jsonl", ".ndjson") or _looks_like_sessions(_head(Path(source)))
+        is_sessions = Path(source).suffix.lower() in (".jsonl", ".ndjson") or looks_like_session_file(_head(Path(source)))
     if not is_sessions:
         if session is not None:
             raise DocumentError(Problem("", f"--session {session!r} given, but this is a transcript document, not a session file", where))
@@ -282,6 +282,7 @@ def _head(path: Path) -> bytes:
         return b""
 
 
-def _looks_like_sessions(head: bytes) -> bool:
+def looks_like_session_file(head: bytes) -> bool:
+    """Whether content starting with ``head`` (its first few KB) is a session file rather than a document."""
     first = head.lstrip().split(b"\n", 1)[0]
     return first.startswith(b"{") and (b'"session_id"' in first or (b'"session"' in first[:64] and b'"items"' not in first))

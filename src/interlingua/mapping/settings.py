@@ -15,16 +15,18 @@ provider calls a setting stays in that provider's request module.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 
-from ..errors import ConversionError
+from ..errors import ConversionError, DocumentError, Problem
 from ..items import Settings, Transcript
 from .report import Policy, Report
 
 __all__ = [
     "approximated_setting",
+    "merge_settings",
     "note_model",
     "own_provider_data",
     "settings_of",
@@ -38,6 +40,45 @@ def settings_of(transcript: Transcript) -> Settings:
     """The transcript's settings, or empty :class:`~interlingua.items.Settings` when it has none."""
     value = transcript.settings
     return value if isinstance(value, Settings) else Settings()
+
+
+def merge_settings(base: Settings | msgspec.UnsetType | None, override: Settings | Mapping[str, Any] | None) -> Settings:
+    """``base`` with every field ``override`` sets replacing it (``provider_data`` merged per provider).
+
+    Args:
+        base: The settings a conversation was held with (a transcript's or a stored session's).
+        override: The caller's settings for this call, a :class:`~interlingua.items.Settings` or a
+            mapping of its fields (``{"max_output_tokens": 256, "temperature": 0.2}``).
+
+    Raises:
+        DocumentError: ``override`` is not valid settings (unknown field, wrong type), with a pointer.
+    """
+    merged = base if isinstance(base, Settings) else Settings()
+    if override is None:
+        return merged
+    if not isinstance(override, Settings):
+        try:
+            override = msgspec.convert(dict(override), Settings)
+        except msgspec.ValidationError as exc:
+            raise DocumentError(Problem(_path_pointer(str(exc)), f"invalid settings: {exc}")) from exc
+    changes: dict[str, Any] = {}
+    for name in override.__struct_fields__:
+        value = getattr(override, name)
+        if value is msgspec.UNSET:
+            continue
+        if name == "provider_data" and isinstance(merged.provider_data, dict):
+            value = {**merged.provider_data, **value}
+        changes[name] = value
+    return msgspec.structs.replace(merged, **changes)
+
+
+def _path_pointer(message: str) -> str:
+    """``/settings/a/b`` from a msgspec message ending in ``- at `$.a.b```."""
+    head, sep, path = message.rpartition("at `$")
+    if not sep:
+        return "/settings"
+    path = path.rstrip("`")
+    return "/settings" + path.replace(".", "/").replace("[", "/").replace("]", "") if path else "/settings"
 
 
 def own_provider_data(
