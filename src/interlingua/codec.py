@@ -789,6 +789,8 @@ def decode_session_header(data: bytes | str) -> SessionHeader:
         raise DocumentError(_split_msgspec_error(exc, "")) from exc
     except msgspec.DecodeError as exc:
         raise DocumentError(_syntax_problem(raw, exc, one_line=True)) from exc
+    except RecursionError as exc:
+        raise LimitError(Problem("", "nesting too deep")) from exc
     for name in ("metadata", "tools", "tool_choice", "settings"):
         value = getattr(header.session, name)
         if value is not msgspec.UNSET:
