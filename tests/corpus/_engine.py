@@ -60,6 +60,9 @@ EQUIVALENCES = (
     "Gemini: a field holding its protobuf default (`0`, `false`, `\"\"`) and an absent field are the same "
     "(protobuf JSON omits defaults)",
     "a tool call's `arguments` string equals another string holding the same JSON value",
+    "OpenAI Responses: an input item with a `role` and no `type` equals one with `type` `message` "
+    "(EasyInputMessage and Message); a string `content` of a user, system or developer message equals one "
+    "`input_text` part holding it; a string `input` equals one user message holding it",
 )
 
 
@@ -177,6 +180,12 @@ def normalize(fmt: str, value: Any, *, top: bool = True) -> Any:
             v = _text_blocks(v)
         if fmt == "openai-chat" and key == "type" and v == "function" and "function" in value:
             continue
+        if fmt == "openai-responses" and key == "type" and v == "message" and "role" in value:
+            continue
+        if fmt == "openai-responses" and key == "content" and isinstance(v, str) and value.get("role") in ("user", "system", "developer"):
+            v = [{"type": "input_text", "text": v}]
+        if fmt == "openai-responses" and top and key == "input" and isinstance(v, str):
+            v = [{"role": "user", "content": [{"type": "input_text", "text": v}]}]
         if key == "arguments" and isinstance(v, str):
             v = _json_key(v)
         out[key] = normalize(fmt, v, top=False)
@@ -204,7 +213,9 @@ class Difference:
 
 
 def _short(v: Any, n: int = 90) -> str:
-    s = json.dumps(v, ensure_ascii=False, sort_keys=True) if v is not None else "(absent)"
+    if isinstance(v, dict):  # what an object is first: its type and role
+        v = {**{k: v[k] for k in ("type", "role") if k in v}, **{k: v[k] for k in sorted(v) if k not in ("type", "role")}}
+    s = json.dumps(v, ensure_ascii=False) if v is not None else "(absent)"
     return s if len(s) <= n else s[: n - 3] + "..."
 
 
@@ -265,17 +276,32 @@ def _leaf_key(pointer: str) -> str | None:
     return None
 
 
+_IDENT = re.compile(r"_|[a-z][A-Z]")  # a field name too distinctive to be an ordinary word: snake_case, camelCase
+
+
 def named(diff: Difference, report: Report) -> bool:
     """Whether a report entry names ``diff``: its pointer is on the difference's path, or (an entry
-    without pointer) its reason quotes the field that differs."""
+    without pointer) its reason quotes the field that differs (or names it, when it is in snake_case or
+    camelCase) or its item type is in a field name on the
+    path (``reasoning`` names ``/choices/0/message/reasoning_content``) or is the ``type`` of the object
+    that differs."""
     for e in report:
         if e.pointer is not None and _related(e.pointer, diff.pointer):
             return True
     leaf = _leaf_key(diff.pointer)
-    if leaf:
-        for e in report:
-            if e.pointer is None and (f"'{leaf}'" in e.reason or f"`{leaf}`" in e.reason):
-                return True
+    keys = [s.lower() for s in _segments(diff.pointer) if not s.isdigit()]
+    for e in report:
+        if e.pointer is not None:
+            continue
+        if leaf and (f"'{leaf}'" in e.reason or f"`{leaf}`" in e.reason):
+            return True
+        if leaf and _IDENT.search(leaf) and re.search(rf"\b{re.escape(leaf)}\b", e.reason):
+            return True
+        if e.item_type and any(e.item_type.lower() in k for k in keys):
+            return True
+        value = diff.before if diff.kind == "drop" else diff.after
+        if e.item_type and isinstance(value, dict) and e.item_type.lower() in str(value.get("type", "")).lower():
+            return True
     return False
 
 
@@ -314,7 +340,7 @@ RESPONSES_ECHO = {
     "instructions", "max_output_tokens", "max_tool_calls", "metadata", "parallel_tool_calls", "previous_response_id",
     "prompt", "prompt_cache_key", "prompt_cache_retention", "reasoning", "safety_identifier", "store", "temperature",
     "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "user", "background", "billing",
-    "conversation",
+    "conversation", "frequency_penalty", "presence_penalty",
 }
 
 
@@ -449,9 +475,8 @@ def accumulate_openai_chat(data: bytes) -> Accumulated:
     acc = Accumulated()
     calls: dict[int, dict[str, str]] = {}
     for _, chunk in sse_json(data):
-        if "error" in chunk and not chunk.get("choices"):
+        if chunk.get("error"):  # an error chunk of an OpenAI-compatible host (with or without choices)
             acc.error = True
-            continue
         for choice in chunk.get("choices") or []:
             if choice.get("index", 0) != 0:
                 continue
@@ -1040,14 +1065,15 @@ GAP_RULES: list[tuple[str, str, str, str]] = [
     ("stream: Mistral thinking chunks in delta.content lost", "13.3", "stream", r"reasoning"),
     ("stream: other", "new", "stream", r"."),
     ("cross: content dropped without a report", "new", "cross", r"silent drop"),
+    ("Anthropic mid-conversation system turn moved to the top-level system", "13.4", "request-roundtrip",
+     r'at /(system[/:]|messages/\d+: \{"role": "system")'),
     ("turn order or grouping changed", "13.1",
      "request-roundtrip", r"at /(messages|contents|input)/\d+(/role|/type|/content/\d+(/type)?|/parts/\d+/\w+)?:"),
-    ("Anthropic mid-conversation system turn moved to the top-level system", "13.4", "request-roundtrip", r"at /system/"),
     ("Gemini toolConfig.includeServerSideToolInvocations dropped", "13.4", "request-roundtrip", r"includeServerSideToolInvocations"),
     ("Gemini toolConfig functionCallingConfig (mode VALIDATED, allowedFunctionNames) changed", "new",
      "request-roundtrip", r"/toolConfig"),
     ("Chat assistant reasoning (reasoning_content, reasoning, reasoning_details) dropped", "13.2",
-     "request-roundtrip", r"/messages/\d+/reasoning"),
+     "*", r"/(messages|choices/\d+/message)/(\d+/)?reasoning"),
     ("tool call id replaced", "13.2", "*", r"/(tool_calls/\d+/id|tool_call_id|call_id):"),
     ("finish reason outside the provider enum rewritten", "13.2", "response-roundtrip", r"/(finish_reason|stop_reason|finishReason):"),
     ("Anthropic tool_use.caller dropped", "13.2", "response-roundtrip", r"/caller:"),

@@ -262,3 +262,8 @@ def test_tools_skip_without_the_corpus(tool: str, tmp_path: Path) -> None:
     env = {"INTERLINGUA_CORPUS": str(tmp_path), "PATH": "/usr/bin:/bin"}
     run = subprocess.run([sys.executable, f"tools/{tool}", "--check"], cwd=ROOT, capture_output=True, text=True, env=env)
     assert run.returncode == 0 and "corpus not found" in run.stderr
+
+
+def test_corpus_page_names_the_public_source_only() -> None:
+    text = (ROOT / "docs" / "corpus.md").read_text(encoding="utf-8")
+    assert "shared" not in text and "pydantic/pydantic-ai" in text
