@@ -6,7 +6,7 @@ the figures: lossless / changed-and-reported / refused / known gaps per format a
 share of the round trips, the classes of the known gaps and the reasons of the refusals.
 
 Usage: ``python tools/gen_corpus_doc.py [--check] [--jobs N]``. The corpus is looked up as
-``$INTERLINGUA_CORPUS`` or ``<repo>/../shared/corpus``; without it the tool says so and exits 0 (a
+``$INTERLINGUA_CORPUS`` or the corpus folder beside the repository; without it the tool says so and exits 0 (a
 user's clone cannot regenerate the figures). ``--check`` exits 1 when the page is out of date.
 """
 

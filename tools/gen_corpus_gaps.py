@@ -6,7 +6,7 @@ the class belongs to. The corpus test treats each listed file as a strict xfail:
 pass, the test fails until this tool is run again and the entry goes.
 
 Usage: ``python tools/gen_corpus_gaps.py [--check] [--jobs N]`` (the corpus: ``$INTERLINGUA_CORPUS`` or
-``<repo>/../shared/corpus``). ``--check`` exits 1 when the file is out of date.
+the corpus folder beside the repository). ``--check`` exits 1 when the file is out of date.
 """
 
 from __future__ import annotations
