@@ -137,10 +137,28 @@ def render(outcomes: list[_engine.Outcome], entries: list[_engine.Entry]) -> str
     for o in outcomes:
         if o.check == "cross":
             units.update(o.counts)
-    checked = sum(units.values())
+    by_what: Counter[str] = Counter()
+    for key, n in units.items():
+        by_what[key.split("|", 1)[1].split()[0]] += n
     lines += [
-        f"- content units of the requests checked in other targets (per target and policy): {checked:,};",
-        f"  carried {units['carried']:,}, lost with a report {units['reported']:,}, lost silently {units['silent']:,}",
+        f"- content units of the requests checked in the other targets (counted once per target and policy): "
+        f"{sum(by_what.values()):,}; carried {by_what['carried']:,}, lost with a report {by_what['reported']:,}, "
+        f"lost silently {by_what['silent']:,}, in refused conversions {by_what['refused']:,}",
+        "",
+        "Content of the requests in each target, under each policy: units carried, and units left out",
+        "with a report entry by kind (under `degrade` a text marker stands in their place).",
+        "",
+        "| target | policy | carried | lost with a report | lost silently | refused |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for target in _engine.TARGETS:
+        for policy in _engine.CROSS_POLICIES:
+            where = f"{target}/{policy}|"
+            mine = {k[len(where):]: n for k, n in units.items() if k.startswith(where)}
+            lost = ", ".join(f"{k.split(' ', 1)[1]} {n:,}" for k, n in sorted(mine.items()) if k.startswith("reported "))
+            silent = sum(n for k, n in mine.items() if k.startswith("silent "))
+            lines.append(f"| `{target}` | {policy} | {mine.get('carried', 0):,} | {lost or '0'} | {silent} | {mine.get('refused', 0):,} |")
+    lines += [
         "",
         "## Known gaps",
         "",

@@ -120,7 +120,7 @@ class Outcome:
     file: str
     status: str
     details: list[str] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)  # cross: content units carried / lost with a report / lost silently
+    counts: dict[str, int] = field(default_factory=dict)  # cross: "<target>/<policy>|carried", "...|reported image", ...
 
     @property
     def failing(self) -> bool:
@@ -967,6 +967,12 @@ def _missing(src: Content, out: Content) -> list[tuple[str, str]]:
     return miss
 
 
+def _count(counts: dict[str, int], where: str, what: str, n: int) -> None:
+    """Add ``n`` to ``counts["<target>/<policy>|<what>"]``."""
+    key = f"{where}|{what}"
+    counts[key] = counts.get(key, 0) + n
+
+
 def check_cross(fmt: str, body: dict[str, Any], file: str) -> Outcome:
     """The request to every other target under each of :data:`CROSS_POLICIES`: each content unit of the
     input is in the output, or a report entry names its loss."""
@@ -992,6 +998,7 @@ def check_cross(fmt: str, body: dict[str, Any], file: str) -> Outcome:
             except InterlinguaError as exc:
                 statuses.append(REFUSED)
                 details.append(f"{where}: refused: {type(exc).__name__}: {exc}")
+                _count(counts, where, "refused", total)
                 continue
             except Exception as exc:  # noqa: BLE001
                 o = _crash(check, file, exc)
@@ -1000,15 +1007,15 @@ def check_cross(fmt: str, body: dict[str, Any], file: str) -> Outcome:
                 continue
             report = Report([*dec.report, *enc.report])
             missing = _missing(src, extract(target, enc.value))
-            counts["carried"] = counts.get("carried", 0) + total - len(missing)
+            _count(counts, where, "carried", total - len(missing))
             statuses.append(LOSSLESS)
             for kind, what in missing:
                 if _cross_named(kind, report):
                     statuses.append(REPORTED)
-                    counts["reported"] = counts.get("reported", 0) + 1
+                    _count(counts, where, f"reported {kind}", 1)
                 else:
                     statuses.append(SILENT_DROP)
-                    counts["silent"] = counts.get("silent", 0) + 1
+                    _count(counts, where, f"silent {kind}", 1)
                     details.append(f"{where}: silent drop of {kind} {what}")
     return Outcome(check, file, _worst(statuses), details, counts)
 
