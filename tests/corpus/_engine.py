@@ -1094,6 +1094,27 @@ GAP_RULES: list[tuple[str, str, str, str]] = [
 ]
 
 
+def judge(outcomes: Iterable[Outcome], gaps: dict[tuple[str, str], str]) -> list[str]:
+    """What is wrong with ``outcomes`` given the known ``gaps`` (``(check, file) -> class``): failing
+    outcomes that are not listed, and listed ones that no longer fail (a strict expected failure)."""
+    unexpected, fixed = [], []
+    for o in outcomes:
+        gap = gaps.get((o.check, o.file))
+        if o.failing and gap is None:
+            unexpected.append(o.message(limit=8))
+        elif gap is not None and not o.failing:
+            fixed.append(f"{o.check} {o.file}: now {o.status} (listed as: {gap})")
+    problems = []
+    if unexpected:
+        problems.append(f"{len(unexpected)} file(s) fail and are not known gaps:\n" + "\n".join(unexpected[:10]))
+    if fixed:
+        problems.append(
+            f"{len(fixed)} known gap(s) no longer fail; run `python tools/gen_corpus_gaps.py` to shrink the list:\n"
+            + "\n".join(fixed[:20])
+        )
+    return problems
+
+
 def gap_classes(outcome: Outcome) -> list[tuple[str, str]]:
     """``(class, issue item)`` of each kind of silent difference of a failing outcome, in rule order."""
     found: dict[int, tuple[str, str]] = {}

@@ -267,3 +267,27 @@ def test_tools_skip_without_the_corpus(tool: str, tmp_path: Path) -> None:
 def test_corpus_page_names_the_public_source_only() -> None:
     text = (ROOT / "docs" / "corpus.md").read_text(encoding="utf-8")
     assert "shared" not in text and "pydantic/pydantic-ai" in text
+
+
+def test_judge_fails_unlisted_failures_and_listed_files_that_pass() -> None:
+    bad = _engine.Outcome("stream", "a.sse", SILENT_DROP, ["silent drop of text: x"])
+    good = _engine.Outcome("stream", "b.sse", LOSSLESS)
+    assert _engine.judge([bad, good], {("stream", "a.sse"): "c"}) == []
+    unlisted = _engine.judge([bad], {})
+    assert len(unlisted) == 1 and "not known gaps" in unlisted[0] and "a.sse" in unlisted[0]
+    fixed = _engine.judge([good], {("stream", "b.sse"): "c"})
+    assert len(fixed) == 1 and "gen_corpus_gaps.py" in fixed[0]
+    refused = _engine.Outcome("stream", "c.sse", _engine.REFUSED, ["refused: x"])
+    assert _engine.judge([refused], {}) == []
+
+
+def test_a_mapper_exception_that_is_not_an_interlingua_error_is_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    body = _load("anthropic/pai_anthropic_parallel_tool_calls.1.request.json")
+
+    def explode(value: dict[str, Any]) -> None:
+        raise KeyError("boom")
+
+    _patch(monkeypatch, "anthropic", explode)
+    out = _engine.check_request_roundtrip("anthropic", body, "f")
+    assert out.status == _engine.CRASH and "KeyError" in out.details[0]
+    assert _engine.gap_classes(out)[0][0] == "crash"

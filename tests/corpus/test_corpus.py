@@ -58,22 +58,8 @@ def _chunks() -> list[object]:
 def test_corpus_chunk(chunk: list[tuple[str, _engine.Entry]], corpus_root: Path) -> None:
     """No check crashes or changes or drops anything silently, except the listed known gaps, each of
     which must still fail (a strict xfail per file)."""
-    unexpected, fixed = [], []
-    for check, entry in chunk:
-        outcome = _engine.run_file(entry, corpus_root, check)
-        gap = GAPS.get((check, entry.file))
-        if outcome.failing and gap is None:
-            unexpected.append(outcome.message(limit=8))
-        elif gap is not None and not outcome.failing:
-            fixed.append(f"{check} {entry.file}: now {outcome.status} (listed as: {gap})")
-    problems = []
-    if unexpected:
-        problems.append(f"{len(unexpected)} file(s) fail and are not known gaps:\n" + "\n".join(unexpected[:10]))
-    if fixed:
-        problems.append(
-            f"{len(fixed)} known gap(s) no longer fail; run `python tools/gen_corpus_gaps.py` to shrink the list:\n"
-            + "\n".join(fixed[:20])
-        )
+    outcomes = [_engine.run_file(entry, corpus_root, check) for check, entry in chunk]
+    problems = _engine.judge(outcomes, GAPS)
     assert not problems, "\n\n".join(problems)
 
 
