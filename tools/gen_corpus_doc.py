@@ -127,12 +127,12 @@ def render(outcomes: list[_engine.Outcome], entries: list[_engine.Entry]) -> str
         lines.append(f"| **{CHECK_LABEL[check]}** | all | **{n}** | **{total[_engine.LOSSLESS]}** | {total[_engine.REPORTED]} | "
                      f"{total[_engine.REFUSED]} | {gaps} | {total[_engine.CRASH]} | **{_pct(total[_engine.LOSSLESS], n)}** |")
     lines += ["", "Targets of issue 13:", ""]
-    for check, target in TARGETS.items():
+    for check, goal in TARGETS.items():
         c = Counter(o.status for o in outcomes if o.check == check)
         n = sum(c.values())
         share = 100 * c[_engine.LOSSLESS] / n if n else 0.0
-        verdict = "met" if share >= target else "not met yet"
-        lines.append(f"- lossless {CHECK_LABEL[check]}s: {share:.1f}% of {n} (target >= {target:.0f}%: {verdict})")
+        verdict = "met" if share >= goal else "not met yet"
+        lines.append(f"- lossless {CHECK_LABEL[check]}s: {share:.1f}% of {n} (target >= {goal:.0f}%: {verdict})")
     units: Counter[str] = Counter()
     for o in outcomes:
         if o.check == "cross":

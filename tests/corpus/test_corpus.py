@@ -47,7 +47,7 @@ def _chunks() -> list[object]:
     by_group: dict[tuple[str, str], list[tuple[str, _engine.Entry]]] = {}
     for check, entry in _engine.cases(ENTRIES):
         by_group.setdefault((check, entry.format), []).append((check, entry))
-    params = []
+    params: list[object] = []
     for (check, fmt), cases in by_group.items():
         for n, i in enumerate(range(0, len(cases), CHUNK)):
             params.append(pytest.param(cases[i : i + CHUNK], id=f"{check}:{fmt}:{n}"))
