@@ -1,6 +1,6 @@
 """The corpus checks: every recorded file through the mappers, each outcome classified.
 
-Shared by ``tests/corpus/test_corpus.py`` (one test per check and file), ``tools/gen_corpus_doc.py``
+Shared by ``tests/corpus/test_corpus.py`` (tests over chunks of files, spread by pytest-xdist), ``tools/gen_corpus_doc.py``
 (the figures in ``docs/corpus.md``) and ``tools/gen_corpus_gaps.py`` (``tests/corpus/known_gaps.toml``).
 
 Everything that judges the mappers here is written independently of them: the differences of a round
@@ -51,18 +51,16 @@ FAILING = frozenset({SILENT_CHANGE, SILENT_DROP, CRASH})
 _SEVERITY = {s: i for i, s in enumerate(STATUSES)}
 
 EQUIVALENCES = (
-    "a key holding null and an absent key are the same (every format treats them alike)",
-    "Gemini: snake_case and camelCase field names are the same (protobuf JSON accepts both)",
-    "Anthropic: a string `system`, message `content` or `tool_result.content` equals one text block holding it",
+    "a key holding null, an empty list or object and an absent key are the same",
+    "a tool call's `arguments` string equals another string holding the same JSON value",
     "OpenAI Chat: a string message `content` equals one text part holding it; a tool call's `type` "
     "`function` equals an absent `type` (the only value)",
-    "an empty list or object and an absent key are the same",
-    "Gemini: a field holding its protobuf default (`0`, `false`, `\"\"`) and an absent field are the same "
-    "(protobuf JSON omits defaults)",
-    "a tool call's `arguments` string equals another string holding the same JSON value",
     "OpenAI Responses: an input item with a `role` and no `type` equals one with `type` `message` "
     "(EasyInputMessage and Message); a string `content` of a user, system or developer message equals one "
     "`input_text` part holding it; a string `input` equals one user message holding it",
+    "Anthropic: a string `system`, message `content` or `tool_result.content` equals one text block holding it",
+    "Gemini: snake_case and camelCase field names are the same, and a field holding its default (`0`, "
+    "`false`, `\"\"`) equals an absent one (protobuf JSON mapping)",
 )
 
 
