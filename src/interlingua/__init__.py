@@ -36,12 +36,13 @@ from .errors import (
     UnknownFormatError,
     VersionError,
 )
-from .items import Envelope, InputItem, OutputItem, Transcript
+from .items import CacheBreakpoint, Envelope, InputItem, OutputItem, ReasoningSettings, ResponseFormat, Settings, Transcript
 
 __version__ = "0.1.0"
 
 __all__ = [
     "SCHEMA_VERSION",
+    "CacheBreakpoint",
     "CapabilityError",
     "ConflictError",
     "ConversionError",
@@ -54,6 +55,9 @@ __all__ = [
     "MalformedArgumentsError",
     "MappingError",
     "OutputItem",
+    "ReasoningSettings",
+    "ResponseFormat",
+    "Settings",
     "StoreError",
     "Transcript",
     "TransportError",

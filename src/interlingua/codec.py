@@ -43,6 +43,7 @@ from .items import (
     SessionHeader,
     InputItem,
     StopReason,
+    Settings,
     ToolChoice,
     ToolDefinition,
     Transcript,
@@ -61,6 +62,7 @@ __all__ = [
     "check_json_safe",
     "check_version",
     "decode_envelope",
+    "decode_json",
     "decode_item",
     "decode_session_header",
     "decode_transcript",
@@ -329,6 +331,54 @@ def check_json_safe(value: Any, pointer: str = "", *, max_depth: int = DEFAULT_L
         raise DocumentError(Problem(ptr, f"{type(v).__name__} is not a JSON type"))
 
 
+def decode_json(
+    data: bytes | str,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    max_depth: int | None = None,
+    max_bytes: int | None = None,
+    pointer: str = "",
+    one_line: bool = False,
+) -> Any:
+    """Decode any JSON text (a provider body, one stream event) under this module's JSON-safety rules.
+
+    The one JSON path for wire input: msgspec parses it, so lone or invalid UTF-16 surrogates,
+    ``NaN``/``Infinity`` and numbers out of range are refused (never passed on to crash an
+    encoder later); nesting deeper than the limit and texts larger than ``max_bytes`` are refused.
+
+    Args:
+        data: The JSON text.
+        limits: Bounds; ``max_depth`` defaults to ``limits.max_depth`` plus 16 levels for the
+            provider envelope around the items (a body is not one item).
+        max_depth: Deepest nesting of arrays/objects allowed (overrides the default).
+        max_bytes: Largest text accepted (bytes); ``None`` for no size bound.
+        pointer: JSON pointer used in errors.
+        one_line: ``data`` is one line of a larger input (only the column is given in errors).
+
+    Returns:
+        The decoded value (``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` or ``None``).
+
+    Raises:
+        DocumentError: not valid JSON (with line and column), or a number out of range.
+        LimitError: too deep or too large.
+    """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    depth = max_depth if max_depth is not None else limits.max_depth + 16
+    if max_bytes is not None and len(raw) > max_bytes:
+        raise LimitError(Problem(pointer, f"JSON text is {len(raw)} bytes; the limit is {max_bytes}"))
+    try:
+        value = _any_decoder.decode(raw)
+    except msgspec.ValidationError as exc:  # e.g. a number out of range
+        raise DocumentError(Problem(pointer, f"invalid JSON value: {exc}")) from exc
+    except msgspec.DecodeError as exc:
+        raise DocumentError(_syntax_problem(raw, exc, pointer, one_line=one_line)) from exc
+    except RecursionError as exc:
+        raise LimitError(Problem(pointer, "nesting too deep")) from exc
+    if not _few_brackets(raw, depth) and _depth(value, depth) > depth:
+        raise LimitError(Problem(pointer, f"nesting deeper than {depth} levels"))
+    return value
+
+
 def _few_brackets(raw: bytes, max_depth: int) -> bool:
     """Fewer brackets than the limit cannot nest deeper than it (a C-speed pre-check)."""
     return raw.count(b"{") + raw.count(b"[") <= max_depth
@@ -350,14 +400,14 @@ def _depth(value: Any, limit: int) -> int:
     return deepest
 
 
-_FREE_FORM = ("arguments", "data", "value", "metadata")
+_FREE_FORM = ("arguments", "data", "value", "metadata", "provider_data")
 
 
 def _item_too_deep(item: Any, max_depth: int, level: int = 1) -> bool:
     """Whether a decoded item nests deeper than ``max_depth`` (the item object is ``level``).
 
     Typed fields nest shallowly by the schema; only free-form values (arguments, data,
-    value, metadata, opaque value) and results' content can be deep.
+    value, metadata, provider_data, opaque value) and results' content can be deep.
     """
     for name in _FREE_FORM:
         v = getattr(item, name, None)
@@ -420,7 +470,7 @@ def _decode_one_item(raw: bytes, pointer: str, mode: Mode, newer_minor: bool, li
                 if newer_minor and "unknown field" in problem.message:
                     return UnknownItem(raw, typ if isinstance(typ, str) else None)
         if problem.message.startswith("Invalid value") and problem.pointer == f"{pointer}/type":
-            problem = Problem(problem.pointer, f"unknown item type (known: {', '.join(sorted(KNOWN_ITEM_TYPES))}); read in preserving mode to keep it")
+            problem = Problem(problem.pointer, _bad_type_message(raw, mode))
         raise DocumentError(problem) from exc
     except msgspec.DecodeError as exc:
         raise DocumentError(Problem(pointer, f"invalid JSON: {exc}")) from exc
@@ -431,6 +481,24 @@ def _decode_one_item(raw: bytes, pointer: str, mode: Mode, newer_minor: bool, li
     if isinstance(item, _MEDIA_CLASSES) or getattr(item, "content", None):
         _check_base64(item, pointer, limits)
     return item
+
+
+def _bad_type_message(raw: bytes, mode: Mode) -> str:
+    """Why the item's ``type`` was refused: a duplicate key, a non-string, or a type this reader does not know."""
+    try:
+        generic = _any_decoder.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        generic = None
+    typ = generic.get("type") if isinstance(generic, dict) else None
+    known = ", ".join(sorted(KNOWN_ITEM_TYPES))
+    if isinstance(typ, str) and typ in KNOWN_ITEM_TYPES:
+        # the typed decoder read another `type` than the last one: the key is given more than once
+        return "the item has more than one `type` key; give `type` once"
+    if not isinstance(typ, str):
+        return f"item type must be a string naming an item type (known: {known})"
+    if mode == "strict":
+        return f"unknown item type {typ!r} (known: {known}); read in preserving mode to keep it"
+    return f"unknown item type {typ!r} (known: {known})"
 
 
 def decode_item(data: bytes | str, *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, pointer: str = "") -> Item:
@@ -475,6 +543,7 @@ class _TranscriptShell(msgspec.Struct, forbid_unknown_fields=True):
     items: list[msgspec.Raw]
     tools: list[ToolDefinition] | msgspec.UnsetType = msgspec.UNSET
     tool_choice: ToolChoice | msgspec.UnsetType = msgspec.UNSET
+    settings: Settings | msgspec.UnsetType = msgspec.UNSET
     metadata: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
     usage: Usage | msgspec.UnsetType = msgspec.UNSET
     stop_reason: StopReason | msgspec.UnsetType = msgspec.UNSET
@@ -501,7 +570,7 @@ def _read_version(raw: bytes) -> tuple[int, int]:
 def decode_transcript(
     data: bytes | str, *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, collect: bool = False
 ) -> Transcript:
-    """Decode a transcript document (``{"schema_version", "tools", "items", "metadata"}``).
+    """Decode a transcript document (``{"schema_version", "tools", "tool_choice", "settings", "items", "metadata"}``).
 
     Args:
         data: The document's JSON.
@@ -540,7 +609,7 @@ def decode_transcript(
                 raise
             problems.extend(exc.problems)
             items.append(None)
-    for name in ("tools", "metadata", "tool_choice"):
+    for name in ("tools", "metadata", "tool_choice", "settings"):
         val = getattr(shell, name)
         if val is not msgspec.UNSET:
             check_json_safe(val, f"/{name}", max_depth=limits.max_depth)
@@ -553,6 +622,7 @@ def decode_transcript(
         items=items,
         tools=shell.tools,
         tool_choice=shell.tool_choice,
+        settings=shell.settings,
         metadata=shell.metadata,
         usage=shell.usage,
         stop_reason=shell.stop_reason,
@@ -719,8 +789,10 @@ def decode_session_header(data: bytes | str) -> SessionHeader:
         raise DocumentError(_split_msgspec_error(exc, "")) from exc
     except msgspec.DecodeError as exc:
         raise DocumentError(_syntax_problem(raw, exc, one_line=True)) from exc
-    if header.session.metadata is not msgspec.UNSET:
-        check_json_safe(header.session.metadata, "/session/metadata")
+    for name in ("metadata", "tools", "tool_choice", "settings"):
+        value = getattr(header.session, name)
+        if value is not msgspec.UNSET:
+            check_json_safe(value, f"/session/{name}")
     return header
 
 

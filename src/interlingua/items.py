@@ -310,6 +310,32 @@ class Annotation(Struct):
     """
 
 
+class CacheBreakpoint(Struct):
+    """
+    A prompt-cache breakpoint: the provider may cache the prompt up to and including the item that carries it (Anthropic `cache_control`, the same on OpenAI-compatible dialects that take it, Bedrock `cachePoint`).
+    """
+
+    ttl: (
+        Annotated[
+            str,
+            Meta(
+                description="How long the cache entry should live, e.g. `5m`, `1h` (Anthropic `cache_control.ttl`); absent: the provider's default.",
+                pattern='^[0-9]+[smh]$',
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    How long the cache entry should live, e.g. `5m`, `1h` (Anthropic `cache_control.ttl`); absent: the provider's default.
+    """
+
+
+ProviderData: TypeAlias = dict[str, dict[str, Any]]
+"""
+Fields of a provider object that the mapper does not model, keyed by the provider (mapper name) that wrote them, e.g. `{"anthropic": {"caller": {...}}}`. Written back only to that provider; reported as dropped for any other.
+"""
+
+
 ErrorCode: TypeAlias = Annotated[
     Literal['auth', 'rate_limit', 'invalid_request', 'not_found', 'context_length', 'content_filter', 'overloaded', 'server', 'timeout', 'network', 'truncated', 'malformed_arguments', 'cancelled', 'provider_error'],
     Meta(
@@ -377,6 +403,18 @@ class HandoffCallItem(Struct, tag_field='type', tag='handoff_call'):
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
+    """
+    provider_data: (
+        Annotated[
+            ProviderData,
+            Meta(
+                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
     """
     arguments: (
         Annotated[
@@ -642,6 +680,18 @@ class ReasoningItem(Struct, tag_field='type', tag='reasoning'):
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
+    provider_data: (
+        Annotated[
+            ProviderData,
+            Meta(
+                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
+    """
     text: (
         Annotated[
             str,
@@ -751,6 +801,308 @@ class RefusalItem(Struct, tag_field='type', tag='refusal'):
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
+    """
+    provider_data: (
+        Annotated[
+            ProviderData,
+            Meta(
+                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
+    """
+
+
+class ResponseFormat(Struct):
+    """
+    Output format: `text`, `json_object` (any JSON object) or `json_schema` (JSON matching `schema`) (OpenAI `response_format`/`text.format`, Gemini `responseMimeType` + `responseSchema`/`responseJsonSchema`, Anthropic `output_format`, Ollama `format`).
+    """
+
+    type: Annotated[
+        Literal['text', 'json_object', 'json_schema'], Meta(description='Format kind.')
+    ]
+    """
+    Format kind.
+    """
+    name: (
+        Annotated[
+            str,
+            Meta(
+                description='Name of the schema (OpenAI `json_schema.name`), with `json_schema`.',
+                min_length=1,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Name of the schema (OpenAI `json_schema.name`), with `json_schema`.
+    """
+    description: (
+        Annotated[
+            str,
+            Meta(
+                description='What the output is, for the model (OpenAI `json_schema.description`).'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    What the output is, for the model (OpenAI `json_schema.description`).
+    """
+    schema: (
+        Annotated[
+            dict[str, Any],
+            Meta(
+                description='JSON Schema the output must match, kept exactly, with `json_schema`.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    JSON Schema the output must match, kept exactly, with `json_schema`.
+    """
+    strict: (
+        Annotated[
+            bool,
+            Meta(
+                description='Ask the provider to enforce the schema exactly (OpenAI `strict`).'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Ask the provider to enforce the schema exactly (OpenAI `strict`).
+    """
+
+
+class ReasoningSettings(Struct):
+    """
+    Reasoning (thinking) configuration (OpenAI `reasoning_effort`/`reasoning`, Anthropic `thinking`, Gemini `generationConfig.thinkingConfig`, Ollama `think`).
+    """
+
+    effort: (
+        Annotated[
+            Literal['none', 'minimal', 'low', 'medium', 'high', 'xhigh'],
+            Meta(
+                description='How hard the model should think; `none` turns reasoning off (OpenAI `reasoning_effort`/`reasoning.effort`, Gemini `thinkingLevel`, Ollama `think` levels).'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    How hard the model should think; `none` turns reasoning off (OpenAI `reasoning_effort`/`reasoning.effort`, Gemini `thinkingLevel`, Ollama `think` levels).
+    """
+    budget_tokens: (
+        Annotated[
+            int,
+            Meta(
+                description='Token budget for thinking; 0 turns thinking off where the provider allows it (Anthropic `thinking.budget_tokens`, Gemini `thinkingConfig.thinkingBudget`).',
+                ge=0,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Token budget for thinking; 0 turns thinking off where the provider allows it (Anthropic `thinking.budget_tokens`, Gemini `thinkingConfig.thinkingBudget`).
+    """
+    summary: (
+        Annotated[
+            Literal['auto', 'concise', 'detailed', 'none'],
+            Meta(
+                description='Which reasoning summary to return (OpenAI Responses `reasoning.summary`).'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Which reasoning summary to return (OpenAI Responses `reasoning.summary`).
+    """
+    include_thoughts: (
+        Annotated[
+            bool,
+            Meta(
+                description="Return the model's thoughts (or their summaries) in the response (Gemini `thinkingConfig.includeThoughts`)."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Return the model's thoughts (or their summaries) in the response (Gemini `thinkingConfig.includeThoughts`).
+    """
+
+
+StopItem: TypeAlias = Annotated[str, Meta(min_length=1)]
+
+
+class Settings(Struct):
+    """
+    Generation settings of a request: what model was asked and how it should generate. Names follow the Vercel AI SDK call options and the providers where they agree; each mapper documents its provider's field for every setting. Settings with no canonical meaning are kept in `provider_data` under the provider that wrote them.
+    """
+
+    model: (
+        Annotated[
+            str,
+            Meta(
+                description='Model the conversation was held with, as the provider names it (OpenAI/Anthropic/Ollama `model`, Gemini the model in the URL path).',
+                min_length=1,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Model the conversation was held with, as the provider names it (OpenAI/Anthropic/Ollama `model`, Gemini the model in the URL path).
+    """
+    max_output_tokens: (
+        Annotated[
+            int,
+            Meta(
+                description='Most tokens the model may generate, reasoning included where the provider counts it (OpenAI Chat `max_completion_tokens`/`max_tokens`, Responses `max_output_tokens`, Anthropic `max_tokens`, Gemini `generationConfig.maxOutputTokens`, Ollama `options.num_predict`).',
+                ge=1,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Most tokens the model may generate, reasoning included where the provider counts it (OpenAI Chat `max_completion_tokens`/`max_tokens`, Responses `max_output_tokens`, Anthropic `max_tokens`, Gemini `generationConfig.maxOutputTokens`, Ollama `options.num_predict`).
+    """
+    temperature: (
+        Annotated[
+            float,
+            Meta(
+                description="Sampling temperature (0 is the most deterministic). Providers' ranges differ: OpenAI and Gemini 0-2, Anthropic 0-1.",
+                ge=0.0,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Sampling temperature (0 is the most deterministic). Providers' ranges differ: OpenAI and Gemini 0-2, Anthropic 0-1.
+    """
+    top_p: (
+        Annotated[
+            float,
+            Meta(
+                description='Nucleus sampling: only tokens within this cumulative probability are considered.',
+                ge=0.0,
+                le=1.0,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Nucleus sampling: only tokens within this cumulative probability are considered.
+    """
+    top_k: (
+        Annotated[
+            int,
+            Meta(
+                description='Only the k most likely tokens are considered (Anthropic `top_k`, Gemini `topK`, Ollama `options.top_k`; OpenAI has none).',
+                ge=0,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Only the k most likely tokens are considered (Anthropic `top_k`, Gemini `topK`, Ollama `options.top_k`; OpenAI has none).
+    """
+    stop: (
+        Annotated[
+            list[StopItem],
+            Meta(
+                description='Stop sequences: generation stops before any of them (OpenAI `stop`, Anthropic `stop_sequences`, Gemini `stopSequences`, Ollama `options.stop`).'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Stop sequences: generation stops before any of them (OpenAI `stop`, Anthropic `stop_sequences`, Gemini `stopSequences`, Ollama `options.stop`).
+    """
+    seed: (
+        Annotated[
+            int,
+            Meta(
+                description='Seed for best-effort deterministic sampling (OpenAI Chat `seed`, Gemini `seed`, Ollama `options.seed`).'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Seed for best-effort deterministic sampling (OpenAI Chat `seed`, Gemini `seed`, Ollama `options.seed`).
+    """
+    presence_penalty: (
+        Annotated[
+            float,
+            Meta(
+                description='Penalty for tokens that already appeared (OpenAI, Gemini `presencePenalty`, Ollama `options.presence_penalty`).'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Penalty for tokens that already appeared (OpenAI, Gemini `presencePenalty`, Ollama `options.presence_penalty`).
+    """
+    frequency_penalty: (
+        Annotated[
+            float,
+            Meta(
+                description='Penalty proportional to how often a token already appeared (OpenAI, Gemini `frequencyPenalty`, Ollama `options.frequency_penalty`).'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Penalty proportional to how often a token already appeared (OpenAI, Gemini `frequencyPenalty`, Ollama `options.frequency_penalty`).
+    """
+    response_format: (
+        Annotated[
+            ResponseFormat,
+            Meta(
+                description='Shape the output must take: free text, any JSON object, or JSON matching a schema.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Shape the output must take: free text, any JSON object, or JSON matching a schema.
+    """
+    reasoning: (
+        Annotated[
+            ReasoningSettings,
+            Meta(
+                description='How much the model should think before answering, and what of it to return.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    How much the model should think before answering, and what of it to return.
+    """
+    stream: (
+        Annotated[
+            bool,
+            Meta(
+                description='Whether the response is streamed (OpenAI/Anthropic `stream`, Ollama `stream`, which defaults to true; Gemini picks `streamGenerateContent` in the URL).'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Whether the response is streamed (OpenAI/Anthropic `stream`, Ollama `stream`, which defaults to true; Gemini picks `streamGenerateContent` in the URL).
+    """
+    provider_data: (
+        Annotated[
+            dict[str, dict[str, Any]],
+            Meta(
+                description='Settings with no canonical meaning, keyed by the provider (mapper name) that wrote them, e.g. `{"anthropic": {"metadata": {...}}, "openai-chat": {"store": true}, "gemini": {"safetySettings": [...]}}`. Written back only to that provider; reported as dropped for any other.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Settings with no canonical meaning, keyed by the provider (mapper name) that wrote them, e.g. `{"anthropic": {"metadata": {...}}, "openai-chat": {"store": true}, "gemini": {"safetySettings": [...]}}`. Written back only to that provider; reported as dropped for any other.
     """
 
 
@@ -956,6 +1308,18 @@ class StructuredItem(Struct, tag_field='type', tag='structured'):
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
+    provider_data: (
+        Annotated[
+            ProviderData,
+            Meta(
+                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
+    """
     schema_name: (
         Annotated[
             str, Meta(description='Name of the output schema the data conforms to.')
@@ -1025,6 +1389,30 @@ class TextItem(Struct, tag_field='type', tag='text'):
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
+    """
+    provider_data: (
+        Annotated[
+            ProviderData,
+            Meta(
+                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
+    """
+    cache_breakpoint: (
+        Annotated[
+            CacheBreakpoint,
+            Meta(
+                description='Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.
     """
     role: (
         Annotated[
@@ -1193,6 +1581,30 @@ class ToolCallItem(Struct, tag_field='type', tag='tool_call'):
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
+    """
+    provider_data: (
+        Annotated[
+            ProviderData,
+            Meta(
+                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
+    """
+    cache_breakpoint: (
+        Annotated[
+            CacheBreakpoint,
+            Meta(
+                description='Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.
     """
     arguments: (
         Annotated[
@@ -1368,6 +1780,18 @@ class ArtifactRefItem(Struct, tag_field='type', tag='artifact_ref'):
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
+    provider_data: (
+        Annotated[
+            ProviderData,
+            Meta(
+                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
+    """
     role: (
         Annotated[
             Role,
@@ -1468,6 +1892,30 @@ class AudioItem(Struct, tag_field='type', tag='audio'):
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
+    provider_data: (
+        Annotated[
+            ProviderData,
+            Meta(
+                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
+    """
+    cache_breakpoint: (
+        Annotated[
+            CacheBreakpoint,
+            Meta(
+                description='Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.
+    """
     role: (
         Annotated[
             Role,
@@ -1557,6 +2005,30 @@ class DocumentItem(Struct, tag_field='type', tag='document'):
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
+    """
+    provider_data: (
+        Annotated[
+            ProviderData,
+            Meta(
+                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
+    """
+    cache_breakpoint: (
+        Annotated[
+            CacheBreakpoint,
+            Meta(
+                description='Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.
     """
     role: (
         Annotated[
@@ -1673,6 +2145,18 @@ class ErrorItem(Struct, tag_field='type', tag='error'):
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
+    provider_data: (
+        Annotated[
+            ProviderData,
+            Meta(
+                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
+    """
     retryable: (
         Annotated[
             bool, Meta(description='Whether retrying the same request may succeed.')
@@ -1760,6 +2244,30 @@ class ImageItem(Struct, tag_field='type', tag='image'):
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
+    """
+    provider_data: (
+        Annotated[
+            ProviderData,
+            Meta(
+                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
+    """
+    cache_breakpoint: (
+        Annotated[
+            CacheBreakpoint,
+            Meta(
+                description='Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.
     """
     role: (
         Annotated[
@@ -1861,6 +2369,15 @@ class SessionChangeRecord(Struct):
     """
     New tool choice, when it changed.
     """
+    settings: (
+        Annotated[
+            Settings, Meta(description='New generation settings, when they changed.')
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    New generation settings, when they changed.
+    """
 
 
 class SessionRecord(Struct):
@@ -1903,6 +2420,13 @@ class SessionRecord(Struct):
     """
     Current tool choice.
     """
+    settings: (
+        Annotated[Settings, Meta(description='Current generation settings.')]
+        | UnsetType
+    ) = UNSET
+    """
+    Current generation settings.
+    """
     parent_id: (
         Annotated[str, Meta(description='Session this one was forked from.')]
         | UnsetType
@@ -1926,18 +2450,20 @@ class SessionRecord(Struct):
     changes: (
         Annotated[
             list[SessionChangeRecord],
-            Meta(description='Every change of metadata/tools/tool_choice, in order.'),
+            Meta(
+                description='Every change of metadata/tools/tool_choice/settings, in order.'
+            ),
         ]
         | UnsetType
     ) = UNSET
     """
-    Every change of metadata/tools/tool_choice, in order.
+    Every change of metadata/tools/tool_choice/settings, in order.
     """
 
 
 class SessionHeader(Struct):
     """
-    Optional first line of a session's JSON Lines export: the session's metadata, tools and their change history, so an import restores them. Readers that only want envelopes skip it.
+    Optional first line of a session's JSON Lines export: the session's metadata, tools, settings and their change history, so an import restores them. Readers that only want envelopes skip it.
     """
 
     schema_version: Annotated[
@@ -2026,6 +2552,30 @@ class ToolResultItem(Struct, tag_field='type', tag='tool_result'):
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
+    """
+    provider_data: (
+        Annotated[
+            ProviderData,
+            Meta(
+                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
+    """
+    cache_breakpoint: (
+        Annotated[
+            CacheBreakpoint,
+            Meta(
+                description='Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.
     """
     name: (
         Annotated[
@@ -2119,6 +2669,18 @@ class HandoffResultItem(Struct, tag_field='type', tag='handoff_result'):
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
+    provider_data: (
+        Annotated[
+            ProviderData,
+            Meta(
+                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
+    """
     is_error: (
         Annotated[bool, Meta(description='True when the handoff failed.')] | UnsetType
     ) = UNSET
@@ -2170,6 +2732,18 @@ class Transcript(Struct):
     ) = UNSET
     """
     Tool choice, where given.
+    """
+    settings: (
+        Annotated[
+            Settings,
+            Meta(
+                description='Generation settings the conversation was held with (model, max output tokens, temperature, ...), where given.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Generation settings the conversation was held with (model, max output tokens, temperature, ...), where given.
     """
     metadata: (
         Annotated[

@@ -71,7 +71,9 @@ class EmptiesBadArguments(_Wrapper):
         return BASE.encode_request(msgspec.structs.replace(transcript, items=items), **kw)
 
 
-PROFILE = ConformanceProfile(streams=sorted(REAL.glob("*.sse")), max_examples=30)
+# Derandomized: a broken mapper must be caught on every run, not on most of them (a report entry
+# without an index names every item, so a few random draws let a silent drop pass).
+PROFILE = ConformanceProfile(streams=sorted(REAL.glob("*.sse")), max_examples=30, derandomize=True)
 
 
 def _suite(broken: Any) -> MapperConformance:

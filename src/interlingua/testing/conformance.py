@@ -105,6 +105,7 @@ class ConformanceProfile:
         loss_kinds: Item kinds thrown at the mapper for the loss rule (everything by default).
         model: Model name passed to ``encode_request``/``encode_response``.
         max_examples: Hypothesis examples per property rule (small by default; raise it in CI nightly).
+        derandomize: Draw the same examples on every run (for suites that must fail reproducibly).
         known_gaps: Rule name -> why the mapper is known to break it. A failure of that rule then
             shows as ``xfail`` with the reason instead of failing the run (non-strict: hypothesis may
             not find the case every run). Keep it short and fix the gaps.
@@ -121,6 +122,7 @@ class ConformanceProfile:
     loss_kinds: Sequence[str] = strategies.ITEM_TYPES
     model: str | None = None
     max_examples: int = 25
+    derandomize: bool = False
     known_gaps: Mapping[str, str] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -140,6 +142,7 @@ def _check(rule: str, ok: bool, message: str | Callable[[], str]) -> None:
 def _settings(profile: ConformanceProfile) -> settings:
     return settings(
         max_examples=profile.max_examples,
+        derandomize=profile.derandomize,
         deadline=None,
         database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
