@@ -323,8 +323,8 @@ def classify(before: Any, after: Any, report: Report, check: str, file: str, *, 
 # ---------------------------------------------------------------------------------------------- scopes
 
 # Top-level request keys that are conversation (history, system prompt, tools, tool choice); the rest are
-# request settings, which interlingua does not carry by design: they must be reported, and a reported
-# setting does not make a round trip lossy.
+# request settings: a setting the mapper leaves out must be reported, and a reported setting does not make
+# a round trip lossy; a setting it carries must come back equal (or its change be named).
 CONVERSATION_KEYS = {
     "openai-chat": {"messages", "tools", "tool_choice", "functions", "function_call", "model"},
     "openai-responses": {"input", "instructions", "tools", "tool_choice", "model"},
@@ -340,19 +340,6 @@ RESPONSES_ECHO = {
     "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "user", "background", "billing",
     "conversation", "frequency_penalty", "presence_penalty",
 }
-
-
-def _split_settings(body: dict[str, Any], fmt: str, report: Report) -> tuple[dict[str, Any], list[str]]:
-    """``body`` without its settings; settings no report entry names are returned as silent drops."""
-    conv_keys = CONVERSATION_KEYS[fmt]
-    kept = {k: v for k, v in body.items() if k in conv_keys}
-    silent = []
-    for k, v in body.items():
-        if k in conv_keys or v is None:
-            continue
-        if not named(Difference(f"/{_esc(k)}", "drop", v, None), report):
-            silent.append(f"silent drop at /{k}: request setting {_short(v)} not reported")
-    return kept, silent
 
 
 # ---------------------------------------------------------------------------------------------- round trips
@@ -374,13 +361,13 @@ def check_request_roundtrip(fmt: str, body: dict[str, Any], file: str) -> Outcom
     except Exception as exc:  # noqa: BLE001 - a crash is an outcome
         return _crash(check, file, exc)
     report = Report([*dec.report, *enc.report])
-    kept, silent = _split_settings(body, fmt, report)
-    out = {k: v for k, v in enc.value.items() if k in CONVERSATION_KEYS[fmt] or k not in body}
-    outcome = classify(kept, out, report, check, file, fmt=fmt)
-    if silent:
-        outcome.status = _worst([outcome.status, SILENT_DROP])
-        outcome.details[:0] = silent
-    return outcome
+    before = {k: v for k, v in body.items() if not _reported_setting(k, v, body, enc.value, fmt, report)}
+    return classify(before, enc.value, report, check, file, fmt=fmt)
+
+
+def _reported_setting(key: str, value: Any, body: dict[str, Any], out: dict[str, Any], fmt: str, report: Report) -> bool:
+    """A request setting left out of the output with a report entry naming it (out of the comparison)."""
+    return key not in CONVERSATION_KEYS[fmt] and key not in out and named(Difference(f"/{_esc(key)}", "drop", value, None), report)
 
 
 def check_response_roundtrip(fmt: str, body: dict[str, Any], file: str) -> Outcome:
