@@ -11,7 +11,8 @@ from typing import Annotated
 import typer
 
 from ..errors import Problem
-from ..validation import ValidationResult, load_schema, schema_names, validate_path
+from ..validation import ValidationResult, expand_paths, load_schema, schema_names, validate_path
+from ._common import require_stdin
 
 __all__ = ["register"]
 
@@ -47,16 +48,36 @@ def _summary(result: ValidationResult) -> str:
 
 
 def validate(
-    paths: Annotated[list[str], typer.Argument(help="Files (.json documents, .jsonl envelope streams), directories, or - for stdin.", show_default=False)],
-    strict: Annotated[bool, typer.Option("--strict", help="Reject item types this version does not know (default: preserve them).")] = False,
-    fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format: text, json or github (GitHub Actions annotations).")] = OutputFormat.text,
+    paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Files (.json documents, .jsonl envelope streams), directories, or - for stdin.", show_default=False)],
+    strict: Annotated[bool, typer.Option("--strict/--no-strict", help="Reject item types this version does not know (default: preserve them).")] = False,
+    fmt: Annotated[OutputFormat, typer.Option("--format", metavar="text|json|github", help="Output format: text, json or github (GitHub Actions annotations).")] = OutputFormat.text,
+    only_transcripts: Annotated[
+        bool,
+        typer.Option(
+            "--only-transcripts",
+            help="Skip files that are not interlingua documents or envelope streams (judged by content: "
+            "package.json, tsconfig.json, ... are skipped and listed), for hooks in repositories holding other JSON.",
+        ),
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display (shown on long runs).")] = False,
 ) -> None:
     """Check transcripts against the JSON Schemas and the semantic rules.
 
     Prints every problem with file, line (JSON Lines), JSON pointer and reason, then a
     summary line. Exit 0 valid, 1 invalid, 2 usage error or unreadable input.
     """
-    result = validate_path(paths, mode="strict" if strict else "preserving")
+    from ._progress import Progress
+
+    if "-" in paths:
+        require_stdin("validate", "PATH")
+    total = 0
+    for _label, path in expand_paths(paths):
+        try:
+            total += path.stat().st_size if path is not None and path.is_file() else 0
+        except OSError:
+            pass
+    with Progress("validating", total=total, quiet=quiet) as bar:
+        result = validate_path(paths, mode="strict" if strict else "preserving", only_transcripts=only_transcripts, progress=bar.advance)
     problems = result.unreadable + result.problems
     if fmt is OutputFormat.json:
         payload = {
@@ -66,10 +87,15 @@ def validate(
             "errors": len(problems),
             "problems": [{"file": p.file, "line": p.line, "pointer": p.pointer, "message": p.message} for p in problems],
         }
+        if only_transcripts:
+            payload["skipped"] = result.skipped
         typer.echo(json.dumps(payload, indent=2))
     else:
         for p in problems:
             typer.echo(_problem_line(p, fmt))
+        if result.skipped:
+            shown = ", ".join(result.skipped[:5]) + (f", ... ({len(result.skipped) - 5} more)" if len(result.skipped) > 5 else "")
+            typer.echo(f"skipped {len(result.skipped)} file{'s' if len(result.skipped) != 1 else ''} that {'are' if len(result.skipped) != 1 else 'is'} not interlingua transcripts: {shown}")
         typer.echo(_summary(result))
     if result.unreadable:
         raise typer.Exit(2)
