@@ -32,7 +32,8 @@ class Progress:
         label: What is being done (``"validating"``, ``"migrating"``, ...).
         total: Bytes the job will process, when known (``None``: a running count).
         quiet: Show nothing.
-        force: Show the bar / lines even under the threshold (``migrate --progress``).
+        force: Show the bar even under the threshold, and off a terminal a last line at the end
+            even when the job took less than ``interval`` (``migrate --progress``).
         stream: Where to report (default ``sys.stderr``).
         interval: Seconds between plain lines.
         threshold: Bytes before anything is shown (unless ``force``).
@@ -58,6 +59,7 @@ class Progress:
         self.counters: dict[str, int] = {}
         self.stream = stream if stream is not None else sys.stderr
         self.interval = interval
+        self.force = force
         self.threshold = 0 if force else threshold
         self.enabled = not quiet
         self.lines_written = 0
@@ -94,17 +96,17 @@ class Progress:
                 self._bar.update(self._task, completed=self.done, info=self._counts())
             return
         now = time.monotonic()
-        if now - self._last_line >= self.interval and self.done >= self.threshold:
+        if now - self._last_line >= self.interval:  # a slow job of any size gets its line
             self._last_line = now
             self._line(now)
 
     def close(self) -> None:
-        """Stop the bar; after plain lines were written, write a last one with the final count."""
+        """Stop the bar; after plain lines were written (or when forced), write a last one with the final count."""
         if self._bar is not None:
             self._bar.update(self._task, completed=self.done, info=self._counts())
             self._bar.stop()
             self._bar = None
-        elif self.enabled and not self.tty and self.lines_written:
+        elif self.enabled and not self.tty and (self.lines_written or self.force):
             self._line(time.monotonic(), final=True)
 
     # ------------------------------------------------------------------ output
