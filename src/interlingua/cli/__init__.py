@@ -72,8 +72,19 @@ class _LazyGroup(Group):
             formatter.write_dl(rows)
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
-        self.commands.update({n: c for n, c in _loaded.items() if n not in self.commands})
-        return super().resolve_command(ctx, args)
+        try:
+            return super().resolve_command(ctx, args)
+        except typer.BadParameter:
+            raise
+        except Exception as exc:  # click's UsageError for an unknown command: suggest from every command
+            message = getattr(exc, "message", None)
+            if isinstance(message, str) and args and "Did you mean" not in message:
+                from difflib import get_close_matches
+
+                matches = get_close_matches(args[0], list(COMMANDS))
+                if matches:
+                    exc.message = f"{message.rstrip('.')}. Did you mean {', '.join(repr(m) for m in matches)}?"  # type: ignore[attr-defined]
+            raise
 
     def invoke(self, ctx: Any) -> Any:
         try:

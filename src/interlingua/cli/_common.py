@@ -90,7 +90,11 @@ class Command(TyperCommand):
                 name = _usage_name(param).strip("[]")
                 args.append((name, record[1]))
             else:
-                opts.append(record)
+                names, text = record
+                for generic in (" <str>", " <path>", " <int>", " <float>"):
+                    if names.endswith(generic):  # typer's Python type name: show what the value is instead
+                        names = names[: -len(generic)] + " " + ("PATH" if generic == " <path>" else (param.name or "value").upper())
+                opts.append((names, text))
         if args:
             with formatter.section("Arguments"):
                 formatter.write_dl(args)

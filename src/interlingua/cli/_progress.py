@@ -35,8 +35,8 @@ class Progress:
         force: Show the bar even under the threshold, and off a terminal a last line at the end
             even when the job took less than ``interval`` (``migrate --progress``).
         stream: Where to report (default ``sys.stderr``).
-        interval: Seconds between plain lines.
-        threshold: Bytes before anything is shown (unless ``force``).
+        interval: Seconds between plain lines (default :data:`INTERVAL_SECONDS`).
+        threshold: Bytes before a bar is shown, unless ``force`` (default :data:`THRESHOLD_BYTES`).
 
     Use as a context manager; :meth:`advance` as bytes are done, with optional counters
     (``conversations=12``) shown beside the bytes.
@@ -50,17 +50,17 @@ class Progress:
         quiet: bool = False,
         force: bool = False,
         stream: IO[str] | None = None,
-        interval: float = INTERVAL_SECONDS,
-        threshold: int = THRESHOLD_BYTES,
+        interval: float | None = None,
+        threshold: int | None = None,
     ) -> None:
         self.label = label
         self.total = total
         self.done = 0
         self.counters: dict[str, int] = {}
         self.stream = stream if stream is not None else sys.stderr
-        self.interval = interval
+        self.interval = INTERVAL_SECONDS if interval is None else interval
         self.force = force
-        self.threshold = 0 if force else threshold
+        self.threshold = 0 if force else (THRESHOLD_BYTES if threshold is None else threshold)
         self.enabled = not quiet
         self.lines_written = 0
         self._bar: Any = None
