@@ -103,7 +103,7 @@ def import_(
     total = None if str(file) == "-" else file.stat().st_size
     with Progress("importing", total=total, quiet=quiet) as bar:
         if str(file) == "-":
-            sid = _run(lambda: _with_store(url, lambda s: s.import_jsonl(CountingReader(sys.stdin.buffer, bar), session_id=session_id), create=True))  # type: ignore[arg-type]
+            sid = _run(lambda: _with_store(url, lambda s: s.import_jsonl(CountingReader(sys.stdin.buffer, bar), session_id=session_id), create=True))
         else:
             try:
                 fh = open(file, "rb")  # noqa: SIM115
@@ -133,7 +133,7 @@ def export(
             out = sys.stdout.buffer
 
             async def body(s: SessionStore) -> int:
-                n = await s.export_jsonl(session_id, CountingWriter(out, bar), header=header)  # type: ignore[arg-type]
+                n = await s.export_jsonl(session_id, CountingWriter(out, bar), header=header)
                 out.flush()
                 return n
 
@@ -161,7 +161,7 @@ def _export_file(url: str | None, session_id: str, output: Path, header: bool, b
     ok = False
     try:
         with os.fdopen(fd, "wb") as fh:
-            _run(lambda: _with_store(url, lambda s: s.export_jsonl(session_id, CountingWriter(fh, bar), header=header)))  # type: ignore[arg-type]
+            _run(lambda: _with_store(url, lambda s: s.export_jsonl(session_id, CountingWriter(fh, bar), header=header)))
         os.replace(tmp, output)
         ok = True
     except OSError as exc:
