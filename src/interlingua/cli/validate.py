@@ -95,7 +95,8 @@ def validate(
             typer.echo(_problem_line(p, fmt))
         if result.skipped:
             shown = ", ".join(result.skipped[:5]) + (f", ... ({len(result.skipped) - 5} more)" if len(result.skipped) > 5 else "")
-            typer.echo(f"skipped {len(result.skipped)} file{'s' if len(result.skipped) != 1 else ''} that {'are' if len(result.skipped) != 1 else 'is'} not interlingua transcripts: {shown}")
+            what = "file that is not an interlingua transcript" if len(result.skipped) == 1 else "files that are not interlingua transcripts"
+            typer.echo(f"skipped {len(result.skipped)} {what}: {shown}")
         typer.echo(_summary(result))
     if result.unreadable:
         raise typer.Exit(2)
