@@ -15,12 +15,10 @@ Semantic checks (each a :class:`~interlingua.errors.Problem` with a JSON pointer
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
@@ -67,6 +65,8 @@ _CONTENT = (TextItem, ImageItem, AudioItem, DocumentItem, ArtifactRefItem)
 
 
 def _schema_dir() -> Any:
+    from importlib import resources  # here, not at import: it costs start-up of every `interlingua validate`
+
     return resources.files("interlingua") / "schemas"
 
 
@@ -85,6 +85,8 @@ def load_schema(name: str) -> dict[str, Any]:
     """
     if name not in schema_names():
         raise KeyError(f"no schema {name!r}; known: {', '.join(schema_names())}")
+    import json
+
     return json.loads((_schema_dir() / f"{name}.json").read_text(encoding="utf-8"))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from enum import Enum
 from pathlib import Path
@@ -80,6 +79,8 @@ def validate(
         result = validate_path(paths, mode="strict" if strict else "preserving", only_transcripts=only_transcripts, progress=bar.advance)
     problems = result.unreadable + result.problems
     if fmt is OutputFormat.json:
+        import json
+
         payload = {
             "valid": result.ok,
             "files": result.files,
@@ -108,6 +109,8 @@ def schema(
     name: Annotated[str | None, typer.Argument(help="One schema to print (e.g. transcript, envelope, text); default: all, as one JSON object.")] = None,
 ) -> None:
     """Print or write the bundled JSON Schemas (Draft 2020-12)."""
+    import json
+
     if name is not None and name not in schema_names():
         typer.echo(f"error: no schema {name!r}; known: {', '.join(schema_names())}", err=True)
         raise typer.Exit(2)
