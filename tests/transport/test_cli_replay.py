@@ -84,7 +84,7 @@ def test_truncated_stream_exits_1(serve: Any, doc: Path) -> None:
     ("extra", "message"),
     [
         (["--provider", "nope"], "unknown provider"),
-        (["--provider", "anthropic", "--store", "sqlite:///x.db"], "--store and --session go together"),
+        (["--provider", "anthropic", "--store", "sqlite:///x.db"], "--store needs --session ID"),
         (["--provider", "anthropic", "--fixture", "/nonexistent.jsonl"], "cannot read fixture"),
     ],
 )

@@ -44,6 +44,7 @@ from ..errors import DocumentError, InterlinguaError, MappingError, TransportErr
 from ..items import Settings, Transcript
 from ..mapping import ModelResponse
 from ..streaming import StreamDone, StreamError, TextDelta
+from ._common import require_stdin
 from .convert import PolicyChoice
 
 __all__ = ["register", "replay"]
@@ -206,7 +207,7 @@ def replay(
             show_default=False,
         ),
     ] = None,
-    provider: Annotated[str, typer.Option("--provider", help="Wire format / provider (mapper name).", show_default=False)] = "",
+    provider: Annotated[str, typer.Option("--provider", metavar="FORMAT", help="Wire format / provider: {mappers}.", show_default=False)] = "",
     model: Annotated[str | None, typer.Option("--model", help="Model to call (default: the settings' model).", show_default=False)] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="API root (OpenAI-compatible server, proxy, local Ollama).")] = None,
     no_stream: Annotated[bool, typer.Option("--no-stream", help="Ask for the whole response at once.")] = False,
@@ -242,9 +243,11 @@ def replay(
     """
     from ..mapping import available
 
+    if transcript == "-":
+        require_stdin("replay", "TRANSCRIPT")
     try:
-        if (store is None) != (session is None):
-            raise _Fail(2, "--store and --session go together")
+        if store is not None and session is None:
+            raise _Fail(2, "--store needs --session ID (the session the output is appended to)")
         if store is not None:
             try:
                 import interlingua.store  # noqa: F401

@@ -746,7 +746,7 @@ class SessionStore:
         label = str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None)
         label = str(label) if label is not None else None
         with contextlib.ExitStack() as stack:
-            if not isinstance(source, (str, os.PathLike)):
+            if not isinstance(source, (str, os.PathLike)) and not _seekable(source):
                 # Two passes need a file to read twice: spool a stream (stdin) to a temporary file.
                 spool = stack.enter_context(tempfile.TemporaryFile())
                 shutil.copyfileobj(source, spool)
@@ -831,6 +831,13 @@ class SessionStore:
         if not change_rows and any(v is not None for v in values.values()):
             change_rows.append({"session_id": new_id, "change_no": 0, "effective_seq": 0, "created_at": now, **values})
         return values, change_rows
+
+
+def _seekable(fh: IO[bytes]) -> bool:
+    try:
+        return bool(fh.seekable())
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def _import_difference(block: SessionBlock, info: SessionInfo, stored: list[Envelope]) -> str:
