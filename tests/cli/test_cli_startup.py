@@ -133,7 +133,7 @@ def test_usage_lines_name_arguments_plainly() -> None:
         "validate": "Usage: interlingua validate [OPTIONS] PATH...",
         "convert": "Usage: interlingua convert [OPTIONS] [INPUT]",
         "migrate": "Usage: interlingua migrate [OPTIONS] INPUT...",
-        "replay": "Usage: interlingua replay [OPTIONS] TRANSCRIPT",
+        "replay": "Usage: interlingua replay [OPTIONS] [TRANSCRIPT]",
     }
     for name, usage in cases.items():
         r = runner.invoke(app, [name, "--help"], env={"COLUMNS": "120"})

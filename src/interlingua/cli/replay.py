@@ -201,7 +201,7 @@ def replay(
     transcript: Annotated[
         str | None,
         typer.Argument(
-            metavar="[TRANSCRIPT]",
+            metavar="TRANSCRIPT",
             help="Transcript document or session file (`--session` picks one of several), `-` for stdin; "
             "left out with --store: the stored session.",
             show_default=False,
