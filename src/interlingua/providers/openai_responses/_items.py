@@ -345,8 +345,8 @@ def _encode_image(item: ImageItem, ctx: EncodeContext, index: int) -> list[dict[
         out["file_id"] = src.file_id
     else:
         return None
-    if item.detail is not UNSET:
-        out["detail"] = item.detail
+    # ResponseInputImageParam.detail is Required; "auto" is the API default, written when none is given.
+    out["detail"] = item.detail if item.detail is not UNSET else "auto"
     return [out]
 
 
@@ -417,30 +417,57 @@ def _degrade(ctx: EncodeContext, reason: str, index: int, item_type: str, assist
     return [{"type": "input_text", "text": m.text} for m in marker]
 
 
-def encode_message(items: Sequence[tuple[int, Any]], role: str, ctx: EncodeContext, *, output_form: bool = False) -> dict[str, Any] | None:
-    """Consecutive content items of one message -> one message item (``None`` if nothing is left).
+def encode_message(items: Sequence[tuple[int, Any]], role: str, ctx: EncodeContext, *, output_form: bool = False) -> list[dict[str, Any]]:
+    """Consecutive content items of one message -> message items (``[]`` if nothing is left).
 
-    Forms (OAI ``easy_input_message_param.py``, ``response_output_message_param.py``):
-    an assistant message made by this provider (``msg_`` id in origin) or ``output_form`` ->
-    ``{type:"message", id, role:"assistant", status:"completed", content:[output_text|refusal]}``;
-    a single text part without annotations -> ``{role, content: "<text>"}``; anything else ->
-    ``{type:"message", role, content:[parts]}``.
+    Forms (OAI ``easy_input_message_param.py``, ``response_output_message_param.py``,
+    ``response_input_item_param.py``):
+
+    - an assistant message made by this provider (``msg_`` id in origin) or ``output_form`` ->
+      ``{type:"message", id, role:"assistant", status:"completed", content:[output_text|refusal]}``
+      (``ResponseOutputMessageParam``: ``id`` and ``status`` are ``Required``);
+    - any other assistant message -> ``EasyInputMessageParam`` ``{role:"assistant", content:"<text>"}``,
+      one per part: no Responses input type takes output parts or a refusal without the provider's
+      message id (``ResponseInputItemParam.Message`` has no assistant role), so a refusal is sent as
+      assistant text, text annotations are left out and several parts become several messages
+      (each reported);
+    - a single text part without annotations -> ``{role, content: "<text>"}``;
+    - anything else -> ``{type:"message", role, content:[parts]}``.
     """
     assistant = role == "assistant"
     parts: list[dict[str, Any]] = []
     for index, item in items:
         parts.extend(encode_content(item, ctx, index, assistant=assistant))
     if not parts:
-        return None
+        return []
     msg_id = next((own_item_id(item.origin, "msg_") for _, item in items if own_item_id(item.origin, "msg_")), None)
     if assistant and (msg_id or output_form):
         out: dict[str, Any] = {"type": "message", "role": "assistant", "content": parts, "status": "completed"}
         if msg_id:
             out["id"] = msg_id
-        return out
+        return [out]
     if len(parts) == 1 and parts[0]["type"] in ("input_text", "output_text") and not parts[0].get("annotations"):
-        return {"role": role, "content": parts[0]["text"]}
-    return {"type": "message", "role": role, "content": parts}
+        return [{"role": role, "content": parts[0]["text"]}]
+    if assistant:
+        return _easy_assistant(parts, items, ctx)
+    return [{"type": "message", "role": role, "content": parts}]
+
+
+def _easy_assistant(parts: list[dict[str, Any]], items: Sequence[tuple[int, Any]], ctx: EncodeContext) -> list[dict[str, Any]]:
+    """Assistant parts with no provider message id -> one ``EasyInputMessageParam`` per part (reported)."""
+    first = items[0][0]
+    if len(parts) > 1:
+        ctx.report.add("changed", f"assistant message of {len(parts)} parts with no Responses message id sent as {len(parts)} assistant messages (ResponseOutputMessageParam.id is required)", index=first, item_type="text")
+    out = []
+    for part in parts:
+        if part["type"] == "refusal":
+            ctx.report.add("changed", "refusal sent as assistant text: no Responses input type takes a refusal without the provider's message id", index=first, item_type="refusal")
+            out.append({"role": "assistant", "content": part["refusal"]})
+            continue
+        if part.get("annotations"):
+            ctx.report.add("dropped", "annotations of assistant text with no Responses message id are not carried (EasyInputMessageParam content is a string)", index=first, item_type="text")
+        out.append({"role": "assistant", "content": part["text"]})
+    return out
 
 
 def encode_tool_call(item: ToolCallItem, ctx: EncodeContext, index: int) -> dict[str, Any] | None:
