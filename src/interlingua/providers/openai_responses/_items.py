@@ -43,8 +43,8 @@ from ._common import (
     NAME,
     NAMESPACE,
     UNSET,
+    _ANNOTATION_FIELDS,
     annotation_from_wire,
-    annotation_to_wire,
     data_url,
     origin,
     own_item_id,
@@ -379,7 +379,7 @@ def encode_content(item: Any, ctx: EncodeContext, index: int, *, assistant: bool
     """
     if isinstance(item, TextItem):
         if assistant:
-            anns = [annotation_to_wire(a) for a in item.annotations] if item.annotations is not UNSET else []
+            anns = encode_annotations(item, ctx, index)
             return [{"type": "output_text", "text": item.text, "annotations": anns}]
         if item.annotations is not UNSET and item.annotations:
             ctx.report.add("dropped", "annotations on input text are not carried", index=index, item_type="text")
@@ -408,6 +408,61 @@ def encode_content(item: Any, ctx: EncodeContext, index: int, *, assistant: bool
         return _degrade(ctx, "artifact references cannot be sent to a provider", index, "artifact_ref", assistant)
     kind = describe(item)
     return _degrade(ctx, f"{kind} content cannot appear in {'an assistant' if assistant else 'this'} message", index, str(kind), assistant)
+
+
+_ANNOTATION_TYPES: dict[str, tuple[str, ...]] = {
+    "url_citation": ("url", "title", "start_index", "end_index"),
+    "file_citation": ("file_id", "filename", "index"),
+    "container_file_citation": ("container_id", "file_id", "filename", "start_index", "end_index"),
+    "file_path": ("file_id", "index"),
+}
+"""``output_text`` annotation types and their fields, all ``Required`` (OAI ``response_output_text.py``:
+``AnnotationURLCitation``, ``AnnotationFileCitation``, ``AnnotationContainerFileCitation``, ``AnnotationFilePath``)."""
+
+_URL_KINDS = ("web_search_result_location",)
+"""Other providers' citation kinds that cite a URL (Anthropic ``web_search_result_location``) -> ``url_citation``."""
+
+
+def encode_annotations(item: TextItem, ctx: EncodeContext, index: int) -> list[dict[str, Any]]:
+    """The annotations of an assistant text -> ``output_text`` annotations the SDK's types accept.
+
+    Each is one of :data:`_ANNOTATION_TYPES` with every field it requires and no other: a URL citation
+    from another provider becomes ``url_citation``; one with no span covers the whole text it is on, one
+    with no title gets ``""`` (each reported as changed); ``provider_data`` keys that are no field of
+    the type are left out, and an annotation missing a required field, or of a kind Responses has not,
+    is dropped (reported).
+    """
+    out: list[dict[str, Any]] = []
+    for ann in item.annotations if item.annotations is not UNSET else []:
+        kind = ann.kind
+        if kind in _URL_KINDS and ann.url is not UNSET:
+            ctx.report.add("changed", f"{kind} annotation written as url_citation", index=index, item_type="text")
+            kind = "url_citation"
+        fields = _ANNOTATION_TYPES.get(kind)
+        if fields is None:
+            ctx.report.add("dropped", f"annotation {kind!r} has no Responses output_text form", index=index, item_type="text")
+            continue
+        extra = ann.provider_data if ann.provider_data is not UNSET else {}
+        wire: dict[str, Any] = {"type": kind}
+        for name in fields:
+            value = getattr(ann, name, UNSET) if name in _ANNOTATION_FIELDS else UNSET
+            wire[name] = value if value is not UNSET else plain(extra[name]) if name in extra else UNSET
+        if kind == "url_citation":
+            if wire["start_index"] is UNSET or wire["end_index"] is UNSET:
+                ctx.report.add("changed", "url citation with no span written over its whole text", index=index, item_type="text")
+                wire["start_index"], wire["end_index"] = 0, len(item.text)
+            if wire["title"] is UNSET:
+                ctx.report.add("changed", "url citation with no title written with title ''", index=index, item_type="text")
+                wire["title"] = ""
+        missing = [k for k, v in wire.items() if v is UNSET]
+        if missing:
+            ctx.report.add("dropped", f"{kind} annotation without {', '.join(missing)} cannot be written", index=index, item_type="text")
+            continue
+        left = sorted(k for k in extra if k not in fields and k != "type")
+        if left:
+            ctx.report.add("dropped", f"annotation fields {left} are not in {kind}", index=index, item_type="text")
+        out.append(wire)
+    return out
 
 
 def _degrade(ctx: EncodeContext, reason: str, index: int, item_type: str, assistant: bool) -> list[dict[str, Any]]:
