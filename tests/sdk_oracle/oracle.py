@@ -16,7 +16,9 @@ Strict means three things, whatever the SDK's own leniency:
   checks it on known cases (``messages``/``model`` of Chat, ``FunctionToolParam.strict``).
 - **Types are checked strictly and eagerly**: validation runs in pydantic strict JSON mode, and
   ``Iterable[...]``/``Sequence[...]`` fields (validated lazily by pydantic, i.e. not at all) are
-  rebuilt as ``list[...]``.
+  rebuilt as ``list[...]``. Response-model branches of request unions (anthropic lets Python callers
+  pass a ``ToolUseBlock`` back; it has ``extra='allow'``) are left out: a JSON body is checked
+  against the ``*Param`` TypedDicts.
 
 Google: ``google.genai.types`` models accept both the REST camelCase aliases and the Python
 snake_case names; a body must use the REST names (the alias), checked on every nested model. The
@@ -101,6 +103,18 @@ _SEQUENCE_ORIGINS = {
 }
 
 
+def _is_models(tp: Any) -> bool:
+    """Whether ``tp`` is a pydantic model class or an (annotated) union of them."""
+    if isinstance(tp, type):
+        return issubclass(tp, BaseModel)
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return _is_models(typing.get_args(tp)[0])
+    if origin in (typing.Union, types.UnionType):
+        return all(_is_models(a) for a in typing.get_args(tp))
+    return False
+
+
 class _Strict:
     """Rebuilds a type with every TypedDict strict (extra forbidden, required keys from annotations)."""
 
@@ -118,7 +132,10 @@ class _Strict:
         if origin is typing.Annotated:
             return typing.Annotated[(self(args[0]), *tp.__metadata__)]
         if origin in (typing.Union, types.UnionType):
-            return Union[tuple(self(a) for a in args)]  # noqa: UP007
+            # Request unions also take the SDK's response models (pass a response block back from
+            # Python, ``extra='allow'``); a JSON body is checked against the ``*Param`` TypedDicts.
+            kept = [a for a in args if not _is_models(a)] or list(args)
+            return Union[tuple(self(a) for a in kept)]  # noqa: UP007
         if origin is Literal:
             return tp
         if origin in _SEQUENCE_ORIGINS or getattr(origin, "__name__", "") == "SequenceNotStr":
@@ -264,11 +281,16 @@ def walk_model(
     return out
 
 
+@cache
+def _adapter(model: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(model)
+
+
 def check_model(
     model: Any, body: Any, *, aliases_only: bool = False, open_paths: tuple[str, ...] = (), extra_keys: Mapping[str, frozenset[str]] | None = None
 ) -> list[str]:
     """Problems validating ``body`` against pydantic model (or type) ``model``, strictly."""
-    adapter = TypeAdapter(model)
+    adapter = _adapter(model)
     try:
         value = adapter.validate_json(json.dumps(body), strict=True)
     except ValidationError as err:
