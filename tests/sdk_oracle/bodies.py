@@ -27,6 +27,7 @@ from interlingua.streaming import StreamDone, StreamError, collect
 from .oracle import TARGETS
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+# ``real/corpus/<format>/``: a few files of the pydantic-ai corpus that show a class the SDK oracle found.
 POLICIES = ("error", "drop", "degrade")
 # A model each target's table knows (the request body needs one; Gemini takes it in the URL).
 MODELS = {
@@ -53,7 +54,7 @@ def _source_of(path: Path) -> str | None:
 
 def request_fixtures() -> list[tuple[str, Path]]:
     out = []
-    for p in sorted(REAL.glob("*/*.request.json")):
+    for p in sorted(REAL.glob("*/*.request.json")) + sorted(REAL.glob("corpus/*/*.request.json")):
         src = _source_of(p)
         if src:
             out.append((src, p))
@@ -63,7 +64,7 @@ def request_fixtures() -> list[tuple[str, Path]]:
 def response_fixtures() -> list[tuple[str, Path]]:
     """Non-streamed response bodies and recorded streams (``.sse``/``.ndjson``)."""
     out = []
-    for p in sorted(REAL.glob("*/*")):
+    for p in sorted(REAL.glob("*/*")) + sorted(REAL.glob("corpus/*/*")):
         if not (p.name.endswith((".response.json", ".sse", ".ndjson")) or p.name == "ollama_docs.chat_stream_final_done.json"):
             continue
         src = _source_of(p)
@@ -152,12 +153,12 @@ def cases() -> Iterator[Case]:
     for src, p in request_fixtures():
         for tgt in TARGETS:
             for pol in POLICIES:
-                yield Case("request", src, f"{p.parent.name}/{p.name}", tgt, pol)
+                yield Case("request", src, p.relative_to(REAL).as_posix(), tgt, pol)
     for src, p in response_fixtures():
         kind, response = decoded_response(src, p)
         if response is None:
             continue
         for tgt in TARGETS:
             for pol in POLICIES:
-                yield Case("response" if kind == "body" else "stream-final", src, f"{p.parent.name}/{p.name}", tgt, pol)
-                yield Case("continuation", src, f"{p.parent.name}/{p.name}", tgt, pol)
+                yield Case("response" if kind == "body" else "stream-final", src, p.relative_to(REAL).as_posix(), tgt, pol)
+                yield Case("continuation", src, p.relative_to(REAL).as_posix(), tgt, pol)
