@@ -257,3 +257,19 @@ def test_gemini_schema_conversion_is_recursive_and_inverts():
         "required": ["type"],
     }
     assert json_schema_to_schema(json_schema) == schema
+
+
+def test_cited_anthropic_answer_continued_on_responses_is_one_easy_message_per_text():
+    """Anthropic's web-search answer is one assistant message of several cited text blocks. With no
+    Responses message id it cannot be an output message; each text is an ``EasyInputMessageParam``
+    (texts kept in order, message boundary and citations reported)."""
+    rel = "corpus/anthropic/pai__test_anthropic__test_anthropic_web_search_tool.0.response.json"
+    _, response = decoded_response("anthropic", REAL / rel)
+    assert response is not None
+    texts = [i.text for i in response.items if isinstance(i, TextItem)]
+    conv = get_mapper("openai-responses").encode_request(continuation("anthropic", REAL / rel, response), model="gpt-5", policy="drop")
+    assert check_request("openai-responses", conv.value) == []
+    sent = [m["content"] for m in conv.value["input"] if m.get("role") == "assistant"]
+    assert sent == [t for t in texts if t]
+    actions = {(e.action, e.item_type) for e in conv.report}
+    assert ("changed", "text") in actions and ("dropped", "text") in actions

@@ -490,9 +490,8 @@ def encode_message(items: Sequence[tuple[int, Any]], role: str, ctx: EncodeConte
     - anything else -> ``{type:"message", role, content:[parts]}``.
     """
     assistant = role == "assistant"
-    parts: list[dict[str, Any]] = []
-    for index, item in items:
-        parts.extend(encode_content(item, ctx, index, assistant=assistant))
+    by_item = [(index, encode_content(item, ctx, index, assistant=assistant)) for index, item in items]
+    parts = [part for _, item_parts in by_item for part in item_parts]
     if not parts:
         return []
     msg_id = next((own_item_id(item.origin, "msg_") for _, item in items if own_item_id(item.origin, "msg_")), None)
@@ -504,24 +503,25 @@ def encode_message(items: Sequence[tuple[int, Any]], role: str, ctx: EncodeConte
     if len(parts) == 1 and parts[0]["type"] in ("input_text", "output_text") and not parts[0].get("annotations"):
         return [{"role": role, "content": parts[0]["text"]}]
     if assistant:
-        return _easy_assistant(parts, items, ctx)
+        return _easy_assistant(by_item, ctx)
     return [{"type": "message", "role": role, "content": parts}]
 
 
-def _easy_assistant(parts: list[dict[str, Any]], items: Sequence[tuple[int, Any]], ctx: EncodeContext) -> list[dict[str, Any]]:
+def _easy_assistant(by_item: list[tuple[int, list[dict[str, Any]]]], ctx: EncodeContext) -> list[dict[str, Any]]:
     """Assistant parts with no provider message id -> one ``EasyInputMessageParam`` per part (reported)."""
-    first = items[0][0]
-    if len(parts) > 1:
-        ctx.report.add("changed", f"assistant message of {len(parts)} parts with no Responses message id sent as {len(parts)} assistant messages (ResponseOutputMessageParam.id is required)", index=first, item_type="text")
+    n = sum(len(parts) for _, parts in by_item)
+    if n > 1:
+        ctx.report.add("changed", f"assistant message of {n} parts with no Responses message id sent as {n} assistant messages (ResponseOutputMessageParam.id is required)", index=by_item[0][0], item_type="text")
     out = []
-    for part in parts:
-        if part["type"] == "refusal":
-            ctx.report.add("changed", "refusal sent as assistant text: no Responses input type takes a refusal without the provider's message id", index=first, item_type="refusal")
-            out.append({"role": "assistant", "content": part["refusal"]})
-            continue
-        if part.get("annotations"):
-            ctx.report.add("dropped", "annotations of assistant text with no Responses message id are not carried (EasyInputMessageParam content is a string)", index=first, item_type="text")
-        out.append({"role": "assistant", "content": part["text"]})
+    for index, parts in by_item:
+        for part in parts:
+            if part["type"] == "refusal":
+                ctx.report.add("changed", "refusal sent as assistant text: no Responses input type takes a refusal without the provider's message id", index=index, item_type="refusal")
+                out.append({"role": "assistant", "content": part["refusal"]})
+                continue
+            if part.get("annotations"):
+                ctx.report.add("dropped", "annotations of assistant text with no Responses message id are not carried (EasyInputMessageParam content is a string)", index=index, item_type="text")
+            out.append({"role": "assistant", "content": part["text"]})
     return out
 
 
