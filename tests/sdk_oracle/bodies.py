@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -73,8 +74,16 @@ def response_fixtures() -> list[tuple[str, Path]]:
     return out
 
 
+@cache
+def decoded_request(source: str, path: Path) -> Transcript:
+    """The transcript of a request fixture (decoded once: mappers never mutate their input)."""
+    return get_mapper(source).decode_request(json.loads(path.read_text(encoding="utf-8"))).value
+
+
+@cache
 def decoded_response(source: str, path: Path) -> tuple[str, ModelResponse | None]:
-    """(kind, response): kind ``body`` or ``stream``; None when the fixture is no decodable response."""
+    """(kind, response): kind ``body`` or ``stream``; None when the fixture is no decodable response.
+    Decoded once per fixture (mappers never mutate their input)."""
     mapper = get_mapper(source)
     if path.suffix == ".json":
         body = json.loads(path.read_text(encoding="utf-8"))
@@ -109,7 +118,7 @@ def produce(case: Case) -> tuple[dict[str, Any] | None, str | None]:
     path = REAL / case.fixture
     try:
         if case.kind == "request":
-            transcript = get_mapper(case.source).decode_request(json.loads(path.read_text(encoding="utf-8"))).value
+            transcript = decoded_request(case.source, path)
             return target.encode_request(transcript, model=MODELS[case.target], policy=case.policy).value, None  # type: ignore[arg-type]
         _, response = decoded_response(case.source, path)
         assert response is not None
@@ -124,7 +133,7 @@ def continuation(source: str, path: Path, response: ModelResponse) -> Transcript
     """The conversation continued after ``response``: its request (``x.N.request.json`` beside
     ``x.N.response.*``) when recorded, then the response's output items, then a user turn."""
     request = path.parent / (path.name.split(".response")[0] + ".request.json")
-    base = get_mapper(source).decode_request(json.loads(request.read_text(encoding="utf-8"))).value if request.exists() else None
+    base = decoded_request(source, request) if request.exists() else None
     items = list(base.items) if base is not None else [TextItem(role="user", text="Hello.")]
     items += list(response.items) + [TextItem(role="user", text="Go on.")]
     return Transcript(schema_version=SCHEMA_VERSION, items=items, tools=base.tools if base is not None else UNSET,  # type: ignore[arg-type]
