@@ -273,3 +273,20 @@ def test_cited_anthropic_answer_continued_on_responses_is_one_easy_message_per_t
     assert sent == [t for t in texts if t]
     actions = {(e.action, e.item_type) for e in conv.report}
     assert ("changed", "text") in actions and ("dropped", "text") in actions
+
+
+def test_anthropic_server_tool_on_other_providers_is_reported():
+    """An Anthropic server tool (``advisor_20260301``: no ``input_schema``) is a tool definition whose
+    fields live in ``provider_data["anthropic"]``. Elsewhere it can only be a function tool without
+    parameters (Responses: ``FunctionToolParam.parameters`` is Required, written ``null``); every target
+    reports that the Anthropic fields are left out."""
+    rel = "corpus/anthropic/pai__test_anthropic__test_anthropic_advisor_tool.0.request.json"
+    assert load(rel)["tools"][0]["type"] == "advisor_20260301"
+    for target in ("openai-chat", "openai-responses", "gemini", "ollama"):
+        conv = request_from("anthropic", rel, target, policy="error")
+        assert check_request(target, conv.value) == [], target
+        assert any(e.action == "dropped" and "'anthropic'" in e.reason and "advisor" in e.reason for e in conv.report), target
+    responses = request_from("anthropic", rel, "openai-responses")
+    assert responses.value["tools"] == [{"type": "function", "name": "advisor", "parameters": None, "strict": False}]
+    same = request_from("anthropic", rel, "anthropic")
+    assert same.value["tools"] == load(rel)["tools"] and not [e for e in same.report if e.item_type in ("tool", "tools")]

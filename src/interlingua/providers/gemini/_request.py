@@ -186,6 +186,9 @@ def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, 
     decls: list[dict[str, Any]] = []
     for n, tool in enumerate(tools):
         pdata = tool.provider_data.get("gemini", {}) if tool.provider_data is not UNSET else {}
+        for owner in tool.provider_data if tool.provider_data is not UNSET else {}:
+            if owner != "gemini":  # another provider's tool fields (e.g. an Anthropic server tool's type)
+                report.add("dropped", f"provider_data {owner!r} of tool {tool.name!r} is not for gemini", index=n, item_type="tools")
         decl: dict[str, Any] = {"name": tool.name}
         if tool.description is not UNSET:
             decl["description"] = tool.description
