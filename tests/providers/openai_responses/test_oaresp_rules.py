@@ -420,7 +420,7 @@ def test_tools_keep_parameters_exactly_and_report_builtin_tools(oar):
 
 def test_foreign_tool_provider_data_is_not_sent(oar):
     conv = enc(oar, T(tools=[ToolDefinition(name="f", parameters={"type": "object"}, provider_data={"cache_control": {"type": "ephemeral"}})]))
-    assert conv.value["tools"] == [{"type": "function", "name": "f", "parameters": {"type": "object"}}]
+    assert conv.value["tools"] == [{"type": "function", "name": "f", "parameters": {"type": "object"}, "strict": False}]
     assert [e.action for e in conv.report] == ["dropped"]
 
 

@@ -14,6 +14,8 @@ tools?: [{functionDeclarations:[...]}], toolConfig?: {functionCallingConfig:{mod
   (reported: it goes back with that id); with no such call it gets ``f"gemini_m{i}_p{j}_result"`` (reported).
 * ``functionDeclarations[]`` -> tool definitions; which schema field was used (``parameters`` or
   ``parametersJsonSchema``) and any other declaration fields go to ``provider_data["gemini"]``.
+  A ``parameters`` ``Schema`` becomes JSON Schema (``OBJECT`` -> ``object``, ``nullable`` -> a
+  ``"null"`` type) and goes back to Gemini as a ``Schema``.
   Non-function tools (``googleSearch``, ``codeExecution``, ...) are left out and reported.
 * ``toolConfig.functionCallingConfig.mode``: ``AUTO`` -> auto, ``NONE`` -> none, ``ANY`` -> required
   (``tool`` when ``allowedFunctionNames`` names exactly one), ``VALIDATED`` -> auto (reported).
@@ -114,6 +116,8 @@ def decode_tools(tools: Any, report: Report) -> list[ToolDefinition]:
                     continue
                 if ck in ("parameters", "parametersJsonSchema") and schema_field is None and isinstance(value, Mapping):
                     schema_field, params = ck, jcopy(dict(value))
+                    if ck == "parameters":  # canonical parameters are JSON Schema
+                        params = schema_to_json_schema(params)
                 else:
                     fields[ck] = jcopy(value)
             pdata: dict[str, Any] = {}
@@ -133,6 +137,47 @@ def decode_tools(tools: Any, report: Report) -> list[ToolDefinition]:
     return out
 
 
+_SCHEMA_TYPES = {"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"}
+
+
+def schema_to_json_schema(value: Any) -> Any:
+    """A Gemini ``Schema`` (``parameters``, GEN ``types.py`` ``Schema``/``Type``) -> JSON Schema.
+
+    ``Type`` values are upper-case enum names (``OBJECT``, ``STRING``, ...) where JSON Schema has
+    ``object``, ``string``, ...; ``nullable: true`` is JSON Schema's ``type: [<t>, "null"]``. Every
+    other keyword is the same in both. Inverse: :func:`json_schema_to_schema`.
+    """
+    if isinstance(value, list):
+        return [schema_to_json_schema(v) for v in value]
+    if not isinstance(value, Mapping):
+        return value
+    out = {k: schema_to_json_schema(v) for k, v in value.items()}
+    t = out.get("type")
+    if isinstance(t, str) and t in _SCHEMA_TYPES:
+        out["type"] = t.lower()
+        if out.get("nullable") is True and t != "NULL":
+            del out["nullable"]
+            out["type"] = [t.lower(), "null"]
+    return out
+
+
+def json_schema_to_schema(value: Any) -> Any:
+    """JSON Schema -> Gemini ``Schema`` type names (the inverse of :func:`schema_to_json_schema`)."""
+    if isinstance(value, list):
+        return [json_schema_to_schema(v) for v in value]
+    if not isinstance(value, Mapping):
+        return value
+    out = {k: json_schema_to_schema(v) for k, v in value.items()}
+    t = out.get("type")
+    if isinstance(t, list) and len(t) == 2 and "null" in t and all(isinstance(x, str) for x in t):
+        inner = next(x for x in t if x != "null")
+        if inner.upper() in _SCHEMA_TYPES:
+            out["type"], out["nullable"] = inner.upper(), True
+    elif isinstance(t, str) and t.upper() in _SCHEMA_TYPES:
+        out["type"] = t.upper()
+    return out
+
+
 def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, Any]]:
     """Tool definitions -> ``[{functionDeclarations: [...]}]``.
 
@@ -142,11 +187,16 @@ def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, 
     decls: list[dict[str, Any]] = []
     for n, tool in enumerate(tools):
         pdata = tool.provider_data.get("gemini", {}) if tool.provider_data is not UNSET else {}
+        for owner in tool.provider_data if tool.provider_data is not UNSET else {}:
+            if owner != "gemini":  # another provider's tool fields (e.g. an Anthropic server tool's type)
+                report.add("dropped", f"provider_data {owner!r} of tool {tool.name!r} is not for gemini", index=n, item_type="tools")
         decl: dict[str, Any] = {"name": tool.name}
         if tool.description is not UNSET:
             decl["description"] = tool.description
         if tool.parameters is not UNSET:
-            decl[pdata.get("schema_field", "parametersJsonSchema")] = jcopy(tool.parameters)
+            schema_field = pdata.get("schema_field", "parametersJsonSchema")
+            params = jcopy(tool.parameters)
+            decl[schema_field] = json_schema_to_schema(params) if schema_field == "parameters" else params
         for key, value in (pdata.get("fields") or {}).items():
             decl[key] = jcopy(value)
         if tool.strict is not UNSET:

@@ -70,6 +70,9 @@ def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, 
             fn["parameters"] = jcopy(tool.parameters)
         if tool.provider_data is not UNSET:
             fn.update(jcopy(tool.provider_data.get("ollama", {})))
+            for owner in tool.provider_data:
+                if owner != "ollama":  # another provider's tool fields (e.g. an Anthropic server tool's type)
+                    report.add("dropped", f"provider_data {owner!r} of tool {tool.name!r} is not for ollama", index=n, item_type="tools")
         if tool.strict is not UNSET:
             report.add("dropped", "tool strict flag has no Ollama equivalent", index=n, item_type="tools")
         out.append({"type": "function", "function": fn})

@@ -503,7 +503,9 @@ class MessageEncoder:
             self.report.add("changed", f"{len(texts)} text items joined into one response content string", item_type="text")
         for item in texts:
             for ann in item.annotations if item.annotations is not U else []:
-                annotations.append(_annotation_to_wire(ann, offset))
+                wire = _annotation_to_wire(ann, offset, item.text, self.report)
+                if wire is not None:
+                    annotations.append(wire)
             text.append(item.text)
             offset += len(item.text)
         refusals = [v for k, v in entries if k == "refusal"]
@@ -513,16 +515,43 @@ class MessageEncoder:
             msg["annotations"] = annotations
 
 
-def _annotation_to_wire(ann: Any, offset: int) -> dict[str, Any]:
-    """:class:`Annotation` -> ``{type, <type>:{...}}`` (indices shifted by ``offset``)."""
-    if ann.kind != "url_citation" and ann.provider_data is not U:
-        return copy.deepcopy(ann.provider_data)
+_URL_KINDS = ("url_citation", "web_search_result_location")
+_URL_CITATION_FIELDS = ("end_index", "start_index", "title", "url")
+
+
+def _annotation_to_wire(ann: Any, offset: int, text: str, report: Report) -> dict[str, Any] | None:
+    """:class:`Annotation` -> ``{type:"url_citation", url_citation:{end_index, start_index, title, url}}``
+    (indices shifted by ``offset``), or ``None`` (reported).
+
+    ``ChatCompletionMessage.annotations`` holds only ``Annotation`` (OAI ``chat_completion_message.py``):
+    ``type`` ``url_citation`` with all four fields ``Required``. A Chat annotation of another type kept
+    whole in ``provider_data`` goes back as it was; a URL citation from another provider (Anthropic
+    ``web_search_result_location``) becomes ``url_citation``, one with no span covers its whole text and
+    one with no title gets ``""`` (reported as changed); other kinds, and ``provider_data`` keys of
+    another provider's annotation, are dropped (reported).
+    """
+    pdata = ann.provider_data if ann.provider_data is not U else {}
+    if ann.kind != "url_citation" and pdata.get("type") == ann.kind and isinstance(pdata.get(ann.kind), dict):
+        return copy.deepcopy(pdata)  # a Chat annotation of another type, as received
+    if ann.kind not in _URL_KINDS or ann.url is U:
+        report.add("dropped", f"annotation {ann.kind!r} has no Chat Completions form", item_type="text")
+        return None
+    if ann.kind != "url_citation":
+        report.add("changed", f"{ann.kind} annotation written as url_citation", item_type="text")
     body: dict[str, Any] = {}
-    for name in ("end_index", "start_index", "title", "url"):
+    for name in _URL_CITATION_FIELDS:
         value = getattr(ann, name)
         if value is not U:
             body[name] = value + offset if name.endswith("_index") else value
-    if ann.provider_data is not U:
-        for k, v in ann.provider_data.items():
+    if "start_index" not in body or "end_index" not in body:
+        report.add("changed", "url citation with no span written over its whole text", item_type="text")
+        body["start_index"], body["end_index"] = offset, offset + len(text)
+    if "title" not in body:
+        report.add("changed", "url citation with no title written with title ''", item_type="text")
+        body["title"] = ""
+    if ann.kind == "url_citation":
+        for k, v in pdata.items():  # a dialect's own fields (OpenRouter ``content``), as received
             body.setdefault(k, copy.deepcopy(v))
-    return {"type": ann.kind, ann.kind: body}
+    elif pdata:
+        report.add("dropped", f"{ann.kind} fields {sorted(pdata)} have no url_citation field", item_type="text")
+    return {"type": "url_citation", "url_citation": body}

@@ -125,8 +125,17 @@ def decode_request(body: Mapping[str, Any], report: Report) -> Transcript:
     return Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=choice if choice is not None else U)  # type: ignore[arg-type]
 
 
-def _tool_to_wire(tool: ToolDefinition) -> dict[str, Any]:
+def _tool_to_wire(tool: ToolDefinition, report: Report | None = None, index: int | None = None) -> dict[str, Any]:
+    """A tool definition -> ``ChatCompletionFunctionToolParam`` (or this format's own non-function tool).
+
+    Another provider's ``provider_data`` (e.g. an Anthropic server tool's ``type``) has no Chat form:
+    it is left out and reported.
+    """
     own = tool.provider_data.get("openai-chat") if isinstance(tool.provider_data, dict) else None
+    if report is not None and isinstance(tool.provider_data, dict):
+        for owner in tool.provider_data:
+            if owner != "openai-chat":
+                report.add("dropped", f"provider_data {owner!r} of tool {tool.name!r} is not for openai-chat", index=index, item_type="tool")
     if isinstance(own, dict) and own.get("type") not in (None, "function"):
         return copy.deepcopy(own)
     fn: dict[str, Any] = {"name": tool.name}
@@ -164,7 +173,7 @@ def encode_request(
     body["messages"] = encoder.messages(list(transcript.items))
     tools = transcript.tools if transcript.tools is not U else []
     if tools:
-        body["tools"] = [_tool_to_wire(t) for t in tools]
+        body["tools"] = [_tool_to_wire(t, report, k) for k, t in enumerate(tools)]
     choice = transcript.tool_choice
     if choice is not U:
         if choice.mode == "tool":

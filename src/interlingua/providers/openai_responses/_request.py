@@ -123,13 +123,18 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
 
 
 def _encode_tool(tool: ToolDefinition, report: Report, index: int) -> dict[str, Any]:
+    """A canonical tool -> ``FunctionToolParam`` (OAI ``types/responses/function_tool_param.py``).
+
+    ``FunctionToolParam.strict`` and ``.parameters`` are ``Required``; an omitted ``strict`` makes
+    Responses try strict mode (OpenAI function-calling guide), so a tool with no ``strict`` (a
+    non-strict tool from another provider) is written ``strict: false``; a tool's own value is kept.
+    A tool with no parameters is written with ``parameters: null`` (``Optional``, and required).
+    """
     out: dict[str, Any] = {"type": "function", "name": tool.name}
     if tool.description is not UNSET:
         out["description"] = tool.description
-    if tool.parameters is not UNSET:
-        out["parameters"] = plain(tool.parameters)
-    if tool.strict is not UNSET:
-        out["strict"] = tool.strict
+    out["parameters"] = plain(tool.parameters) if tool.parameters is not UNSET else None
+    out["strict"] = tool.strict if tool.strict is not UNSET else False
     if tool.provider_data is not UNSET:
         for owner, value in tool.provider_data.items():
             if owner == NAME and isinstance(value, Mapping):
