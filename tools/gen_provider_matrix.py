@@ -21,17 +21,20 @@ from pathlib import Path
 
 from interlingua.codec import decode_item
 from interlingua.errors import InterlinguaError
-from interlingua.items import TextItem, ToolCallItem, ToolDefinition, Transcript
+from interlingua.items import Settings, TextItem, ToolCallItem, ToolDefinition, Transcript
 from interlingua.mapping import get_mapper
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "providers.md"
 TARGETS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama"]
 BEGIN, END = "<!-- matrix:begin -->", "<!-- matrix:end -->"
+MODEL = "test-model"
+"""Model passed to every encode (a body without one is reported, which is not what the tables show)."""
 
 
 def _t(*items: object, tools: bool = False) -> Transcript:
-    fields: dict = {"schema_version": "1.0", "items": [TextItem(role="user", text="hello"), *items]}
+    # stream: false so a target that needs an explicit stream (Ollama) has nothing to add
+    fields: dict = {"schema_version": "1.0", "items": [TextItem(role="user", text="hello"), *items], "settings": Settings(stream=False)}
     if tools:
         fields["tools"] = [ToolDefinition(name="get_weather", parameters={"type": "object"})]
     return Transcript(**fields)
@@ -79,10 +82,10 @@ def _cases() -> list[tuple[str, Transcript]]:
 def _cell(target: str, t: Transcript) -> str:
     mapper = get_mapper(target)
     try:
-        conv = mapper.encode_request(t, policy="error")
+        conv = mapper.encode_request(t, model=MODEL, policy="error")
     except InterlinguaError:
         try:
-            conv = mapper.encode_request(t, policy="degrade")
+            conv = mapper.encode_request(t, model=MODEL, policy="degrade")
         except InterlinguaError:
             return "refused"
         actions = {e.action for e in conv.report}
