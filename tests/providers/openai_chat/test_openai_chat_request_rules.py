@@ -11,6 +11,7 @@ import pytest
 from interlingua.codec import SCHEMA_VERSION, to_builtins
 from interlingua.errors import ConversionError, MalformedArgumentsError
 from interlingua.items import (
+    CacheBreakpoint,
     AudioItem,
     Base64Source,
     DocumentItem,
@@ -188,11 +189,13 @@ def test_document_from_other_file_store_is_unsupported() -> None:
 
 
 def test_unknown_part_and_part_fields_are_kept_or_reported() -> None:
-    body = {"messages": [{"role": "user", "content": [{"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}, {"type": "input_video", "input_video": {"url": "u"}}]}]}
+    body = {"messages": [{"role": "user", "content": [{"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}, "extra": 1}, {"type": "input_video", "input_video": {"url": "u"}}]}]}
     conv = mapper.decode_request(body)
     assert isinstance(conv.value.items[1], RawItem)
+    # cache_control is a cache breakpoint now (OpenRouter, issue 12); other part fields are reported
+    assert conv.value.items[0].cache_breakpoint == CacheBreakpoint()
     reasons = " ".join(str(e) for e in conv.report)
-    assert "cache_control" in reasons and "input_video" in reasons
+    assert "extra" in reasons and "input_video" in reasons and "cache_control" not in reasons
 
 
 # ----------------------------------------------------------------------------- assistant
