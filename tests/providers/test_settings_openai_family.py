@@ -452,3 +452,27 @@ def test_malformed_cache_control_is_reported_not_kept() -> None:
     conv = OpenAIChatMapper("openrouter").decode_request(body)
     assert conv.value.items[0].cache_breakpoint is U
     assert [(e.action, e.pointer) for e in conv.report] == [("dropped", "/messages/0/content/0/cache_control")]
+
+
+_ODD_BODIES = [
+    (OpenAIChatMapper(), {"model": "m", "messages": [], "reasoning": {}, "response_format": {"type": "json_schema", "json_schema": {"name": "A", "x": 1}, "y": 2}, "stop": [], "max_tokens": 0}),
+    (OpenAIChatMapper(), {"model": "", "messages": [], "stream": "yes", "seed": 1.5, "top_p": 3, "response_format": "json", "reasoning": "high", "parallel_tool_calls": None}),
+    (get_mapper("openai-responses"), {"model": "m", "input": [], "reasoning": {}, "text": {}, "max_output_tokens": 0, "temperature": None}),
+    (get_mapper("openai-responses"), {"model": 5, "input": [], "reasoning": "low", "text": {"format": {"type": "json_schema", "schema": []}}, "stream": None}),
+    (get_mapper("ollama"), {"model": "m", "messages": [], "options": {}, "format": "yaml", "think": "max", "stream": True}),
+    (get_mapper("ollama"), {"model": "m", "messages": [], "options": {"num_predict": -1, "stop": "x", "seed": True}, "format": [], "stream": 1}),
+]
+
+
+@pytest.mark.parametrize(("mapper", "body"), _ODD_BODIES, ids=lambda v: repr(v)[:60])
+def test_odd_setting_values_are_kept_as_given_for_the_same_provider(mapper: Any, body: dict[str, Any]) -> None:
+    """Values that fit no canonical field (wrong type, out of range, unknown shape) are not errors and
+    not lost: they stay in the own provider_data and come back exactly."""
+    before = copy.deepcopy(body)
+    conv = mapper.decode_request(body)
+    assert not [e for e in conv.report if e.item_type == "settings"]
+    model = conv.value.settings.model if isinstance(conv.value.settings.model, str) else None
+    out = mapper.encode_request(conv.value, model=model)
+    assert json.dumps(out.value, sort_keys=True) == json.dumps(body, sort_keys=True)
+    assert [e.pointer for e in out.report if e.item_type == "settings"] == ([] if model else ["/model"])
+    assert body == before

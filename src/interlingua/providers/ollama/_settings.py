@@ -130,7 +130,7 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
         body["options"] = options
     if settings.stream is not U:
         body["stream"] = settings.stream
-    else:
+    elif "stream" not in own:  # a stream value that fit no canonical field goes back as given
         body["stream"] = False
         report.add(
             "changed",

@@ -160,9 +160,8 @@ def _openrouter_reasoning(value: Mapping[str, Any], reasoning: dict[str, Any], r
             reasoning["include_thoughts"] = not v
         else:
             left[key] = copy.deepcopy(v)
-    rest["reasoning"] = left
-    if not left:
-        del rest["reasoning"]
+    if left or not value:
+        rest["reasoning"] = left  # the fields with no canonical form (an empty object stays as given)
 
 
 def _max_tokens(body: Mapping[str, Any], fields: dict[str, Any], rest: dict[str, Any], dialect: Dialect) -> None:
