@@ -20,6 +20,7 @@ from ...items import ToolChoice, ToolDefinition, Transcript
 from ...mapping.ids import IdMap, IdRule
 from ...mapping.report import Policy, Report
 from ...mapping.settings import note_model, settings_of
+from ...mapping.wire import guarded
 from ._common import NAME, Dialect
 from ._decode import MessageDecoder
 from ._encode import MessageEncoder
@@ -73,6 +74,7 @@ def _tool_choice(body: Mapping[str, Any], report: Report) -> ToolChoice | None:
     return None
 
 
+@guarded("openai-chat", "request")
 def decode_request(body: Mapping[str, Any], report: Report, dialect: Dialect = "openai") -> Transcript:
     """Request body -> transcript: ``messages`` (key ``m{i}``), ``tools``, ``tool_choice``, ``settings``.
 
