@@ -25,7 +25,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hypothesis import strategies as st
+try:
+    from hypothesis import strategies as st
+except ModuleNotFoundError as _exc:
+    from ._extra import missing_extra
+
+    raise missing_extra("hypothesis", "interlingua.testing.strategies", _exc) from _exc
 
 from ..codec import SCHEMA_VERSION
 from ..items import (
