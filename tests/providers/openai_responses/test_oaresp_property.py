@@ -187,7 +187,7 @@ def transcript(draw):
 @given(t=transcript())
 def test_generated_transcripts_round_trip_unchanged(t, oar):
     before = to_builtins(t)
-    encoded = oar.encode_request(t)
+    encoded = oar.encode_request(t, model="gpt-5")
     assert encoded.report.entries == []
     back = oar.decode_request(encoded.value)
     assert back.report.entries == []

@@ -173,7 +173,27 @@ class MessageEncoder:
     def _text_part(self, index: int, item: TextItem) -> dict[str, Any]:
         if item.annotations is not U and item.annotations and not self.response:
             self.report.add("dropped", "text annotations are not sent back in a request", index=index, item_type="text")
-        return {"type": "text", "text": item.text}
+        return self.cache(index, item, {"type": "text", "text": item.text})
+
+    def cache(self, index: int, item: Any, part: dict[str, Any] | None) -> dict[str, Any]:
+        """Write ``item``'s prompt-cache breakpoint on ``part`` as ``cache_control`` (openrouter dialect).
+
+        OpenRouter takes Anthropic-style ``cache_control:{type:"ephemeral", ttl?}`` on content parts
+        (openrouter.ai/docs prompt caching); OpenAI, DeepSeek and Ollama cache prompts automatically
+        or not at all, so there (and with no part to carry it) the breakpoint is left out and reported.
+        """
+        bp = getattr(item, "cache_breakpoint", U)
+        if bp is U:
+            return part if part is not None else {}
+        if part is not None and self.dialect == "openrouter" and not self.response:
+            cc: dict[str, Any] = {"type": "ephemeral"}
+            if bp.ttl is not U:
+                cc["ttl"] = bp.ttl
+            part["cache_control"] = cc
+            return part
+        why = "no content part carries it" if part is None else f"the {self.dialect} dialect takes no cache_control"
+        self.report.add("dropped", f"prompt-cache breakpoint left out: {why}", index=index, item_type=_tag(item))
+        return part if part is not None else {}
 
     def _unsupported(self, index: int, item_type: str, reason: str) -> list[dict[str, Any]]:
         return [{"type": "text", "text": m.text} for m in self.report.unsupported(self.policy, reason, index=index, item_type=item_type)]
@@ -235,13 +255,13 @@ class MessageEncoder:
         if len(parts) == 1 and parts[0].get("type") == "text" and set(parts[0]) == {"type", "text"}:
             return parts[0]["text"]
         if len(parts) > 1:
-            empty = [p.get("type") == "text" and p.get("text") == "" for p in parts]
+            empty = [p.get("type") == "text" and p.get("text") == "" and "cache_control" not in p for p in parts]
             keep = [n for n in range(len(parts)) if not empty[n]] or [0]
             for n in range(len(parts)):
                 if n not in keep:
                     self.report.add("dropped", "an empty text part beside other content is left out", index=where[n], item_type="text")
             parts = [parts[n] for n in keep]
-            if len(parts) == 1 and parts[0].get("type") == "text":
+            if len(parts) == 1 and parts[0].get("type") == "text" and set(parts[0]) == {"type", "text"}:
                 return parts[0]["text"]
         return parts
 
@@ -327,7 +347,12 @@ class MessageEncoder:
             elif group.role in ("system", "developer"):
                 parts.extend(self._unsupported(i, _tag(item), f"{group.role} messages take text parts only"))
             else:
-                parts.extend(self._media_part(i, item, group.role))
+                media = self._media_part(i, item, group.role)
+                if len(media) == 1 and media[0].get("type") != "text":
+                    self.cache(i, item, media[0])
+                elif getattr(item, "cache_breakpoint", U) is not U:
+                    self.cache(i, item, None)
+                parts.extend(media)
             where.extend([i] * (len(parts) - len(where)))
         if not parts and not fields:
             return None
@@ -347,7 +372,7 @@ class MessageEncoder:
         parts: list[dict[str, Any]] = []
         for item in result.content:
             if isinstance(item, TextItem):
-                parts.append({"type": "text", "text": item.text})
+                parts.append(self.cache(index, item, {"type": "text", "text": item.text}))
             elif isinstance(item, StructuredItem):
                 self.report.add("changed", "structured tool output sent as JSON text", index=index, item_type="structured")
                 parts.append({"type": "text", "text": msgspec.json.encode(item.data).decode()})
@@ -356,8 +381,10 @@ class MessageEncoder:
                 parts.extend(self._unsupported(index, kind, f"tool messages carry text parts only; {kind} content cannot go in a tool message"))
         if result.is_error is True:
             self.report.add("dropped", "OpenAI Chat tool messages have no error flag; is_error left out", index=index, item_type="tool_result")
+        if result.cache_breakpoint is not U:
+            self.cache(index, result, parts[-1] if parts else None)
         msg: dict[str, Any] = {"role": "tool", "tool_call_id": self.ids.get(result.call_id, index=index)}
-        if parts and all(p.get("type") == "text" and p.get("text") == "" for p in parts):
+        if parts and all(p.get("type") == "text" and p.get("text") == "" and "cache_control" not in p for p in parts):
             # tool content "" reads back as a result with no content
             self.report.add("dropped", "empty tool result text is sent as empty content", index=index, item_type="text")
             parts = []
@@ -405,6 +432,7 @@ class MessageEncoder:
         if args is None:
             self._dropped_calls.add(item.id)
             return None
+        self.cache(index, item, None)  # a tool_calls entry is no content part: reported when it has a breakpoint
         call_id = self.ids.get(item.id, index=index)
         self._calls.add(call_id)
         return {"id": call_id, "type": "function", "function": {"name": item.name, "arguments": args}}
@@ -477,16 +505,19 @@ class MessageEncoder:
     def _request_content(self, msg: dict[str, Any], entries: list[tuple[str, Any]], where: list[int]) -> None:
         refusals = [e for e in entries if e[0] == "refusal"]
         others = [e for e in entries if e[0] != "refusal"]
-        simple_refusal = len(refusals) == 1 and refusals[0][1] != "" and entries[-1][0] == "refusal" and len(others) <= 1 and all(e[0] == "text" for e in others)
+        simple_refusal = (
+            len(refusals) == 1 and refusals[0][1] != "" and entries[-1][0] == "refusal" and len(others) <= 1
+            and all(e[0] == "text" and e[1].cache_breakpoint is U for e in others)
+        )
         if simple_refusal:
             if others:
                 msg["content"] = others[0][1].text
             msg["refusal"] = refusals[0][1]
             return
         parts: list[dict[str, Any]] = []
-        for kind, value in entries:
+        for n, (kind, value) in enumerate(entries):
             if kind == "text":
-                parts.append({"type": "text", "text": value.text})
+                parts.append(self.cache(where[n], value, {"type": "text", "text": value.text}))
             elif kind == "refusal":
                 parts.append({"type": "refusal", "refusal": value})
             else:
