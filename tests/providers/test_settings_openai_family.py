@@ -156,7 +156,7 @@ def _named(report: Any, field: str) -> bool:
     return any(e.pointer is not None and (e.pointer == f"/settings/{field}" or e.pointer.startswith(f"/settings/{field}/")) for e in report)
 
 
-@pytest.mark.parametrize("mapper", MAPPERS, ids=repr)
+@pytest.mark.parametrize("mapper", MAPPERS, ids=lambda m: m.name)
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_settings_come_back_or_are_reported(mapper: Any, data: Any) -> None:
@@ -363,7 +363,7 @@ def test_ollama_always_gets_an_explicit_stream() -> None:
     assert OpenAIChatMapper().encode_request(t, model="gpt-4o").value["stream"] is True
 
 
-@pytest.mark.parametrize("mapper", MAPPERS, ids=repr)
+@pytest.mark.parametrize("mapper", MAPPERS, ids=lambda m: m.name)
 def test_model_only_from_the_argument(mapper: Any) -> None:
     t = T(settings=Settings(model="gpt-4o", stream=False))
     out = mapper.encode_request(t)
@@ -373,7 +373,7 @@ def test_model_only_from_the_argument(mapper: Any) -> None:
     assert mapper.encode_request(t, model="other").value["model"] == "other"
 
 
-@pytest.mark.parametrize("mapper", MAPPERS, ids=repr)
+@pytest.mark.parametrize("mapper", MAPPERS, ids=lambda m: m.name)
 def test_other_providers_data_is_reported_not_written(mapper: Any) -> None:
     t = T(settings=Settings(stream=False, provider_data={"anthropic": {"metadata": {"user_id": "u"}}}))
     out = mapper.encode_request(t, model="m")
@@ -381,7 +381,7 @@ def test_other_providers_data_is_reported_not_written(mapper: Any) -> None:
     assert _reasons(out.report) == ["dropped: settings: anthropic provider data (metadata) of settings is not for " + mapper.name]
 
 
-@pytest.mark.parametrize("mapper", MAPPERS, ids=repr)
+@pytest.mark.parametrize("mapper", MAPPERS, ids=lambda m: m.name)
 def test_decoding_never_mutates_settings_input(mapper: Any) -> None:
     body: dict[str, Any] = {"model": "m", "temperature": 0.5, "metadata": {"a": [1]}, "stop": ["x"]}
     body["messages" if mapper.name != "openai-responses" else "input"] = []
@@ -464,7 +464,7 @@ _ODD_BODIES = [
 ]
 
 
-@pytest.mark.parametrize(("mapper", "body"), _ODD_BODIES, ids=lambda v: repr(v)[:60])
+@pytest.mark.parametrize(("mapper", "body"), _ODD_BODIES, ids=lambda v: getattr(v, "name", None) or msgspec.json.encode(v).decode()[:60])
 def test_odd_setting_values_are_kept_as_given_for_the_same_provider(mapper: Any, body: dict[str, Any]) -> None:
     """Values that fit no canonical field (wrong type, out of range, unknown shape) are not errors and
     not lost: they stay in the own provider_data and come back exactly."""
