@@ -253,7 +253,7 @@ def generation_settings(*, providers: Sequence[str] = ("anthropic", "gemini", "o
         st.none() | st.booleans(),
     )
     number = st.floats(0, 2, allow_nan=False).map(lambda f: round(f, 3))
-    fields = {
+    fields: dict[str, st.SearchStrategy[Any]] = {
         "model": _name,
         "max_output_tokens": st.integers(1, 200000),
         "temperature": number,
