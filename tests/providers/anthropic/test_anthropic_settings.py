@@ -393,3 +393,41 @@ def test_response_formats_anthropic_cannot_enforce_are_refused_under_error(sent:
     else:
         with pytest.raises(ConversionError):
             mapper.encode_request(doc, model="claude-sonnet-4-5", policy="error")
+
+
+schema_st = st.fixed_dictionaries({"type": st.just("object"), "properties": st.dictionaries(st.from_regex(r"[a-z]{1,6}", fullmatch=True), st.just({"type": "string"}), max_size=2)})
+anthropic_settings = st.fixed_dictionaries(
+    {"max_tokens": st.integers(1025, 64000)},
+    optional={
+        "model": st.sampled_from(["claude-sonnet-4-5", "claude-opus-4-6", "proxy"]),
+        "temperature": st.floats(0, 1, allow_nan=False),
+        "top_p": st.floats(0, 1, allow_nan=False),
+        "top_k": st.integers(0, 500),
+        "stop_sequences": st.lists(st.text(min_size=1, max_size=5), max_size=3),
+        "stream": st.booleans(),
+        "thinking": st.one_of(
+            st.builds(lambda b: {"type": "enabled", "budget_tokens": b}, st.integers(1024, 1024)),
+            st.just({"type": "disabled"}),
+            st.just({"type": "adaptive"}),
+            st.builds(lambda d: {"type": "adaptive", "display": d}, st.sampled_from(["summarized", "omitted"])),
+            st.builds(lambda d: {"type": "enabled", "budget_tokens": 1024, "display": d}, st.sampled_from(["summarized", "omitted"])),
+        ),
+        "output_config": st.fixed_dictionaries(
+            {}, optional={"effort": st.sampled_from(["low", "medium", "high", "xhigh", "max"]), "format": st.builds(lambda s: {"type": "json_schema", "schema": s}, schema_st), "task_budget": st.just({"type": "tokens", "total": 20000})}
+        ),
+        "metadata": st.just({"user_id": "u"}),
+        "service_tier": st.sampled_from(["auto", "standard_only"]),
+        "cache_control": st.just({"type": "ephemeral"}),
+        "container": st.just("container_1"),
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(anthropic_settings)
+def test_random_anthropic_settings_round_trip_exactly(wire: dict[str, Any]) -> None:
+    body = {**wire, "messages": [{"role": "user", "content": [{"type": "text", "text": "q"}]}]}
+    dec, enc = round_trip(body)
+    assert not dec.report
+    assert settings_part(enc.value) == settings_part(body)
+    assert [e.pointer for e in enc.report] == ([] if "model" in body else ["/model"])

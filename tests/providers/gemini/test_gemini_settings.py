@@ -291,3 +291,54 @@ def test_random_settings_come_back_or_are_reported(sent: Settings, model: str | 
     assert_settings_come_back(sent, dec.value.settings, enc.report)
     again = mapper.encode_request(dec.value, model=model, policy="drop")
     assert settings_part(again.value) == settings_part(enc.value)
+
+
+schema_st = st.fixed_dictionaries({"type": st.just("object"), "properties": st.dictionaries(st.from_regex(r"[a-z]{1,6}", fullmatch=True), st.just({"type": "string"}), max_size=2)})
+openapi_st = st.fixed_dictionaries({"type": st.just("OBJECT"), "properties": st.dictionaries(st.from_regex(r"[a-z]{1,6}", fullmatch=True), st.sampled_from([{"type": "STRING"}, {"type": "INTEGER", "nullable": True}]), max_size=2)})
+generation_config = st.fixed_dictionaries(
+    {},
+    optional={
+        "maxOutputTokens": st.integers(1, 65536),
+        "temperature": st.floats(0, 2, allow_nan=False),
+        "topP": st.floats(0, 1, allow_nan=False),
+        "topK": st.integers(1, 100) | st.just(40.5),
+        "stopSequences": st.lists(st.text(min_size=1, max_size=5), max_size=3),
+        "seed": st.integers(-(2**31), 2**31),
+        "presencePenalty": st.floats(-2, 2, allow_nan=False),
+        "frequencyPenalty": st.floats(-2, 2, allow_nan=False),
+        "candidateCount": st.just(1),
+        "responseModalities": st.just(["TEXT"]),
+        "responseLogprobs": st.booleans(),
+        "thinkingConfig": st.fixed_dictionaries(
+            {}, optional={"thinkingBudget": st.integers(-1, 24576), "includeThoughts": st.booleans()}
+        ) | st.fixed_dictionaries({"thinkingLevel": st.sampled_from(["minimal", "low", "medium", "high", "LOW", "HIGH"])}, optional={"include_thoughts": st.booleans()}),
+    },
+)
+response = st.one_of(
+    st.just({}),
+    st.just({"responseMimeType": "text/plain"}),
+    st.just({"responseMimeType": "application/json"}),
+    st.builds(lambda s: {"responseMimeType": "application/json", "responseJsonSchema": s}, schema_st),
+    st.builds(lambda s: {"responseMimeType": "application/json", "responseSchema": s}, openapi_st),
+    st.builds(lambda s: {"responseMimeType": "text/x.enum", "responseSchema": {"type": "STRING", "enum": s}}, st.lists(st.text(min_size=1, max_size=3), min_size=1, max_size=3)),
+)
+top_level = st.fixed_dictionaries(
+    {},
+    optional={
+        "safetySettings": st.just([{"category": "HARM_CATEGORY_HATE_SPEECH", "threshold": "BLOCK_ONLY_HIGH"}]),
+        "cachedContent": st.just("cachedContents/x"),
+        "labels": st.just({"env": "test"}),
+        "toolConfig": st.just({"includeServerSideToolInvocations": True}),
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(generation_config, response, top_level)
+def test_random_gemini_settings_round_trip_exactly(gc: dict[str, Any], fmt: dict[str, Any], rest: dict[str, Any]) -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "q"}]}], **rest}
+    if gc or fmt:
+        body["generationConfig"] = {**gc, **fmt}
+    dec, enc = round_trip(body)
+    assert not dec.report and not enc.report
+    assert settings_part(enc.value) == settings_part(body)

@@ -182,7 +182,7 @@ def _decode_output(key: str, value: Any, fields: dict[str, Any], reasoning: dict
     if took_effort:
         reasoning["effort"] = effort
         del rest["effort"]
-    if rest or took_effort:  # an empty one marks that the effort goes back to output_config
+    if rest or took_effort or not value:  # an empty one marks that the effort goes back to output_config
         extra[key] = rest
 
 
@@ -273,16 +273,9 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
     if thinking is not None:
         out["thinking"] = thinking
     if "output_config" in extra:
-        merged = {**extra.pop("output_config"), **out.get("output_config", {})}
-        if merged or "output_config" in out:
-            out["output_config"] = merged
-        # an empty output_config only marked where an effort goes: not written
+        out["output_config"] = {**extra.pop("output_config"), **out.get("output_config", {})}
     if "output_format" in extra:
-        marker = extra.pop("output_format")
-        if "output_format" in out:
-            out["output_format"] = {**marker, **out["output_format"]}
-        elif marker:
-            out["output_format"] = marker
+        out["output_format"] = {**extra.pop("output_format"), **out.get("output_format", {})}
     if s.stream is not UNSET:
         out["stream"] = s.stream
     for key, value in {**extra, **nulls}.items():

@@ -216,7 +216,7 @@ def _decode_generation_config(gc: Mapping[str, Any], fields: dict[str, Any]) -> 
             if not isinstance(value, Mapping):
                 raise _bad(where, "an object")
             left = _decode_thinking(value, reasoning)
-            if left:
+            if left or not value:  # an empty thinkingConfig goes back as it came
                 rest[key] = left
         elif ck in ("responseMimeType", "responseSchema", "responseJsonSchema"):
             continue
@@ -308,8 +308,9 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
     if s.frequency_penalty is not UNSET:
         gc["frequencyPenalty"] = s.frequency_penalty
     _encode_format(s, saved, gc, model, report)
-    thinking = _encode_reasoning(s, saved.pop(_TC, None), report)
-    if thinking:
+    saved_tc = saved.pop(_TC, None)
+    thinking = _encode_reasoning(s, saved_tc, report)
+    if thinking or isinstance(saved_tc, Mapping):
         gc[_TC] = thinking
     for key, value in saved.items():
         gc.setdefault(key, copy.deepcopy(value))
