@@ -315,7 +315,7 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
     for key, value in saved.items():
         gc.setdefault(key, copy.deepcopy(value))
     if s.stream is not UNSET:
-        unsupported_setting(report, policy, "Gemini body", "stream", s.stream, why="Gemini streams by URL: call streamGenerateContent")
+        unsupported_setting(report, policy, "Gemini body", "stream", s.stream, why="Gemini picks streaming by URL: streamGenerateContent or generateContent")
     out: dict[str, Any] = {}
     if gc or isinstance(saved_gc, Mapping):
         out[_GC] = gc
