@@ -30,7 +30,7 @@ import msgspec
 import typer
 
 from ..capabilities import preflight, resolve
-from ..codec import decode_transcript, encode_transcript
+from ..codec import _syntax_problem, decode_transcript, encode_transcript
 from ..errors import DocumentError, InterlinguaError, UnknownFormatError
 from ..items import Transcript
 from ..mapping import Mapper, ModelResponse, Report, available, get_mapper
@@ -103,6 +103,8 @@ def _json(data: bytes, what: str) -> Any:
     try:
         return msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
+        raise _Fail(2, f"{what} is not JSON: {_syntax_problem(data, exc).message}") from exc
+    except msgspec.ValidationError as exc:  # a number out of range
         raise _Fail(2, f"{what} is not JSON: {exc}") from exc
     except RecursionError as exc:
         raise _Fail(1, f"{what}: /: nesting too deep") from exc
@@ -134,14 +136,37 @@ def _label(source: str) -> str:
     return "stdin" if source == "-" else source
 
 
+_SSE_FIELDS = (b"data:", b"event:", b"id:", b"retry:", b":")
+
+
+def _looks_like_stream(mapper: Mapper, data: bytes) -> bool:
+    """Whether input that is not one JSON document has the shape of a stream of ``mapper``'s framing:
+    SSE starts with a field name; NDJSON has a first line that is a JSON value on its own."""
+    text = data.lstrip()
+    if mapper.framing == "sse":
+        return text.startswith(_SSE_FIELDS)
+    first, _, rest = text.partition(b"\n")
+    if not rest.strip():
+        return False
+    try:
+        msgspec.json.decode(first)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return False
+    return True
+
+
 def _detect(mapper: Mapper, source: str, data: bytes) -> tuple[Kind, dict[str, Any] | None]:
-    """Kind of a provider input: a ``.sse``/``.ndjson`` file or a non-JSON body is a stream."""
+    """Kind of a provider input: a ``.sse``/``.ndjson`` file, or input shaped like the mapper's
+    stream framing, is a stream; anything else must be one JSON body (else: invalid JSON, located)."""
     if source != "-" and source.lower().endswith(_STREAM_SUFFIXES):
         return Kind.stream, None
     try:
         body = msgspec.json.decode(data)
-    except msgspec.DecodeError:
-        return Kind.stream, None
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        if _looks_like_stream(mapper, data):
+            return Kind.stream, None
+        what = exc if isinstance(exc, msgspec.ValidationError) else _syntax_problem(data, exc).message
+        raise _Fail(2, f"{_label(source)} is not JSON (nor {_article(mapper.name)} {mapper.name} stream): {what}") from exc
     except RecursionError as exc:
         raise _Fail(1, f"{_label(source)}: /: nesting too deep") from exc
     if not isinstance(body, dict):
@@ -161,6 +186,8 @@ def _decode_provider(mapper: Mapper, kind: Kind, data: bytes, body: dict[str, An
         for last in iter_stream(mapper, data):
             pass
         if isinstance(last, StreamError):
+            if last.pointer is not None:  # a malformed event: say where, not a guess about the format
+                raise _Fail(1, f"the {mapper.name} stream failed: {last.error.code}: {last.error.message} (at {last.pointer})")
             raise _Fail(1, f"the {mapper.name} stream failed: {last.error.code}: {last.error.message} (is it {_article(mapper.name)} {mapper.name} stream? check --from and --kind)")
         if not isinstance(last, StreamDone) or not isinstance(last.response, ModelResponse):
             raise _Fail(1, f"the {mapper.name} stream ended without a result")

@@ -21,6 +21,7 @@ from ...items import TextItem, ToolCallItem, ToolChoice, ToolDefinition, ToolRes
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
 from ...mapping.settings import settings_of
+from ...mapping.wire import guarded
 from ._blocks import NAME, DecodeContext, Encoder, decode_block, item_type, speaker
 from ._settings import decode_settings, encode_settings
 
@@ -83,6 +84,7 @@ def _decode_system(system: Any, report: Report) -> list[Item]:
     return [decode_block(block, ctx, j) for j, block in enumerate(system)]
 
 
+@guarded("anthropic", "request")
 def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     """Anthropic Messages request body -> transcript.
 

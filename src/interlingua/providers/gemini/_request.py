@@ -39,6 +39,7 @@ from ...items import RawItem, Settings, TextItem, ToolChoice, ToolDefinition, Tr
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
 from ...mapping.settings import settings_of
+from ...mapping.wire import guarded
 from ._common import NAME, camel, get, jcopy, tag_of
 from ._parts import PartDecoder, PartEncoder
 from ._settings import decode_settings, encode_settings
@@ -194,6 +195,7 @@ def encode_tool_choice(choice: ToolChoice, report: Report) -> dict[str, Any]:
     return {"functionCallingConfig": {"mode": "AUTO"}}
 
 
+@guarded("gemini", "request")
 def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     """Gemini request body -> transcript (rules in the module docstring).
 
