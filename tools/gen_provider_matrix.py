@@ -98,9 +98,10 @@ def _cell(target: str, t: Transcript) -> str:
             conv = mapper.encode_request(t, model=MODEL, policy="degrade")
         except InterlinguaError:
             return "refused"
-        actions = {e.action for e in conv.report}
+        actions = {e.action for e in conv.report if e.item_type != "settings"}
         return "degraded" if "degraded" in actions else "dropped"
-    actions = {e.action for e in conv.report}
+    # Settings entries (a required max_tokens added, stream reported) belong to the settings table.
+    actions = {e.action for e in conv.report if e.item_type != "settings"}
     if "dropped" in actions:
         return "dropped"
     if "degraded" in actions:
@@ -175,7 +176,11 @@ def _setting_cell(mapper: object, label: str, setting: Settings) -> str:
     item = [TextItem(role="user", text="hello")]
     with_it = Transcript(schema_version="1.0", items=item, settings=setting)
     base = Transcript(schema_version="1.0", items=item, settings=Settings(stream=False))
-    base_body = mapper.encode_request(base, model=MODEL).value  # type: ignore[attr-defined]
+    base_conv = mapper.encode_request(base, model=MODEL)  # type: ignore[attr-defined]
+    base_body = base_conv.value
+    # What the target reports for every body (Anthropic's required max_tokens added, Gemini's
+    # stream flag living in the URL) is not about the row's setting.
+    always = {str(e) for e in base_conv.report}
     prefix = ""
     try:
         conv = mapper.encode_request(with_it, model=MODEL, policy="error")  # type: ignore[attr-defined]
@@ -183,7 +188,7 @@ def _setting_cell(mapper: object, label: str, setting: Settings) -> str:
         conv = mapper.encode_request(with_it, model=MODEL, policy="degrade")  # type: ignore[attr-defined]
         prefix = "refused; degrade: "
     paths = ", ".join(f"`{p}`" for p in _changed_paths(conv.value, base_body))
-    actions = {e.action for e in conv.report if e.item_type == "settings"}
+    actions = {e.action for e in conv.report if e.item_type == "settings" and str(e) not in always}
     if "changed" in actions and paths:
         return f"{prefix}changed: {paths}"
     if "dropped" in actions and not paths:

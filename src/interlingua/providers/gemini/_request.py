@@ -19,9 +19,13 @@ tools?: [{functionDeclarations:[...]}], toolConfig?: {functionCallingConfig:{mod
   Non-function tools (``googleSearch``, ``codeExecution``, ...) are left out and reported.
 * ``toolConfig.functionCallingConfig.mode``: ``AUTO`` -> auto, ``NONE`` -> none, ``ANY`` -> required
   (``tool`` when ``allowedFunctionNames`` names exactly one), ``VALIDATED`` -> auto (reported).
-* ``generationConfig``, ``safetySettings``, ``cachedContent`` and other request settings are not
-  conversation: left out and reported, one entry per top-level key. A ``model`` key (Gemini takes the
-  model in the URL) is not reported: the caller passes it again.
+* ``generationConfig``, ``safetySettings``, ``cachedContent``, ``labels`` and every other top-level key
+  -> ``Transcript.settings`` (canonical settings, the rest in ``settings.provider_data["gemini"]``;
+  rules in ``_settings.py`` and docs/providers/gemini.md). ``toolConfig`` keys other than
+  ``functionCallingConfig`` go to ``settings.provider_data["gemini"]["toolConfig"]``. A ``model`` key
+  (Gemini takes the model in the URL) is not read: the caller passes the model to its transport.
+* Gemini has no explicit prompt-cache breakpoints (context caching is the separate ``cachedContents``
+  API): ``cache_breakpoint`` on an item is left out and reported.
 """
 
 from __future__ import annotations
@@ -33,18 +37,21 @@ import msgspec
 
 from ...codec import SCHEMA_VERSION, Item
 from ...errors import ConversionError
-from ...items import RawItem, TextItem, ToolChoice, ToolDefinition, Transcript
+from ...items import RawItem, Settings, TextItem, ToolChoice, ToolDefinition, Transcript
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
+from ...mapping.settings import settings_of
 from ...mapping.wire import guarded
 from ._common import NAME, camel, get, jcopy, tag_of
 from ._parts import PartDecoder, PartEncoder
+from ._settings import decode_settings, encode_settings
 
 UNSET = msgspec.UNSET
 
 __all__ = ["decode_request", "decode_tool_choice", "decode_tools", "encode_request", "encode_tool_choice", "encode_tools"]
 
-_CONVERSATION_KEYS = {"contents", "systemInstruction", "tools", "toolConfig", "model"}
+_CONVERSATION_KEYS = frozenset({"contents", "systemInstruction", "tools", "toolConfig"})
+_TOOL_CONFIG = "toolConfig"
 
 
 class _Linker:
@@ -264,12 +271,19 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     tools: Any = UNSET
     if has_tools := get(body, "tools"):
         tools = decode_tools(has_tools, report)
-    choice = decode_tool_choice(get(body, "toolConfig"), report)
-    for key in body:
-        if camel(key) not in _CONVERSATION_KEYS:
-            report.add("dropped", f"request setting {camel(key)!r} is not conversation", pointer=f"/{key}")
+    tool_config = get(body, "toolConfig")
+    choice = decode_tool_choice(tool_config, report)
+    settings = decode_settings(body, _CONVERSATION_KEYS)
+    if isinstance(tool_config, Mapping):
+        # toolConfig parts with no canonical form (includeServerSideToolInvocations, retrievalConfig, ...)
+        rest = {k: jcopy(v) for k, v in tool_config.items() if camel(k) != "functionCallingConfig"}
+        if rest:
+            base = settings if isinstance(settings, Settings) else Settings()
+            pd = dict(base.provider_data) if base.provider_data is not UNSET else {}
+            pd[NAME] = {**pd.get(NAME, {}), _TOOL_CONFIG: rest}
+            settings = msgspec.structs.replace(base, provider_data=pd)
     return Conversion(
-        Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=choice or UNSET),  # type: ignore[arg-type]
+        Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=choice or UNSET, settings=settings),  # type: ignore[arg-type]
         report,
     )
 
@@ -286,8 +300,10 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     """Transcript -> Gemini request body.
 
     ``model`` is not written into the body (Gemini takes it in the URL); it is used to check that thought
-    signatures were issued by the same model. System and developer text goes to ``systemInstruction``
-    (text found after the first turn is moved there and reported).
+    signatures were issued by the same model, and to pick ``responseSchema`` for models without
+    ``responseJsonSchema``. System and developer text goes to ``systemInstruction``
+    (text found after the first turn is moved there and reported). Settings go to ``generationConfig``
+    and the other top-level keys (``_settings.encode_settings``); ``cache_breakpoint`` is reported.
 
     Raises:
         ConversionError: under policy ``error``, for content Gemini cannot carry.
@@ -300,6 +316,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     system_parts: list[dict[str, Any]] = []
     seen_turn = False
     for idx, item in enumerate(items):
+        _report_breakpoints(item, idx, report)
         role = getattr(item, "role", UNSET)
         if role in ("system", "developer"):
             if isinstance(item, RawItem):
@@ -329,4 +346,22 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
         body["tools"] = encode_tools(transcript.tools, report)
     if transcript.tool_choice is not UNSET:
         body["toolConfig"] = encode_tool_choice(transcript.tool_choice, report)
+    rest = encode_settings(settings_of(transcript), model, policy, report)
+    tool_config = rest.pop(_TOOL_CONFIG, None)
+    if isinstance(tool_config, Mapping):
+        body["toolConfig"] = {**jcopy(dict(tool_config)), **body.get("toolConfig", {})}
+    body.update(rest)
     return Conversion(body, report)
+
+
+def _report_breakpoints(item: Any, idx: int, report: Report) -> None:
+    """Gemini has no per-item cache breakpoint (context caching is the separate cachedContents API)."""
+    nested = getattr(item, "content", None)
+    for part in [item, *(nested if isinstance(nested, list) else [])]:
+        if getattr(part, "cache_breakpoint", UNSET) is not UNSET:
+            report.add(
+                "dropped",
+                "prompt-cache breakpoint has no Gemini form (Gemini caches implicitly or through the cachedContents API)",
+                index=idx,
+                item_type=tag_of(part),
+            )
