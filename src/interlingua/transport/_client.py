@@ -345,6 +345,9 @@ class Client:
             TransportError: ``auth`` when the provider needs a key and none was found.
         """
         effective = merge_settings(merge_settings(transcript.settings, self.settings), settings)
+        defaults = {f: self.options[o] for o, f in self._spec.option_settings.items() if o in self.options and getattr(effective, f) is msgspec.UNSET}
+        if defaults:
+            effective = merge_settings(effective, defaults)
         transcript = msgspec.structs.replace(transcript, settings=msgspec.structs.replace(effective, stream=stream))
         caps = capabilities or resolve(self.provider, model, mapper=self.mapper, resolver=resolver).capabilities
         preflight(transcript, caps, model=model, provider=self.provider, stream=stream)

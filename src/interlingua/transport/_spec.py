@@ -36,6 +36,8 @@ class ProviderSpec:
         requires_key: Whether a missing key is an ``auth`` error before anything is sent.
         options: Names of the transport options ``prepare_body`` reads (``Client(options=...)``);
             any other name is refused (generation settings go in ``settings=``).
+        option_settings: Options that are defaults for a settings field (``{"max_tokens":
+            "max_output_tokens"}``): used when the call's settings leave that field unset.
     """
 
     name: str
@@ -49,6 +51,7 @@ class ProviderSpec:
     extra_headers: Mapping[str, str] = field(default_factory=dict)
     requires_key: bool = True
     options: frozenset[str] = frozenset()
+    option_settings: Mapping[str, str] = field(default_factory=dict)
 
 
 _TOKEN = re.compile(r"[^A-Za-z0-9_.:-]")
