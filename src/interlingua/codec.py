@@ -828,6 +828,26 @@ def iter_jsonl(
     Raises:
         DocumentError: (``errors="raise"``) with file and line set.
     """
+    for part in _jsonl_parts(source, mode=mode, limits=limits, errors=errors, file_label=file_label):
+        if type(part) is not tuple:
+            yield part
+        elif errors == "raise":
+            yield from part[1]
+        else:
+            for n, env in enumerate(part[1], part[0]):
+                yield JsonlRecord(n, env, None)
+
+
+def _jsonl_parts(
+    source: str | os.PathLike[str] | IO[bytes],
+    *,
+    mode: Mode,
+    limits: Limits,
+    errors: Literal["raise", "yield"],
+    file_label: str | None,
+) -> Iterator[Any]:
+    """:func:`iter_jsonl`'s reader: yields what it yields, except that a block of lines read in one
+    pass comes as one ``(first line number, [Envelope, ...])`` tuple (consecutive lines)."""
     fh, owned = _open_binary(source)
     label = file_label or (str(source) if isinstance(source, (str, os.PathLike)) else getattr(fh, "name", None))
     label = str(label) if label is not None else None
@@ -910,14 +930,9 @@ def iter_jsonl(
                 for line in data.split(b"\n")[:-1]:
                     yield from careful(line + b"\n")
                 continue
-            if errors == "raise":
-                state.line_no += len(envs)
-                yield from envs
-            else:
-                first = state.line_no + 1
-                state.line_no += len(envs)
-                for n, env in enumerate(envs, first):
-                    yield JsonlRecord(n, env, None)
+            first = state.line_no + 1
+            state.line_no += len(envs)
+            yield (first, envs)
     finally:
         if owned:
             fh.close()
