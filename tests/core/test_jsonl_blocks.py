@@ -173,3 +173,35 @@ def test_canonical_examples_are_what_the_block_path_reads() -> None:
     envs = codec._decode_block(data, codec.DEFAULT_LIMITS)
     assert envs is not None and [e.seq for e in envs] == list(range(100))
     assert [json.loads(codec.encode_envelope(e))["item"] for e in envs[: len(VALID)]] == [json.loads(v) for v in VALID]
+
+
+def _semantic_reference(data: bytes) -> list[tuple[int | None, str, str]]:
+    """validate_jsonl_stream's problems when every line goes the careful way (block path off)."""
+    from interlingua.validation import validate_jsonl_stream
+
+    old = codec._decode_block
+    codec._decode_block = lambda data, limits: None  # type: ignore[assignment]
+    try:
+        r = validate_jsonl_stream(io.BytesIO(data), file="f")
+    finally:
+        codec._decode_block = old  # type: ignore[assignment]
+    return [(p.line, p.pointer, p.message) for p in r.problems]
+
+
+def test_semantic_checks_fire_in_the_block_path() -> None:
+    from interlingua.validation import validate_jsonl_stream
+
+    lines = [_line(i, b'{"type":"text","text":"t%d","role":"user","id":"i%d"}' % (i, i)) for i in range(300)]
+    lines[10] = _line(10, b'{"type":"text","text":"no role"}')  # top-level content needs a role
+    lines[20] = _line(20, b'{"type":"text","text":"dup","role":"user","id":"i3"}')  # duplicate id
+    lines[30] = _line(30, b'{"type":"tool_result","call_id":"nope","content":[{"type":"text","text":"x"}]}')  # orphan result
+    lines[40] = _line(39, b'{"type":"text","text":"x","role":"user"}')  # seq does not increase
+    lines[50] = _line(50, b'{"type":"tool_call","id":"c9","name":"f"}')  # no arguments
+    lines[60] = _line(60, b'{"type":"tool_result","call_id":"c9","content":[{"type":"text","text":"x","role":"user"}]}')  # nested role
+    data = b"\n".join(lines) + b"\n"
+    assert codec._decode_block(data, codec.DEFAULT_LIMITS) is not None  # these lines do take the block path
+    r = validate_jsonl_stream(io.BytesIO(data), file="f")
+    got = [(p.line, p.pointer, p.message) for p in r.problems]
+    assert got == _semantic_reference(data)
+    assert [line for line, _p, _m in got] == [11, 21, 31, 41, 51, 61]
+    assert r.items == 300
