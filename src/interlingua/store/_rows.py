@@ -30,6 +30,7 @@ from ._engine import JsonText
 __all__ = ["PreparedRow", "decode_row", "format_ts", "parse_ts", "prepare_rows", "encode_tools", "encode_json"]
 
 _ITEM_CLASSES = tuple(InputItem.__origin__.__args__)  # type: ignore[attr-defined]
+_ITEM_CLASS_SET = frozenset(_ITEM_CLASSES)
 _MAJOR, _MINOR = (int(p) for p in SCHEMA_VERSION.split("."))
 _NUL_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
 _usage_dec = msgspec.json.Decoder(Usage)
@@ -143,7 +144,9 @@ def _str_or_none(v: Any) -> str | None:
 
 def _prepare_item(item: Any, version: str, pointer: str, forbid_nul: bool) -> tuple[str, str | None, str | None, bytes, bool]:
     """Validate one item; return (type, role, call_id, json, is_unknown)."""
-    _, minor = check_version(version, pointer=f"{pointer}/schema_version")
+    minor = _MINOR if version is SCHEMA_VERSION else check_version(version, pointer=f"{pointer}/schema_version")[1]
+    # the common case first: one set look-up, not a chain of isinstance
+    known = type(item) in _ITEM_CLASS_SET or (not isinstance(item, UnknownItem) and isinstance(item, _ITEM_CLASSES))
     if isinstance(item, UnknownItem):
         try:
             value = _any_dec.decode(item.raw)
@@ -163,7 +166,7 @@ def _prepare_item(item: Any, version: str, pointer: str, forbid_nul: bool) -> tu
         data = item.raw
         role, call_id = value.get("role"), value.get("call_id", value.get("id") if typ.endswith("_call") else None)
         unknown = True
-    elif isinstance(item, _ITEM_CLASSES):
+    elif known:
         try:
             data = encode_item(item)
         except DocumentError as exc:
