@@ -959,6 +959,26 @@ def _many_brackets(n: int) -> re.Pattern[bytes]:
     return re.compile(rb"[^\n]{%d}" % n)
 
 
+def _decode_items_block(data: bytes, count: int, limits: Limits = DEFAULT_LIMITS) -> list[Any] | None:
+    """Decode ``count`` items, one JSON object per line of ``data`` (``\n``-joined, no final newline),
+    in one typed msgspec pass; ``None`` unless every one would pass :func:`decode_item` unchanged
+    (known type, types, nesting depth, size limits), by the same proofs as :func:`_decode_block`."""
+    if len(data) > min(limits.max_item_bytes, limits.max_base64_bytes):
+        return None
+    if data[:1] != b"{" or data[-1:] != b"}" or _ODD_LINE_END.search(data) is not None:
+        return None
+    brackets = data.translate(None, _KEEP_BRACKETS)
+    if _many_brackets(max(limits.max_depth - 1, 1)).search(brackets) is not None:
+        return None
+    try:
+        items: list[Any] = _item_decoder.decode_lines(data)
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+        return None
+    if len(items) != count or brackets.count(b"\n") != count - 1:
+        return None
+    return items
+
+
 def _decode_block(data: bytes, limits: Limits) -> list[Envelope] | None:
     """Decode a block of whole JSON Lines (``data`` ends with ``\n``) in one typed msgspec pass.
 

@@ -175,10 +175,10 @@ class ItemChecker:
             if item.role is msgspec.UNSET:  # type: ignore[union-attr]
                 problems.append(Problem(pointer, f"a top-level {_type(item)} item needs a role"))
         elif kind is _TOOL_CALL:
-            self.calls.add(item.id)  # type: ignore[union-attr]
+            self.calls.add(item.id)  # type: ignore[union-attr, arg-type]
             problems.extend(_check_arguments(item, pointer))  # type: ignore[arg-type]
         elif kind is _HANDOFF_CALL:
-            self.handoffs.add(item.id)  # type: ignore[union-attr]
+            self.handoffs.add(item.id)  # type: ignore[union-attr, arg-type]
         elif kind is _TOOL_RESULT:
             if item.call_id not in self.calls:  # type: ignore[union-attr]
                 problems.append(Problem(f"{pointer}/call_id", f"tool_result refers to {item.call_id!r}, which is not an earlier tool_call"))  # type: ignore[union-attr]

@@ -67,3 +67,47 @@ async def test_bad_item_in_a_batch_still_writes_nothing(tmp_path: Path) -> None:
         assert (await store.load(sid)).items == []
     finally:
         await store.close()
+
+
+@pytest.mark.parametrize(
+    "tampered",
+    [
+        '{"type":"text","text":"a","role":"user"} {"type":"text","text":"b","role":"user"}',  # two objects in one row
+        '{"type":"tool_call","id":"c","name":"f","arguments":{"a":' + "[" * 70 + "1" + "]" * 70 + "}}",  # too deep
+        '{"type":"text","text":"a","role":"robot"}',  # invalid value
+        "",  # empty
+    ],
+)
+async def test_load_fast_path_still_quarantines_a_tampered_row(tmp_path: Path, tampered: str) -> None:
+    from interlingua.store import CorruptRowError
+
+    db = tmp_path / "s.sqlite3"
+    store = await SessionStore.open(f"sqlite+aiosqlite:///{db}", create=True)
+    try:
+        sid = await store.create_session()
+        await store.append(sid, [TextItem(text=f"t{i}", role="user") for i in range(300)])
+        with sqlite3.connect(db) as c:
+            c.execute("UPDATE interlingua_items SET item = ? WHERE session_id = ? AND seq = 137", (tampered, sid))
+        with pytest.raises(CorruptRowError) as info:
+            await store.load(sid)
+        assert [r.seq for r in info.value.rows] == [137]
+        with pytest.warns(Warning):
+            loaded = await store.load(sid, on_corrupt="omit")
+        assert len(loaded.items) == 299
+    finally:
+        await store.close()
+
+
+async def test_load_of_a_row_with_a_raw_newline_between_tokens_reads_it(tmp_path: Path) -> None:
+    # valid JSON the block proof cannot accept: the row-by-row path reads it
+    db = tmp_path / "s.sqlite3"
+    store = await SessionStore.open(f"sqlite+aiosqlite:///{db}", create=True)
+    try:
+        sid = await store.create_session()
+        await store.append(sid, [TextItem(text=f"t{i}", role="user") for i in range(300)])
+        with sqlite3.connect(db) as c:
+            c.execute("UPDATE interlingua_items SET item = ? WHERE session_id = ? AND seq = 5", ('{"type":"text","text":"n",\n"role":"user"}', sid))
+        items = (await store.load(sid)).items
+        assert len(items) == 300 and items[5] == TextItem(text="n", role="user")
+    finally:
+        await store.close()

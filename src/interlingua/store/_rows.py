@@ -15,6 +15,7 @@ import msgspec
 
 from ..codec import (
     KNOWN_ITEM_TYPES,
+    _decode_items_block,
     SCHEMA_VERSION,
     UnknownItem,
     check_json_safe,
@@ -296,6 +297,57 @@ def decode_row(session_id: str, row: Any) -> Envelope:
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         raise DocumentError(Problem("/usage", f"stored usage/stop_reason does not decode: {exc}")) from exc
     return env
+
+
+_FAST_GROUP_BYTES = 1 << 20
+
+
+def decode_rows_fast(session_id: str, rows: Sequence[Any]) -> list[Envelope] | None:
+    """:func:`decode_row` for a whole page of rows, items decoded in one typed pass per ~1 MB.
+
+    Only rows of exactly this schema version; the items' JSON texts joined by newlines must pass
+    ``codec._decode_items_block``'s proofs (one object per line, depth and size bounds, known types).
+    Returns ``None`` on any doubt: the caller then decodes row by row (and quarantines what fails).
+    """
+    envs: list[Envelope] = []
+    stamps: dict[Any, str] = {}
+    usage_dec, stop_dec = _usage_dec.decode, _stop_dec.decode
+    version = SCHEMA_VERSION
+    start = 0
+    n = len(rows)
+    while start < n:
+        texts: list[str] = []
+        size = 0
+        end = start
+        while end < n and (size < _FAST_GROUP_BYTES or not texts):
+            row = rows[end]
+            if row.schema_version != version:
+                return None
+            text = row.raw_json if row.raw_json is not None else row.item
+            if type(text) is not str:
+                return None
+            texts.append(text)
+            size += len(text) + 1
+            end += 1
+        items = _decode_items_block("\n".join(texts).encode(), len(texts))
+        if items is None:
+            return None
+        try:
+            for row, item in zip(rows[start:end], items):
+                created = row.created_at
+                stamp = stamps.get(created)
+                if stamp is None:
+                    stamp = stamps[created] = format_ts(created)
+                env = Envelope(schema_version=version, session_id=session_id, seq=row.seq, item=item, created_at=stamp)
+                if row.usage is not None:
+                    env.usage = usage_dec(row.usage)
+                if row.stop_reason is not None:
+                    env.stop_reason = stop_dec(row.stop_reason)
+                envs.append(env)
+        except (msgspec.MsgspecError, ValueError, TypeError, AttributeError):
+            return None
+        start = end
+    return envs
 
 
 def decode_tools(text: str | None) -> list[ToolDefinition] | None:

@@ -550,6 +550,10 @@ class SessionStore:
         return info, envs
 
     async def _decode_rows(self, session_id: str, rows: Iterable[Any], on_corrupt: str) -> list[Envelope]:
+        rows = rows if isinstance(rows, list) else list(rows)
+        fast = _rows.decode_rows_fast(session_id, rows)
+        if fast is not None:
+            return fast
         envs: list[Envelope] = []
         bad: list[QuarantinedRow] = []
         for row in rows:
