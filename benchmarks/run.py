@@ -1640,6 +1640,7 @@ def run(
     workdir: Path | None = None,
     command: str = "",
     log: Callable[[str], None] | None = None,
+    only: set[str] | None = None,
 ) -> Report:
     """Build the dataset, run every registered row, and return the report (not yet rendered).
 
@@ -1651,6 +1652,7 @@ def run(
         workdir: Where temporary JSONL files go (default: a fresh temporary directory, removed after).
         command: The command line recorded in the report.
         log: Progress messages (e.g. ``print`` to stderr).
+        only: Row keys to run (``None``: every registered row).
     """
     say = log or (lambda _msg: None)
     cfg = SIZES[size]
@@ -1669,6 +1671,8 @@ def run(
         ctx = Context(cfg, ds, wd, path, size)
         rows = []
         for key, builder in _ROWS:
+            if only is not None and key not in only:
+                continue
             t1 = time.perf_counter()
             built = builder(ctx)
             rows.extend(built if isinstance(built, list) else [built])
@@ -1950,6 +1954,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gc-freeze", action="store_true", help="add a named variant of rows 1-2 run after gc.freeze()")
     parser.add_argument("--profile", action="store_true", help="profile (cProfile, CPU clock) the interlingua side of rows that miss a target")
     parser.add_argument("--memory-mb", default=None, help="the memory row's two file sizes in MB, e.g. 64,1024 (default: the size's own)")
+    parser.add_argument("--only", default=None, help="comma-separated row keys to run (e.g. decode,store); default: every row")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     memory_mb = None
@@ -1964,7 +1969,8 @@ def main(argv: list[str] | None = None) -> int:
         + (["--profile"] if args.profile else [])
     )
     log = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    report = run(args.size, seed=args.seed, gc_freeze=args.gc_freeze, memory_mb=memory_mb, command=command, log=log)
+    only = None if not args.only else set(args.only.split(","))
+    report = run(args.size, seed=args.seed, gc_freeze=args.gc_freeze, memory_mb=memory_mb, command=command, log=log, only=only)
     if args.profile:
         _profile(report, args.size, args.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
