@@ -841,7 +841,8 @@ def row_validate_process(ctx: Context) -> list[Row]:
     have_rs = _peer("jsonschema-rs", "jsonschema_rs")[1] is not None and _peer("orjson", "orjson")[1] is not None
     for mb in ctx.size.process_mb:
         path = ctx.workdir / f"process-{mb}mb.jsonl"
-        nbytes, _copies = _grow_jsonl(ctx.ds.jsonl, mb * 1_000_000, path)
+        # whole copies of the dataset, the number nearest to `mb`
+        nbytes, _copies = _grow_jsonl(ctx.ds.jsonl, max(1, round(mb * 1_000_000 / len(ctx.ds.jsonl))) * len(ctx.ds.jsonl) - 1, path)
         il = Measure(f"`interlingua validate FILE` (whole process, {nbytes / 1e6:.0f} MB)", "interlingua", nbytes=nbytes)
         rs = Measure(f"jsonschema-rs {_version('jsonschema-rs')} + orjson, `python script.py FILE` (whole process)", "peer", nbytes=nbytes)
         js = Measure(f"jsonschema {_version('jsonschema')} Draft202012Validator + orjson, `python script.py FILE` (whole process)", "peer", nbytes=nbytes)

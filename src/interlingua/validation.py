@@ -203,6 +203,55 @@ for _cls in InputItem.__origin__.__args__:  # type: ignore[attr-defined]
     _KINDS.setdefault(_cls, _OTHER)
 
 
+_ID, _CALL, _HANDOFF = 1, 2, 4
+
+
+class _CompactChecker:
+    """:class:`ItemChecker`'s checks with one dict per session (``id -> flags``) instead of three sets.
+
+    ``validate_jsonl_stream`` keeps one checker per session for the whole file, so its size is what
+    grows with the number of sessions: a dict of a session's ids is about a third of three sets.
+    The problems it reports are :class:`ItemChecker`'s, in the same order (tested against it).
+    """
+
+    __slots__ = ("seen",)
+
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+
+    def check(self, item: Item, pointer: str) -> list[Problem]:
+        kind = _KINDS.get(type(item))
+        if kind is None:
+            if isinstance(item, UnknownItem):
+                return []
+            kind = next((k for cls, k in _KINDS.items() if isinstance(item, cls)), _OTHER)
+        problems: list[Problem] = []
+        seen = self.seen
+        item_id = getattr(item, "id", msgspec.UNSET)
+        if type(item_id) is str or isinstance(item_id, str):
+            flags = seen.get(item_id)
+            if flags is not None and flags & _ID:
+                problems.append(Problem(f"{pointer}/id", f"duplicate item id {item_id!r}"))
+            seen[item_id] = (flags or 0) | _ID
+        if kind is _CONTENT_KIND:
+            if item.role is msgspec.UNSET:  # type: ignore[union-attr]
+                problems.append(Problem(pointer, f"a top-level {_type(item)} item needs a role"))
+        elif kind is _TOOL_CALL:
+            seen[item.id] = seen.get(item.id, 0) | _CALL  # type: ignore[union-attr, index, arg-type]
+            problems.extend(_check_arguments(item, pointer))  # type: ignore[arg-type]
+        elif kind is _HANDOFF_CALL:
+            seen[item.id] = seen.get(item.id, 0) | _HANDOFF  # type: ignore[union-attr, index, arg-type]
+        elif kind is _TOOL_RESULT:
+            if not seen.get(item.call_id, 0) & _CALL:  # type: ignore[union-attr]
+                problems.append(Problem(f"{pointer}/call_id", f"tool_result refers to {item.call_id!r}, which is not an earlier tool_call"))  # type: ignore[union-attr]
+            problems.extend(_check_nested(item.content, f"{pointer}/content"))  # type: ignore[union-attr]
+        elif kind is _HANDOFF_RESULT:
+            if not seen.get(item.call_id, 0) & _HANDOFF:  # type: ignore[union-attr]
+                problems.append(Problem(f"{pointer}/call_id", f"handoff_result refers to {item.call_id!r}, which is not an earlier handoff_call"))  # type: ignore[union-attr]
+            problems.extend(_check_nested(item.content, f"{pointer}/content"))  # type: ignore[union-attr]
+        return problems
+
+
 def _type(item: Any) -> str:
     return item.__struct_config__.tag
 
@@ -374,7 +423,7 @@ def validate_document_bytes(data: bytes, *, mode: Mode = "preserving", limits: L
 def validate_jsonl_stream(source: str | os.PathLike[str] | IO[bytes], *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, file: str | None = None) -> ValidationResult:
     """Validate a JSON Lines envelope stream line by line (bounded memory)."""
     result = ValidationResult(files=1)
-    checkers: dict[str, ItemChecker] = {}
+    checkers: dict[str, _CompactChecker] = {}
     last_seq: dict[str, int] = {}
     header_session: str | None = None
     problems = result.problems
@@ -392,7 +441,7 @@ def validate_jsonl_stream(source: str | os.PathLike[str] | IO[bytes], *, mode: M
                 last_seq[sid] = env.seq
                 checker = checkers.get(sid)
                 if checker is None:
-                    checker = checkers[sid] = ItemChecker()
+                    checker = checkers[sid] = _CompactChecker()
                 found = checker.check(env.item, "/item")
                 if found:
                     problems.extend(p.located(file, line) for p in found)
@@ -414,7 +463,7 @@ def validate_jsonl_stream(source: str | os.PathLike[str] | IO[bytes], *, mode: M
         if prev is not None and env.seq <= prev:
             problems.append(Problem("/seq", f"seq {env.seq} does not increase (previous {prev} in session {env.session_id!r})", file, rec.line))
         last_seq[env.session_id] = env.seq
-        checker = checkers.setdefault(env.session_id, ItemChecker())
+        checker = checkers.get(env.session_id) or checkers.setdefault(env.session_id, _CompactChecker())
         problems.extend(p.located(file, rec.line) for p in checker.check(env.item, "/item"))
     return result
 

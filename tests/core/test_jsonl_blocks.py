@@ -205,3 +205,28 @@ def test_semantic_checks_fire_in_the_block_path() -> None:
     assert got == _semantic_reference(data)
     assert [line for line, _p, _m in got] == [11, 21, 31, 41, 51, 61]
     assert r.items == 300
+
+
+def test_compact_checker_reports_what_item_checker_reports() -> None:
+    # validate_jsonl_stream keeps a _CompactChecker per session: same problems, same order, as ItemChecker
+    from interlingua.codec import decode_item
+    from interlingua.validation import ItemChecker, _CompactChecker
+
+    items = [decode_item(v) for v in VALID]
+    extra = [
+        b'{"type":"tool_call","id":"c1","name":"f","arguments":{}}',
+        b'{"type":"tool_call","id":"c1","name":"f","arguments":{}}',  # duplicate id
+        b'{"type":"tool_result","call_id":"c1","content":[]}',
+        b'{"type":"tool_result","call_id":"c2","content":[{"type":"text","text":"x","role":"user"}]}',  # orphan, nested role
+        b'{"type":"handoff_call","id":"h1","target":"b"}',
+        b'{"type":"handoff_result","call_id":"h1","content":[]}',
+        b'{"type":"handoff_result","call_id":"c1","content":[]}',  # a tool call id is not a handoff
+        b'{"type":"tool_result","call_id":"h1","content":[]}',  # a handoff id is not a tool call
+        b'{"type":"text","text":"x","id":"h1","role":"user"}',  # duplicate of a handoff id
+        b'{"type":"text","text":"no role"}',
+        b'{"type":"hologram"}',  # unknown: preserved, not checked
+    ]
+    items += [decode_item(e) for e in extra]
+    a, b = ItemChecker(), _CompactChecker()
+    for n, item in enumerate(items * 2):
+        assert a.check(item, f"/{n}") == b.check(item, f"/{n}"), item
