@@ -48,7 +48,7 @@ from interlingua.items import (
     ToolResultItem,
 )
 
-__all__ = ["Dataset", "Spec", "build", "make_spec", "to_interlingua", "to_pydantic_ai", "transcripts"]
+__all__ = ["Dataset", "Spec", "build", "from_pydantic_ai", "make_spec", "to_interlingua", "to_pydantic_ai", "transcripts"]
 
 MESSAGES_PER_CONVERSATION = 20
 TURNS = MESSAGES_PER_CONVERSATION // 4
@@ -104,6 +104,9 @@ class Turn:
     arguments: dict[str, Any]
     tool_result: str
     final: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
 
 
 @dataclass
@@ -150,6 +153,9 @@ def make_spec(conversations: int, seed: int = 20260101) -> Spec:
                     arguments=args,
                     tool_result=text(50, 800),
                     final=text(100, 1500),
+                    input_tokens=rng.randint(200, 20_000),
+                    output_tokens=rng.randint(50, 2_000),
+                    cache_read_tokens=rng.randint(0, 10_000),
                 )
             )
         spec.conversations.append(turns)
@@ -205,6 +211,7 @@ def to_pydantic_ai(spec: Spec) -> list[list[Any]]:
     """
     from pydantic_ai.messages import (
         BinaryContent,
+        RequestUsage,
         ModelRequest,
         ModelResponse,
         TextPart,
@@ -228,8 +235,12 @@ def to_pydantic_ai(spec: Spec) -> list[list[Any]]:
                         TextPart(content=turn.assistant),
                         ToolCallPart(tool_name=turn.tool_name, args=turn.arguments, tool_call_id=turn.call_id),
                     ],
+                    usage=RequestUsage(input_tokens=turn.input_tokens, output_tokens=turn.output_tokens, cache_read_tokens=turn.cache_read_tokens),
                     model_name=MODEL,
                     timestamp=_stamp(c, m + 1),
+                    provider_name="anthropic",
+                    provider_response_id=f"msg_{c:05d}_{m + 1}",
+                    finish_reason="tool_call",
                 )
             )
             msgs.append(
@@ -238,8 +249,45 @@ def to_pydantic_ai(spec: Spec) -> list[list[Any]]:
                     timestamp=_stamp(c, m + 2),
                 )
             )
-            msgs.append(ModelResponse(parts=[TextPart(content=turn.final)], model_name=MODEL, timestamp=_stamp(c, m + 3)))
+            msgs.append(
+                ModelResponse(
+                    parts=[TextPart(content=turn.final)],
+                    usage=RequestUsage(input_tokens=turn.input_tokens + 400, output_tokens=turn.output_tokens // 2),
+                    model_name=MODEL,
+                    timestamp=_stamp(c, m + 3),
+                    provider_name="anthropic",
+                    provider_response_id=f"msg_{c:05d}_{m + 3}",
+                    finish_reason="stop",
+                )
+            )
         out.append(msgs)
+    return out
+
+
+def from_pydantic_ai(lines: list[bytes]) -> list[Envelope]:
+    """The pydantic-ai JSON lines read by interlingua's own compat reader (``interlingua migrate``).
+
+    Both sides then hold the same content: model and provider names and response ids in each
+    item's ``origin``, usage, finish reason and response timestamps in ``metadata["pydantic_ai"]``
+    (the reader's documented home for them), and every message's timestamp as the envelope's
+    ``created_at``. Sessions are ``conv-<n>``, ``seq`` is dense.
+    """
+    import json
+
+    from interlingua.compat import read
+
+    out: list[Envelope] = []
+    for c, line in enumerate(lines):
+        obj = json.loads(line)
+        stamps = [msg.get("timestamp") for msg in obj]
+        migrated = read(obj, "pydantic-ai")
+        assert not migrated.report.entries, migrated.report  # nothing dropped: both sides hold the same content
+        session = f"conv-{c:06d}"
+        for seq, item in enumerate(migrated.transcript.items):
+            key = item.message
+            m = int(key[1:]) if isinstance(key, str) and key[:1] == "m" and key[1:].isdigit() else None
+            created = stamps[m] if m is not None and isinstance(stamps[m], str) else _stamp(c, seq).isoformat().replace("+00:00", "Z")
+            out.append(Envelope(schema_version=SCHEMA_VERSION, session_id=session, seq=seq, item=item, created_at=created))
     return out
 
 
@@ -262,6 +310,8 @@ class Dataset:
     dicts: list[dict[str, Any]]
     pydantic_ai: list[list[Any]] | None
     pydantic_ai_lines: list[bytes] | None
+    converted: bool = False
+    """True when ``envelopes`` were read from ``pydantic_ai_lines`` by interlingua's compat reader."""
 
     @property
     def items(self) -> int:
@@ -288,11 +338,8 @@ def build(conversations: int, seed: int = 20260101, *, peers: bool = True) -> Da
         peers: Also build the peers' forms (skipped per peer when it is not installed).
     """
     spec = make_spec(conversations, seed)
-    envelopes = to_interlingua(spec)
-    lines = [encode_envelope(e) for e in envelopes]
-    jsonl = b"\n".join(lines) + b"\n"
-    dicts = [msgspec.json.decode(line) for line in lines]
     pa = pa_lines = None
+    envelopes: list[Envelope] | None = None
     if peers:
         try:
             from pydantic_ai.messages import ModelMessagesTypeAdapter
@@ -301,7 +348,13 @@ def build(conversations: int, seed: int = 20260101, *, peers: bool = True) -> Da
         else:
             pa = to_pydantic_ai(spec)
             pa_lines = [ModelMessagesTypeAdapter.dump_json(conv) for conv in pa]
-    return Dataset(spec, envelopes, jsonl, dicts, pa, pa_lines)
+            envelopes = from_pydantic_ai(pa_lines)
+    if envelopes is None:  # no pydantic-ai: interlingua's own form of the same spec (no origin/usage metadata)
+        envelopes = to_interlingua(spec)
+    lines = [encode_envelope(e) for e in envelopes]
+    jsonl = b"\n".join(lines) + b"\n"
+    dicts = [msgspec.json.decode(line) for line in lines]
+    return Dataset(spec, envelopes, jsonl, dicts, pa, pa_lines, converted=pa_lines is not None)
 
 
 if __name__ == "__main__":  # pragma: no cover - manual inspection

@@ -759,7 +759,7 @@ class JsonlRecord:
         line: 1-based line number.
         envelope: The decoded envelope, or ``None`` when the line is invalid (or is the header).
         error: The problem with the line, or ``None``.
-        header: The session header, when this is the optional first line holding one.
+        header: The session header, when this line is one (a session file has one per session).
     """
 
     line: int
@@ -776,7 +776,7 @@ def _looks_like_header(raw: bytes) -> bool:
 
 
 def decode_session_header(data: bytes | str) -> SessionHeader:
-    """Decode the optional first line of a session export (``{"schema_version", "session": {...}}``).
+    """Decode a session header line of a session file (``{"schema_version", "session": {...}}``).
 
     Raises:
         DocumentError, VersionError: with JSON pointers inside the line.
@@ -831,58 +831,209 @@ def iter_jsonl(
     Raises:
         DocumentError: (``errors="raise"``) with file and line set.
     """
+    for part in _jsonl_parts(source, mode=mode, limits=limits, errors=errors, file_label=file_label):
+        if type(part) is not tuple:
+            yield part
+        elif errors == "raise":
+            yield from part[1]
+        else:
+            for n, env in enumerate(part[1], part[0]):
+                yield JsonlRecord(n, env, None)
+
+
+def _jsonl_parts(
+    source: str | os.PathLike[str] | IO[bytes],
+    *,
+    mode: Mode,
+    limits: Limits,
+    errors: Literal["raise", "yield"],
+    file_label: str | None,
+) -> Iterator[Any]:
+    """:func:`iter_jsonl`'s reader: yields what it yields, except that a block of lines read in one
+    pass comes as one ``(first line number, [Envelope, ...])`` tuple (consecutive lines)."""
     fh, owned = _open_binary(source)
     label = file_label or (str(source) if isinstance(source, (str, os.PathLike)) else getattr(fh, "name", None))
     label = str(label) if label is not None else None
-    try:
-        line_no = 0
-        while True:
-            line = fh.readline(limits.max_line_bytes + 1)
-            if not line:
-                break
-            line_no += 1
-            if len(line) > limits.max_line_bytes and not line.endswith(b"\n"):
-                err: DocumentError = LimitError(Problem("", f"line is longer than {limits.max_line_bytes} bytes", label, line_no))
-                # Skip the rest of the over-long line without holding it.
-                while True:
-                    chunk = fh.readline(1 << 20)
-                    if not chunk or chunk.endswith(b"\n"):
-                        break
-                if errors == "raise":
-                    raise err
-                yield JsonlRecord(line_no, None, err)
-                continue
-            stripped = line.strip()
-            if not stripped:
-                continue
-            if _looks_like_header(stripped):
-                try:
-                    header = decode_session_header(stripped)
-                except DocumentError as exc:
-                    located = exc.located(file=label, line=line_no)
-                    if errors == "raise":
-                        raise located from exc
-                    yield JsonlRecord(line_no, None, located)
-                    continue
-                if errors == "yield":
-                    yield JsonlRecord(line_no, None, None, header)
-                continue
+    state = _JsonlState()
+
+    def careful(line: bytes) -> Iterator[Any]:
+        """One line the slow, precise way (``line`` holds its ``\n`` unless it is the last)."""
+        state.line_no += 1
+        line_no = state.line_no
+        if len(line) - line.endswith(b"\n") > limits.max_line_bytes:
+            err: DocumentError = LimitError(Problem("", f"line is longer than {limits.max_line_bytes} bytes", label, line_no))
+            # Skip the rest of the over-long line without holding it.
+            while not line.endswith(b"\n"):
+                line = fh.readline(1 << 20)
+                if not line:
+                    break
+            if errors == "raise":
+                raise err
+            yield JsonlRecord(line_no, None, err)
+            return
+        stripped = line.strip()
+        if not stripped:
+            return
+        if _looks_like_header(stripped):
+            state.seen_content = True
             try:
-                env = decode_envelope(stripped, mode=mode, limits=limits)
+                header = decode_session_header(stripped)
             except DocumentError as exc:
                 located = exc.located(file=label, line=line_no)
-                if not line.endswith(b"\n"):
-                    located = DocumentError(
-                        [Problem(p.pointer, f"last line is truncated (no newline, does not parse): {p.message}", p.file, p.line) for p in located.problems]
-                    )
                 if errors == "raise":
                     raise located from exc
                 yield JsonlRecord(line_no, None, located)
+                return
+            if errors == "yield":
+                yield JsonlRecord(line_no, None, None, header)
+            return
+        state.seen_content = True
+        try:
+            env = decode_envelope(stripped, mode=mode, limits=limits)
+        except DocumentError as exc:
+            located = exc.located(file=label, line=line_no)
+            if not line.endswith(b"\n"):
+                located = DocumentError(
+                    [Problem(p.pointer, f"last line is truncated (no newline, does not parse): {p.message}", p.file, p.line) for p in located.problems]
+                )
+            if errors == "raise":
+                raise located from exc
+            yield JsonlRecord(line_no, None, located)
+            return
+        yield env if errors == "raise" else JsonlRecord(line_no, env, None)
+
+    # Blocks of whole lines go through one typed msgspec pass (`_decode_block`) when a cheap test
+    # proves the per-line checks would pass; any doubt sends the block down `careful`, line by line.
+    batch_ok = _BLOCK_BYTES <= min(limits.max_line_bytes, limits.max_item_bytes, limits.max_base64_bytes)
+    try:
+        pending = b""
+        while True:
+            block = fh.read(_BLOCK_BYTES)
+            if not block:
+                if pending:
+                    yield from careful(pending)
+                break
+            data = pending + block if pending else block
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                # no line end in a whole block: a long line; finish it with the bounded line reader
+                yield from careful(data + fh.readline(max(limits.max_line_bytes + 1 - len(data), 1)))
+                pending = b""
                 continue
-            yield env if errors == "raise" else JsonlRecord(line_no, env, None)
+            pending = data[cut:]
+            data = data[:cut] if pending else data
+            while not state.seen_content and data:
+                nl = data.find(b"\n") + 1
+                yield from careful(data[:nl])
+                data = data[nl:]
+            for run, is_header in _header_runs(data):
+                if is_header:  # a session header line (session files hold one per session)
+                    yield from careful(run)
+                    continue
+                envs = _decode_block(run, limits) if batch_ok else None
+                if envs is None:
+                    for line in run.split(b"\n")[:-1]:
+                        yield from careful(line + b"\n")
+                    continue
+                first = state.line_no + 1
+                state.line_no += len(envs)
+                yield (first, envs)
     finally:
         if owned:
             fh.close()
+
+
+_HEADER_LINE = re.compile(rb'(?m)^\{[^\n]{0,48}"session"[^\n]*\n')
+
+
+def _header_runs(data: bytes) -> Iterator[tuple[bytes, bool]]:
+    """``data`` (whole lines) cut into runs of envelope lines and single session header lines."""
+    start = 0
+    for m in _HEADER_LINE.finditer(data):
+        if not _looks_like_header(m.group().strip()):
+            continue
+        if m.start() > start:
+            yield data[start : m.start()], False
+        yield m.group(), True
+        start = m.end()
+    if start < len(data):
+        yield data[start:], False
+
+
+class _JsonlState:
+    __slots__ = ("line_no", "seen_content")
+
+    def __init__(self) -> None:
+        self.line_no = 0
+        self.seen_content = False
+
+
+_BLOCK_BYTES = 1 << 20
+"""Bytes read at a time by :func:`iter_jsonl` (a block never holds a line longer than this)."""
+
+# A line end not preceded by `}` or not followed by `{`: the block is not plain one-object-per-line JSONL.
+_ODD_LINE_END = re.compile(rb"\n(?:(?!\{)|(?<!\}\n))")
+_KEEP_BRACKETS = bytes(b for b in range(256) if b not in b"{[\n")
+
+
+@functools.lru_cache(maxsize=8)
+def _many_brackets(n: int) -> re.Pattern[bytes]:
+    return re.compile(rb"[^\n]{%d}" % n)
+
+
+def _decode_items_block(data: bytes, count: int, limits: Limits = DEFAULT_LIMITS) -> list[Any] | None:
+    """Decode ``count`` items, one JSON object per line of ``data`` (``\n``-joined, no final newline),
+    in one typed msgspec pass; ``None`` unless every one would pass :func:`decode_item` unchanged
+    (known type, types, nesting depth, size limits), by the same proofs as :func:`_decode_block`."""
+    if len(data) > min(limits.max_item_bytes, limits.max_base64_bytes):
+        return None
+    if data[:1] != b"{" or data[-1:] != b"}" or _ODD_LINE_END.search(data) is not None:
+        return None
+    brackets = data.translate(None, _KEEP_BRACKETS)
+    if _many_brackets(max(limits.max_depth - 1, 1)).search(brackets) is not None:
+        return None
+    try:
+        items: list[Any] = _item_decoder.decode_lines(data)
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+        return None
+    if len(items) != count or brackets.count(b"\n") != count - 1:
+        return None
+    return items
+
+
+def _decode_block(data: bytes, limits: Limits) -> list[Envelope] | None:
+    """Decode a block of whole JSON Lines (``data`` ends with ``\n``) in one typed msgspec pass.
+
+    Returns the envelopes only when this proves each line would pass :func:`decode_envelope`'s
+    fast path unchanged, else ``None`` (the caller then reads the block line by line, which
+    locates every problem):
+
+    * every line starts with ``{`` and ends with ``}`` (no blank lines, no surrounding whitespace):
+      then no JSON value can span two lines, and as many values as lines means one per line;
+    * every line holds fewer than ``max_depth - 1`` opening brackets (``{`` or ``[``, strings
+      included), so no item or usage can nest deeper than the limit;
+    * the block is no longer than the line, item and base64 limits (the caller's block size),
+      so no line, item or base64 string can exceed them;
+    * msgspec decodes every line as an :class:`~interlingua.items.Envelope` (types, ``seq >= 0``,
+      non-empty ``session_id``, known item types only) and every ``schema_version`` is exactly
+      :data:`SCHEMA_VERSION`.
+    """
+    if data[:1] != b"{" or _ODD_LINE_END.search(data, 0, len(data) - 1) is not None:
+        return None
+    brackets = data.translate(None, _KEEP_BRACKETS)
+    if _many_brackets(max(limits.max_depth - 1, 1)).search(brackets) is not None:
+        return None
+    try:
+        envs: list[Envelope] = _envelope_decoder.decode_lines(data)
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+        return None
+    if len(envs) != brackets.count(b"\n"):
+        return None
+    version = SCHEMA_VERSION
+    for env in envs:
+        if env.schema_version != version:
+            return None
+    return envs
 
 
 def write_jsonl(envelopes: Iterable[Envelope], dest: str | os.PathLike[str] | IO[bytes]) -> int:

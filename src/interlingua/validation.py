@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from .codec import DEFAULT_LIMITS, Item, Limits, Mode, UnknownItem, decode_transcript, iter_jsonl
+from .codec import DEFAULT_LIMITS, Item, Limits, Mode, UnknownItem, _jsonl_parts, decode_transcript, iter_jsonl
 from .errors import DocumentError, Problem
 from .items import (
     ArtifactRefItem,
@@ -35,6 +35,7 @@ from .items import (
     HandoffCallItem,
     HandoffResultItem,
     ImageItem,
+    InputItem,
     TextItem,
     ToolCallItem,
     ToolResultItem,
@@ -163,29 +164,95 @@ class ItemChecker:
 
     def check(self, item: Item, pointer: str) -> list[Problem]:
         """Problems of one top-level item at ``pointer``."""
-        if isinstance(item, UnknownItem):
-            return []
+        kind = _KINDS.get(type(item))
+        if kind is None:  # UnknownItem, or a subclass: the general path
+            if isinstance(item, UnknownItem):
+                return []
+            kind = next((k for cls, k in _KINDS.items() if isinstance(item, cls)), _OTHER)
         problems: list[Problem] = []
         item_id = getattr(item, "id", msgspec.UNSET)
-        if isinstance(item_id, str):
+        if type(item_id) is str or isinstance(item_id, str):
             if item_id in self.ids:
                 problems.append(Problem(f"{pointer}/id", f"duplicate item id {item_id!r}"))
             self.ids.add(item_id)
-        if isinstance(item, _CONTENT) and item.role is msgspec.UNSET:
-            problems.append(Problem(pointer, f"a top-level {_type(item)} item needs a role"))
-        if isinstance(item, ToolCallItem):
-            self.calls.add(item.id)
-            problems.extend(_check_arguments(item, pointer))
-        elif isinstance(item, HandoffCallItem):
-            self.handoffs.add(item.id)
-        elif isinstance(item, ToolResultItem):
-            if item.call_id not in self.calls:
-                problems.append(Problem(f"{pointer}/call_id", f"tool_result refers to {item.call_id!r}, which is not an earlier tool_call"))
-            problems.extend(_check_nested(item.content, f"{pointer}/content"))
-        elif isinstance(item, HandoffResultItem):
-            if item.call_id not in self.handoffs:
-                problems.append(Problem(f"{pointer}/call_id", f"handoff_result refers to {item.call_id!r}, which is not an earlier handoff_call"))
-            problems.extend(_check_nested(item.content, f"{pointer}/content"))
+        if kind is _CONTENT_KIND:
+            if item.role is msgspec.UNSET:  # type: ignore[union-attr]
+                problems.append(Problem(pointer, f"a top-level {_type(item)} item needs a role"))
+        elif kind is _TOOL_CALL:
+            self.calls.add(item.id)  # type: ignore[union-attr, arg-type]
+            problems.extend(_check_arguments(item, pointer))  # type: ignore[arg-type]
+        elif kind is _HANDOFF_CALL:
+            self.handoffs.add(item.id)  # type: ignore[union-attr, arg-type]
+        elif kind is _TOOL_RESULT:
+            if item.call_id not in self.calls:  # type: ignore[union-attr]
+                problems.append(Problem(f"{pointer}/call_id", f"tool_result refers to {item.call_id!r}, which is not an earlier tool_call"))  # type: ignore[union-attr]
+            problems.extend(_check_nested(item.content, f"{pointer}/content"))  # type: ignore[union-attr]
+        elif kind is _HANDOFF_RESULT:
+            if item.call_id not in self.handoffs:  # type: ignore[union-attr]
+                problems.append(Problem(f"{pointer}/call_id", f"handoff_result refers to {item.call_id!r}, which is not an earlier handoff_call"))  # type: ignore[union-attr]
+            problems.extend(_check_nested(item.content, f"{pointer}/content"))  # type: ignore[union-attr]
+        return problems
+
+
+_CONTENT_KIND, _TOOL_CALL, _HANDOFF_CALL, _TOOL_RESULT, _HANDOFF_RESULT, _OTHER = "content", "tool_call", "handoff_call", "tool_result", "handoff_result", "other"
+_KINDS: dict[type, str] = {
+    **{cls: _CONTENT_KIND for cls in _CONTENT},
+    ToolCallItem: _TOOL_CALL,
+    HandoffCallItem: _HANDOFF_CALL,
+    ToolResultItem: _TOOL_RESULT,
+    HandoffResultItem: _HANDOFF_RESULT,
+}
+"""Item class -> which checks apply (one dict look-up instead of a chain of isinstance)."""
+for _cls in InputItem.__origin__.__args__:  # type: ignore[attr-defined]
+    _KINDS.setdefault(_cls, _OTHER)
+
+
+_ID, _CALL, _HANDOFF = 1, 2, 4
+
+
+class _CompactChecker:
+    """:class:`ItemChecker`'s checks with one dict per session (``id -> flags``) instead of three sets.
+
+    ``validate_jsonl_stream`` keeps one checker per session for the whole file, so its size is what
+    grows with the number of sessions: a dict of a session's ids is about a third of three sets.
+    The problems it reports are :class:`ItemChecker`'s, in the same order (tested against it).
+    """
+
+    __slots__ = ("seen",)
+
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+
+    def check(self, item: Item, pointer: str) -> list[Problem]:
+        kind = _KINDS.get(type(item))
+        if kind is None:
+            if isinstance(item, UnknownItem):
+                return []
+            kind = next((k for cls, k in _KINDS.items() if isinstance(item, cls)), _OTHER)
+        problems: list[Problem] = []
+        seen = self.seen
+        item_id = getattr(item, "id", msgspec.UNSET)
+        if type(item_id) is str or isinstance(item_id, str):
+            flags = seen.get(item_id)
+            if flags is not None and flags & _ID:
+                problems.append(Problem(f"{pointer}/id", f"duplicate item id {item_id!r}"))
+            seen[item_id] = (flags or 0) | _ID
+        if kind is _CONTENT_KIND:
+            if item.role is msgspec.UNSET:  # type: ignore[union-attr]
+                problems.append(Problem(pointer, f"a top-level {_type(item)} item needs a role"))
+        elif kind is _TOOL_CALL:
+            seen[item.id] = seen.get(item.id, 0) | _CALL  # type: ignore[union-attr, index, arg-type]
+            problems.extend(_check_arguments(item, pointer))  # type: ignore[arg-type]
+        elif kind is _HANDOFF_CALL:
+            seen[item.id] = seen.get(item.id, 0) | _HANDOFF  # type: ignore[union-attr, index, arg-type]
+        elif kind is _TOOL_RESULT:
+            if not seen.get(item.call_id, 0) & _CALL:  # type: ignore[union-attr]
+                problems.append(Problem(f"{pointer}/call_id", f"tool_result refers to {item.call_id!r}, which is not an earlier tool_call"))  # type: ignore[union-attr]
+            problems.extend(_check_nested(item.content, f"{pointer}/content"))  # type: ignore[union-attr]
+        elif kind is _HANDOFF_RESULT:
+            if not seen.get(item.call_id, 0) & _HANDOFF:  # type: ignore[union-attr]
+                problems.append(Problem(f"{pointer}/call_id", f"handoff_result refers to {item.call_id!r}, which is not an earlier handoff_call"))  # type: ignore[union-attr]
+            problems.extend(_check_nested(item.content, f"{pointer}/content"))  # type: ignore[union-attr]
         return problems
 
 
@@ -384,33 +451,53 @@ def _validate_jsonl(
     reader: Any, source: Any, *, mode: Mode, limits: Limits, file: str | None, progress: Callable[[int], None] | None
 ) -> ValidationResult:
     result = ValidationResult(files=1)
-    checkers: dict[str, ItemChecker] = {}
+    checkers: dict[str, _CompactChecker] = {}
     last_seq: dict[str, int] = {}
     header_session: str | None = None
+    problems = result.problems
     reported = 0
-    for n, rec in enumerate(iter_jsonl(reader, mode=mode, limits=limits, errors="yield", file_label=file)):
-        if progress is not None and n % 512 == 0:
+    for n, part in enumerate(_jsonl_parts(reader, mode=mode, limits=limits, errors="yield", file_label=file)):
+        if progress is not None and (type(part) is tuple or n % 512 == 0):
             pos = reader.tell()
             progress(pos - reported)
             reported = pos
+        if type(part) is tuple:  # a block of consecutive lines, each decoded
+            first, envs = part
+            result.items += len(envs)
+            for line, env in enumerate(envs, first):
+                sid = env.session_id
+                if header_session is not None and sid != header_session:
+                    problems.append(Problem("/session_id", f"session_id {sid!r} differs from the header's session {header_session!r}", file, line))
+                prev = last_seq.get(sid)
+                if prev is not None and env.seq <= prev:
+                    problems.append(Problem("/seq", f"seq {env.seq} does not increase (previous {prev} in session {sid!r})", file, line))
+                last_seq[sid] = env.seq
+                checker = checkers.get(sid)
+                if checker is None:
+                    checker = checkers[sid] = _CompactChecker()
+                found = checker.check(env.item, "/item")
+                if found:
+                    problems.extend(p.located(file, line) for p in found)
+            continue
+        rec = part
         if rec.header is not None:
             header_session = rec.header.session.id
             continue
         if rec.error is not None:
             result.items += 1
-            result.problems.extend(_line_problems(rec.error, file, rec.line, source))
+            problems.extend(_line_problems(rec.error, file, rec.line, source))
             continue
         env = rec.envelope
         assert env is not None
         result.items += 1
         if header_session is not None and env.session_id != header_session:
-            result.problems.append(Problem("/session_id", f"session_id {env.session_id!r} differs from the header's session {header_session!r}", file, rec.line))
+            problems.append(Problem("/session_id", f"session_id {env.session_id!r} differs from the header's session {header_session!r}", file, rec.line))
         prev = last_seq.get(env.session_id)
         if prev is not None and env.seq <= prev:
-            result.problems.append(Problem("/seq", f"seq {env.seq} does not increase (previous {prev} in session {env.session_id!r})", file, rec.line))
+            problems.append(Problem("/seq", f"seq {env.seq} does not increase (previous {prev} in session {env.session_id!r})", file, rec.line))
         last_seq[env.session_id] = env.seq
-        checker = checkers.setdefault(env.session_id, ItemChecker())
-        result.problems.extend(p.located(file, rec.line) for p in checker.check(env.item, "/item"))
+        checker = checkers.get(env.session_id) or checkers.setdefault(env.session_id, _CompactChecker())
+        problems.extend(p.located(file, rec.line) for p in checker.check(env.item, "/item"))
     if progress is not None:
         progress(reader.tell() - reported)
     return result

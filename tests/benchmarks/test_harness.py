@@ -23,7 +23,10 @@ from interlingua.validation import validate_bytes
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"
 ROWS = ("decode", "encode", "validate", "memory")
-TIMED_NEW = ("mapping", "mapping-ops", "stream", "store-bulk", "store-conv", "store-load", "store-load-large", "startup")
+TIMED_NEW = (
+    "mapping", "mapping-ops", "stream", "store-bulk", "store-conv", "store-load", "store-load-large", "validate-process-1", "startup",
+    *(f"stream-long-{p}" for p in ("anthropic", "openai-chat", "openai-responses", "gemini", "ollama")),
+)
 PG_ROWS = ("pg-bulk", "pg-conv", "pg-load", "pg-load-large")
 PG = bool(os.environ.get("INTERLINGUA_TEST_PG_URL"))
 
@@ -65,7 +68,7 @@ def test_every_row_has_medians_and_ratios(tiny: tuple[str, dict[str, Any]]) -> N
         assert il["median"] > 0 and il["median_cpu"] > 0
         assert len(il["seconds"]) == len(il["cpu_seconds"]) == data["dataset"]["rounds"]
         assert row["targets"], key
-        for m in [*row["peers"], row["floor"]]:
+        for m in [*row["peers"], *([row["floor"]] if row["floor"] is not None else [])]:
             if m["missing"]:
                 assert m["median"] is None and "not installed" in m["note"]
             else:
@@ -93,7 +96,9 @@ def test_peers_run_when_installed(tiny: tuple[str, dict[str, Any]]) -> None:
     for peers in expect.values():
         for module, measure in peers.items():
             assert measure["missing"] is (not _installed(module)), (module, measure["note"])
-    assert rows["decode"]["floor"]["missing"] is (not _installed("orjson"))
+    # The floor is bare msgspec (always there); orjson is an extra peer row.
+    assert rows["decode"]["floor"]["missing"] is False
+    assert rows["decode"]["peers"][1]["missing"] is (not _installed("orjson"))
 
 
 def test_markdown_report_has_each_figure_machine_and_command(tiny: tuple[str, dict[str, Any]]) -> None:
@@ -102,7 +107,9 @@ def test_markdown_report_has_each_figure_machine_and_command(tiny: tuple[str, di
     for title in (
         "(1) decode + validate",
         "(2) encode",
-        "(3) `interlingua validate`",
+        "(3) validation in process",
+        "(3b) `interlingua validate FILE`, whole process",
+        "(6b) stream accumulation, ~1,000-event stream",
         "(4) peak RSS",
         "(5) OpenAI Chat request -> Anthropic request",
         "(5b) canonical -> Anthropic and -> OpenAI Chat",
@@ -195,3 +202,31 @@ def test_prototype_sse_framing_gives_the_library_events_on_every_recorded_stream
         assert list(proposals.fast_iter_stream(mapper, blob)) == list(iter_stream(mapper, blob))
         half = blob[: len(blob) // 2]
         assert list(proposals.fast_iter_stream(mapper, half)) == list(iter_stream(mapper, half))
+
+
+def test_long_streams_are_valid_and_about_a_thousand_events() -> None:
+    from interlingua.mapping import get_mapper
+    from interlingua.streaming import StreamDone, TextDelta, iter_stream
+
+    run = _load("run")
+    for name, fixture in run._LONG_STREAM_FIXTURES:
+        blob, n = run.long_stream(name, (run.FIXTURES / fixture).read_bytes())
+        assert 900 <= n <= 1100, (name, n)
+        events = list(iter_stream(get_mapper(name), blob))
+        assert isinstance(events[-1], StreamDone), (name, events[-1])
+        assert sum(isinstance(e, TextDelta) for e in events) > 300 or name == "anthropic", name
+        assert run._parse_only_any(name, blob) >= n - 5
+
+
+def test_dataset_sides_hold_the_same_content() -> None:
+    if not _installed("pydantic_ai"):
+        pytest.skip("pydantic-ai not installed")
+    dataset = _load("dataset")
+    ds = dataset.build(3)
+    assert ds.converted
+    reasoning = [e.item for e in ds.envelopes if type(e.item).__name__ == "ReasoningItem"]
+    assert reasoning and all(r.origin.model == dataset.MODEL and r.origin.provider == "anthropic" and r.origin.response_id for r in reasoning)
+    assert all("usage" in r.metadata["pydantic_ai"] for r in reasoning)
+    assert all(e.created_at for e in ds.envelopes)
+    pa_bytes = sum(map(len, ds.pydantic_ai_lines))
+    assert 0.8 < len(ds.jsonl) / pa_bytes < 1.2  # same content, two formats

@@ -52,6 +52,42 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+_ITEM_COLUMNS = ("session_id", "seq", "schema_version", "type", "role", "call_id", "created_at", "item", "raw_json", "usage", "stop_reason")
+_INSERT_ITEMS_SQL = f"INSERT INTO {ITEMS.name} ({', '.join(_ITEM_COLUMNS)}) VALUES ({', '.join('?' * len(_ITEM_COLUMNS))})"
+
+
+async def _insert_rows_driver(conn: AsyncConnection, session_id: str, first: int, rows: list[_rows.PreparedRow], now: datetime) -> None:
+    """SQLite: the append's rows as one ``executemany`` of pre-built tuples through the driver.
+
+    The values are exactly what SQLAlchemy would bind: each column's own bind processor
+    (the dialect's ``DateTime`` text format, the JSON serializer that passes the store's
+    already-encoded :class:`JsonText` through) is applied here once per value, without building
+    a parameter dict and compiling parameters per row.
+    """
+    dialect = conn.dialect
+    procs = {c: ITEMS.c[c].type._cached_bind_processor(dialect) for c in ("created_at", "item", "usage", "stop_reason")}
+    ts, js_item, js_usage, js_stop = procs["created_at"], procs["item"], procs["usage"], procs["stop_reason"]
+    now_v = ts(now) if ts else now
+    params = [
+        (
+            session_id,
+            first + j,
+            r.schema_version,
+            r.type,
+            r.role,
+            r.call_id,
+            now_v if r.created_at is None else (ts(r.created_at) if ts else r.created_at),
+            js_item(r.item) if js_item else r.item,
+            r.raw_json,
+            r.usage if r.usage is None or not js_usage else js_usage(r.usage),
+            r.stop_reason if r.stop_reason is None or not js_stop else js_stop(r.stop_reason),
+        )
+        for j, r in enumerate(rows)
+    ]
+    for start in range(0, len(params), _CHUNK):
+        await conn.exec_driver_sql(_INSERT_ITEMS_SQL, params[start : start + _CHUNK])
+
+
 def _check_session_id(session_id: object) -> str:
     if not isinstance(session_id, str) or not session_id or len(session_id) > _SESSION_ID_MAX:
         raise DocumentError(Problem("/session_id", f"a session id is a non-empty string of at most {_SESSION_ID_MAX} characters"))
@@ -447,7 +483,10 @@ class SessionStore:
         async with self._write("appending items") as conn:
             head = await self._advance(conn, session_id, len(rows), expected_seq, now)
             first = head - len(rows) + 1
-            await self._insert_rows(conn, session_id, first, rows, now)
+            if self._is_pg:
+                await self._insert_rows(conn, session_id, first, rows, now)
+            else:
+                await _insert_rows_driver(conn, session_id, first, rows, now)
         return head
 
     async def _advance(self, conn: AsyncConnection, session_id: str, n: int, expected: int | None, now: datetime) -> int:
@@ -522,6 +561,10 @@ class SessionStore:
         return info, envs
 
     async def _decode_rows(self, session_id: str, rows: Iterable[Any], on_corrupt: str) -> list[Envelope]:
+        rows = rows if isinstance(rows, list) else list(rows)
+        fast = _rows.decode_rows_fast(session_id, rows)
+        if fast is not None:
+            return fast
         envs: list[Envelope] = []
         bad: list[QuarantinedRow] = []
         for row in rows:

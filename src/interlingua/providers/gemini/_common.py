@@ -9,6 +9,7 @@ the mapper always writes camelCase (GEN ``types.py`` ``_Part_to_mldev``).
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -29,11 +30,13 @@ SIG_NAMESPACE = "gemini.thought_signature"
 _SNAKE_RE = re.compile(r"(?<!^)([A-Z])")
 
 
+@functools.lru_cache(maxsize=1024)  # a pure function of a few hundred distinct keys, called per key per chunk
 def snake(key: str) -> str:
     """``thoughtSignature`` -> ``thought_signature``."""
     return _SNAKE_RE.sub(r"_\1", key).lower()
 
 
+@functools.lru_cache(maxsize=1024)
 def camel(key: str) -> str:
     """``thought_signature`` -> ``thoughtSignature`` (camelCase keys are returned unchanged)."""
     head, *rest = key.split("_")

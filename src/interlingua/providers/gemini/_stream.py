@@ -100,7 +100,7 @@ class GeminiAccumulator:
         if self._block is not None:
             body["promptFeedback"] = {"blockReason": self._block}
         if self._usage is not None:
-            body["usageMetadata"] = self._usage
+            body["usageMetadata"] = jcopy(dict(self._usage))
         if self._model:
             body["modelVersion"] = self._model
         if self._rid:
@@ -146,7 +146,7 @@ class GeminiAccumulator:
             self._block = block
         md = get(chunk, "usageMetadata")
         if isinstance(md, Mapping):
-            self._usage = jcopy(dict(md))
+            self._usage = md  # this chunk's own dict (decoded here, held by no one else); copied when a response is built
             out.append(UsageUpdate(usage_from(md)))
         if self._finish is not None or self._block is not None:
             self._done = True

@@ -1,0 +1,232 @@
+"""iter_jsonl reads whole blocks in one typed pass: every per-line check must still fire.
+
+The block path (`codec._decode_block`) may only accept what the line-by-line path accepts
+unchanged; on any doubt it falls back. These tests compare ``iter_jsonl`` with a reference that
+decodes each line on its own through ``decode_envelope``, on the canonical example items (every
+item type), with bad lines planted among many good ones.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from interlingua import codec
+from interlingua.codec import Limits, decode_envelope, iter_jsonl
+from interlingua.errors import DocumentError, LimitError
+
+CANON = Path(__file__).parent.parent / "fixtures" / "canonical"
+VALID = [line for line in (CANON / "valid_items.jsonl").read_bytes().splitlines() if line.strip()]
+INVALID = [line for line in (CANON / "invalid_items.jsonl").read_bytes().splitlines() if line.strip()]
+
+
+def _line(seq: int, item: bytes, session: str = "s1", version: str = "1.0") -> bytes:
+    return b'{"schema_version":"%s","session_id":"%s","seq":%d,"item":%s}' % (version.encode(), session.encode(), seq, item)
+
+
+def _good(n: int) -> list[bytes]:
+    return [_line(i, VALID[i % len(VALID)]) for i in range(n)]
+
+
+def _reference(data: bytes, limits: Limits = codec.DEFAULT_LIMITS) -> list[tuple[int, object]]:
+    """Each non-blank line decoded alone: (line number, envelope or error problems)."""
+    out: list[tuple[int, object]] = []
+    for n, line in enumerate(data.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append((n, decode_envelope(line.strip(), limits=limits)))
+        except DocumentError as exc:
+            out.append((n, [(p.pointer, p.message) for p in exc.problems]))
+    return out
+
+
+def _read(data: bytes, limits: Limits = codec.DEFAULT_LIMITS) -> list[tuple[int, object]]:
+    out: list[tuple[int, object]] = []
+    for rec in iter_jsonl(io.BytesIO(data), errors="yield", limits=limits):
+        if rec.error is not None:
+            out.append((rec.line, [(p.pointer, p.message.replace("last line is truncated (no newline, does not parse): ", "")) for p in rec.error.problems]))
+        else:
+            out.append((rec.line, rec.envelope))
+    return out
+
+
+def _deep(levels: int) -> bytes:
+    return b'{"type":"tool_call","id":"c1","name":"f","arguments":{"a":' + b"[" * levels + b"1" + b"]" * levels + b"}}"
+
+
+BAD_LINES = {
+    "deep arguments": _line(0, _deep(70)),
+    "newer major": _line(0, VALID[0], version="2.0"),
+    "newer minor with an unknown item": _line(0, b'{"type":"hologram","x":1}', version="1.1"),
+    "older major": _line(0, VALID[0], version="0.9"),
+    "negative seq": _line(-1, VALID[0]),
+    "empty session": _line(0, VALID[0], session=""),
+    "unknown item type": _line(0, b'{"type":"hologram","x":1}'),
+    "two envelopes on one line": _line(0, VALID[0]) + b" " + _line(1, VALID[0]),
+    "not JSON": b"{not json}",
+    "NaN": _line(0, b'{"type":"tool_call","id":"c","name":"f","arguments":{"x":NaN}}'),
+    "an invalid item": _line(0, INVALID[0]),
+    "a JSON array": b"[1, 2]",
+}
+
+
+PRESERVED = {"newer minor with an unknown item", "unknown item type"}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_LINES))
+def test_bad_line_among_good_ones_is_reported_on_its_line(name: str) -> None:
+    lines = _good(400)
+    lines.insert(217, BAD_LINES[name])
+    data = b"\n".join(lines) + b"\n"
+    got = _read(data)
+    assert got == _reference(data)
+    line, value = got[217]
+    assert line == 218
+    if name in PRESERVED:  # kept as an unknown item (preserving mode), not by the block path's typed decode
+        assert isinstance(value.item, codec.UnknownItem), value  # type: ignore[attr-defined]
+    else:
+        assert isinstance(value, list), (name, value)
+
+
+def test_value_spanning_two_lines_is_not_joined() -> None:
+    # `{...,"seq":0,` / `"item":...}` are each invalid alone; a whitespace-agnostic reader would join them
+    env = _line(5, VALID[0])
+    head, tail = env.split(b',"item":', 1)
+    lines = _good(50) + [head + b",", b'"item":' + tail, _line(1, VALID[0]) + b" " + _line(2, VALID[0])] + _good(50)
+    data = b"\n".join(lines) + b"\n"
+    got = _read(data)
+    assert got == _reference(data)
+    assert all(isinstance(v, list) for _n, v in got[50:53])
+
+
+def test_blank_lines_crlf_and_surrounding_space_keep_line_numbers() -> None:
+    lines = _good(30)
+    lines[3] = b""
+    lines[7] = b"  " + lines[7] + b"\r"
+    data = b"\n".join(lines) + b"\n\n"
+    assert _read(data) == _reference(data)
+
+
+def test_depth_limit_fires_in_a_large_block() -> None:
+    lines = _good(300) + [_line(0, _deep(63))]  # 63 + item + arguments > 64
+    data = b"\n".join(lines) + b"\n"
+    with pytest.raises(LimitError, match="nesting deeper"):
+        list(iter_jsonl(io.BytesIO(data)))
+    ok = _good(300) + [_line(0, _deep(40))]
+    assert len(list(iter_jsonl(io.BytesIO(b"\n".join(ok) + b"\n")))) == 301
+
+
+def test_small_limits_disable_the_block_path() -> None:
+    lines = _good(40)
+    data = b"\n".join(lines) + b"\n"
+    limits = Limits(max_item_bytes=150)
+    got = _read(data, limits)
+    assert got == _reference(data, limits)
+    assert any(isinstance(v, list) for _n, v in got)
+
+
+def test_header_line_then_block() -> None:
+    header = b'{"schema_version":"1.0","session":{"id":"s1","created_at":"2026-11-30T00:00:00Z"}}'
+    data = header + b"\n" + b"\n".join(_good(400)) + b"\n"
+    recs = list(iter_jsonl(io.BytesIO(data), errors="yield"))
+    assert recs[0].header is not None and recs[0].error is None, recs[0]
+    assert [r.line for r in recs[1:]] == list(range(2, 402))
+    assert all(r.envelope is not None for r in recs[1:])
+
+
+def test_lines_across_block_boundaries(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(codec, "_BLOCK_BYTES", 700)
+    lines = _good(200)
+    lines[111] = BAD_LINES["deep arguments"]
+    data = b"\n".join(lines)  # last line without a newline
+    assert _read(data) == _reference(data)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(sorted(BAD_LINES)), max_size=4),
+    st.lists(st.integers(min_value=0, max_value=299), min_size=4, max_size=4),
+    st.sampled_from([200, 1000, 1 << 20]),
+)
+def test_block_reader_agrees_with_line_reader(bad: list[str], where: list[int], block: int) -> None:
+    old = codec._BLOCK_BYTES
+    codec._BLOCK_BYTES = block
+    try:
+        lines = _good(300)
+        for name, pos in zip(bad, where):
+            lines[pos] = BAD_LINES[name]
+        data = b"\n".join(lines) + b"\n"
+        assert _read(data) == _reference(data)
+    finally:
+        codec._BLOCK_BYTES = old
+
+
+def test_canonical_examples_are_what_the_block_path_reads() -> None:
+    # sanity: the good lines really are decoded by the block path, not the fallback
+    data = b"\n".join(_good(100)) + b"\n"
+    envs = codec._decode_block(data, codec.DEFAULT_LIMITS)
+    assert envs is not None and [e.seq for e in envs] == list(range(100))
+    assert [json.loads(codec.encode_envelope(e))["item"] for e in envs[: len(VALID)]] == [json.loads(v) for v in VALID]
+
+
+def _semantic_reference(data: bytes) -> list[tuple[int | None, str, str]]:
+    """validate_jsonl_stream's problems when every line goes the careful way (block path off)."""
+    from interlingua.validation import validate_jsonl_stream
+
+    old = codec._decode_block
+    codec._decode_block = lambda data, limits: None  # type: ignore[assignment]
+    try:
+        r = validate_jsonl_stream(io.BytesIO(data), file="f")
+    finally:
+        codec._decode_block = old  # type: ignore[assignment]
+    return [(p.line, p.pointer, p.message) for p in r.problems]
+
+
+def test_semantic_checks_fire_in_the_block_path() -> None:
+    from interlingua.validation import validate_jsonl_stream
+
+    lines = [_line(i, b'{"type":"text","text":"t%d","role":"user","id":"i%d"}' % (i, i)) for i in range(300)]
+    lines[10] = _line(10, b'{"type":"text","text":"no role"}')  # top-level content needs a role
+    lines[20] = _line(20, b'{"type":"text","text":"dup","role":"user","id":"i3"}')  # duplicate id
+    lines[30] = _line(30, b'{"type":"tool_result","call_id":"nope","content":[{"type":"text","text":"x"}]}')  # orphan result
+    lines[40] = _line(39, b'{"type":"text","text":"x","role":"user"}')  # seq does not increase
+    lines[50] = _line(50, b'{"type":"tool_call","id":"c9","name":"f"}')  # no arguments
+    lines[60] = _line(60, b'{"type":"tool_result","call_id":"c9","content":[{"type":"text","text":"x","role":"user"}]}')  # nested role
+    data = b"\n".join(lines) + b"\n"
+    assert codec._decode_block(data, codec.DEFAULT_LIMITS) is not None  # these lines do take the block path
+    r = validate_jsonl_stream(io.BytesIO(data), file="f")
+    got = [(p.line, p.pointer, p.message) for p in r.problems]
+    assert got == _semantic_reference(data)
+    assert [line for line, _p, _m in got] == [11, 21, 31, 41, 51, 61]
+    assert r.items == 300
+
+
+def test_compact_checker_reports_what_item_checker_reports() -> None:
+    # validate_jsonl_stream keeps a _CompactChecker per session: same problems, same order, as ItemChecker
+    from interlingua.codec import decode_item
+    from interlingua.validation import ItemChecker, _CompactChecker
+
+    items = [decode_item(v) for v in VALID]
+    extra = [
+        b'{"type":"tool_call","id":"c1","name":"f","arguments":{}}',
+        b'{"type":"tool_call","id":"c1","name":"f","arguments":{}}',  # duplicate id
+        b'{"type":"tool_result","call_id":"c1","content":[]}',
+        b'{"type":"tool_result","call_id":"c2","content":[{"type":"text","text":"x","role":"user"}]}',  # orphan, nested role
+        b'{"type":"handoff_call","id":"h1","target":"b"}',
+        b'{"type":"handoff_result","call_id":"h1","content":[]}',
+        b'{"type":"handoff_result","call_id":"c1","content":[]}',  # a tool call id is not a handoff
+        b'{"type":"tool_result","call_id":"h1","content":[]}',  # a handoff id is not a tool call
+        b'{"type":"text","text":"x","id":"h1","role":"user"}',  # duplicate of a handoff id
+        b'{"type":"text","text":"no role"}',
+        b'{"type":"hologram"}',  # unknown: preserved, not checked
+    ]
+    items += [decode_item(e) for e in extra]
+    a, b = ItemChecker(), _CompactChecker()
+    for n, item in enumerate(items * 2):
+        assert a.check(item, f"/{n}") == b.check(item, f"/{n}"), item
