@@ -3,7 +3,8 @@
 The canonical models live in :mod:`interlingua.items` (generated from ``schemas/``);
 reading and writing them in :mod:`interlingua.codec`; checks in
 :mod:`interlingua.validation`; provider mappers in :mod:`interlingua.providers`;
-the session store in :mod:`interlingua.store`.
+one-call conversion between formats (what ``interlingua convert`` runs) in
+:mod:`interlingua.conversion`; the session store in :mod:`interlingua.store`.
 """
 
 from __future__ import annotations
@@ -22,16 +23,19 @@ from .codec import (
     read_transcript,
     write_jsonl,
 )
+from .conversion import convert_request, convert_response, convert_stream
 from .errors import (
     CapabilityError,
     ConflictError,
     ConversionError,
     DocumentError,
+    FormatMismatchError,
     InterlinguaError,
     LimitError,
     MalformedArgumentsError,
     MappingError,
     StoreError,
+    StreamFailedError,
     TransportError,
     UnknownFormatError,
     VersionError,
@@ -48,6 +52,7 @@ __all__ = [
     "ConversionError",
     "DocumentError",
     "Envelope",
+    "FormatMismatchError",
     "InputItem",
     "InterlinguaError",
     "LimitError",
@@ -59,12 +64,16 @@ __all__ = [
     "ResponseFormat",
     "Settings",
     "StoreError",
+    "StreamFailedError",
     "Transcript",
     "TransportError",
     "UnknownFormatError",
     "UnknownItem",
     "VersionError",
     "__version__",
+    "convert_request",
+    "convert_response",
+    "convert_stream",
     "decode_envelope",
     "decode_item",
     "decode_transcript",
