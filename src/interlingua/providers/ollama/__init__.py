@@ -66,7 +66,8 @@ class OllamaMapper:
         return encode_response(response, model=model, policy=policy)
 
     def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
-        """``request``: ``messages`` and ``model`` without ``done``; ``response``: ``message`` and ``done``.
+        """``request``: ``messages`` and ``model`` without ``done``; ``response``: ``message`` and ``done``,
+        or an error answer ``{"error": "<text>"}``.
 
         A ``messages`` body that holds what no ``/api/chat`` request can (see
         :func:`foreign_request_fields`) is ``None``: it belongs to another format.
@@ -77,6 +78,8 @@ class OllamaMapper:
             return None if foreign_request_fields(body) else "request"
         if "message" in body and "done" in body:
             return "response"
+        if isinstance(body.get("error"), str) and "messages" not in body:
+            return "response"  # an error answer: {"error": "..."} (docs/api/errors.mdx)
         return None
 
     def accumulator(self) -> OllamaAccumulator:
