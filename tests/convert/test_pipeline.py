@@ -331,3 +331,13 @@ def test_a_cut_stream_is_a_stream_failed_error() -> None:
     with pytest.raises(il.StreamFailedError) as info:
         il.convert_stream(data[: len(data) // 2], source="anthropic", target="canonical")
     assert info.value.code == "truncated"
+
+
+def test_the_readme_python_example_runs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Use it from Python") :]
+    code = section[section.index("```python") + len("```python") : section.index("```", section.index("```python") + 3)]
+    monkeypatch.chdir(ROOT)
+    exec(compile(code, "README.md", "exec"), {})  # noqa: S102 - the documented example, as a user runs it
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("gpt-4.1 ")
