@@ -20,8 +20,8 @@ from interlingua.mapping.report import POLICIES
 ROOT = Path(__file__).resolve().parents[2]
 REAL = ROOT / "tests" / "fixtures" / "real"
 EXAMPLE = ROOT / "examples" / "payloads" / "anthropic_parallel_tools.request.json"
-AUDIO = REAL / "openai_chat" / "pai_openai_audio_as_binary_content_input.0.request.json"
-NO_TOOLS = REAL / "openai_chat" / "pai_openai_tool_call_roundtrip_ag_ui.2.request.json"
+AUDIO = REAL / "openai_chat_extra" / "pai_openai_audio_as_binary_content_input.0.request.json"
+NO_TOOLS = REAL / "openai_chat_extra" / "pai_openai_tool_call_roundtrip_ag_ui.2.request.json"
 PROVIDERS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama"]
 TARGETS = ["canonical", *PROVIDERS]
 
@@ -30,7 +30,7 @@ runner = CliRunner()
 
 def _format_of(path: Path) -> str:
     folder = path.parent.name
-    if folder == "openrouter" or path.name.startswith("pai_ollama_cloud"):
+    if folder in ("openrouter", "openai_chat_extra") or path.name.startswith("pai_ollama_cloud"):
         return "openai-chat"  # OpenAI-compatible endpoints (see the fixtures README)
     return folder.replace("_", "-")
 

@@ -32,8 +32,8 @@ import msgspec
 import typer
 
 from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
-from ..errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, StreamFailedError
-from ..mapping import Report, available
+from ..errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, StreamFailedError, UnknownFormatError
+from ..mapping import Report, available, get_mapper
 
 __all__ = ["CANONICAL", "convert", "register"]
 
@@ -69,9 +69,15 @@ class _Fail(Exception):
 
 
 def _format(name: str) -> None:
-    """Exit 2 when ``name`` is neither canonical nor a registered format."""
-    if name != CANONICAL and name not in available():
+    """Exit 2 when ``name`` is neither canonical nor a format that loads."""
+    if name == CANONICAL:
+        return
+    if name not in available():
         raise _Fail(2, f"unknown format {name!r}; known: {', '.join([CANONICAL, *available()])}")
+    try:
+        get_mapper(name)
+    except UnknownFormatError as exc:  # a plugin that fails to load
+        raise _Fail(2, f"{exc}; known: {', '.join([CANONICAL, *available()])}") from exc
 
 
 def _binary(stream: Any) -> IO[bytes]:
