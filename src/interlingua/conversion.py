@@ -445,7 +445,8 @@ def convert_stream(
     for last in iter_stream(mapper, stream):
         pass
     if isinstance(last, StreamError):
-        raise StreamFailedError(mapper.name, str(last.error.code), last.error.message)
+        pointer = getattr(last, "pointer", None)  # set on a malformed event by stream decoders that locate it
+        raise StreamFailedError(mapper.name, str(last.error.code), last.error.message, pointer=pointer if isinstance(pointer, str) else None)
     if not isinstance(last, StreamDone) or not isinstance(last.response, ModelResponse):
         raise StreamFailedError(mapper.name, "truncated", "the stream ended without a result")
     report.extend(last.report)

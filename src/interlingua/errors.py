@@ -148,13 +148,15 @@ class StreamFailedError(MappingError):
         format: The stream's wire format.
         code: The stable error code (``truncated``, ``provider_error``, ...; ``schemas/error_code.json``).
         detail: The error's message.
+        pointer: Where in the stream a malformed event is, when known.
     """
 
-    def __init__(self, format: str, code: str, detail: str) -> None:
+    def __init__(self, format: str, code: str, detail: str, *, pointer: str | None = None) -> None:
         self.format = format
         self.code = code
         self.detail = detail
-        super().__init__(f"the {format} stream failed: {code}: {detail}")
+        self.pointer = pointer
+        super().__init__(f"the {format} stream failed: {code}: {detail}" + (f" (at {pointer})" if pointer else ""))
 
 
 @dataclass(frozen=True)

@@ -395,7 +395,7 @@ def test_no_corpus_request_is_refused_by_preflight_under_drop(corpus: list[tuple
             except il.ConversionError:
                 pass  # a decode refusal of a malformed recording (reported elsewhere), not preflight
     assert refused == []
-    assert converted >= 0.99 * tried > 8000
+    assert converted >= 0.99 * tried > 6000
 
 
 # --------------------------------------------------------------------------- same provider keeps the model

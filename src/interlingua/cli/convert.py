@@ -214,8 +214,8 @@ def convert(
     kind: Annotated[
         Kind | None, typer.Option("--kind", help="What the input holds; detected when not given.", show_default=False)
     ] = None,
-    policy: Annotated[PolicyChoice, typer.Option("--policy", help="Content the target cannot carry: refuse, drop or degrade.")] = PolicyChoice.error,
-    model: Annotated[str | None, typer.Option("--model", help="Target model (capabilities for preflight; set in the request).")] = None,
+    policy: Annotated[PolicyChoice, typer.Option("--policy", help="What the target format or model cannot take: refuse, leave out or replace by a text marker (each reported).")] = PolicyChoice.error,
+    model: Annotated[str | None, typer.Option("--model", help="Target model: capabilities for preflight, written in the body (default: the source's model when --from and --to are the same provider).")] = None,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout (only on success).")] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Decode as --from even when the input plainly belongs to another format.")
@@ -223,7 +223,8 @@ def convert(
 ) -> None:
     """Convert a request, response or recorded stream between formats.
 
-    Exit codes: 0 converted, 1 refused or malformed input, 2 usage error or unreadable input.
+    Exit codes: 0 converted, 1 refused (input of another format than --from, policy, capability) or
+    malformed input, 2 usage error or unreadable input.
     """
     report = Report()
     try:
@@ -237,7 +238,8 @@ def convert(
         raise typer.Exit(1) from None
     except StreamFailedError as exc:
         _warn(report)
-        typer.echo(f"error: {exc} (is it {_article(exc.format)} {exc.format} stream? check --from and --kind)", err=True)
+        hint = "" if exc.pointer else f" (is it {_article(exc.format)} {exc.format} stream? check --from and --kind)"
+        typer.echo(f"error: {exc}{hint}", err=True)
         raise typer.Exit(1) from None
     except DocumentError as exc:
         _warn(report)
