@@ -402,23 +402,23 @@ def test_no_corpus_request_is_refused_by_preflight_under_drop(corpus: list[tuple
 
 
 @pytest.fixture
-def toy_with_model() -> Any:
+def toy_with_model(toys: Any) -> Any:
     """``toy-m``: the toy format whose decoder records ``model`` in ``settings`` (as every mapper does, ADR 0007)."""
     import msgspec
-
-    from conftest import TOY_A_CAPS, Toy  # tests/convert/conftest.py
 
     from interlingua.items import Settings
     from interlingua.mapping import register
 
-    class ToyWithModel(Toy):
+    toy = toys[0]
+
+    class ToyWithModel(type(toy)):  # type: ignore[misc]
         def decode_request(self, body: Any) -> Any:
             conv = super().decode_request(body)
             if "model" in body:
                 conv.value = msgspec.structs.replace(conv.value, settings=Settings(model=body["model"]))
             return conv
 
-    undo = register("toy-m", ToyWithModel("toy-m", TOY_A_CAPS))  # type: ignore[arg-type]
+    undo = register("toy-m", ToyWithModel("toy-m", toy.caps))
     yield
     undo()
 
@@ -426,7 +426,7 @@ def toy_with_model() -> Any:
 TOY_BODY = {"model": "toy-7", "messages": [{"role": "user", "content": "hi"}]}
 
 
-@pytest.mark.usefixtures("toy_with_model", "toys")
+@pytest.mark.usefixtures("toy_with_model")
 def test_same_provider_keeps_the_source_model_and_other_providers_warn() -> None:
     same = il.convert_request(TOY_BODY, source="toy-m", target="toy-m")
     assert same.value["model"] == "toy-7" and not any(e.pointer == "/model" for e in same.report)
