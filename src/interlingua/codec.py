@@ -62,6 +62,7 @@ __all__ = [
     "check_json_safe",
     "check_version",
     "decode_envelope",
+    "decode_json",
     "decode_item",
     "decode_session_header",
     "decode_transcript",
@@ -330,6 +331,54 @@ def check_json_safe(value: Any, pointer: str = "", *, max_depth: int = DEFAULT_L
         raise DocumentError(Problem(ptr, f"{type(v).__name__} is not a JSON type"))
 
 
+def decode_json(
+    data: bytes | str,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    max_depth: int | None = None,
+    max_bytes: int | None = None,
+    pointer: str = "",
+    one_line: bool = False,
+) -> Any:
+    """Decode any JSON text (a provider body, one stream event) under this module's JSON-safety rules.
+
+    The one JSON path for wire input: msgspec parses it, so lone or invalid UTF-16 surrogates,
+    ``NaN``/``Infinity`` and numbers out of range are refused (never passed on to crash an
+    encoder later); nesting deeper than the limit and texts larger than ``max_bytes`` are refused.
+
+    Args:
+        data: The JSON text.
+        limits: Bounds; ``max_depth`` defaults to ``limits.max_depth`` plus 16 levels for the
+            provider envelope around the items (a body is not one item).
+        max_depth: Deepest nesting of arrays/objects allowed (overrides the default).
+        max_bytes: Largest text accepted (bytes); ``None`` for no size bound.
+        pointer: JSON pointer used in errors.
+        one_line: ``data`` is one line of a larger input (only the column is given in errors).
+
+    Returns:
+        The decoded value (``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` or ``None``).
+
+    Raises:
+        DocumentError: not valid JSON (with line and column), or a number out of range.
+        LimitError: too deep or too large.
+    """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    depth = max_depth if max_depth is not None else limits.max_depth + 16
+    if max_bytes is not None and len(raw) > max_bytes:
+        raise LimitError(Problem(pointer, f"JSON text is {len(raw)} bytes; the limit is {max_bytes}"))
+    try:
+        value = _any_decoder.decode(raw)
+    except msgspec.ValidationError as exc:  # e.g. a number out of range
+        raise DocumentError(Problem(pointer, f"invalid JSON value: {exc}")) from exc
+    except msgspec.DecodeError as exc:
+        raise DocumentError(_syntax_problem(raw, exc, pointer, one_line=one_line)) from exc
+    except RecursionError as exc:
+        raise LimitError(Problem(pointer, "nesting too deep")) from exc
+    if not _few_brackets(raw, depth) and _depth(value, depth) > depth:
+        raise LimitError(Problem(pointer, f"nesting deeper than {depth} levels"))
+    return value
+
+
 def _few_brackets(raw: bytes, max_depth: int) -> bool:
     """Fewer brackets than the limit cannot nest deeper than it (a C-speed pre-check)."""
     return raw.count(b"{") + raw.count(b"[") <= max_depth
@@ -421,7 +470,7 @@ def _decode_one_item(raw: bytes, pointer: str, mode: Mode, newer_minor: bool, li
                 if newer_minor and "unknown field" in problem.message:
                     return UnknownItem(raw, typ if isinstance(typ, str) else None)
         if problem.message.startswith("Invalid value") and problem.pointer == f"{pointer}/type":
-            problem = Problem(problem.pointer, f"unknown item type (known: {', '.join(sorted(KNOWN_ITEM_TYPES))}); read in preserving mode to keep it")
+            problem = Problem(problem.pointer, _bad_type_message(raw, mode))
         raise DocumentError(problem) from exc
     except msgspec.DecodeError as exc:
         raise DocumentError(Problem(pointer, f"invalid JSON: {exc}")) from exc
@@ -432,6 +481,24 @@ def _decode_one_item(raw: bytes, pointer: str, mode: Mode, newer_minor: bool, li
     if isinstance(item, _MEDIA_CLASSES) or getattr(item, "content", None):
         _check_base64(item, pointer, limits)
     return item
+
+
+def _bad_type_message(raw: bytes, mode: Mode) -> str:
+    """Why the item's ``type`` was refused: a duplicate key, a non-string, or a type this reader does not know."""
+    try:
+        generic = _any_decoder.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        generic = None
+    typ = generic.get("type") if isinstance(generic, dict) else None
+    known = ", ".join(sorted(KNOWN_ITEM_TYPES))
+    if isinstance(typ, str) and typ in KNOWN_ITEM_TYPES:
+        # the typed decoder read another `type` than the last one: the key is given more than once
+        return "the item has more than one `type` key; give `type` once"
+    if not isinstance(typ, str):
+        return f"item type must be a string naming an item type (known: {known})"
+    if mode == "strict":
+        return f"unknown item type {typ!r} (known: {known}); read in preserving mode to keep it"
+    return f"unknown item type {typ!r} (known: {known})"
 
 
 def decode_item(data: bytes | str, *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, pointer: str = "") -> Item:

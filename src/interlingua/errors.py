@@ -12,6 +12,7 @@ Every error the library raises on purpose derives from :class:`InterlinguaError`
     │   ├── StreamFailedError    a recorded stream ended in an error (truncated, provider error)
     │   ├── CapabilityError      preflight: the target model cannot take some items
     │   ├── ConversionError      policy `error` met content the target cannot carry
+    │   │   └── MalformedInputError  a provider body or stream event has a wrongly typed field
     │   └── MalformedArgumentsError  tool-call arguments are not a JSON object
     ├── StoreError               the session store failed
     │   ├── ConflictError        optimistic concurrency: the head moved
@@ -38,6 +39,7 @@ __all__ = [
     "InterlinguaError",
     "LimitError",
     "MalformedArgumentsError",
+    "MalformedInputError",
     "MappingError",
     "MigrationRequiredError",
     "Problem",
@@ -213,6 +215,27 @@ class ConversionError(MappingError):
 
 class MalformedArgumentsError(ConversionError):
     """A tool call's arguments are not a JSON object and the target needs one."""
+
+
+class MalformedInputError(ConversionError):
+    """A provider request/response body or stream event does not have the documented shape.
+
+    Raised by the mappers' decoders and stream accumulators when a field has the wrong JSON type
+    (``"content": null`` where an array is documented, ``"type": []``), instead of a
+    ``TypeError``/``KeyError`` from deep inside the decoder.
+
+    Attributes:
+        pointer: RFC 6901 JSON pointer of the offending field inside the body or event (``""`` for the root).
+        reason: What is wrong there (safe: names JSON types, never echoes the value).
+        provider: Wire format name, when known.
+    """
+
+    def __init__(self, pointer: str, reason: str, *, provider: str | None = None) -> None:
+        self.pointer = pointer
+        self.provider = provider
+        super().__init__(reason)
+        what = f"malformed {provider} input" if provider else "malformed input"
+        Exception.__init__(self, f"{what}: {pointer or '/'}: {reason}")
 
 
 class StoreError(InterlinguaError):

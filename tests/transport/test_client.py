@@ -225,10 +225,11 @@ async def test_stall_past_idle_timeout_is_a_timeout_event(serve: Any, transcript
     assert len(srv.received) == 1  # no retry after the first event
 
 
-async def test_stall_before_headers_is_retried_then_timeout(serve: Any, transcript: Any) -> None:
+async def test_stall_before_headers_is_a_timeout_and_not_retried(serve: Any, transcript: Any) -> None:
+    # A stall is never retried (docs/replay.md): it surfaces within the idle timeout.
     srv = serve([Reply(200, header_delay=1.0), Reply(200, header_delay=1.0), Reply(200, header_delay=1.0)])
     err = terminal_error(await run("anthropic", srv.url, transcript))
-    assert err.code == "timeout" and len(srv.received) == 3
+    assert err.code == "timeout" and len(srv.received) == 1
 
 
 async def test_non_stream_read_timeout(serve: Any, transcript: Any) -> None:
@@ -241,7 +242,7 @@ async def test_non_stream_read_timeout(serve: Any, transcript: Any) -> None:
 
 async def test_connection_dropped_mid_stream_is_truncated_and_not_retried(serve: Any, transcript: Any) -> None:
     reply = stream_reply("anthropic")
-    reply.drop_after = len(reply.chunks) // 2
+    reply.drop_after = len(reply.chunks) - 2  # after the first text delta (byte 520 of 1046)
     srv = serve([reply, stream_reply("anthropic")])
     events = await run("anthropic", srv.url, transcript)
     err = terminal_error(events)
@@ -280,7 +281,7 @@ async def test_refused_connection_is_network(transcript: Any) -> None:
 
 async def test_cancellation_closes_the_connection_promptly(serve: Any, transcript: Any) -> None:
     reply = stream_reply("anthropic")
-    reply.stall_after = 3
+    reply.stall_after = 7  # after the first text delta: the first event reaches the caller
     srv = serve([reply])
     got_first = asyncio.Event()
 

@@ -31,9 +31,10 @@ from typing import IO, Annotated, Any
 import msgspec
 import typer
 
+from ..codec import _syntax_problem
 from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
 from ..errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, StreamFailedError, UnknownFormatError
-from ..mapping import Report, available, get_mapper
+from ..mapping import Mapper, Report, available, get_mapper
 
 __all__ = ["CANONICAL", "convert", "register"]
 
@@ -99,6 +100,8 @@ def _json(data: bytes, what: str) -> Any:
     try:
         return msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
+        raise _Fail(2, f"{what} is not JSON: {_syntax_problem(data, exc).message}") from exc
+    except msgspec.ValidationError as exc:  # a number out of range
         raise _Fail(2, f"{what} is not JSON: {exc}") from exc
     except RecursionError as exc:
         raise _Fail(1, f"{what}: /: nesting too deep") from exc
@@ -112,16 +115,39 @@ def _label(source: str) -> str:
     return "stdin" if source == "-" else source
 
 
-def _is_stream(source: str, data: bytes) -> bool:
-    """A ``.sse``/``.ndjson`` file, or input that is not one JSON document, is a recorded stream."""
+_SSE_FIELDS = (b"data:", b"event:", b"id:", b"retry:", b":")
+
+
+def _looks_like_stream(mapper: Mapper, data: bytes) -> bool:
+    """Whether input that is not one JSON document has the shape of a stream of ``mapper``'s framing:
+    SSE starts with a field name; NDJSON has a first line that is a JSON value on its own."""
+    text = data.lstrip()
+    if mapper.framing == "sse":
+        return text.startswith(_SSE_FIELDS)
+    first, _, rest = text.partition(b"\n")
+    if not rest.strip():
+        return False
+    try:
+        msgspec.json.decode(first)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return False
+    return True
+
+
+def _is_stream(mapper: Mapper, source: str, data: bytes) -> bool:
+    """A ``.sse``/``.ndjson`` file, or input shaped like the mapper's stream framing, is a stream;
+    anything else must be one JSON body (else: invalid JSON, located, exit 2)."""
     if source != "-" and source.lower().endswith(_STREAM_SUFFIXES):
         return True
     try:
         msgspec.json.decode(data)
-    except msgspec.DecodeError:
-        return True
-    except RecursionError:
-        return False
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        if _looks_like_stream(mapper, data):
+            return True
+        what = exc if isinstance(exc, msgspec.ValidationError) else _syntax_problem(data, exc).message
+        raise _Fail(2, f"{_label(source)} is not JSON (nor {_article(mapper.name)} {mapper.name} stream): {what}") from exc
+    except RecursionError as exc:
+        raise _Fail(1, f"{_label(source)}: /: nesting too deep") from exc
     return False
 
 
@@ -182,7 +208,7 @@ def run(
         else:  # canonical to canonical keeps the whole document (tools, metadata) whatever the kind
             conv = convert_request(data, source=from_, target=to, model=model, policy=pol, report=report)
         return _pretty(conv.value)
-    if kind is Kind.stream or (kind is None and _is_stream(source, data)):
+    if kind is Kind.stream or (kind is None and _is_stream(get_mapper(from_), source, data)):
         conv = convert_stream(data, source=from_, target=to, model=model, policy=pol, report=report)
         return _pretty(conv.value)
     body = _json(data, f"the {from_} {kind.value if kind else 'input'}")

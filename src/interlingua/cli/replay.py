@@ -5,6 +5,7 @@ Usage::
     interlingua replay TRANSCRIPT --provider P --model M [--base-url URL] [--no-stream]
                        [--policy error|drop|degrade] [--fixture FILE] [--record FILE]
                        [--store URL --session ID]
+                       [--connect-timeout S] [--read-timeout S] [--idle-timeout S] [--deadline S]
 
 ``TRANSCRIPT`` is a transcript document (``-`` for stdin). The output items are
 printed to stdout as a transcript document (with usage and stop reason). While a
@@ -16,7 +17,9 @@ needed);
 variable, never from the command line. With ``--store URL --session ID`` the
 output items are appended to that stored session (with usage and stop reason)
 instead of printed; the session must exist, and if another writer moved its head
-during the call the append fails with a conflict.
+during the call the append fails with a conflict. The timeouts are in seconds
+(``Timeouts`` in ``interlingua.transport``): ``--deadline`` bounds the whole call,
+retries included.
 
 Exit codes: 0 answered; 1 the call failed (``error: CODE: message`` with the
 normalized transport error code), the model cannot take the transcript, or the
@@ -31,7 +34,7 @@ import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import httpx
 import typer
@@ -75,8 +78,9 @@ async def _call(
     fixture: Path | None,
     record: Path | None,
     live: bool,
+    timeouts: Any = None,
 ) -> ModelResponse:
-    from ..transport import PROVIDERS, Client, RecordingTransport, ReplayTransport
+    from ..transport import PROVIDERS, Client, RecordingTransport, ReplayTransport, Timeouts
 
     transport: httpx.AsyncBaseTransport | None = None
     key = None
@@ -86,7 +90,7 @@ async def _call(
         key = next((os.environ[v] for v in PROVIDERS[provider].env_vars if os.environ.get(v)), "replay-without-key")
     if record is not None:
         transport = RecordingTransport(record, transport)
-    async with Client(provider, api_key=key, base_url=base_url, transport=transport) as client:
+    async with Client(provider, api_key=key, base_url=base_url, transport=transport, timeouts=timeouts or Timeouts()) as client:
         generation = client.generate(transcript, model=model, stream=stream, policy=policy)  # type: ignore[arg-type]
         for line in generation.report.lines():
             typer.echo(line, err=True)
@@ -138,6 +142,10 @@ def replay(
     record: Annotated[Path | None, typer.Option("--record", help="Append the exchange to this fixture file (credentials redacted).")] = None,
     store: Annotated[str | None, typer.Option("--store", help="Session store URL; append the output to --session instead of printing.")] = None,
     session: Annotated[str | None, typer.Option("--session", help="Session id in --store.")] = None,
+    connect_timeout: Annotated[float, typer.Option("--connect-timeout", help="Seconds to establish a connection (each attempt).")] = 30.0,
+    read_timeout: Annotated[float, typer.Option("--read-timeout", help="Seconds without a byte of a non-stream response.")] = 30.0,
+    idle_timeout: Annotated[float, typer.Option("--idle-timeout", help="Seconds without stream data before the call ends with `timeout` (never retried).")] = 60.0,
+    deadline: Annotated[float | None, typer.Option("--deadline", help="Seconds for the whole call, retries included (default: no bound).", show_default=False)] = None,
 ) -> None:
     """Send TRANSCRIPT to a model and print the output items as a transcript document.
 
@@ -157,6 +165,7 @@ def replay(
             raise _Fail(2, f"unknown provider {provider!r}; known: {', '.join(available())}")
         if fixture is not None and not fixture.is_file():
             raise _Fail(2, f"cannot read fixture {fixture}")
+        timeouts = _timeouts(connect_timeout, read_timeout, idle_timeout, deadline)
         doc = _read(transcript)
         call = functools.partial(
             _call,
@@ -169,6 +178,7 @@ def replay(
             fixture=fixture,
             record=record,
             live=sys.stderr.isatty(),
+            timeouts=timeouts,
         )
         if store is not None and session is not None:
             count, head = asyncio.run(_call_and_append(call, store, session))
@@ -186,6 +196,18 @@ def replay(
         raise typer.Exit(1) from None
     sys.stdout.buffer.write(encode_transcript(response.to_transcript(), indent=2) + b"\n")
     sys.stdout.flush()
+
+
+def _timeouts(connect: float, read: float, idle: float, deadline: float | None) -> Any:
+    """The ``Timeouts`` of the timeout flags (seconds); a value that is not positive is a usage error."""
+    from ..transport import Timeouts
+
+    try:
+        return Timeouts(connect=connect, read=read, idle=idle, deadline=deadline)
+    except ValueError as exc:
+        flag = str(exc).split(" ", 1)[0].removeprefix("Timeouts.")
+        name = {"connect": "--connect-timeout", "read": "--read-timeout", "idle": "--idle-timeout", "deadline": "--deadline"}.get(flag, flag)
+        raise _Fail(2, f"{name} must be a positive number of seconds") from None
 
 
 def register(app: typer.Typer) -> None:

@@ -11,7 +11,9 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import httpx
+import msgspec
 
+from ..errors import DocumentError, InterlinguaError, MalformedInputError
 from ..items import ErrorItem
 from .events import StreamAccumulator, StreamDone, StreamError, StreamEvent, is_terminal
 from .framing import aiter_frames, iter_frames
@@ -23,6 +25,48 @@ __all__ = ["aiter_stream", "collect", "iter_stream"]
 
 
 _TOO_DEEP = "a stream event nests too deeply to decode"
+_FEED_FAILURES = (InterlinguaError, TypeError, KeyError, AttributeError, IndexError, ValueError, RecursionError)
+
+
+def _provider_of(mapper: Mapper) -> str | None:
+    name = getattr(mapper, "name", None)
+    return name if isinstance(name, str) else None
+
+
+def _malformed(mapper: Mapper, acc: StreamAccumulator, index: int, exc: BaseException) -> StreamError:
+    """The ``provider_error`` StreamError for event ``index`` that the accumulator refused (or tripped on)."""
+    if isinstance(exc, MalformedInputError):
+        inner, what = exc.pointer, f"{exc.pointer or '/'}: {exc.reason}"
+    elif isinstance(exc, DocumentError) and exc.problems:
+        inner, what = exc.problems[0].pointer, exc.problems[0].message
+    elif isinstance(exc, RecursionError):
+        inner, what = "", _TOO_DEEP
+    else:
+        # A shape the accumulator has no typed check for; still a clean error, never a traceback.
+        inner, what = "", f"malformed event ({type(exc).__name__})"
+    partial: object = None
+    make_partial = getattr(acc, "partial", None)
+    if callable(make_partial):
+        try:
+            partial = make_partial()
+        except Exception:  # noqa: BLE001 - a partial is best effort after a malformed event
+            partial = None
+    if partial is None:
+        from ..mapping.protocol import ModelResponse
+
+        partial = ModelResponse()
+    error = ErrorItem(code="provider_error", message=f"stream event {index}: {what}", retryable=False)
+    provider = _provider_of(mapper)
+    if provider is not None:
+        error = msgspec.structs.replace(error, provider=provider)
+    return StreamError(error, partial=partial, pointer=f"/{index}{inner}")
+
+
+def _finish_checked(mapper: Mapper, acc: StreamAccumulator, index: int) -> list[StreamEvent]:
+    try:
+        return _finish(acc)
+    except _FEED_FAILURES as exc:
+        return [_malformed(mapper, acc, index, exc)]
 
 
 def _finish(acc: StreamAccumulator) -> list[StreamEvent]:
@@ -45,8 +89,15 @@ def iter_stream(mapper: Mapper, source: bytes | Iterable[bytes] | httpx.Response
     acc = mapper.accumulator()
     try:
         frames = iter_frames(mapper.framing, source)
+        index = -1
         for frame in frames:
-            for ev in acc.feed(frame):
+            index += 1
+            try:
+                events = acc.feed(frame)
+            except _FEED_FAILURES as exc:
+                yield _malformed(mapper, acc, index, exc)
+                return
+            for ev in events:
                 if is_terminal(ev) and isinstance(ev, StreamDone) and not isinstance(source, httpx.Response):
                     # A recorded stream is read to its end: data after the end marker is reported.
                     extra = sum(1 for _ in frames)
@@ -61,7 +112,7 @@ def iter_stream(mapper: Mapper, source: bytes | Iterable[bytes] | httpx.Response
     except RecursionError:
         yield StreamError(ErrorItem(code="provider_error", message=_TOO_DEEP, retryable=False))
         return
-    yield from _finish(acc)
+    yield from _finish_checked(mapper, acc, index + 1)
 
 
 async def aiter_stream(mapper: Mapper, response: httpx.Response) -> AsyncIterator[StreamEvent]:
@@ -70,9 +121,16 @@ async def aiter_stream(mapper: Mapper, response: httpx.Response) -> AsyncIterato
     Network errors while reading are left to the caller (the transport turns them into errors).
     """
     acc = mapper.accumulator()
+    index = -1
     try:
         async for frame in aiter_frames(mapper.framing, response):
-            for ev in acc.feed(frame):
+            index += 1
+            try:
+                events = acc.feed(frame)
+            except _FEED_FAILURES as exc:
+                yield _malformed(mapper, acc, index, exc)
+                return
+            for ev in events:
                 yield ev
                 if is_terminal(ev):
                     return
@@ -82,7 +140,7 @@ async def aiter_stream(mapper: Mapper, response: httpx.Response) -> AsyncIterato
     except RecursionError:
         yield StreamError(ErrorItem(code="provider_error", message=_TOO_DEEP, retryable=False))
         return
-    for ev in _finish(acc):
+    for ev in _finish_checked(mapper, acc, index + 1):
         yield ev
 
 

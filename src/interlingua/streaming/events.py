@@ -99,11 +99,16 @@ class StreamError:
         error: The error as a canonical item; its message is short and safe (no raw upstream text).
         partial: A :class:`~interlingua.mapping.protocol.ModelResponse` with what arrived before the failure.
         report: What the accumulator dropped or changed before the failure.
+        pointer: For a malformed stream (code ``provider_error``): a JSON pointer to the offending
+            place, the stream read as an array of events: ``/3/content_block/type`` is field
+            ``content_block.type`` of the event at index 3 (0-based, counting framed events).
+            ``None`` otherwise.
     """
 
     error: ErrorItem
     partial: object = None
     report: Report = field(default_factory=Report)
+    pointer: str | None = None
 
 
 StreamEvent: TypeAlias = TextDelta | ReasoningDelta | RefusalDelta | ToolCallComplete | UsageUpdate | StreamDone | StreamError
@@ -121,6 +126,13 @@ class StreamAccumulator(Protocol):
     input. After the accumulator has returned a terminal event, the driver stops feeding it.
     :meth:`finish` must return a terminal event if none was returned yet: :class:`StreamDone`
     only if the completion marker was seen, else :class:`StreamError` with code ``truncated``.
+
+    A malformed event (not JSON, or a field of the wrong type) is signalled by raising
+    :class:`~interlingua.errors.MalformedInputError` (pointer inside the event) or
+    :class:`~interlingua.errors.DocumentError` (from :func:`interlingua.codec.decode_json`) from
+    :meth:`feed`; the driver turns it into a ``provider_error`` :class:`StreamError` whose pointer
+    names the event. An accumulator may offer ``partial() -> ModelResponse`` (what arrived so far)
+    for that error's ``partial``.
     """
 
     def feed(self, event: RawEvent) -> list[StreamEvent]:

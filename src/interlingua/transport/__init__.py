@@ -2,9 +2,11 @@
 
 One async :class:`Client` serves every wire format; provider HTTP rules live in
 small :class:`ProviderSpec` modules. Failures are normalized to stable codes
-(:class:`~interlingua.errors.TransportError`), retried at most twice before the
-first stream event, and bounded by connect, read and idle timeouts. Keys go only
-in headers and are removed by :func:`redact` from everything else.
+(:class:`~interlingua.errors.TransportError`), retried at most twice per call and
+only before anything reached the caller (never after a stall; a begun 2xx stream
+at most once), and bounded by connect, read and idle timeouts and an optional
+overall deadline. Keys go only in headers and are removed by :func:`redact` from
+everything else, recorded bodies included (whole, after decompression).
 :class:`RecordingTransport` and :class:`ReplayTransport` write and replay
 fixtures so pipelines can be tested without a network (``docs/replay.md``).
 

@@ -8,11 +8,13 @@ provider branching.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Mapping
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Generator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import msgspec
@@ -22,13 +24,13 @@ from ..errors import ConversionError, TransportError
 from ..items import ErrorItem, ModelCapabilities, Transcript
 from ..mapping import Mapper, ModelResponse, Report, get_mapper
 from ..mapping.report import Policy
-from ..streaming import StreamDone, StreamError, StreamEvent, aiter_stream
+from ..streaming import StreamDone, StreamError, StreamEvent, UsageUpdate, aiter_stream
 from ._anthropic import anthropic
 from ._errors import error_item, from_response, transport_error, translate
 from ._gemini import gemini
 from ._ollama import ollama
 from ._openai import openai_chat, openai_responses
-from ._redact import redact
+from ._redact import protect_logs, redact, scrub_exception, secret_forms
 from ._retry import RetryPolicy, retry_delay
 from ._spec import ProviderSpec
 
@@ -51,23 +53,76 @@ def http2_available() -> bool:
 
 @dataclass(frozen=True)
 class Timeouts:
-    """Transport timeouts in seconds (caller cancellation works besides these).
+    """Transport timeouts, all in seconds (caller cancellation works besides these).
 
     Attributes:
-        connect: Establishing the connection.
+        connect: Establishing the connection (each attempt).
         read: Waiting for a non-stream response (no byte arriving for this long).
-        idle: Gap between stream data (also the wait for a stream's response headers).
+        idle: Gap between stream data (also the wait for a stream's response headers);
+            a stream silent this long ends with ``timeout`` and is not retried.
         write: Sending the request.
+        deadline: Overall bound on the whole call, retries and their waits included
+            (``None``: no bound beyond the others). When it passes, the call ends with
+            ``timeout``; a retry whose wait would end after it is not made.
+
+    Raises:
+        ValueError: a value that is not a positive number.
     """
 
     connect: float = 30.0
     read: float = 30.0
     idle: float = 60.0
     write: float = 30.0
+    deadline: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("connect", "read", "idle", "write", "deadline"):
+            value = getattr(self, name)
+            if value is None and name == "deadline":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value == float("inf"):
+                raise ValueError(f"Timeouts.{name} must be a positive number of seconds, got {value!r}")
 
     def for_request(self, stream: bool) -> httpx.Timeout:
         """The httpx timeout for one request."""
         return httpx.Timeout(connect=self.connect, read=self.idle if stream else self.read, write=self.write, pool=self.connect)
+
+
+T = TypeVar("T")
+
+
+class _Clock:
+    """The overall deadline of one call (``None``: unbounded)."""
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self._end = None if deadline is None else time.monotonic() + deadline
+
+    def left(self) -> float | None:
+        return None if self._end is None else self._end - time.monotonic()
+
+    def expired(self, provider: str) -> TransportError:
+        err = transport_error("timeout", f"the call took longer than its deadline of {self.deadline:g} s", provider=provider)
+        err.details["timeout"] = "deadline"
+        return err
+
+    async def run(self, step: Awaitable[T], provider: str) -> T:
+        left = self.left()
+        if left is None:
+            return await step
+        if left <= 0:
+            if asyncio.iscoroutine(step):
+                step.close()
+            raise self.expired(provider)
+        try:
+            return await asyncio.wait_for(step, left)
+        except TimeoutError:
+            raise self.expired(provider) from None
+
+
+def _is_stall(err: TransportError) -> bool:
+    """A read timeout: the server went silent after receiving the request."""
+    return isinstance(err.__cause__, (httpx.ReadTimeout, httpx.PoolTimeout)) or err.details.get("timeout") == "deadline"
 
 
 class _Secret:
@@ -138,11 +193,15 @@ class Generation:
         """
         if not self._prepared.stream:
             return await self._client._complete(self._prepared)
-        async for event in self._client._stream(self._prepared):
-            if isinstance(event, StreamDone):
-                return event.response  # type: ignore[return-value]
-            if isinstance(event, StreamError):
-                raise _from_item(event.error, self._client.provider)
+        events = self._client._stream(self._prepared)
+        try:
+            async for event in events:
+                if isinstance(event, StreamDone):
+                    return event.response  # type: ignore[return-value]
+                if isinstance(event, StreamError):
+                    raise _from_item(event.error, self._client.provider)
+        finally:
+            await events.aclose()  # the response is closed now, not when the generator is collected
         raise AssertionError("stream ended without a terminal event")  # pragma: no cover - the driver guarantees one
 
     def __await__(self) -> Generator[Any, None, ModelResponse]:
@@ -171,8 +230,10 @@ class Client:
             ``GOOGLE_API_KEY``; Ollama needs none). Sent only in a header.
         base_url: API root (OpenAI-compatible servers, proxies, local Ollama); the
             provider's public endpoint when ``None``.
-        timeouts: Connect, read, idle and write timeouts.
-        retry: Retry settings (at most 2 retries by default, only before the first event).
+        timeouts: Connect, read, idle and write timeouts and the overall deadline, in
+            seconds (:class:`Timeouts`).
+        retry: Retry settings (at most 2 retries per call by default, only before anything
+            was handed to the caller; see :class:`RetryPolicy`).
         http2: Use HTTP/2 when ``h2`` is installed (``None``: whenever it is); without ``h2``
             the client falls back to HTTP/1.1.
         transport: An httpx transport (e.g. :class:`RecordingTransport`, :class:`ReplayTransport`).
@@ -208,6 +269,7 @@ class Client:
         self.mapper = mapper or get_mapper(self._spec.name)
         key = api_key if api_key is not None else next((os.environ[v] for v in self._spec.env_vars if os.environ.get(v)), None)
         self._key = _Secret(key) if key else None
+        protect_logs(self, self._secrets())
         self.base_url = (base_url or self._spec.default_base_url).rstrip("/")
         self.timeouts = timeouts
         self.retry = retry
@@ -288,77 +350,141 @@ class Client:
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug(redact(message % args, self._secrets()))
 
-    async def _backoff(self, err: TransportError, headers: Mapping[str, str], attempt: int) -> bool:
-        """Sleep before a retry; ``False`` when no retry is due."""
-        if not err.retryable:
+    def _clean(self, event: StreamEvent) -> StreamEvent:
+        """A terminal event with its error message and report redacted of the key."""
+        secrets = self._secrets()
+        if not secrets or not isinstance(event, (StreamDone, StreamError)):
+            return event
+        forms = secret_forms(secrets)
+        for entry in event.report.entries:
+            if any(f in str(entry) for f in forms):
+                event.report.entries = [
+                    dataclasses.replace(e, reason=redact(e.reason, secrets), pointer=None if e.pointer is None else redact(e.pointer, secrets))
+                    for e in event.report.entries
+                ]
+                break
+        if isinstance(event, StreamError) and any(f in event.error.message for f in forms):
+            event = dataclasses.replace(event, error=msgspec.structs.replace(event.error, message=redact(event.error.message, secrets)))
+        return event
+
+    async def _backoff(self, err: TransportError, headers: Mapping[str, str], attempt: int, clock: _Clock) -> bool:
+        """Sleep before a retry; ``False`` when no retry is due (or it would end past the deadline)."""
+        if not err.retryable or _is_stall(err):
             return False
         delay = retry_delay(headers, attempt, self.retry, self._spec)
         if delay is None:
+            return False
+        left = clock.left()
+        if left is not None and delay >= left:
+            self._log("%s: %s, no retry: the wait of %.2f s would pass the deadline", self.provider, err.code, delay)
             return False
         self._log("%s: %s, retry %d in %.2f s", self.provider, err.code, attempt + 1, delay)
         await asyncio.sleep(delay)
         return True
 
     # ------------------------------------------------------------------ sending
+    #
+    # The retry rule (docs/replay.md, ADR 0006): at most 1 + max_retries requests per call,
+    # every cause counted together; only while nothing was handed to the caller; never after
+    # a stall (read/idle timeout) or past the deadline; a request whose 2xx response had begun
+    # is re-sent at most max_stream_restarts times.
 
     async def _complete(self, prepared: _Prepared) -> ModelResponse:
-        attempt = 0
+        clock = _Clock(self.timeouts.deadline)
+        secrets = self._secrets()
+        attempt = restarts = 0
         while True:
             headers: Mapping[str, str] = {}
+            began = False
             try:
-                self._log("POST %s (attempt %d)", redact(prepared.url, self._secrets(), kind="url"), attempt + 1)
-                with translate(self.provider):
-                    response = await self._http.send(self._request(prepared))
-                    headers = response.headers
-                self._log("%s: HTTP %d", self.provider, response.status_code)
-                if response.status_code >= 300:
-                    raise from_response(self._spec, response.status_code, response.content[:_MAX_ERROR_BODY], secrets=self._secrets())
-                try:
-                    body = msgspec.json.decode(response.content)
-                    return self.mapper.decode_response(body).value
-                except (msgspec.DecodeError, ConversionError, KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
-                    raise transport_error("provider_error", "the response body is not a valid response of this format", provider=self.provider, status=response.status_code) from exc
-            except TransportError as err:
-                if await self._backoff(err, headers, attempt):
-                    attempt += 1
-                    continue
-                raise
-
-    async def _stream(self, prepared: _Prepared) -> AsyncIterator[StreamEvent]:
-        attempt = 0
-        while True:
-            headers: Mapping[str, str] = {}
-            started = False
-            try:
-                self._log("POST %s stream (attempt %d)", redact(prepared.url, self._secrets(), kind="url"), attempt + 1)
-                with translate(self.provider, idle=self.timeouts.idle):
-                    response = await self._http.send(self._request(prepared), stream=True)
+                self._log("POST %s (attempt %d)", redact(prepared.url, secrets, kind="url"), attempt + 1)
+                with translate(self.provider, secrets=secrets):
+                    response = await clock.run(self._http.send(self._request(prepared), stream=True), self.provider)
                 try:
                     headers = response.headers
                     self._log("%s: HTTP %d", self.provider, response.status_code)
                     if response.status_code >= 300:
-                        with translate(self.provider, idle=self.timeouts.idle):
-                            body = await _read_limited(response)
-                        raise from_response(self._spec, response.status_code, body, secrets=self._secrets())
+                        with translate(self.provider, secrets=secrets):
+                            body = await clock.run(_read_limited(response), self.provider)
+                        raise from_response(self._spec, response.status_code, body, secrets=secrets)
+                    began = True
+                    with translate(self.provider, reading=True, started=True, secrets=secrets):
+                        content = await clock.run(response.aread(), self.provider)
+                finally:
+                    await response.aclose()
+                try:
+                    body = msgspec.json.decode(content)
+                    return self.mapper.decode_response(body).value
+                except (msgspec.DecodeError, ConversionError, KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+                    scrub_exception(exc, secrets)  # a decoder's message may quote the body
+                    raise transport_error("provider_error", "the response body is not a valid response of this format", provider=self.provider, status=response.status_code) from exc
+            except TransportError as err:
+                if began and restarts >= self.retry.max_stream_restarts:
+                    raise
+                if await self._backoff(err, headers, attempt, clock):
+                    attempt += 1
+                    restarts += began
+                    continue
+                raise
+
+    async def _stream(self, prepared: _Prepared) -> AsyncGenerator[StreamEvent, None]:
+        clock = _Clock(self.timeouts.deadline)
+        secrets = self._secrets()
+        idle = self.timeouts.idle
+        attempt = restarts = 0
+        while True:
+            headers: Mapping[str, str] = {}
+            began = False  # the 2xx response of this attempt arrived
+            delivered = False  # an event of this attempt was handed to the caller
+            held: list[StreamEvent] = []  # events without content, kept until content comes
+            try:
+                self._log("POST %s stream (attempt %d)", redact(prepared.url, secrets, kind="url"), attempt + 1)
+                with translate(self.provider, idle=idle, secrets=secrets):
+                    response = await clock.run(self._http.send(self._request(prepared), stream=True), self.provider)
+                try:
+                    headers = response.headers
+                    self._log("%s: HTTP %d", self.provider, response.status_code)
+                    if response.status_code >= 300:
+                        with translate(self.provider, idle=idle, secrets=secrets):
+                            body = await clock.run(_read_limited(response), self.provider)
+                        raise from_response(self._spec, response.status_code, body, secrets=secrets)
+                    began = True
                     events: AsyncGenerator[StreamEvent, None] = aiter_stream(self.mapper, response)  # type: ignore[assignment]
                     try:
                         while True:
-                            with translate(self.provider, reading=True, started=started, idle=self.timeouts.idle):
+                            with translate(self.provider, reading=True, started=True, idle=idle, secrets=secrets):
                                 try:
-                                    event = await events.__anext__()
+                                    event = await clock.run(events.__anext__(), self.provider)
                                 except StopAsyncIteration:
                                     return
-                            started = True
+                            event = self._clean(event)
+                            if not delivered:
+                                if isinstance(event, UsageUpdate):
+                                    held.append(event)
+                                    continue
+                                if isinstance(event, StreamError) and event.error.code == "truncated":
+                                    # Ended cleanly but early, before any content: a cut like any other.
+                                    raise transport_error("truncated", event.error.message, provider=self.provider)
+                                for kept in held:
+                                    yield kept
+                                held = []
+                                delivered = True
                             yield event
+                            if isinstance(event, (StreamDone, StreamError)):
+                                return
                     finally:
                         await events.aclose()
                 finally:
                     await response.aclose()
             except TransportError as err:
-                if not started and await self._backoff(err, headers, attempt):
+                retry = not delivered and not (began and restarts >= self.retry.max_stream_restarts)
+                if retry and await self._backoff(err, headers, attempt, clock):
                     attempt += 1
+                    restarts += began
                     continue
                 self._log("%s: %s", self.provider, err)
+                for kept in held:
+                    yield kept
                 yield StreamError(error_item(err), partial=ModelResponse())
                 return
 

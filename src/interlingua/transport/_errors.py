@@ -17,9 +17,9 @@ context_length     provider error type/code for an over-long prompt  no
 content_filter     provider error code for filtered content          no
 overloaded         Anthropic 529 / ``overloaded_error``              yes
 server             other 5xx                                         yes
-timeout            connect/read/idle timeouts, 408                   yes
-network            connection failures                               yes
-truncated          the stream broke after its first event            yes
+timeout            connect/read/idle timeouts, deadline, 408         yes
+network            connection failures before a response             yes
+truncated          a 2xx stream (or body) broke or ended early       yes
 =================  ===============================================  =========
 """
 
@@ -34,7 +34,7 @@ import msgspec
 
 from ..errors import TransportError
 from ..items import ErrorItem
-from ._redact import redact
+from ._redact import redact, scrub_exception
 from ._spec import ProviderSpec
 
 __all__ = ["RETRYABLE", "error_item", "from_response", "status_code", "transport_error", "translate"]
@@ -90,19 +90,30 @@ def from_response(spec: ProviderSpec, status: int, body: bytes, *, secrets: Iter
 
 
 @contextmanager
-def translate(provider: str, *, reading: bool = False, started: bool = False, idle: float | None = None) -> Iterator[None]:
+def translate(provider: str, *, reading: bool = False, started: bool = False, idle: float | None = None, secrets: Iterable[str] = ()) -> Iterator[None]:
     """Turn httpx exceptions raised inside the block into :class:`TransportError`.
+
+    The httpx exception stays the ``__cause__``; its text arguments (and those of its
+    chained causes) are first redacted of ``secrets`` in place, so no secret survives in a
+    traceback.
 
     Args:
         provider: Provider name for the error.
         reading: The block reads a response body (a broken connection there is ``truncated``
             once ``started``).
-        started: At least one stream event was already delivered.
+        started: A 2xx response's body had begun (its status and headers arrived).
         idle: The idle timeout in force, named in the message of a read timeout.
+        secrets: Values to remove from the httpx exception chain.
     """
     try:
         yield
-    except httpx.TimeoutException as exc:
+    except (httpx.HTTPError, httpx.StreamError, httpx.InvalidURL) as exc:
+        scrub_exception(exc, secrets)
+        _raise_translated(exc, provider, reading=reading, started=started, idle=idle)
+
+
+def _raise_translated(exc: httpx.HTTPError | httpx.StreamError | httpx.InvalidURL, provider: str, *, reading: bool, started: bool, idle: float | None) -> None:
+    if isinstance(exc, httpx.TimeoutException):
         if isinstance(exc, httpx.ConnectTimeout):
             message = "connect timed out"
         elif isinstance(exc, httpx.ReadTimeout) and idle is not None:
@@ -112,16 +123,15 @@ def translate(provider: str, *, reading: bool = False, started: bool = False, id
         else:
             message = f"{type(exc).__name__.lower().replace('timeout', '')} timed out".strip()
         raise transport_error("timeout", message, provider=provider) from exc
-    except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+    if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
         raise transport_error("invalid_request", "the base URL cannot be used", provider=provider) from exc
-    except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+    if isinstance(exc, (httpx.NetworkError, httpx.RemoteProtocolError)):
         if reading and started:
             raise transport_error("truncated", "the connection broke in the middle of the stream", provider=provider) from exc
         raise transport_error("network", f"connection failed ({type(exc).__name__})", provider=provider) from exc
-    except httpx.HTTPError as exc:
+    if isinstance(exc, httpx.HTTPError):
         raise transport_error("network", f"HTTP exchange failed ({type(exc).__name__})", provider=provider) from exc
-    except httpx.StreamError as exc:
-        raise transport_error("network", f"response stream unusable ({type(exc).__name__})", provider=provider) from exc
+    raise transport_error("network", f"response stream unusable ({type(exc).__name__})", provider=provider) from exc
 
 
 def error_item(err: TransportError) -> ErrorItem:

@@ -13,7 +13,14 @@ them. The fixture is JSON Lines, one exchange per line (see ``docs/replay.md``):
 
 Credentials are removed with :func:`~interlingua.transport.redact` before anything is
 written: credential headers by name, key-like query parameters, and the values of the
-request's credential headers wherever else they appear.
+request's credential headers (raw, URL-encoded, JSON-escaped, base64) wherever else they
+appear. A response body is redacted whole: its chunks are joined, decompressed (a
+``Content-Encoding`` httpx decodes: ``gzip``, ``deflate``, and ``br``/``zstd`` when their
+packages are installed), redacted, then cut again at the original chunk boundaries
+(moved out of any removed value and onto UTF-8 character boundaries), so neither a chunk
+boundary nor compression nor base64 can hide a key. A decoded body is stored without its
+``Content-Encoding`` header (``"decoded_from"`` names it); a body in an encoding that cannot
+be decoded is not stored at all (``"omitted"`` says why).
 """
 
 from __future__ import annotations
@@ -21,14 +28,21 @@ from __future__ import annotations
 import base64
 import json
 import threading
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from ..errors import TransportError
-from ._redact import SENSITIVE_HEADERS, redact
+from ._redact import SENSITIVE_HEADERS, SENSITIVE_PARAMS, protect_logs, redact, redact_bytes
+
+try:  # the encodings httpx can decode here (br and zstd need optional packages)
+    from httpx._decoders import SUPPORTED_DECODERS as _SUPPORTED
+
+    _DECODABLE = frozenset(_SUPPORTED)
+except ImportError:  # pragma: no cover - a future httpx moving its private module
+    _DECODABLE = frozenset({"identity", "gzip", "deflate"})
 
 __all__ = ["FIXTURE_VERSION", "RecordingTransport", "ReplayTransport", "load_fixture"]
 
@@ -37,6 +51,7 @@ _HOP = frozenset({"transfer-encoding", "content-length", "connection", "keep-ali
 
 
 def _secrets_of(request: httpx.Request) -> list[str]:
+    """The request's credentials: credential header values and key-like query parameters."""
     found = []
     for name, value in request.headers.items():
         if name.lower() in SENSITIVE_HEADERS and value:
@@ -44,14 +59,77 @@ def _secrets_of(request: httpx.Request) -> list[str]:
             scheme, _, rest = value.partition(" ")
             if rest and scheme.lower() in ("bearer", "basic", "token"):
                 found.append(rest)
+    found += [v for k, v in request.url.params.multi_items() if k.lower() in SENSITIVE_PARAMS and v]
+    if request.url.password:
+        found.append(request.url.password)
     return sorted(found, key=len, reverse=True)
 
 
-def _encode_chunks(chunks: list[bytes]) -> tuple[str, list[str]]:
+def _decode_body(encoding: str | None, chunks: list[bytes]) -> tuple[list[bytes], bool]:
+    """Decompress the raw chunks as httpx would; ``(pieces, failed)``.
+
+    Pieces keep roughly the raw chunk boundaries (each is what the decoder gave for one raw
+    chunk); ``failed`` means the body broke off undecodable after the pieces returned.
+    """
+    if not encoding:
+        return chunks, False
+
+    def raw() -> Iterator[bytes]:
+        yield from chunks
+
+    decoded = httpx.Response(200, headers=[("content-encoding", encoding)], content=raw())
+    pieces: list[bytes] = []
     try:
-        return "utf-8", [c.decode("utf-8") for c in chunks]
+        for piece in decoded.iter_bytes():
+            pieces.append(piece)
+    except httpx.DecodingError:
+        return pieces, True
+    return pieces, False
+
+
+def _content_encodings(headers: httpx.Headers) -> list[str]:
+    values = [v.strip().lower() for value in headers.get_list("content-encoding") for v in value.split(",")]
+    return [v for v in values if v and v != "identity"]
+
+
+def _split(body: bytes, cuts: list[int]) -> tuple[str, list[str]]:
+    """The redacted body cut at ``cuts``: UTF-8 text pieces, or base64 ones for a binary body."""
+    try:
+        body.decode("utf-8")
     except UnicodeDecodeError:
-        return "base64", [base64.b64encode(c).decode("ascii") for c in chunks]
+        bounds = [0, *cuts, len(body)]
+        return "base64", [base64.b64encode(body[a:b]).decode("ascii") for a, b in zip(bounds, bounds[1:])]
+    moved = []
+    for cut in cuts:
+        while 0 < cut < len(body) and body[cut] & 0xC0 == 0x80:
+            cut -= 1  # never split a UTF-8 character
+        moved.append(cut)
+    bounds = sorted({0, *moved, len(body)})
+    return "utf-8", [body[a:b].decode("utf-8") for a, b in zip(bounds, bounds[1:])] if body else []
+
+
+def _record_body(headers: httpx.Headers, chunks: list[bytes], secrets: list[str]) -> dict[str, Any]:
+    """The fixture's body fields for the raw chunks read: decoded, redacted whole, re-split."""
+    encodings = _content_encodings(headers)
+    if any(e not in _DECODABLE for e in encodings):
+        return {
+            "encoding": "utf-8",
+            "chunks": [],
+            "omitted": "the body's Content-Encoding cannot be decoded here, so it cannot be redacted",
+        }
+    pieces, failed = _decode_body(", ".join(encodings) if encodings else None, chunks)
+    cuts, end = [], 0
+    for piece in pieces:
+        end += len(piece)
+        cuts.append(end)
+    body, moved = redact_bytes(b"".join(pieces), secrets, cuts[:-1])
+    encoding, texts = _split(body, moved)
+    out: dict[str, Any] = {"encoding": encoding, "chunks": texts}
+    if encodings:
+        out["decoded_from"] = ", ".join(encodings)
+    if failed:
+        out["decode_error"] = True
+    return out
 
 
 def _decode_chunks(encoding: str, chunks: list[str]) -> list[bytes]:
@@ -104,6 +182,7 @@ class RecordingTransport(httpx.AsyncBaseTransport):
         self._inner = inner or httpx.AsyncHTTPTransport()
         self._secrets = tuple(secrets)
         self._lock = threading.Lock()
+        protect_logs(self, self._secrets)
 
     def __repr__(self) -> str:
         return f"RecordingTransport(path={str(self.path)!r})"
@@ -111,25 +190,28 @@ class RecordingTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         body = await request.aread()
         secrets = [*self._secrets, *_secrets_of(request)]
+        protect_logs(request, secrets)  # until the exchange is over (httpx logs it after the response)
         record_request = {
             "method": request.method,
             "url": redact(str(request.url), secrets, kind="url"),
             "headers": redact(request.headers.multi_items(), secrets, kind="headers"),
-            "body": redact(body.decode("utf-8", errors="replace"), secrets),
+            "body": redact(redact_bytes(body, secrets)[0].decode("utf-8", errors="replace"), secrets),
         }
         response = await self._inner.handle_async_request(request)
 
         def done(chunks: list[bytes], broken: bool) -> None:
-            encoding, texts = _encode_chunks(chunks)
+            recorded = _record_body(response.headers, chunks, secrets)
+            headers = response.headers.multi_items()
+            if "decoded_from" in recorded or "omitted" in recorded:
+                headers = [(k, v) for k, v in headers if k.lower() not in ("content-encoding", "content-length")]
             exchange = {
                 "version": FIXTURE_VERSION,
                 "request": record_request,
                 "response": {
                     "status": response.status_code,
-                    "headers": redact(response.headers.multi_items(), secrets, kind="headers"),
-                    "encoding": encoding,
-                    "chunks": redact(texts, secrets) if encoding == "utf-8" else texts,
-                    "disconnect": broken,
+                    "headers": redact(headers, secrets, kind="headers"),
+                    **recorded,
+                    "disconnect": broken or bool(recorded.get("decode_error")),
                 },
             }
             line = json.dumps(exchange, ensure_ascii=False)
@@ -220,7 +302,7 @@ class ReplayTransport(httpx.AsyncBaseTransport):
         if want["method"] != request.method or not same_path:
             raise TransportError(
                 "invalid_request",
-                f"replay exchange {self._next} is {want['method']} {want_path}, got {request.method} {request.url.path}",
+                redact(f"replay exchange {self._next} is {want['method']} {want_path}, got {request.method} {request.url.path}", _secrets_of(request)),
                 provider="replay",
             )
         self._next += 1

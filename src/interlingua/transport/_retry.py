@@ -1,7 +1,9 @@
 """When to retry and how long to wait.
 
-At most ``max_retries`` automatic retries, only before the first stream event,
-only for retryable codes. The wait comes from, in order: ``retry-after-ms``,
+At most ``max_retries`` automatic retries per call, counted end to end over every
+cause, only before anything was handed to the caller, only for retryable codes;
+a stall is never retried and a 2xx stream that had begun is re-sent at most
+``max_stream_restarts`` times (the rule in full: ``docs/replay.md``). The wait comes from, in order: ``retry-after-ms``,
 ``Retry-After`` (seconds or an HTTP date), the provider's reset headers when a
 matching ``remaining`` header says zero; otherwise capped exponential backoff
 with jitter. A server asking for longer than ``max_wait`` is not retried.
@@ -25,13 +27,19 @@ class RetryPolicy:
     """Retry settings.
 
     Attributes:
-        max_retries: Automatic retries after the first attempt (0 turns retries off).
+        max_retries: Automatic retries after the first attempt, whatever their causes
+            together (0 turns retries off): at most ``1 + max_retries`` requests per call.
+        max_stream_restarts: Of those, how many may re-send a request whose 2xx response
+            had begun (status received, possibly non-content events such as a role-only
+            chunk or ``response.created``) but broke before its first content-bearing event.
+            Such a generation may already be billed, so the default is one.
         base: First backoff step in seconds.
         cap: Largest backoff step in seconds.
-        max_wait: Longest server-requested wait honoured; longer means no retry.
+        max_wait: Longest server-requested wait honoured, in seconds; longer means no retry.
     """
 
     max_retries: int = 2
+    max_stream_restarts: int = 1
     base: float = 0.5
     cap: float = 8.0
     max_wait: float = 60.0

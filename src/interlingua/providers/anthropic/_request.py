@@ -20,6 +20,7 @@ from ...errors import ConversionError, MappingError
 from ...items import TextItem, ToolCallItem, ToolChoice, ToolDefinition, ToolResultItem, Transcript
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
+from ...mapping.wire import guarded
 from ._blocks import NAME, DecodeContext, Encoder, decode_block, item_type, speaker
 
 __all__ = ["decode_request", "encode_request", "decode_tools", "encode_tools"]
@@ -85,6 +86,7 @@ _CONVERSATION_KEYS = frozenset({"model", "messages", "system", "tools", "tool_ch
 """Top-level request keys the transcript carries (``model`` is passed again by the caller)."""
 
 
+@guarded("anthropic", "request")
 def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     """Anthropic Messages request body -> transcript.
 

@@ -18,6 +18,7 @@ from ...errors import MappingError
 from ...items import Origin, RefusalItem, StopReason, TextItem, Usage
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
+from ...mapping.wire import guarded
 from ._blocks import NAME, DecodeContext, Encoder, decode_block, item_type, speaker
 
 __all__ = [
@@ -171,6 +172,7 @@ def refusal_item(stop_reason: Any, stop_details: Any, ctx: DecodeContext) -> Ref
     return RefusalItem(text=explanation if isinstance(explanation, str) else "", message=ctx.message or msgspec.UNSET, origin=origin)
 
 
+@guarded("anthropic", "response")
 def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     """Anthropic ``Message`` body -> output items, usage and stop reason.
 

@@ -18,8 +18,10 @@ from typing import Any
 import msgspec
 
 from ...codec import Item
+from ...errors import MalformedInputError
 from ...items import ErrorItem, ToolCallItem
 from ...mapping.arguments import tool_call_from_text
+from ...mapping.wire import check_shape, decode_event
 from ...mapping.protocol import ModelResponse
 from ...mapping.report import Report
 from ...streaming.events import (
@@ -55,6 +57,104 @@ _RETRYABLE = {"overloaded", "rate_limit", "server", "timeout"}
 _JSON_BLOCKS = {"tool_use", "server_tool_use", "mcp_tool_use"}
 _DIRECT = {"type": "direct"}
 _decoder = msgspec.json.Decoder()
+
+_Obj = dict[str, Any]
+
+
+class _Block(msgspec.Struct):
+    """A content block as the stream decoder reads it (ANT ``types/content_block.py`` and friends)."""
+
+    type: str
+    id: str | None = None
+    name: str | None = None
+    text: str | None = None
+    thinking: str | None = None
+    signature: str | None = None
+    data: str | None = None
+    caller: _Obj | None = None
+    citations: list[_Obj] | None = None
+    tool_use_id: str | None = None
+
+
+class _Message(msgspec.Struct):
+    """``message_start.message`` (ANT ``types/message.py``): the fields the stream decoder reads."""
+
+    id: str | None = None
+    model: str | None = None
+    usage: _Obj | None = None
+    content: list[_Block] | None = None
+
+
+class _MessageStart(msgspec.Struct):
+    message: _Message
+
+
+class _BlockStart(msgspec.Struct):
+    index: int
+    content_block: _Block
+
+
+class _DeltaBase(msgspec.Struct):
+    type: str
+
+
+class _BlockDelta(msgspec.Struct):
+    index: int
+    delta: _DeltaBase
+
+
+class _TextDelta(msgspec.Struct):
+    text: str
+
+
+class _ThinkingDelta(msgspec.Struct):
+    thinking: str
+
+
+class _SignatureDelta(msgspec.Struct):
+    signature: str
+
+
+class _CitationsDelta(msgspec.Struct):
+    citation: _Obj
+
+
+class _InputJsonDelta(msgspec.Struct):
+    partial_json: str | None = None
+
+
+class _BlockStop(msgspec.Struct):
+    index: int
+
+
+class _MessageDeltaBody(msgspec.Struct):
+    stop_reason: str | None = None
+    stop_sequence: str | None = None
+    stop_details: _Obj | None = None
+
+
+class _MessageDelta(msgspec.Struct):
+    delta: _MessageDeltaBody | None = None
+    usage: _Obj | None = None
+
+
+_EVENT_SHAPES: dict[str, Any] = {
+    "message_start": _MessageStart,
+    "content_block_start": _BlockStart,
+    "content_block_delta": _BlockDelta,
+    "content_block_stop": _BlockStop,
+    "message_delta": _MessageDelta,
+}
+"""Typed shape of each event the accumulator reads (ANT ``types/raw_*_event.py``)."""
+
+_DELTA_SHAPES: dict[str, Any] = {
+    "text_delta": _TextDelta,
+    "thinking_delta": _ThinkingDelta,
+    "signature_delta": _SignatureDelta,
+    "citations_delta": _CitationsDelta,
+    "input_json_delta": _InputJsonDelta,
+}
+"""Typed shape of each ``content_block_delta.delta`` type (ANT ``types/raw_content_block_delta.py``)."""
 
 
 class AnthropicAccumulator:
@@ -139,10 +239,7 @@ class AnthropicAccumulator:
             return []
         if event.event == "ping":
             return []
-        try:
-            data = _decoder.decode(event.data) if event.data.strip() else None
-        except msgspec.DecodeError:
-            return self._error("provider_error", "Anthropic stream sent an event that is not valid JSON", False)
+        data = decode_event(event.data, provider=NAME) if event.data.strip() else None
         if not isinstance(data, dict):
             if event.event is None and data is None:
                 return []
@@ -159,14 +256,25 @@ class AnthropicAccumulator:
         handler = getattr(self, f"_on_{kind}", None)
         if handler is None:
             return []  # ping and event types added later are ignored
+        shape = _EVENT_SHAPES.get(kind)
+        if shape is not None:
+            check_shape(data, shape, provider=NAME)
+            if kind == "content_block_delta":
+                check_shape(data["delta"], _DELTA_SHAPES.get(data["delta"]["type"], _Obj), provider=NAME, pointer="/delta")
+            if kind in ("content_block_delta", "content_block_stop") and data["index"] not in self._blocks:
+                raise MalformedInputError("/index", f"no content_block_start for index {data['index']}", provider=NAME)
         out_of_order = self._order_violation(kind)
         if out_of_order is not None:
             return self._error("provider_error", out_of_order, False)
         try:
             events: list[StreamEvent] = handler(data)
             return events
-        except (KeyError, TypeError, ValueError, AttributeError):
-            return self._error("provider_error", f"Anthropic stream sent a malformed {kind} event", False)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise MalformedInputError("", f"malformed {kind} event ({type(exc).__name__})", provider=NAME) from exc
+
+    def partial(self) -> ModelResponse:
+        """What arrived so far, as a response (for a StreamError's ``partial``)."""
+        return self._response()
 
     def _order_violation(self, kind: str) -> str | None:
         """Why ``kind`` breaks the documented event order, or None (the model and id come only in

@@ -34,6 +34,7 @@ from ...errors import ConversionError
 from ...items import RawItem, TextItem, ToolChoice, ToolDefinition, Transcript
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
+from ...mapping.wire import guarded
 from ._common import NAME, camel, get, jcopy, tag_of
 from ._parts import PartDecoder, PartEncoder
 
@@ -187,6 +188,7 @@ def encode_tool_choice(choice: ToolChoice, report: Report) -> dict[str, Any]:
     return {"functionCallingConfig": {"mode": "AUTO"}}
 
 
+@guarded("gemini", "request")
 def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     """Gemini request body -> transcript (rules in the module docstring).
 

@@ -31,6 +31,7 @@ from ...errors import ConversionError
 from ...items import ErrorItem, Origin, StopReason, ToolCallItem, Usage
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
+from ...mapping.wire import guarded
 from ._common import NAME, error_item, get, jcopy, keyset
 from ._parts import PartDecoder, PartEncoder
 
@@ -124,6 +125,7 @@ def decoder_for(response_id: str | None, model: str | None, report: Report) -> P
     return PartDecoder("assistant", key, report, response_call_id(response_id), result_id, origin=origin, model=model)
 
 
+@guarded("gemini", "response")
 def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     """Gemini response body -> model response (rules in the module docstring).
 

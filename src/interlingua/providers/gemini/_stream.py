@@ -14,13 +14,16 @@ equivalent response give equal items.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
+from ...errors import MalformedInputError
 from ...items import ErrorItem, ToolCallItem
 from ...mapping.protocol import ModelResponse
 from ...mapping.report import Report
+from ...mapping.wire import check_shape, decode_event
 from ...streaming.events import (
     RawEvent,
     ReasoningDelta,
@@ -36,6 +39,40 @@ from ._parts import _part_kind
 from ._response import decode_response, decoder_for, usage_from
 
 __all__ = ["GeminiAccumulator"]
+
+_Obj = dict[str, Any]
+
+
+class _Content(msgspec.Struct):
+    parts: list[_Obj] | None = None
+    role: str | None = None
+
+
+class _Candidate(msgspec.Struct):
+    """A candidate as the stream decoder reads it (GENAI ``types.Candidate``; either key spelling)."""
+
+    content: _Content | None = None
+    finishReason: str | None = None  # noqa: N815 - the wire name
+    finish_reason: str | None = None
+
+
+class _Feedback(msgspec.Struct):
+    blockReason: str | None = None  # noqa: N815 - the wire name
+    block_reason: str | None = None
+
+
+class _Chunk(msgspec.Struct):
+    """One ``GenerateContentResponse`` chunk (GENAI ``types.GenerateContentResponse``): the fields read."""
+
+    candidates: list[_Candidate] | None = None
+    promptFeedback: _Feedback | None = None  # noqa: N815 - the wire name
+    prompt_feedback: _Feedback | None = None
+    usageMetadata: _Obj | None = None  # noqa: N815 - the wire name
+    usage_metadata: _Obj | None = None
+    responseId: str | None = None  # noqa: N815 - the wire name
+    response_id: str | None = None
+    modelVersion: str | None = None  # noqa: N815 - the wire name
+    model_version: str | None = None
 
 
 class GeminiAccumulator:
@@ -70,6 +107,10 @@ class GeminiAccumulator:
             body["responseId"] = self._rid
         return decode_response(body).value
 
+    def partial(self) -> ModelResponse:
+        """What arrived so far, as a response (for a StreamError's ``partial``)."""
+        return self._response()
+
     def _fail(self, error: ErrorItem) -> list[StreamEvent]:
         self._done = True
         return [StreamError(error, partial=self._response())]
@@ -78,14 +119,12 @@ class GeminiAccumulator:
         """One SSE event (a whole response chunk) -> events."""
         if self._done or not event.data.strip():
             return []
-        try:
-            chunk = json.loads(event.data)
-        except ValueError:
-            chunk = None
+        chunk = decode_event(event.data, provider=NAME)
         if not isinstance(chunk, Mapping):
             return self._fail(ErrorItem(code="provider_error", message="Gemini stream chunk is not a JSON object", retryable=False, provider=NAME))
         if "error" in chunk:
             return self._fail(error_item(chunk["error"]))
+        check_shape(chunk, _Chunk, provider=NAME)
         rid, model = get(chunk, "responseId"), get(chunk, "modelVersion")
         if isinstance(rid, str) and rid:
             self._rid = rid

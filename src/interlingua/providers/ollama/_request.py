@@ -23,6 +23,7 @@ from ...errors import ConversionError
 from ...items import ToolDefinition, Transcript
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
+from ...mapping.wire import guarded
 from ._common import jcopy
 from ._messages import MessageDecoder, MessageEncoder
 
@@ -75,6 +76,7 @@ def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, 
     return out
 
 
+@guarded("ollama", "request")
 def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     """Ollama chat request body -> transcript (rules in the module docstring).
 

@@ -28,6 +28,7 @@ from ...errors import ConversionError
 from ...items import ErrorItem, Origin, StopReason, ToolCallItem, Usage
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
+from ...mapping.wire import guarded
 from ._common import NAME, error_item, jcopy
 from ._messages import MessageDecoder, MessageEncoder
 
@@ -85,6 +86,7 @@ def stop_reason(done_reason: str, has_calls: bool) -> StopReason:
     return StopReason(reason=reason, raw=done_reason)  # type: ignore[arg-type]
 
 
+@guarded("ollama", "response")
 def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     """Ollama chat response body -> model response (rules in the module docstring).
 

@@ -14,12 +14,14 @@ events are emitted when ``done: true`` arrives (Ollama sends tool calls at the e
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from ...items import ErrorItem, ToolCallItem
 from ...mapping.protocol import ModelResponse
+from ...mapping.wire import check_shape, decode_event
 from ...streaming.events import (
     RawEvent,
     ReasoningDelta,
@@ -34,6 +36,32 @@ from ._common import NAME, error_item, jcopy
 from ._response import decode_response
 
 __all__ = ["OllamaAccumulator"]
+
+
+class _Message(msgspec.Struct):
+    role: str | None = None
+    content: str | None = None
+    thinking: str | None = None
+    tool_calls: list[dict[str, Any]] | None = None
+
+
+class _Line(msgspec.Struct):
+    """One ``/api/chat`` (or ``/api/generate``) stream line: the fields the decoder reads
+    (ollama-python ``ChatResponse``/``GenerateResponse``)."""
+
+    model: str | None = None
+    created_at: str | None = None
+    message: _Message | None = None
+    response: str | None = None
+    thinking: str | None = None
+    done: bool | None = None
+    done_reason: str | None = None
+    total_duration: int | None = None
+    load_duration: int | None = None
+    prompt_eval_count: int | None = None
+    prompt_eval_duration: int | None = None
+    eval_count: int | None = None
+    eval_duration: int | None = None
 
 
 class OllamaAccumulator:
@@ -60,6 +88,10 @@ class OllamaAccumulator:
         body = self._body({k: v for k, v in self._last.items() if k in ("model", "created_at")})
         return decode_response(body).value
 
+    def partial(self) -> ModelResponse:
+        """What arrived so far, as a response (for a StreamError's ``partial``)."""
+        return self._partial()
+
     def _fail(self, error: ErrorItem) -> list[StreamEvent]:
         self._done = True
         return [StreamError(error, partial=self._partial())]
@@ -68,14 +100,12 @@ class OllamaAccumulator:
         """One NDJSON line -> events."""
         if self._done:
             return []
-        try:
-            line = json.loads(event.data)
-        except ValueError:
-            line = None
+        line = decode_event(event.data, provider=NAME)
         if not isinstance(line, Mapping):
             return self._fail(ErrorItem(code="provider_error", message="Ollama stream line is not a JSON object", retryable=False, provider=NAME))
         if "error" in line:
             return self._fail(error_item(line["error"]))
+        check_shape(line, _Line, provider=NAME)
         self._last = dict(line)
         out: list[StreamEvent] = []
         msg = line.get("message")

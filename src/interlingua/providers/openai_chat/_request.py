@@ -19,6 +19,7 @@ from ...codec import SCHEMA_VERSION, Item
 from ...items import ToolChoice, ToolDefinition, Transcript
 from ...mapping.ids import IdMap, IdRule
 from ...mapping.report import Policy, Report
+from ...mapping.wire import guarded
 from ._common import Dialect
 from ._decode import MessageDecoder
 from ._encode import MessageEncoder
@@ -87,6 +88,7 @@ def _tool_choice(body: Mapping[str, Any], report: Report) -> ToolChoice | None:
     return None
 
 
+@guarded("openai-chat", "request")
 def decode_request(body: Mapping[str, Any], report: Report) -> Transcript:
     """Request body -> transcript: ``messages`` (key ``m{i}``), ``tools``, ``tool_choice``.
 

@@ -18,6 +18,7 @@ from ...items import Origin, ReasoningItem
 from ...mapping.ids import IdMap, IdRule
 from ...mapping.protocol import ModelResponse
 from ...mapping.report import Policy, Report
+from ...mapping.wire import guarded
 from ._common import NAME, Dialect, finish_reason, stop_reason, usage_from_wire, usage_to_wire
 from ._decode import MessageDecoder
 from ._encode import MessageEncoder
@@ -32,6 +33,7 @@ def response_key(response_id: str | None) -> str:
     return f"resp:{response_id}" if response_id else "resp"
 
 
+@guarded("openai-chat", "response")
 def decode_response(body: Mapping[str, Any], report: Report) -> ModelResponse:
     """Response body -> output items of ``choices[0].message``, usage, stop reason.
 

@@ -13,7 +13,6 @@ The final response is built by feeding the joined message to the same decoder as
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import msgspec
@@ -21,6 +20,7 @@ import msgspec
 from ...items import ErrorItem, ToolCallItem
 from ...mapping.protocol import ModelResponse
 from ...mapping.report import Report
+from ...mapping.wire import check_shape, decode_event
 from ...streaming.events import (
     RawEvent,
     ReasoningDelta,
@@ -57,6 +57,46 @@ _CODE_BY_NAME = {
     "model_not_found": "not_found",
 }
 _RETRYABLE = frozenset({"rate_limit", "server", "overloaded", "timeout", "truncated"})
+_Obj = dict[str, Any]
+
+
+class _Function(msgspec.Struct):
+    name: str | None = None
+    arguments: str | None = None
+    input: str | None = None
+
+
+class _Fragment(msgspec.Struct):
+    index: int | None = None
+    id: str | None = None
+    type: str | None = None
+    function: _Function | None = None
+    custom: _Function | None = None
+
+
+class _Delta(msgspec.Struct):
+    role: str | None = None
+    content: str | list[_Obj] | None = None  # Mistral sends a list of parts (thinking); only strings are text
+    refusal: str | None = None
+    reasoning_content: str | None = None
+    reasoning: str | None = None
+    reasoning_details: list[Any] | None = None
+    tool_calls: list[_Fragment] | None = None
+
+
+class _Choice(msgspec.Struct):
+    index: int | None = None
+    delta: _Delta | None = None
+    finish_reason: str | None = None
+
+
+class _Chunk(msgspec.Struct):
+    """One ``chat.completion.chunk`` (OAI ``types/chat/chat_completion_chunk.py``): the fields read."""
+
+    id: str | None = None
+    model: str | None = None
+    choices: list[_Choice] | None = None
+    usage: _Obj | None = None
 
 
 def _code_by_status(status: int) -> str:
@@ -148,6 +188,10 @@ class ChatStreamAccumulator:
     def _response(self) -> ModelResponse:
         return decode_response(self._body(), Report())
 
+    def partial(self) -> ModelResponse:
+        """What arrived so far, as a response (for a StreamError's ``partial``)."""
+        return self._response()
+
     def _emit_calls(self) -> list[StreamEvent]:
         if self._calls_emitted or not self._calls:
             return []
@@ -175,15 +219,13 @@ class ChatStreamAccumulator:
             return final
         if data == "":
             return []
-        try:
-            chunk = json.loads(data)
-        except ValueError:
-            return self._error("provider_error", "stream event is not valid JSON")
+        chunk = decode_event(data, provider=NAME)
         if event.event == "error" or (isinstance(chunk, dict) and chunk.get("error")):
             code, status = error_code(chunk.get("error") if isinstance(chunk, dict) else None)
             return self._error(code, f"{NAME} stream reported an error ({code})", status)
         if not isinstance(chunk, dict):
             return self._error("provider_error", "stream event is not a JSON object")
+        check_shape(chunk, _Chunk, provider=NAME)
         out: list[StreamEvent] = []
         if isinstance(chunk.get("id"), str) and chunk["id"] and self._id is None:
             self._id = chunk["id"]

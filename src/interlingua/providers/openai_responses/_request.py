@@ -16,6 +16,7 @@ from ...items import TextItem, ToolCallItem, ToolChoice, ToolDefinition, ToolRes
 from ...mapping.ids import IdMap
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
+from ...mapping.wire import guarded
 from ._common import ID_RULE, NAME, UNSET, plain
 from ._items import DecodeContext, EncodeContext, decode_wire_item
 from ._sequence import encode_sequence
@@ -73,6 +74,7 @@ def _decode_tool_choice(body: Mapping[str, Any], report: Report) -> ToolChoice |
     return ToolChoice(mode="auto", parallel=parallel_value) if parallel_value is not UNSET else UNSET
 
 
+@guarded("openai-responses", "request")
 def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     """A Responses request body -> transcript.
 

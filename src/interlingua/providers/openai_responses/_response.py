@@ -15,6 +15,7 @@ from ...items import ErrorItem, RefusalItem, StopReason, TextItem, ToolCallItem,
 from ...mapping.ids import IdMap
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
+from ...mapping.wire import guarded
 from ._common import ID_RULE, UNSET, error_item, plain
 from ._items import DecodeContext, EncodeContext, decode_wire_item, describe
 from ._sequence import encode_sequence
@@ -81,6 +82,7 @@ def stop_reason(body: Mapping[str, Any], items: list[Item]) -> StopReason:
     return StopReason(reason="other", raw=status if isinstance(status, str) else None)
 
 
+@guarded("openai-responses", "response")
 def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     """A Response object -> output items, usage and stop reason.
 

@@ -9,13 +9,16 @@ input is ``truncated``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
+from ...errors import MalformedInputError
 from ...items import ErrorItem, ToolCallItem
 from ...mapping.protocol import ModelResponse
 from ...mapping.report import Report
+from ...mapping.wire import check_shape, decode_event
 from ...streaming.events import (
     RawEvent,
     ReasoningDelta,
@@ -34,6 +37,49 @@ from ._response import decode_response, response_key
 __all__ = ["ResponsesAccumulator"]
 
 _LIFECYCLE = ("response.created", "response.in_progress", "response.queued")
+_NAME = "openai-responses"
+_Obj = dict[str, Any]
+
+
+class _Item(msgspec.Struct):
+    """An output item as the stream decoder reads it (OAI ``types/responses/response_output_item.py``)."""
+
+    type: str
+    id: str | None = None
+    call_id: str | None = None
+    name: str | None = None
+    arguments: str | _Obj | None = None  # an object on tool_search_call items
+    content: list[_Obj | None] | None = None
+    summary: list[_Obj] | None = None
+
+
+class _Response(msgspec.Struct):
+    """The ``response`` object of lifecycle and completion events (OAI ``types/responses/response.py``)."""
+
+    id: str | None = None
+    model: str | None = None
+    status: str | None = None
+    output: list[_Item] | None = None
+    usage: _Obj | None = None
+    error: _Obj | None = None
+    incomplete_details: _Obj | None = None
+
+
+class _Event(msgspec.Struct):
+    """Every field any Responses stream event carries that the accumulator reads
+    (OAI ``types/responses/response_stream_event.py``); each is optional, but typed."""
+
+    type: str | None = None
+    output_index: int | None = None
+    content_index: int | None = None
+    summary_index: int | None = None
+    item_id: str | None = None
+    delta: str | None = None
+    item: _Item | None = None
+    part: _Obj | None = None
+    response: _Response | None = None
+    code: str | int | None = None
+    error: _Obj | None = None
 
 
 class ResponsesAccumulator:
@@ -102,6 +148,10 @@ class ResponsesAccumulator:
         partial.stop_reason = None
         return partial
 
+    def partial(self) -> ModelResponse:
+        """What arrived so far, as a response (for a StreamError's ``partial``)."""
+        return self._partial()
+
     def _protocol_error(self, message: str) -> list[StreamEvent]:
         return self._error(ErrorItem(code="provider_error", message=message, retryable=False))
 
@@ -115,7 +165,9 @@ class ResponsesAccumulator:
         item = self._item_for(data)
         if item is None:
             return
-        content = item.setdefault("content", [])
+        content = item.get("content")
+        if not isinstance(content, list):
+            content = item["content"] = []
         ci = data.get("content_index")
         ci = ci if isinstance(ci, int) else len(content) - 1
         while len(content) <= ci:
@@ -145,12 +197,10 @@ class ResponsesAccumulator:
         """Consume one SSE event; return the canonical events it completes."""
         if self._terminal:
             return []
-        try:
-            data = json.loads(event.data)
-        except ValueError:
-            return self._error(ErrorItem(code="provider_error", message="stream event is not valid JSON", retryable=False))
+        data = decode_event(event.data, provider=_NAME)
         if not isinstance(data, dict):
             return self._error(ErrorItem(code="provider_error", message="stream event is not a JSON object", retryable=False))
+        check_shape(data, _Event, provider=_NAME)
         kind = data.get("type") if isinstance(data.get("type"), str) else event.event
         delta = data.get("delta") if isinstance(data.get("delta"), str) else None
 
@@ -175,7 +225,9 @@ class ResponsesAccumulator:
         if kind == "response.content_part.added":
             item, part = self._item_for(data), data.get("part")
             if item is not None and isinstance(part, dict) and isinstance(data.get("content_index"), int):
-                content = item.setdefault("content", [])
+                content = item.get("content")
+                if not isinstance(content, list):
+                    content = item["content"] = []
                 while len(content) <= data["content_index"]:
                     content.append(None)
                 content[data["content_index"]] = part
@@ -234,7 +286,10 @@ class ResponsesAccumulator:
         body = dict(response)
         if not body.get("output"):
             body["output"] = self._streamed_output()
-        final = decode_response(body).value
+        try:
+            final = decode_response(body).value
+        except MalformedInputError as exc:
+            raise MalformedInputError(f"/response{exc.pointer}", exc.reason, provider=_NAME) from exc
         self._terminal = True
         events: list[StreamEvent] = []
         if final.usage is not None:
