@@ -126,6 +126,17 @@ class ModelCapabilities(Struct):
     """
     `raw` items of this provider can be sent back.
     """
+    max_output_tokens: (
+        Annotated[
+            int,
+            Meta(description='Output-token limit of the model (most tokens one response may generate, on the synchronous API), when known; a mapper that must send an output budget (Anthropic `max_tokens`) uses it when the settings give none.', ge=1),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    Output-token limit of the model (most tokens one response may generate, on the synchronous API), when known; a mapper that must send an output budget (Anthropic `max_tokens`) uses it when the settings give none.
+    """
     max_tool_calls_per_turn: (
         Annotated[
             int,

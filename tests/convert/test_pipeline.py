@@ -270,7 +270,8 @@ def test_across_providers_without_model_the_body_has_none_and_a_warning_says_so(
     assert res.exit_code == 0, res.stderr
     assert "model" not in json.loads(res.stdout)
     assert [line for line in res.stderr.splitlines() if "/model" in line] == [
-        "warning: changed: settings /model: the openai-chat body has no 'model': pass model= or --model"
+        "warning: changed: settings /model: the openai-chat body has no 'model': pass model= or --model "
+        f"(the transcript was held with {json.loads(EXAMPLE.read_bytes())['model']!r}; pass it again to keep it)"
     ]
 
 
@@ -443,7 +444,6 @@ def test_same_provider_keeps_the_source_model_and_other_providers_warn() -> None
     assert res.exit_code == 0 and res.stderr.splitlines() == other.report.lines()
 
 
-@pytest.mark.xfail(strict=True, reason="needs the Anthropic decoder to record settings.model (ADR 0007; the settings work)")
 def test_a_real_anthropic_request_to_anthropic_keeps_its_model() -> None:
     body = json.loads(EXAMPLE.read_bytes())
     out = il.convert_request(body, source="anthropic", target="anthropic")

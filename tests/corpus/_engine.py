@@ -60,7 +60,9 @@ EQUIVALENCES = (
     "`input_text` part holding it; a string `input` equals one user message holding it",
     "Anthropic: a string `system`, message `content` or `tool_result.content` equals one text block holding it",
     "Gemini: snake_case and camelCase field names are the same, and a field holding its default (`0`, "
-    "`false`, `\"\"`) equals an absent one (protobuf JSON mapping)",
+    "`false`, `\"\"`) equals an absent one (protobuf JSON mapping); URL-safe and standard base64 of the same "
+    "bytes in `inlineData.data` are the same (the API reads both)",
+    "a number written as an integer equals the same number written as a float (`1` and `1.0`: one JSON number)",
 )
 
 
@@ -162,6 +164,8 @@ def normalize(fmt: str, value: Any, *, top: bool = True) -> Any:
     """The payload with the :data:`EQUIVALENCES` applied (a new object)."""
     if isinstance(value, list):
         return [normalize(fmt, v, top=False) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     if not isinstance(value, dict):
         return value
     out: dict[str, Any] = {}
@@ -186,6 +190,8 @@ def normalize(fmt: str, value: Any, *, top: bool = True) -> Any:
             v = [{"role": "user", "content": [{"type": "input_text", "text": v}]}]
         if key == "arguments" and isinstance(v, str):
             v = _json_key(v)
+        if fmt == "gemini" and key == "data" and isinstance(v, str) and "mimeType" in {_camel(k) for k in value}:
+            v = _std_b64(v)
         out[key] = normalize(fmt, v, top=False)
     return out
 
@@ -945,11 +951,17 @@ def _missing(src: Content, out: Content) -> list[tuple[str, str]]:
             out_calls.remove(key)
         else:
             miss.append(("tool call", f"{name}({_short(args, 60)})"))
-    raw_hay = "\x00".join(out.strings)
+    # Base64 may change alphabet on the way (Gemini accepts URL-safe base64; the canonical form and
+    # the other providers take the standard alphabet): compare in the standard one.
+    raw_hay = _std_b64("\x00".join(out.strings))
     for img in src.images:
-        if img not in raw_hay:
+        if _std_b64(img) not in raw_hay:
             miss.append(("image", _short(img[:60], 70)))
     return miss
+
+
+def _std_b64(text: str) -> str:
+    return text.replace("-", "+").replace("_", "/")
 
 
 def _count(counts: dict[str, int], where: str, what: str, n: int) -> None:

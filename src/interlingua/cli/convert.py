@@ -3,7 +3,7 @@
 Usage::
 
     interlingua convert --from FMT --to FMT [--kind request|response|stream]
-                        [--policy error|drop|degrade] [--model M] [--force] [INPUT|-] [-o OUT]
+                        [--policy error|drop|degrade] [--model M] [--force] [INPUT] [-o OUT]
 
 ``FMT`` is ``canonical`` or a registered mapper name. This command is a thin shell over
 :func:`interlingua.convert_request` / :func:`~interlingua.convert_response` /
@@ -13,9 +13,8 @@ reading the input, telling a stream from a JSON body, and printing.
 
 Exit codes: 0 converted; 1 refused (the input plainly belongs to another format than
 ``--from`` -- the hint is the first line, ``--force`` decodes it anyway --, policy error,
-capability violations, malformed input, invalid transcript, failed or truncated stream); 2 usage error
-or unreadable input (unknown format, missing file, not JSON where JSON is
-needed). Report entries go to stderr as ``warning: ...`` lines; nothing is
+capability violations, malformed input such as a body that is not JSON, invalid transcript, failed or
+truncated stream); 2 usage error or unreadable input (unknown format, missing file). Report entries go to stderr as ``warning: ...`` lines; nothing is
 written to ``-o`` unless the whole conversion succeeded.
 """
 
@@ -35,6 +34,7 @@ from ..codec import _syntax_problem
 from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
 from ..errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, StreamFailedError, UnknownFormatError
 from ..mapping import Mapper, Report, available, get_mapper
+from ._common import require_stdin
 
 __all__ = ["CANONICAL", "convert", "register"]
 
@@ -100,9 +100,10 @@ def _json(data: bytes, what: str) -> Any:
     try:
         return msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
-        raise _Fail(2, f"{what} is not JSON: {_syntax_problem(data, exc).message}") from exc
+        # malformed input: exit 1, as for every command (README: 1 invalid or malformed, 2 usage or unreadable)
+        raise _Fail(1, f"{what} is not JSON: {_syntax_problem(data, exc).message}") from exc
     except msgspec.ValidationError as exc:  # a number out of range
-        raise _Fail(2, f"{what} is not JSON: {exc}") from exc
+        raise _Fail(1, f"{what} is not JSON: {exc}") from exc
     except RecursionError as exc:
         raise _Fail(1, f"{what}: /: nesting too deep") from exc
 
@@ -136,7 +137,7 @@ def _looks_like_stream(mapper: Mapper, data: bytes) -> bool:
 
 def _is_stream(mapper: Mapper, source: str, data: bytes) -> bool:
     """A ``.sse``/``.ndjson`` file, or input shaped like the mapper's stream framing, is a stream;
-    anything else must be one JSON body (else: invalid JSON, located, exit 2)."""
+    anything else must be one JSON body (else: invalid JSON, located, exit 1)."""
     if source != "-" and source.lower().endswith(_STREAM_SUFFIXES):
         return True
     try:
@@ -145,7 +146,7 @@ def _is_stream(mapper: Mapper, source: str, data: bytes) -> bool:
         if _looks_like_stream(mapper, data):
             return True
         what = exc if isinstance(exc, msgspec.ValidationError) else _syntax_problem(data, exc).message
-        raise _Fail(2, f"{_label(source)} is not JSON (nor {_article(mapper.name)} {mapper.name} stream): {what}") from exc
+        raise _Fail(1, f"{_label(source)} is not JSON (nor {_article(mapper.name)} {mapper.name} stream): {what}") from exc
     except RecursionError as exc:
         raise _Fail(1, f"{_label(source)}: /: nesting too deep") from exc
     return False
@@ -234,9 +235,9 @@ def run(
 
 
 def convert(
-    from_: Annotated[str, typer.Option("--from", help="Source format: `canonical` or a mapper name.", show_default=False)],
-    to: Annotated[str, typer.Option("--to", help="Target format: `canonical` or a mapper name.", show_default=False)],
-    source: Annotated[str, typer.Argument(metavar="[INPUT|-]", help="Input file, or `-` for stdin.")] = "-",
+    from_: Annotated[str, typer.Option("--from", metavar="FORMAT", help="Source format: {formats}.", show_default=False)],
+    to: Annotated[str, typer.Option("--to", metavar="FORMAT", help="Target format: {formats}.", show_default=False)],
+    source: Annotated[str, typer.Argument(metavar="INPUT", help="Input file, or `-` for stdin (the default).", show_default=False)] = "-",
     kind: Annotated[
         Kind | None, typer.Option("--kind", help="What the input holds; detected when not given.", show_default=False)
     ] = None,
@@ -252,6 +253,8 @@ def convert(
     Exit codes: 0 converted, 1 refused (input of another format than --from, policy, capability) or
     malformed input, 2 usage error or unreadable input.
     """
+    if source == "-":
+        require_stdin("convert")
     report = Report()
     try:
         data = run(from_, to, kind=kind, policy=policy.value, model=model, source=source, report=report, force=force)
@@ -282,6 +285,8 @@ def convert(
     _warn(report)
     try:
         _write(output, data)
+    except BrokenPipeError:
+        raise  # the reader of stdout went away (`| head`): the root command exits quietly
     except OSError as exc:
         typer.echo(f"error: cannot write {output}: {exc.strerror or exc}", err=True)
         raise typer.Exit(2) from None

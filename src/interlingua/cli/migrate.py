@@ -3,7 +3,7 @@
 Usage::
 
     interlingua migrate INPUT... [--from auto|FORMAT] (-o OUT.jsonl | --store URL)
-                        [--rejects PATH] [--fail-fast] [--progress/--no-progress]
+                        [--rejects PATH] [--fail-fast] [--progress/--no-progress] [--quiet]
 
 Inputs are files or directories (read recursively: ``*.json``, ``*.jsonl``, ``*.ndjson``).
 A ``.json`` file holds one conversation (or a JSON list of conversations: message lists,
@@ -60,7 +60,6 @@ __all__ = ["migrate", "register"]
 
 _SUFFIXES = (".json", ".jsonl", ".ndjson")
 _LINE_SUFFIXES = (".jsonl", ".ndjson")
-_PROGRESS_BYTES = 1 << 20
 _MAX_WARNING_LINES = 50
 _MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, msgspec.ValidationError)
 _decoder = msgspec.json.Decoder()
@@ -372,23 +371,16 @@ def _convert(record: Record, fmt: str) -> tuple[Migrated | None, str | None]:
     return migrated, None
 
 
-def _progress(enabled: bool, total: int) -> Any:
-    if not enabled:
-        return None
-    from rich.console import Console
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
-
-    progress = Progress(
-        TextColumn("migrating"), BarColumn(), DownloadColumn(), TextColumn("{task.fields[n]} conversations"), TimeRemainingColumn(),
-        console=Console(stderr=True), transient=False,
-    )
-    progress.start()
-    progress.add_task("migrate", total=total, n=0)
-    return progress
-
-
 def run(
-    inputs: list[Path], *, fmt: str, out: Path | None, store: str | None, rejects: Path | None, fail_fast: bool, progress: bool | None
+    inputs: list[Path],
+    *,
+    fmt: str,
+    out: Path | None,
+    store: str | None,
+    rejects: Path | None,
+    fail_fast: bool,
+    progress: bool | None,
+    quiet: bool = False,
 ) -> int:
     """Migrate ``inputs``; return the exit code (messages go to stderr).
 
@@ -420,7 +412,9 @@ def run(
         assert store is not None
         sink = _StoreSink(store)
         target = store
-    bar = _progress(progress if progress is not None else total >= _PROGRESS_BYTES, total)
+    from ._progress import Progress
+
+    bar = Progress("migrating", total=total, quiet=quiet or progress is False, force=progress is True).__enter__()
     reject_file = _Rejects(reject_path)
     conversations = items = warnings = 0
     shown = 0
@@ -455,23 +449,20 @@ def run(
                         if shown < _MAX_WARNING_LINES:
                             typer.echo(f"warning: {_where(record)}: {entry}", err=True)
                             shown += 1
-                if bar is not None and (conversations + reject_file.count) % 500 == 0:
-                    bar.update(bar.task_ids[0], advance=pending, n=conversations)
+                if (conversations + reject_file.count) % 100 == 0:
+                    bar.advance(pending, conversations=conversations)
                     pending = 0
             if stopped:
                 break
-        if bar is not None:
-            bar.update(bar.task_ids[0], advance=pending, n=conversations)
+        bar.advance(pending, conversations=conversations)
     except BaseException:
         # A crash must not replace an existing output with a partial one.
-        if bar is not None:
-            bar.stop()
+        bar.close()
         sink.close(keep=False)
         reject_file.close()
         raise
     else:
-        if bar is not None:
-            bar.stop()
+        bar.close()
         sink.close(keep=True)
         reject_file.close()
     if warnings > shown:
@@ -493,14 +484,18 @@ def migrate(
     store: Annotated[str | None, typer.Option("--store", help="Write sessions to the session store at this URL.", show_default=False)] = None,
     rejects: Annotated[Path | None, typer.Option("--rejects", help="Reject file (default: OUT.rejects.jsonl).", show_default=False)] = None,
     fail_fast: Annotated[bool, typer.Option("--fail-fast", help="Stop at the first record that cannot be read.")] = False,
-    progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress bar (default: on for inputs of 1 MiB or more).", show_default=False)] = None,
+    progress: Annotated[
+        bool | None,
+        typer.Option("--progress/--no-progress", help="Progress display: forced on, or off (default: shown past a few MB).", show_default=False),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display (same as --no-progress).")] = False,
 ) -> None:
     """Migrate stored conversations of legacy formats to canonical envelopes or stored sessions.
 
     Exit codes: 0 all migrated, 1 some records rejected, 2 usage error or unreadable input.
     """
     try:
-        code = run(inputs, fmt=from_, out=output, store=store, rejects=rejects, fail_fast=fail_fast, progress=progress)
+        code = run(inputs, fmt=from_, out=output, store=store, rejects=rejects, fail_fast=fail_fast, progress=progress, quiet=quiet)
     except _Usage as exc:
         typer.echo(f"error: {exc.message}", err=True)
         raise typer.Exit(2) from None

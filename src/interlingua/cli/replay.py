@@ -44,6 +44,7 @@ from ..errors import DocumentError, InterlinguaError, MappingError, TransportErr
 from ..items import Transcript
 from ..mapping import ModelResponse
 from ..streaming import StreamDone, StreamError, TextDelta
+from ._common import require_stdin
 from .convert import PolicyChoice
 
 __all__ = ["register", "replay"]
@@ -133,7 +134,7 @@ async def _call_and_append(call: Callable[[], Awaitable[ModelResponse]], url: st
 
 def replay(
     transcript: Annotated[str, typer.Argument(metavar="TRANSCRIPT", help="Transcript document, or `-` for stdin.")],
-    provider: Annotated[str, typer.Option("--provider", help="Wire format / provider (mapper name).", show_default=False)],
+    provider: Annotated[str, typer.Option("--provider", metavar="FORMAT", help="Wire format / provider: {mappers}.", show_default=False)],
     model: Annotated[str, typer.Option("--model", help="Model to call.", show_default=False)],
     base_url: Annotated[str | None, typer.Option("--base-url", help="API root (OpenAI-compatible server, proxy, local Ollama).")] = None,
     no_stream: Annotated[bool, typer.Option("--no-stream", help="Ask for the whole response at once.")] = False,
@@ -153,6 +154,8 @@ def replay(
     """
     from ..mapping import available
 
+    if transcript == "-":
+        require_stdin("replay", "TRANSCRIPT")
     try:
         if (store is None) != (session is None):
             raise _Fail(2, "--store and --session go together")
