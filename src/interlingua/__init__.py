@@ -23,7 +23,8 @@ from .codec import (
     read_transcript,
     write_jsonl,
 )
-from .conversion import convert_request, convert_response, convert_stream
+from typing import TYPE_CHECKING
+
 from .errors import (
     CapabilityError,
     ConflictError,
@@ -41,6 +42,9 @@ from .errors import (
     VersionError,
 )
 from .items import CacheBreakpoint, Envelope, InputItem, OutputItem, ReasoningSettings, ResponseFormat, Settings, Transcript
+
+if TYPE_CHECKING:
+    from .conversion import convert_request, convert_response, convert_stream
 
 __version__ = "0.1.0"
 
@@ -84,3 +88,15 @@ __all__ = [
     "read_transcript",
     "write_jsonl",
 ]
+
+_LAZY = {"convert_request", "convert_response", "convert_stream"}
+
+
+def __getattr__(name: str) -> object:
+    """The one-call conversion (:mod:`interlingua.conversion`), imported on first use so that
+    ``import interlingua`` (and the CLI's start-up) does not load the capability machinery."""
+    if name in _LAZY:
+        from . import conversion
+
+        return getattr(conversion, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
