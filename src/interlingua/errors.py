@@ -8,6 +8,8 @@ Every error the library raises on purpose derives from :class:`InterlinguaError`
     │   └── LimitError           a configured limit (depth, size, base64) was exceeded
     ├── MappingError             a conversion between formats cannot be done
     │   ├── UnknownFormatError   no mapper or format by that name
+    │   ├── FormatMismatchError  the input plainly belongs to another format than the one named
+    │   ├── StreamFailedError    a recorded stream ended in an error (truncated, provider error)
     │   ├── CapabilityError      preflight: the target model cannot take some items
     │   ├── ConversionError      policy `error` met content the target cannot carry
     │   │   └── MalformedInputError  a provider body or stream event has a wrongly typed field
@@ -34,6 +36,7 @@ __all__ = [
     "ConflictError",
     "ConversionError",
     "DocumentError",
+    "FormatMismatchError",
     "InterlinguaError",
     "LimitError",
     "MalformedArgumentsError",
@@ -44,6 +47,7 @@ __all__ = [
     "SessionExistsError",
     "SessionNotFoundError",
     "StoreError",
+    "StreamFailedError",
     "TransportError",
     "UnknownFormatError",
     "VersionError",
@@ -118,6 +122,45 @@ class MappingError(InterlinguaError):
 
 class UnknownFormatError(MappingError, LookupError):
     """No mapper or format is registered under that name; the message lists the known ones."""
+
+
+class FormatMismatchError(MappingError):
+    """The input plainly belongs to another format: the named format's ``kind_of`` rejects it and
+    another registered format's accepts it.
+
+    Attributes:
+        source: The format the caller named.
+        likely: The format whose ``kind_of`` accepts the input.
+        kind: What ``likely`` takes it for (``request`` or ``response``).
+        keys: The input's top-level keys (sorted, at most eight), for the message.
+    """
+
+    def __init__(self, source: str, likely: str, kind: str, keys: list[str]) -> None:
+        self.source = source
+        self.likely = likely
+        self.kind = kind
+        self.keys = list(keys)
+        a = "an" if source[:1] in "aeiou" else "a"
+        b = "an" if likely[:1] in "aeiou" else "a"
+        super().__init__(f"not {a} {source} request or response body (top-level keys: {', '.join(self.keys)}); it looks like {b} {likely} {kind}")
+
+
+class StreamFailedError(MappingError):
+    """A recorded stream ended in an error event instead of its completion (a cut stream is ``truncated``).
+
+    Attributes:
+        format: The stream's wire format.
+        code: The stable error code (``truncated``, ``provider_error``, ...; ``schemas/error_code.json``).
+        detail: The error's message.
+        pointer: Where in the stream a malformed event is, when known.
+    """
+
+    def __init__(self, format: str, code: str, detail: str, *, pointer: str | None = None) -> None:
+        self.format = format
+        self.code = code
+        self.detail = detail
+        self.pointer = pointer
+        super().__init__(f"the {format} stream failed: {code}: {detail}" + (f" (at {pointer})" if pointer else ""))
 
 
 @dataclass(frozen=True)

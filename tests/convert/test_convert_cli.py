@@ -87,7 +87,10 @@ def test_provider_to_provider_goes_through_canonical_and_concatenates_reports() 
     result = cli("--from", "toy-b", "--to", "toy-a", "--kind", "request", input=dumps(req))
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == {"messages": [{"role": "user", "content": "hi"}, {"role": "user", "image_url": "https://x/y.png"}]}
-    assert result.stderr.splitlines() == ["warning: dropped: item 0 note: toy message notes have no canonical form"]
+    assert result.stderr.splitlines() == [
+        "warning: dropped: item 0 note: toy message notes have no canonical form",
+        "warning: changed: settings /model: the toy-a body has no 'model': pass model= or --model",
+    ]
 
 
 def test_decode_and_encode_warnings_both_reach_stderr_in_order() -> None:
@@ -97,6 +100,7 @@ def test_decode_and_encode_warnings_both_reach_stderr_in_order() -> None:
     assert result.stderr.splitlines() == [
         "warning: dropped: item 1 reasoning: toy takes no reasoning",
         "warning: dropped: item 2 image: toy carries images only by URL",
+        "warning: changed: settings /model: the toy-a body has no 'model': pass model= or --model",
     ]
     assert json.loads(result.stdout)["messages"] == [{"role": "user", "content": "hi"}]
 

@@ -12,11 +12,20 @@ REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 runner = CliRunner()
 
 
-def test_wrong_from_on_a_request_warns_with_the_likely_format() -> None:
+def test_wrong_from_on_a_request_is_refused_with_the_likely_format_first() -> None:
     src = REAL / "anthropic" / "pai_anthropic_parallel_tool_calls.1.request.json"
     res = runner.invoke(app, ["convert", "--from", "openai-chat", "--to", "canonical", str(src)])
+    assert res.exit_code == 1 and res.stdout == ""
+    first = res.stderr.splitlines()[0]
+    assert first.startswith(f"error: {src}: not an openai-chat request or response body (top-level keys: ")
+    assert first.endswith("it looks like an anthropic request: try --from anthropic, or --force to decode it as openai-chat")
+
+
+def test_force_decodes_as_asked_and_still_warns() -> None:
+    src = REAL / "anthropic" / "pai_anthropic_parallel_tool_calls.1.request.json"
+    res = runner.invoke(app, ["convert", "--from", "openai-chat", "--to", "canonical", "--force", str(src)])
     assert res.exit_code == 0
-    assert "looks like an anthropic request, decoded as openai-chat as asked; check --from" in res.stderr
+    assert "looks like an anthropic request, decoded as openai-chat as asked; check the source format" in res.stderr
 
 
 def test_right_from_gives_no_hint() -> None:

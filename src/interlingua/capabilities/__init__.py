@@ -5,7 +5,9 @@ Capabilities (:class:`~interlingua.items.ModelCapabilities`, generated from
 the shipped model table (``interlingua/data/models.json``), the mapper's
 defaults; never from a hostname. :func:`preflight` then raises
 :class:`~interlingua.errors.CapabilityError` listing every offending item
-before any request is built.
+before any request is built; :func:`fit` first applies the loss policy (modality
+violations left out or marked, missing tool definitions synthesized) and refuses
+only what no policy can fix.
 
 Example::
 
@@ -16,12 +18,14 @@ Example::
 """
 
 from ..items import ModelCapabilities, ModelTable, ModelTableEntry
-from ._preflight import check, preflight
+from ._preflight import PERMISSIVE_PARAMETERS, Fitted, check, fit, preflight
 from ._resolve import RESOLVER_ENTRY_POINT_GROUP, Resolution, Resolver, plugin_resolvers, resolve, resolve_capabilities
 from ._table import default_table, load_table, lookup, pattern_matches
 
 __all__ = [
+    "PERMISSIVE_PARAMETERS",
     "RESOLVER_ENTRY_POINT_GROUP",
+    "Fitted",
     "ModelCapabilities",
     "ModelTable",
     "ModelTableEntry",
@@ -29,6 +33,7 @@ __all__ = [
     "Resolver",
     "check",
     "default_table",
+    "fit",
     "load_table",
     "lookup",
     "pattern_matches",

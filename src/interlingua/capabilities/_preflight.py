@@ -2,8 +2,8 @@
 
 :func:`check` lists every :class:`~interlingua.errors.CapabilityViolation`;
 :func:`preflight` raises :class:`~interlingua.errors.CapabilityError` holding all
-of them. The rules look only at the items and the capabilities, never at a
-provider's name.
+of them; :func:`fit` applies the loss policy first (see "Policy" below). The rules
+look only at the items and the capabilities, never at a provider's name.
 
 What is a violation (and what is not, on purpose):
 
@@ -44,11 +44,27 @@ Not violations:
   which is a request option, not an item.
 * Unknown items (preserved from a newer schema): nothing is known about them; the
   mapper decides.
+
+Policy (:func:`fit`): under ``error`` every violation refuses, as :func:`preflight`.
+Under ``drop`` or ``degrade`` two kinds are repaired and reported, and the rest
+still refuse (no policy makes a model take tools, parallel calls, its own raw
+items or a stream it cannot):
+
+* **Input modalities.** Each offending item (or part inside a ``tool_result``/
+  ``handoff_result``) is left out (``drop``, reported ``dropped``) or replaced by a
+  short text marker with the same role and ``message`` key (``degrade``, reported
+  ``degraded``).
+* **Missing tool definitions** (``requires_tool_definitions``). One definition per
+  tool name called in the history is synthesized: the name and a permissive object
+  schema (``{"type": "object", "additionalProperties": true}``), reported as
+  ``changed``. A history whose tool items name no tool (results or handoffs only)
+  still refuses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import msgspec
@@ -69,12 +85,18 @@ from ..items import (
     RefusalItem,
     StructuredItem,
     ToolCallItem,
+    TextItem,
     ToolChoice,
+    ToolDefinition,
     ToolResultItem,
     Transcript,
 )
+from ..mapping.report import Policy, Report
 
-__all__ = ["check", "preflight"]
+__all__ = ["PERMISSIVE_PARAMETERS", "Fitted", "check", "fit", "preflight"]
+
+PERMISSIVE_PARAMETERS: dict[str, Any] = {"type": "object", "additionalProperties": True}
+"""The arguments schema of a synthesized tool definition: any JSON object."""
 
 _TOOL_ITEMS = (ToolCallItem, ToolResultItem, HandoffCallItem, HandoffResultItem)
 _CALL_ITEMS = (ToolCallItem, HandoffCallItem)
@@ -252,3 +274,133 @@ def preflight(
     violations = check(transcript, capabilities, provider=provider, stream=stream)
     if violations:
         raise CapabilityError(model or f"<{provider} default>", violations)
+
+
+@dataclass
+class Fitted:
+    """A transcript fitted to a model by :func:`fit`.
+
+    Attributes:
+        transcript: The transcript to encode (the input itself when nothing was repaired).
+        report: What was left out, replaced or synthesized, with the input's item indices.
+        origin: ``origin[i]`` is the index in the input of item ``i`` of ``transcript``
+            (items left out under ``drop`` shift the ones after them); use :meth:`source_index`
+            to put a later report's indices back in the input's terms.
+    """
+
+    transcript: Transcript
+    report: Report = field(default_factory=Report)
+    origin: list[int] = field(default_factory=list)
+
+    def source_index(self, index: int | None) -> int | None:
+        """The input index of item ``index`` of :attr:`transcript` (``None`` stays ``None``)."""
+        if index is None or not 0 <= index < len(self.origin):
+            return index
+        return self.origin[index]
+
+    def translate(self, report: Report) -> Report:
+        """A copy of ``report`` (made on :attr:`transcript`) with item indices of the input."""
+        if all(i == o for i, o in enumerate(self.origin)):
+            return report
+        return Report([replace(e, index=self.source_index(e.index)) for e in report])
+
+
+def _marker(need: str) -> str:
+    return f"[{need} omitted: the model takes no {need} input]"
+
+
+def _fit_part(part: Any, allowed: set[str], policy: Policy, report: Report, index: int, where: str, model: str) -> list[Any]:
+    need = _modality(part)
+    if need is None or need in allowed:
+        return [part]
+    reason = f"{need} input{where} is not supported by {model} (input modalities: {', '.join(sorted(allowed))})"
+    if policy == "drop":
+        report.add("dropped", reason, index=index, item_type=_type_of(part))
+        return []
+    report.add("degraded", f"{reason}; replaced by a text marker", index=index, item_type=_type_of(part))
+    role = getattr(part, "role", msgspec.UNSET)
+    message = getattr(part, "message", msgspec.UNSET)
+    return [TextItem(text=_marker(need), role=role, message=message)]
+
+
+def _synthesized_tools(items: Sequence[Any]) -> list[ToolDefinition]:
+    names: list[str] = []
+    for item in items:
+        if isinstance(item, ToolCallItem) and item.name not in names:
+            names.append(item.name)
+    return [ToolDefinition(name=name, parameters=dict(PERMISSIVE_PARAMETERS)) for name in names]
+
+
+def fit(
+    transcript: Transcript,
+    capabilities: ModelCapabilities,
+    *,
+    model: str | None,
+    provider: str,
+    policy: Policy = "error",
+    stream: bool = False,
+) -> Fitted:
+    """Apply ``policy`` to what ``capabilities`` cannot take, then refuse what no policy can fix.
+
+    Under ``error`` this is :func:`preflight`. Under ``drop``/``degrade``, media of a modality the
+    model does not take is left out or replaced by a short text marker, and a tool history without
+    definitions gets definitions synthesized from its calls (see "Policy" in the module docstring);
+    each repair is one report entry. The input is never mutated.
+
+    Args:
+        transcript: The conversation to send.
+        capabilities: The target model's capabilities.
+        model: Target model name (for messages; ``None`` when unknown).
+        provider: Mapper registry name of the target wire format.
+        policy: ``error``, ``drop`` or ``degrade``.
+        stream: Whether a streamed response will be requested.
+
+    Returns:
+        A :class:`Fitted` transcript and its report.
+
+    Raises:
+        CapabilityError: under ``error``, listing every violation; under ``drop``/``degrade``,
+            listing every violation left after the repairs (indices of the input).
+    """
+    name = model or f"<{provider} default>"
+    if policy == "error":
+        preflight(transcript, capabilities, model=model, provider=provider, stream=stream)
+        return Fitted(transcript, Report(), list(range(len(transcript.items))))
+    caps = capabilities
+    allowed: set[str] = set(caps.input_modalities) if isinstance(caps.input_modalities, list) else {"text"}
+    report = Report()
+    items: list[Any] = []
+    origin: list[int] = []
+    changed = False
+    for i, item in enumerate(transcript.items):
+        if isinstance(item, (ToolResultItem, HandoffResultItem)):
+            content: list[Any] = []
+            for j, part in enumerate(item.content):
+                content.extend(_fit_part(part, allowed, policy, report, i, f" inside {_type_of(item)} content[{j}]", repr(name)))
+            if len(content) != len(item.content) or any(a is not b for a, b in zip(content, item.content, strict=False)):
+                item = msgspec.structs.replace(item, content=content)
+                changed = True
+            fitted = [item]
+        else:
+            fitted = _fit_part(item, allowed, policy, report, i, "", repr(name))
+            changed = changed or len(fitted) != 1 or fitted[0] is not item
+        items.extend(fitted)
+        origin.extend([i] * len(fitted))
+    out = msgspec.structs.replace(transcript, items=items) if changed else transcript
+    tools = out.tools if isinstance(out.tools, list) else []
+    if caps.tools and caps.requires_tool_definitions and not tools and any(isinstance(it, _TOOL_ITEMS) for it in items):
+        synthesized = _synthesized_tools(items)
+        if synthesized:
+            out = msgspec.structs.replace(out, tools=synthesized)
+            for n, tool in enumerate(synthesized):
+                report.add(
+                    "changed",
+                    f"the history calls {tool.name!r} but holds no tool definitions, which {provider} requires; "
+                    "synthesized one from the calls (name and a permissive object schema)",
+                    item_type="tools",
+                    pointer=f"/tools/{n}",
+                )
+    left = check(out, capabilities, provider=provider, stream=stream)
+    if left:
+        raise CapabilityError(name, [replace(v, index=origin[v.index]) if v.index is not None else v for v in left])
+    return Fitted(out, report, origin)

@@ -3,17 +3,18 @@
 Usage::
 
     interlingua convert --from FMT --to FMT [--kind request|response|stream]
-                        [--policy error|drop|degrade] [--model M] [INPUT] [-o OUT]
+                        [--policy error|drop|degrade] [--model M] [--force] [INPUT] [-o OUT]
 
-``FMT`` is ``canonical`` or a registered mapper name. Provider to provider goes
-through canonical (decode, then encode; both reports are printed). Before a
-request body is encoded for a provider, the transcript is preflighted against
-the capabilities resolved for ``--model`` (table, then mapper defaults).
+``FMT`` is ``canonical`` or a registered mapper name. This command is a thin shell over
+:func:`interlingua.convert_request` / :func:`~interlingua.convert_response` /
+:func:`~interlingua.convert_stream` (format check, decode, model rules, preflight with the
+policy, encode), so it gives what the Python API gives for the same input. Here live only
+reading the input, telling a stream from a JSON body, and printing.
 
-Exit codes: 0 converted; 1 refused (policy error, capability violations,
-malformed input such as a body that is not JSON, invalid transcript, failed or
-truncated stream); 2 usage error or unreadable input (unknown format, missing
-file). Report entries go to stderr as ``warning: ...`` lines; nothing is
+Exit codes: 0 converted; 1 refused (the input plainly belongs to another format than
+``--from`` -- the hint is the first line, ``--force`` decodes it anyway --, policy error,
+capability violations, malformed input such as a body that is not JSON, invalid transcript, failed or
+truncated stream); 2 usage error or unreadable input (unknown format, missing file). Report entries go to stderr as ``warning: ...`` lines; nothing is
 written to ``-o`` unless the whole conversion succeeded.
 """
 
@@ -29,20 +30,15 @@ from typing import IO, Annotated, Any
 import msgspec
 import typer
 
-from ..capabilities import preflight, resolve
-from ..codec import _syntax_problem, decode_transcript, encode_transcript
-from ..errors import DocumentError, InterlinguaError, UnknownFormatError
-from ..items import Transcript
-from ..mapping import Mapper, ModelResponse, Report, available, get_mapper
-from ..mapping.registry import BUILTIN
-from ..streaming import StreamDone, StreamError, iter_stream
+from ..codec import _syntax_problem
+from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
+from ..errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, StreamFailedError, UnknownFormatError
+from ..mapping import Mapper, Report, available, get_mapper
 from ._common import require_stdin
 
 __all__ = ["CANONICAL", "convert", "register"]
 
-CANONICAL = "canonical"
 _STREAM_SUFFIXES = (".sse", ".ndjson")
-_MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, msgspec.ValidationError)
 
 
 class Kind(str, enum.Enum):
@@ -73,15 +69,15 @@ class _Fail(Exception):
 # --------------------------------------------------------------------------- steps
 
 
-def _format(name: str) -> Mapper | None:
-    """``None`` for canonical, else the mapper (exit 2 when unknown or not built in)."""
+def _format(name: str) -> None:
+    """Exit 2 when ``name`` is neither canonical nor a format that loads."""
     if name == CANONICAL:
-        return None
+        return
     if name not in available():
         raise _Fail(2, f"unknown format {name!r}; known: {', '.join([CANONICAL, *available()])}")
     try:
-        return get_mapper(name)
-    except UnknownFormatError as exc:
+        get_mapper(name)
+    except UnknownFormatError as exc:  # a plugin that fails to load
         raise _Fail(2, f"{exc}; known: {', '.join([CANONICAL, *available()])}") from exc
 
 
@@ -112,26 +108,8 @@ def _json(data: bytes, what: str) -> Any:
         raise _Fail(1, f"{what}: /: nesting too deep") from exc
 
 
-def _body(data: bytes, fmt: str, kind: str) -> dict[str, Any]:
-    body = _json(data, f"the {fmt} {kind} input")
-    if not isinstance(body, dict):
-        raise _Fail(1, f"malformed {fmt} {kind} body: expected a JSON object, got {type(body).__name__}")
-    return body
-
-
 def _article(name: str) -> str:
     return "an" if name[:1] in "aeiou" else "a"
-
-
-def _looks_like(body: Any) -> str | None:
-    """The provider format a request body's shape suggests (``None`` when unsure or not a provider)."""
-    from ..compat import detect_format
-
-    try:
-        found = detect_format(body)
-    except InterlinguaError:
-        return None
-    return found if found in available() else None
 
 
 def _label(source: str) -> str:
@@ -157,88 +135,25 @@ def _looks_like_stream(mapper: Mapper, data: bytes) -> bool:
     return True
 
 
-def _detect(mapper: Mapper, source: str, data: bytes) -> tuple[Kind, dict[str, Any] | None]:
-    """Kind of a provider input: a ``.sse``/``.ndjson`` file, or input shaped like the mapper's
-    stream framing, is a stream; anything else must be one JSON body (else: invalid JSON, located)."""
+def _is_stream(mapper: Mapper, source: str, data: bytes) -> bool:
+    """A ``.sse``/``.ndjson`` file, or input shaped like the mapper's stream framing, is a stream;
+    anything else must be one JSON body (else: invalid JSON, located, exit 1)."""
     if source != "-" and source.lower().endswith(_STREAM_SUFFIXES):
-        return Kind.stream, None
+        return True
     try:
-        body = msgspec.json.decode(data)
+        msgspec.json.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         if _looks_like_stream(mapper, data):
-            return Kind.stream, None
+            return True
         what = exc if isinstance(exc, msgspec.ValidationError) else _syntax_problem(data, exc).message
         raise _Fail(1, f"{_label(source)} is not JSON (nor {_article(mapper.name)} {mapper.name} stream): {what}") from exc
     except RecursionError as exc:
         raise _Fail(1, f"{_label(source)}: /: nesting too deep") from exc
-    if not isinstance(body, dict):
-        raise _Fail(1, f"malformed {mapper.name} input: expected a JSON object, got {type(body).__name__}")
-    found = mapper.kind_of(body)
-    if found is None:
-        hint = _looks_like(body)
-        guess = f"; it looks like {_article(hint)} {hint} request: try --from {hint}" if hint and hint != mapper.name else "; check --from, or pass --kind to say which it is"
-        keys = ", ".join(sorted(body)[:8])
-        raise _Fail(1, f"{_label(source)}: not {_article(mapper.name)} {mapper.name} request or response body (top-level keys: {keys}){guess}")
-    return Kind(found), body
+    return False
 
 
-def _decode_provider(mapper: Mapper, kind: Kind, data: bytes, body: dict[str, Any] | None, report: Report) -> Transcript | ModelResponse:
-    if kind is Kind.stream:
-        last = None
-        for last in iter_stream(mapper, data):
-            pass
-        if isinstance(last, StreamError):
-            if last.pointer is not None:  # a malformed event: say where, not a guess about the format
-                raise _Fail(1, f"the {mapper.name} stream failed: {last.error.code}: {last.error.message} (at {last.pointer})")
-            raise _Fail(1, f"the {mapper.name} stream failed: {last.error.code}: {last.error.message} (is it {_article(mapper.name)} {mapper.name} stream? check --from and --kind)")
-        if not isinstance(last, StreamDone) or not isinstance(last.response, ModelResponse):
-            raise _Fail(1, f"the {mapper.name} stream ended without a result")
-        report.extend(last.report)
-        return last.response
-    if body is None:
-        body = _body(data, mapper.name, kind.value)
-    try:
-        if kind is Kind.request:
-            conv_t = mapper.decode_request(body)
-            report.extend(conv_t.report)
-            return conv_t.value
-        conv_r = mapper.decode_response(body)
-        report.extend(conv_r.report)
-        return conv_r.value
-    except InterlinguaError:
-        raise
-    except _MALFORMED as exc:
-        raise _Fail(1, f"malformed {mapper.name} {kind.value} body: {type(exc).__name__}: {exc}") from exc
-
-
-def _decode_canonical(data: bytes, kind: Kind) -> Transcript | ModelResponse:
-    _json(data, "the transcript document")
-    transcript = decode_transcript(data)
-    if kind is Kind.request:
-        return transcript
-    return ModelResponse(
-        items=list(transcript.items),
-        usage=transcript.usage if transcript.usage is not msgspec.UNSET else None,
-        stop_reason=transcript.stop_reason if transcript.stop_reason is not msgspec.UNSET else None,
-    )
-
-
-def _encode(
-    target: Mapper | None, to: str, value: Transcript | ModelResponse, *, model: str | None, policy: str, report: Report
-) -> bytes:
-    if target is None:
-        transcript = value.to_transcript() if isinstance(value, ModelResponse) else value
-        return encode_transcript(transcript, indent=2) + b"\n"
-    if isinstance(value, Transcript):
-        resolution = resolve(to, model, mapper=target)
-        if model and resolution.source == "mapper" and to in BUILTIN:
-            report.add("changed", f"model {model!r} is not in the model table; preflight used the {to} defaults (see docs/capabilities.md)")
-        preflight(value, resolution.capabilities, model=model, provider=to)
-        conv = target.encode_request(value, model=model, policy=policy)  # type: ignore[arg-type]
-    else:
-        conv = target.encode_response(value, model=model, policy=policy)  # type: ignore[arg-type]
-    report.extend(conv.report)
-    return msgspec.json.format(msgspec.json.encode(conv.value), indent=2) + b"\n"
+def _pretty(value: Any) -> bytes:
+    return msgspec.json.format(msgspec.json.encode(value), indent=2) + b"\n"
 
 
 def _write(out: Path | None, data: bytes) -> None:
@@ -262,33 +177,58 @@ def _write(out: Path | None, data: bytes) -> None:
 
 
 def run(
-    from_: str, to: str, *, kind: Kind | None, policy: str, model: str | None, source: str, report: Report
+    from_: str,
+    to: str,
+    *,
+    kind: Kind | None,
+    policy: str,
+    model: str | None,
+    source: str,
+    report: Report,
+    force: bool = False,
 ) -> bytes:
-    """Convert ``source`` and return the output bytes; report entries are added to ``report``.
+    """Convert ``source`` with :mod:`interlingua.conversion` and return the output bytes.
+
+    Only reading, kind detection and printing live here; every decision (format check, decode,
+    model, preflight with the policy, encode) is the Python API's, so both give the same result.
 
     Raises:
-        _Fail: usage, unreadable input, malformed input, failed stream.
-        InterlinguaError: a refusal by preflight, policy or the codec.
+        _Fail: usage, unreadable input, input that is not JSON where JSON is needed.
+        InterlinguaError: a refusal by the format check, preflight, policy or the codec.
     """
-    src = _format(from_)
-    dst = _format(to)
-    if src is None and kind is Kind.stream:
+    _format(from_)
+    _format(to)
+    pol: Any = policy
+    if from_ == CANONICAL and kind is Kind.stream:
         raise _Fail(2, "--kind stream needs --from <provider>: a canonical transcript is not a stream")
     data = _read(source)
-    value: Transcript | ModelResponse
-    if src is None:
-        # Canonical to canonical keeps the whole document (tools, metadata) whatever the kind.
-        value = _decode_canonical(data, Kind.request if dst is None else kind or Kind.request)
+    if from_ == CANONICAL:
+        _json(data, "the transcript document")
+        if kind is Kind.response and to != CANONICAL:
+            conv = convert_response(data, source=from_, target=to, model=model, policy=pol, report=report)
+        else:  # canonical to canonical keeps the whole document (tools, metadata) whatever the kind
+            conv = convert_request(data, source=from_, target=to, model=model, policy=pol, report=report)
+        return _pretty(conv.value)
+    if kind is Kind.stream or (kind is None and _is_stream(get_mapper(from_), source, data)):
+        conv = convert_stream(data, source=from_, target=to, model=model, policy=pol, report=report)
+        return _pretty(conv.value)
+    body = _json(data, f"the {from_} {kind.value if kind else 'input'}")
+    if not isinstance(body, dict):
+        raise _Fail(1, f"malformed {from_} input: expected a JSON object, got {type(body).__name__}")
+    if kind is not None:
+        found = kind.value
     else:
-        body = None
-        if kind is None:
-            kind, body = _detect(src, source, data)
-        value = _decode_provider(src, kind, data, body, report)
-        if kind is Kind.request and report and body is not None and src.name in BUILTIN:
-            hint = _looks_like(body)
-            if hint and hint != src.name:
-                report.add("changed", f"{_label(source)} looks like {_article(hint)} {hint} request, decoded as {src.name} as asked; check --from")
-    return _encode(dst, to, value, model=model, policy=policy, report=report)
+        try:
+            found = detect_kind(body, source=from_, force=force)
+        except FormatMismatchError:
+            raise
+        except MappingError as exc:
+            raise _Fail(1, f"{_label(source)}: {exc}; check --from, or pass --kind to say which it is") from exc
+    if found == "request":
+        conv = convert_request(body, source=from_, target=to, model=model, policy=pol, force=force, report=report)
+    else:
+        conv = convert_response(body, source=from_, target=to, model=model, policy=pol, force=force, report=report)
+    return _pretty(conv.value)
 
 
 # --------------------------------------------------------------------------- command
@@ -301,23 +241,35 @@ def convert(
     kind: Annotated[
         Kind | None, typer.Option("--kind", help="What the input holds; detected when not given.", show_default=False)
     ] = None,
-    policy: Annotated[PolicyChoice, typer.Option("--policy", help="Content the target cannot carry: refuse, drop or degrade.")] = PolicyChoice.error,
-    model: Annotated[str | None, typer.Option("--model", help="Target model (capabilities for preflight; set in the request).")] = None,
+    policy: Annotated[PolicyChoice, typer.Option("--policy", help="What the target format or model cannot take: refuse, leave out or replace by a text marker (each reported).")] = PolicyChoice.error,
+    model: Annotated[str | None, typer.Option("--model", help="Target model: capabilities for preflight, written in the body (default: the source's model when --from and --to are the same provider).")] = None,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout (only on success).")] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Decode as --from even when the input plainly belongs to another format.")
+    ] = False,
 ) -> None:
     """Convert a request, response or recorded stream between formats.
 
-    Exit codes: 0 converted, 1 refused or malformed input, 2 usage error or unreadable input.
+    Exit codes: 0 converted, 1 refused (input of another format than --from, policy, capability) or
+    malformed input, 2 usage error or unreadable input.
     """
     if source == "-":
         require_stdin("convert")
     report = Report()
     try:
-        data = run(from_, to, kind=kind, policy=policy.value, model=model, source=source, report=report)
+        data = run(from_, to, kind=kind, policy=policy.value, model=model, source=source, report=report, force=force)
     except _Fail as exc:
         _warn(report)
         typer.echo(f"error: {exc.message}", err=True)
         raise typer.Exit(exc.code) from None
+    except FormatMismatchError as exc:  # before any decoding: the hint is the first line
+        typer.echo(f"error: {_label(source)}: {exc}: try --from {exc.likely}, or --force to decode it as {exc.source}", err=True)
+        raise typer.Exit(1) from None
+    except StreamFailedError as exc:
+        _warn(report)
+        hint = "" if exc.pointer else f" (is it {_article(exc.format)} {exc.format} stream? check --from and --kind)"
+        typer.echo(f"error: {exc}{hint}", err=True)
+        raise typer.Exit(1) from None
     except DocumentError as exc:
         _warn(report)
         typer.echo(f"error: invalid transcript: {exc}", err=True)

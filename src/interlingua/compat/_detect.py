@@ -10,7 +10,8 @@ Rules, first match wins (each looks at every message, so one odd message does no
    ``contents``: ``gemini``.
 5. A list with Responses items (``type`` of ``message``, ``function_call``,
    ``function_call_output``, ``reasoning``, ...; or ``input_text``/``output_text`` parts),
-   or an object with ``input``: ``openai-responses``.
+   or an object with ``input``: ``openai-responses`` (an ``input_audio`` part is not counted: Chat
+   Completions has one too).
 6. A request body whose own keys name its API: ``system``, ``thinking``, ``anthropic_version``,
    ``stop_sequences``, ``top_k``, tools with ``input_schema`` or an object ``tool_choice``
    with an Anthropic ``type``: ``anthropic``; ``options``, ``keep_alive``, ``think``,
@@ -53,7 +54,9 @@ _RESPONSES_TYPES = frozenset(
         "mcp_approval_request", "mcp_approval_response", "item_reference", "compaction",
     }
 )
-_RESPONSES_PARTS = frozenset({"input_text", "output_text", "input_image", "input_file", "input_audio"})
+# ``input_audio`` is left out: Chat Completions has an ``input_audio`` content part too
+# (``ChatCompletionContentPartInputAudioParam``), so it tells neither format.
+_RESPONSES_PARTS = frozenset({"input_text", "output_text", "input_image", "input_file"})
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result", "search_result"})
 
 

@@ -19,7 +19,32 @@ from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
 from ._stream import AnthropicAccumulator
 
-__all__ = ["AnthropicAccumulator", "AnthropicMapper", "mapper"]
+__all__ = ["AnthropicAccumulator", "AnthropicMapper", "foreign_request_fields", "mapper"]
+
+_FOREIGN_MESSAGE_KEYS = ("tool_calls", "tool_call_id", "function_call", "images", "tool_name")
+
+
+def foreign_request_fields(body: Mapping[str, Any]) -> str | None:
+    """What in a ``messages`` body no Messages API request holds, or ``None``.
+
+    ``MessageParam`` (``anthropic.types.MessageParam``; API reference "Messages") has no ``tool``,
+    ``developer`` or ``function`` role and no ``tool_calls``/``tool_call_id``/``function_call``/
+    ``images``/``tool_name`` keys (tool use rides in ``tool_use``/``tool_result`` blocks); tools are
+    ``{name, input_schema}`` or typed server tools, never ``{"type": "function", "function": {...}}``.
+    """
+    tools = body.get("tools")
+    if isinstance(tools, list) and any(isinstance(t, Mapping) and ("function" in t or t.get("type") == "function") for t in tools):
+        return "a function tool ({'type': 'function', 'function': ...})"
+    messages = body.get("messages")
+    for message in messages if isinstance(messages, list) else ():
+        if not isinstance(message, Mapping):
+            continue
+        if message.get("role") in ("tool", "developer", "function"):
+            return f"a message with role {message['role']!r}"
+        for key in _FOREIGN_MESSAGE_KEYS:
+            if key in message:
+                return f"a message with {key!r}"
+    return None
 
 
 class AnthropicMapper:
@@ -54,11 +79,15 @@ class AnthropicMapper:
         return encode_response(response, model=model, policy=policy)
 
     def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
-        """``"request"`` when ``body`` has ``messages``; ``"response"`` when ``type == "message"`` with ``content``."""
+        """``"request"`` when ``body`` has ``messages``; ``"response"`` when ``type == "message"`` with ``content``.
+
+        A ``messages`` body that holds what no Messages request can (see :func:`foreign_request_fields`)
+        is ``None``: it belongs to another format.
+        """
         if not isinstance(body, Mapping):
             return None
         if isinstance(body.get("messages"), list):
-            return "request"
+            return None if foreign_request_fields(body) else "request"
         if body.get("type") == "message" and isinstance(body.get("content"), list):
             return "response"
         return None

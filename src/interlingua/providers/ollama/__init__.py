@@ -19,7 +19,26 @@ from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
 from ._stream import OllamaAccumulator
 
-__all__ = ["OllamaMapper", "mapper"]
+__all__ = ["OllamaMapper", "foreign_request_fields", "mapper"]
+
+
+def foreign_request_fields(body: Mapping[str, Any]) -> str | None:
+    """What in a ``messages`` body no Ollama ``/api/chat`` request holds, or ``None``.
+
+    ``ChatRequest`` (``api/types.go``) has no top-level ``system``; ``Message.content`` is a string
+    (images ride in ``images``), so a list of content blocks is another format; tools are
+    ``{"type": "function", "function": {...}}``, never a tool with ``input_schema``.
+    """
+    if "system" in body:
+        return "a top-level 'system'"
+    tools = body.get("tools")
+    if isinstance(tools, list) and any(isinstance(t, Mapping) and "input_schema" in t for t in tools):
+        return "a tool with 'input_schema'"
+    messages = body.get("messages")
+    for message in messages if isinstance(messages, list) else ():
+        if isinstance(message, Mapping) and isinstance(message.get("content"), list):
+            return "a message whose content is a list of blocks"
+    return None
 
 
 class OllamaMapper:
@@ -47,13 +66,20 @@ class OllamaMapper:
         return encode_response(response, model=model, policy=policy)
 
     def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
-        """``request``: ``messages`` and ``model`` without ``done``; ``response``: ``message`` and ``done``."""
+        """``request``: ``messages`` and ``model`` without ``done``; ``response``: ``message`` and ``done``,
+        or an error answer ``{"error": "<text>"}``.
+
+        A ``messages`` body that holds what no ``/api/chat`` request can (see
+        :func:`foreign_request_fields`) is ``None``: it belongs to another format.
+        """
         if not isinstance(body, Mapping):
             return None
         if "messages" in body and "model" in body and "done" not in body:
-            return "request"
+            return None if foreign_request_fields(body) else "request"
         if "message" in body and "done" in body:
             return "response"
+        if isinstance(body.get("error"), str) and "messages" not in body:
+            return "response"  # an error answer: {"error": "..."} (docs/api/errors.mdx)
         return None
 
     def accumulator(self) -> OllamaAccumulator:

@@ -14,7 +14,35 @@ from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
 from ._stream import ChatStreamAccumulator
 
-__all__ = ["ID_RULE", "OpenAIChatMapper"]
+__all__ = ["ID_RULE", "OpenAIChatMapper", "foreign_request_fields"]
+
+_FOREIGN_BLOCKS = frozenset({"tool_use", "tool_result", "redacted_thinking", "server_tool_use", "web_search_tool_result"})
+
+
+def foreign_request_fields(body: Mapping[str, Any]) -> str | None:
+    """What in a ``messages`` body no Chat Completions request (of any dialect) holds, or ``None``.
+
+    The create params (``openai.types.chat.CompletionCreateParams``; API reference "Create chat
+    completion") have no top-level ``system``, function tools carry ``function.parameters`` (never
+    ``input_schema``), and content parts are ``text``/``image_url``/``input_audio``/``file``
+    (``ChatCompletionContentPartParam``), never ``tool_use``/``tool_result``/``redacted_thinking``
+    blocks or an ``image``/``document`` block with a ``source`` object. (Mistral's ``thinking`` part
+    is a Chat dialect and is not counted.)
+    """
+    if "system" in body:
+        return "a top-level 'system'"
+    tools = body.get("tools")
+    if isinstance(tools, list) and any(isinstance(t, Mapping) and "input_schema" in t for t in tools):
+        return "a tool with 'input_schema'"
+    for message in body.get("messages") or ():
+        content = message.get("content") if isinstance(message, Mapping) else None
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, Mapping):
+                continue
+            kind = block.get("type")
+            if kind in _FOREIGN_BLOCKS or (kind in ("image", "document") and isinstance(block.get("source"), Mapping)):
+                return f"a {kind!r} content block"
+    return None
 
 ID_RULE = IdRule("openai-chat", max_length=40, prefix="call_")
 """OpenAI Chat ``tool_calls[].id``: at most 40 characters (vercel/ai#8132, Portkey gateway#1062, autogen#6377)."""
@@ -76,11 +104,15 @@ class OpenAIChatMapper:
         return Conversion(body, report)
 
     def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
-        """``request`` when ``body`` has a ``messages`` list, ``response`` when it has ``choices``."""
+        """``request`` when ``body`` has a ``messages`` list, ``response`` when it has ``choices``.
+
+        A ``messages`` body that holds what no Chat Completions request can (see
+        :func:`foreign_request_fields`) is ``None``: it belongs to another format.
+        """
         if not isinstance(body, Mapping):
             return None
         if isinstance(body.get("messages"), list):
-            return "request"
+            return None if foreign_request_fields(body) else "request"
         if isinstance(body.get("choices"), list):
             return "response"
         return None

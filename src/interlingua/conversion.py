@@ -1,0 +1,453 @@
+"""One-call conversion between wire formats: the path ``interlingua convert`` and the Python API share.
+
+:func:`convert_request` takes a provider request body (or a canonical transcript) and returns the
+body for another format, after every check a request needs::
+
+    import interlingua as il
+
+    out = il.convert_request(body, source="anthropic", target="openai-chat", model="gpt-4.1", policy="drop")
+    out.value            # the OpenAI Chat request body (a dict, ready to send)
+    for entry in out.report:
+        print(entry)     # every loss or change, decode and encode alike
+
+The steps, in order:
+
+1. **Format check.** When the ``source`` mapper's ``kind_of`` rejects the body and another
+   registered mapper's accepts it, :class:`~interlingua.errors.FormatMismatchError` names that
+   format (``force=True`` decodes it as ``source`` anyway).
+2. **Decode** to a canonical :class:`~interlingua.items.Transcript` (the ``source`` mapper, or the
+   codec for ``canonical``).
+3. **Model.** The ``model`` argument; else, when ``source`` and ``target`` are the same provider,
+   the model the request was made with (``settings.model``); else none, and the report says the
+   body has no model (pass ``model=``).
+4. **Preflight with the policy** (:func:`interlingua.capabilities.fit`) against the capabilities
+   resolved for that model (``resolver``, installed resolvers, the model table, the mapper's
+   defaults). Under ``error`` every violation refuses; under ``drop``/``degrade`` media the model
+   cannot take is left out or replaced by a short text marker, and a tool history without
+   definitions (which e.g. Anthropic refuses) gets definitions synthesized from its calls, each
+   reported; what no policy can fix (tool calls for a model without tools, parallel calls for a
+   model that makes one per turn, ...) raises :class:`~interlingua.errors.CapabilityError`
+   listing every violation.
+5. **Encode** for ``target`` with the policy.
+
+:func:`convert_response` and :func:`convert_stream` do the same for a response body and for a
+recorded stream (no preflight or model rules: nothing is sent). ``canonical`` as ``target``
+gives the transcript document as a JSON-ready dict (what :func:`~interlingua.codec.encode_transcript`
+writes).
+
+Every refusal is an :class:`~interlingua.errors.InterlinguaError`; the input is never mutated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, TypeAlias
+
+import msgspec
+
+from .capabilities import Resolver, fit, resolve
+from .codec import decode_transcript, encode_transcript
+from .errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, Problem, StreamFailedError, UnknownFormatError
+from .items import Settings, Transcript
+from .mapping.protocol import Conversion, Mapper, ModelResponse
+from .mapping.registry import BUILTIN, available, get_mapper
+from .mapping.report import POLICIES, Policy, Report
+from .mapping.settings import note_model
+
+__all__ = [
+    "CANONICAL",
+    "Kind",
+    "convert_request",
+    "convert_response",
+    "convert_stream",
+    "detect_kind",
+]
+
+CANONICAL = "canonical"
+"""The format name of interlingua's own transcript document (beside the mapper names)."""
+
+Kind: TypeAlias = Literal["request", "response"]
+
+Input: TypeAlias = Mapping[str, Any] | Transcript | bytes | str
+"""A provider body (parsed, or its JSON text), or for ``canonical`` a transcript, its document dict or JSON."""
+
+_MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, msgspec.ValidationError)
+
+
+# --------------------------------------------------------------------------- formats and kinds
+
+
+def _mapper(name: str) -> Mapper | None:
+    """``None`` for canonical, else the registered mapper.
+
+    Raises:
+        UnknownFormatError: no such format (the message lists the known ones, canonical included).
+    """
+    if name == CANONICAL:
+        return None
+    known = ", ".join([CANONICAL, *available()])
+    if name not in available():
+        raise UnknownFormatError(f"unknown format {name!r}; known: {known}")
+    try:
+        return get_mapper(name)
+    except UnknownFormatError as exc:
+        raise UnknownFormatError(f"{exc}; known: {known}") from exc
+
+
+def _article(name: str) -> str:
+    return "an" if name[:1] in "aeiou" else "a"
+
+
+def _claimants(body: Mapping[str, Any], exclude: str) -> list[tuple[str, Kind]]:
+    """Registered formats (other than ``exclude``) whose ``kind_of`` accepts ``body``, with the kind.
+
+    A plugin that fails to load is skipped: this only feeds a hint.
+    """
+    found: list[tuple[str, Kind]] = []
+    for name in available():
+        if name == exclude:
+            continue
+        try:
+            kind = get_mapper(name).kind_of(body)
+        except Exception:  # noqa: BLE001 - a broken plugin or a kind_of that trips on foreign input gives no hint
+            continue
+        if kind in ("request", "response"):
+            found.append((name, kind))
+    return found
+
+
+def _best(body: Mapping[str, Any], candidates: list[tuple[str, Kind]]) -> tuple[str, Kind]:
+    """The candidate the shape detector names, else the first (registry names are sorted)."""
+    from .compat import detect_format
+
+    try:
+        guess = detect_format(body)
+    except InterlinguaError:
+        guess = None
+    for name, kind in candidates:
+        if name == guess:
+            return name, kind
+    return candidates[0]
+
+
+def _mismatch(mapper: Mapper, body: Mapping[str, Any], kind: Kind | None) -> FormatMismatchError | None:
+    """The error to raise when ``body`` plainly belongs to another format than ``mapper``'s."""
+    candidates = [(n, k) for n, k in _claimants(body, mapper.name) if kind is None or k == kind]
+    if not candidates:
+        return None
+    likely, found = _best(body, candidates)
+    return FormatMismatchError(mapper.name, likely, found, sorted(body)[:8])
+
+
+def detect_kind(body: Mapping[str, Any], *, source: str, force: bool = False) -> Kind:
+    """Whether ``body`` is a ``source`` request or response body.
+
+    Args:
+        body: A parsed provider body.
+        source: Registered mapper name.
+        force: When ``source``'s ``kind_of`` rejects the body but another format's accepts it,
+            take the kind that format found instead of raising.
+
+    Returns:
+        ``"request"`` or ``"response"``.
+
+    Raises:
+        FormatMismatchError: ``source``'s ``kind_of`` rejects ``body`` and another registered
+            format's accepts it (without ``force``).
+        MappingError: no registered format takes ``body`` for a request or a response (the
+            message lists its top-level keys).
+        UnknownFormatError: ``source`` is not a registered mapper.
+    """
+    mapper = _mapper(source)
+    if mapper is None:
+        raise MappingError("detect_kind needs a provider format; a canonical document is a request or a response as you use it")
+    found = mapper.kind_of(body)
+    if found in ("request", "response"):
+        return found
+    mismatch = _mismatch(mapper, body, None)
+    if mismatch is not None:
+        if force:
+            return mismatch.kind  # type: ignore[return-value]
+        raise mismatch
+    keys = ", ".join(sorted(body)[:8])
+    raise MappingError(f"not {_article(mapper.name)} {mapper.name} request or response body (top-level keys: {keys})")
+
+
+def _check_format(mapper: Mapper, body: Mapping[str, Any], kind: Kind, force: bool) -> None:
+    """Refuse a body that plainly is another format's, or this format's other kind."""
+    found = mapper.kind_of(body)
+    if found == kind or force:
+        return
+    mismatch = _mismatch(mapper, body, kind)
+    if mismatch is not None:
+        raise mismatch
+    if found is not None:
+        raise MappingError(f"this is {_article(mapper.name)} {mapper.name} {found} body, not a {kind} (convert it as a {found}: convert_{found}, --kind {found})")
+    # Nobody claims it: decode as asked; the decoder says what is malformed.
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def _parse(data: bytes | str, what: str) -> Any:
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    try:
+        return msgspec.json.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise DocumentError(Problem("", f"{what} is not JSON: {exc}")) from exc
+    except RecursionError as exc:
+        raise DocumentError(Problem("", f"{what}: nesting too deep")) from exc
+
+
+def _body(value: Input, mapper: Mapper, kind: Kind) -> Mapping[str, Any]:
+    if isinstance(value, Transcript):
+        raise MappingError(f"a Transcript is canonical input: pass source={CANONICAL!r}, not {mapper.name!r}")
+    body = _parse(value, f"the {mapper.name} {kind} body") if isinstance(value, (bytes, bytearray, memoryview, str)) else value
+    if not isinstance(body, Mapping):
+        raise MappingError(f"malformed {mapper.name} {kind} body: expected a JSON object, got {type(body).__name__}")
+    return body
+
+
+def _canonical(value: Input) -> Transcript:
+    """A transcript from canonical input, validated like a file (JSON pointers on every problem)."""
+    if isinstance(value, Transcript):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview, str)):
+        return decode_transcript(bytes(value) if not isinstance(value, str) else value)
+    if isinstance(value, Mapping):
+        try:
+            data = msgspec.json.encode(value)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise DocumentError(Problem("", f"the transcript document is not JSON-safe: {exc}")) from exc
+        return decode_transcript(data)
+    raise DocumentError(Problem("", f"expected a transcript document, got {type(value).__name__}"))
+
+
+def _decode(mapper: Mapper, body: Mapping[str, Any], kind: Kind, report: Report) -> Any:
+    try:
+        conv = mapper.decode_request(body) if kind == "request" else mapper.decode_response(body)
+    except InterlinguaError:
+        raise
+    except RecursionError as exc:
+        raise MappingError(f"malformed {mapper.name} {kind} body: nesting too deep") from exc
+    except _MALFORMED as exc:
+        raise MappingError(f"malformed {mapper.name} {kind} body: {type(exc).__name__}: {exc}") from exc
+    report.extend(conv.report)
+    return conv.value
+
+
+def _hint(mapper: Mapper, body: Mapping[str, Any], report: Report) -> None:
+    """When decoding lost something and the shape says another built-in format, say so (a warning)."""
+    if not report or mapper.name not in BUILTIN:
+        return
+    from .compat import detect_format
+
+    try:
+        guess = detect_format(body)
+    except InterlinguaError:
+        return
+    if guess != mapper.name and guess in BUILTIN and get_mapper(guess).kind_of(body) is not None:
+        report.add("changed", f"the input looks like {_article(guess)} {guess} request, decoded as {mapper.name} as asked; check the source format")
+
+
+def _check_policy(policy: str) -> Policy:
+    if policy not in POLICIES:
+        raise MappingError(f"unknown policy {policy!r}; known: {', '.join(POLICIES)}")
+    return policy
+
+
+def _document(transcript: Transcript) -> dict[str, Any]:
+    value: dict[str, Any] = msgspec.json.decode(encode_transcript(transcript))
+    return value
+
+
+# --------------------------------------------------------------------------- the calls
+
+
+def _read_request(request: Input, source: str, force: bool, report: Report) -> Transcript:
+    mapper = _mapper(source)
+    if mapper is None:
+        return _canonical(request)
+    body = _body(request, mapper, "request")
+    _check_format(mapper, body, "request", force)
+    transcript: Transcript = _decode(mapper, body, "request", report)
+    _hint(mapper, body, report)
+    return transcript
+
+
+def convert_request(
+    request: Input,
+    *,
+    source: str,
+    target: str,
+    model: str | None = None,
+    policy: Policy = "error",
+    resolver: Resolver | None = None,
+    force: bool = False,
+    report: Report | None = None,
+) -> Conversion[dict[str, Any]]:
+    """Convert a request (a conversation and its settings) from ``source`` to ``target``, ready to send.
+
+    Args:
+        request: A ``source`` request body (a dict, or its JSON text), or for ``source="canonical"``
+            a :class:`~interlingua.items.Transcript`, its document dict or JSON.
+        source: ``"canonical"`` or a registered mapper name (``anthropic``, ``openai-chat``, ...).
+        target: ``"canonical"`` or a registered mapper name.
+        model: Target model: written into the body and used to resolve capabilities. Without it,
+            a same-provider conversion keeps the source's model (``settings.model``); across
+            providers the body has no model and the report says so.
+        policy: Content the target (wire format or model) cannot carry: ``error`` refuses,
+            ``drop`` leaves it out, ``degrade`` puts a short text marker in its place; each reported.
+        resolver: Capability lookup asked first, ``(provider, model) -> ModelCapabilities | None``
+            (see :func:`interlingua.capabilities.resolve`).
+        force: Decode as ``source`` even when the body plainly belongs to another format.
+        report: A report to append to as the steps go (so what was reported before a refusal is
+            kept, e.g. for printing); a new one when ``None``. It is the returned ``report``.
+
+    Returns:
+        A :class:`~interlingua.mapping.Conversion`: ``value`` is the ``target`` request body (for
+        ``canonical``, the transcript document as a dict); ``report`` holds the decode entries,
+        then the preflight repairs, then the encode entries (item indices of the decoded transcript).
+
+    Raises:
+        UnknownFormatError: ``source`` or ``target`` is not a known format.
+        FormatMismatchError: the body plainly belongs to another format (without ``force``).
+        DocumentError: invalid canonical input (with JSON pointers), or JSON text that does not parse.
+        MappingError: a malformed provider body (the message names the exception), or a response body.
+        CapabilityError: the target model cannot take the conversation, listing every violation
+            (under ``drop``/``degrade`` only those no policy can fix).
+        ConversionError: under ``error``, content the target wire format cannot carry.
+    """
+    policy = _check_policy(policy)
+    dst = _mapper(target)
+    report = Report() if report is None else report
+    transcript = _read_request(request, source, force, report)
+    if dst is None:
+        return Conversion(_document(transcript), report)
+    settings = transcript.settings if isinstance(transcript.settings, Settings) else Settings()
+    chosen = model
+    if chosen is None and source == target and isinstance(settings.model, str):
+        chosen = settings.model
+    resolution = resolve(target, chosen, mapper=dst, resolver=resolver)
+    if chosen and resolution.source == "mapper" and target in BUILTIN:
+        report.add("changed", f"model {chosen!r} is not in the model table; preflight used the {target} defaults (see docs/capabilities.md)")
+    fitted = fit(transcript, resolution.capabilities, model=chosen, provider=target, policy=policy)
+    report.extend(fitted.report)
+    conv = dst.encode_request(fitted.transcript, model=chosen, policy=policy)
+    encoded = fitted.translate(conv.report)
+    report.extend(encoded)
+    if chosen is None and not any(e.pointer == "/model" for e in encoded):
+        note_model(report, None, settings, target)
+    return Conversion(conv.value, report)
+
+
+def _read_response(response: Input, source: str, force: bool, report: Report) -> ModelResponse:
+    mapper = _mapper(source)
+    if mapper is None:
+        transcript = _canonical(response)
+        return ModelResponse(
+            items=list(transcript.items),
+            usage=transcript.usage if transcript.usage is not msgspec.UNSET else None,
+            stop_reason=transcript.stop_reason if transcript.stop_reason is not msgspec.UNSET else None,
+        )
+    body = _body(response, mapper, "response")
+    _check_format(mapper, body, "response", force)
+    value: ModelResponse = _decode(mapper, body, "response", report)
+    return value
+
+
+def _encode_response(value: ModelResponse, source: str, target: str, model: str | None, policy: Policy, report: Report) -> Conversion[dict[str, Any]]:
+    dst = _mapper(target)
+    if dst is None:
+        return Conversion(_document(value.to_transcript()), report)
+    chosen = model if model is not None else (value.model if source == target else None)
+    conv = dst.encode_response(value, model=chosen, policy=policy)
+    report.extend(conv.report)
+    return Conversion(conv.value, report)
+
+
+def convert_response(
+    response: Input,
+    *,
+    source: str,
+    target: str,
+    model: str | None = None,
+    policy: Policy = "error",
+    force: bool = False,
+    report: Report | None = None,
+) -> Conversion[dict[str, Any]]:
+    """Convert a response body from ``source`` to ``target`` (for mock servers and round-trip tests).
+
+    ``canonical`` input is a transcript (or its document) holding the output items, ``usage`` and
+    ``stop_reason``; ``canonical`` to ``canonical`` returns the whole document unchanged.
+
+    Args:
+        response: A ``source`` response body (dict or JSON text), or canonical input as for
+            :func:`convert_request`.
+        source, target: ``"canonical"`` or a registered mapper name.
+        model: Model written into the body; without it a same-provider conversion keeps the
+            response's model.
+        policy: As for :func:`convert_request`.
+        force: Decode as ``source`` even when the body plainly belongs to another format.
+        report: As for :func:`convert_request`.
+
+    Returns:
+        The ``target`` response body (for ``canonical``, the transcript document) and the report.
+
+    Raises:
+        UnknownFormatError, FormatMismatchError, DocumentError, MappingError, ConversionError:
+            as for :func:`convert_request` (a request body given here is a MappingError).
+    """
+    policy = _check_policy(policy)
+    _mapper(target)
+    report = Report() if report is None else report
+    if source == CANONICAL and target == CANONICAL:
+        return Conversion(_document(_canonical(response)), report)
+    value = _read_response(response, source, force, report)
+    return _encode_response(value, source, target, model, policy, report)
+
+
+def convert_stream(
+    stream: bytes | Iterable[bytes],
+    *,
+    source: str,
+    target: str,
+    model: str | None = None,
+    policy: Policy = "error",
+    report: Report | None = None,
+) -> Conversion[dict[str, Any]]:
+    """Replay a recorded ``source`` stream and convert its final response to ``target``.
+
+    Args:
+        stream: The recorded bytes (SSE or NDJSON, as ``source`` frames it), or an iterable of chunks.
+        source: A registered mapper name (a canonical document is not a stream).
+        target: ``"canonical"`` (the final transcript document) or a registered mapper name (a
+            response body).
+        model, policy, report: As for :func:`convert_response`.
+
+    Returns:
+        The converted final response and the report (stream entries first).
+
+    Raises:
+        StreamFailedError: the stream ended in an error event; a stream cut before its end marker
+            is ``truncated``.
+        UnknownFormatError, MappingError, ConversionError: as for :func:`convert_response`.
+    """
+    from .streaming import StreamDone, StreamError, iter_stream
+
+    policy = _check_policy(policy)
+    mapper = _mapper(source)
+    _mapper(target)
+    if mapper is None:
+        raise MappingError(f"a {CANONICAL} transcript is not a stream: name the provider whose stream it is")
+    report = Report() if report is None else report
+    last = None
+    for last in iter_stream(mapper, stream):
+        pass
+    if isinstance(last, StreamError):
+        pointer = getattr(last, "pointer", None)  # set on a malformed event by stream decoders that locate it
+        raise StreamFailedError(mapper.name, str(last.error.code), last.error.message, pointer=pointer if isinstance(pointer, str) else None)
+    if not isinstance(last, StreamDone) or not isinstance(last.response, ModelResponse):
+        raise StreamFailedError(mapper.name, "truncated", "the stream ended without a result")
+    report.extend(last.report)
+    return _encode_response(last.response, source, target, model, policy, report)
