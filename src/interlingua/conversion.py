@@ -209,18 +209,26 @@ def _body(value: Input, mapper: Mapper, kind: Kind) -> Mapping[str, Any]:
 
 
 def _canonical(value: Input) -> Transcript:
-    """A transcript from canonical input, validated like a file (JSON pointers on every problem)."""
+    """A transcript from canonical input, validated like a file: the schema and the semantic checks
+    of ``interlingua validate`` (JSON pointers on every problem)."""
     if isinstance(value, Transcript):
-        return value
-    if isinstance(value, (bytes, bytearray, memoryview, str)):
-        return decode_transcript(bytes(value) if not isinstance(value, str) else value)
-    if isinstance(value, Mapping):
+        transcript = value
+    elif isinstance(value, (bytes, bytearray, memoryview, str)):
+        transcript = decode_transcript(bytes(value) if not isinstance(value, str) else value)
+    elif isinstance(value, Mapping):
         try:
             data = msgspec.json.encode(value)
         except (TypeError, ValueError, OverflowError) as exc:
             raise DocumentError(Problem("", f"the transcript document is not JSON-safe: {exc}")) from exc
-        return decode_transcript(data)
-    raise DocumentError(Problem("", f"expected a transcript document, got {type(value).__name__}"))
+        transcript = decode_transcript(data)
+    else:
+        raise DocumentError(Problem("", f"expected a transcript document, got {type(value).__name__}"))
+    from .validation import check_transcript
+
+    problems = check_transcript(transcript)
+    if problems:
+        raise DocumentError(problems)
+    return transcript
 
 
 def _decode(mapper: Mapper, body: Mapping[str, Any], kind: Kind, report: Report) -> Any:

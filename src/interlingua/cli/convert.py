@@ -186,6 +186,7 @@ def run(
     source: str,
     report: Report,
     force: bool = False,
+    session: str | None = None,
 ) -> bytes:
     """Convert ``source`` with :mod:`interlingua.conversion` and return the output bytes.
 
@@ -203,12 +204,19 @@ def run(
         raise _Fail(2, "--kind stream needs --from <provider>: a canonical transcript is not a stream")
     data = _read(source)
     if from_ == CANONICAL:
-        _json(data, "the transcript document")
+        from ..session_file import looks_like_session_file, read_conversation
+
+        if not looks_like_session_file(data[:4096]):
+            _json(data, "the transcript document")
+        # A transcript document, or one session of a session file (`--session` picks it).
+        transcript = read_conversation(data, session=session, label=_label(source))
         if kind is Kind.response and to != CANONICAL:
-            conv = convert_response(data, source=from_, target=to, model=model, policy=pol, report=report)
+            conv = convert_response(transcript, source=from_, target=to, model=model, policy=pol, report=report)
         else:  # canonical to canonical keeps the whole document (tools, metadata) whatever the kind
-            conv = convert_request(data, source=from_, target=to, model=model, policy=pol, report=report)
+            conv = convert_request(transcript, source=from_, target=to, model=model, policy=pol, report=report)
         return _pretty(conv.value)
+    if session is not None:
+        raise _Fail(2, "--session picks a session of a session file: it needs --from canonical")
     if kind is Kind.stream or (kind is None and _is_stream(get_mapper(from_), source, data)):
         conv = convert_stream(data, source=from_, target=to, model=model, policy=pol, report=report)
         return _pretty(conv.value)
@@ -247,6 +255,9 @@ def convert(
     force: Annotated[
         bool, typer.Option("--force", help="Decode as --from even when the input plainly belongs to another format.")
     ] = False,
+    session: Annotated[
+        str | None, typer.Option("--session", metavar="ID", help="With --from canonical and a session file holding several sessions: the one to convert.", show_default=False)
+    ] = None,
 ) -> None:
     """Convert a request, response or recorded stream between formats.
 
@@ -257,7 +268,7 @@ def convert(
         require_stdin("convert")
     report = Report()
     try:
-        data = run(from_, to, kind=kind, policy=policy.value, model=model, source=source, report=report, force=force)
+        data = run(from_, to, kind=kind, policy=policy.value, model=model, source=source, report=report, force=force, session=session)
     except _Fail as exc:
         _warn(report)
         typer.echo(f"error: {exc.message}", err=True)
