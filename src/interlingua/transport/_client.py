@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import httpx
 import msgspec
 
-from ..capabilities import Resolver, preflight, resolve
+from ..capabilities import Resolver, fit, resolve
 from ..errors import ConversionError, TransportError
 from ..items import ErrorItem, ModelCapabilities, Settings, Transcript
 from ..mapping import Mapper, ModelResponse, Report, get_mapper
@@ -338,7 +338,9 @@ class Client:
             resolver: Caller's capability lookup, asked first.
 
         Raises:
-            CapabilityError: the model cannot take some items (nothing is sent).
+            CapabilityError: the model cannot take some items and the policy cannot fix it (nothing is sent;
+                under `drop`/`degrade` media the model does not take is left out or marked, and a tool
+                history without definitions gets definitions made from its calls, each reported).
             ConversionError: policy ``error`` met content (or a setting that changes the output's
                 meaning) the wire format cannot carry.
             DocumentError: ``settings`` is not valid settings (unknown field, wrong type).
@@ -350,14 +352,18 @@ class Client:
             effective = merge_settings(effective, defaults)
         transcript = msgspec.structs.replace(transcript, settings=msgspec.structs.replace(effective, stream=stream))
         caps = capabilities or resolve(self.provider, model, mapper=self.mapper, resolver=resolver).capabilities
-        preflight(transcript, caps, model=model, provider=self.provider, stream=stream)
+        # The policy governs what the model cannot take too (as `interlingua convert` does).
+        fitted = fit(transcript, caps, model=model, provider=self.provider, policy=policy, stream=stream)
         if self._key is None and self._spec.requires_key:
             names = " or ".join(self._spec.env_vars) or "api_key"
             raise transport_error("auth", f"no API key: pass api_key or set {names}", provider=self.provider)
-        conversion = self.mapper.encode_request(transcript, model=model, policy=policy)
+        conversion = self.mapper.encode_request(fitted.transcript, model=model, policy=policy)
+        report = Report()
+        report.extend(fitted.report)
+        report.extend(fitted.translate(conversion.report))
         body = self._spec.prepare_body(conversion.value, model, stream, self.options)
         url = self.base_url + self._spec.path(model, stream)
-        return Generation(self, _Prepared(model, stream, url, msgspec.json.encode(body), conversion.report))
+        return Generation(self, _Prepared(model, stream, url, msgspec.json.encode(body), report))
 
     def _request(self, prepared: _Prepared) -> httpx.Request:
         headers = {"content-type": "application/json", **self._headers}
