@@ -309,9 +309,8 @@ def _encode_settings(settings: Settings, body: dict[str, Any], model: str | None
     if settings.stop is not msgspec.UNSET:
         inference["stopSequences"] = list(settings.stop)
     if settings.top_k is not msgspec.UNSET:
+        # Anthropic's field on Bedrock; other families (Nova: inferenceConfig.topK) keep theirs in provider_data.
         extra["top_k"] = settings.top_k
-        if model is not None and not _is_anthropic(model):
-            approximated_setting(report, "top_k", settings.top_k, "additionalModelRequestFields.top_k", settings.top_k, why="the Anthropic-on-Bedrock field; other model families name it differently")
     for name in ("seed", "presence_penalty", "frequency_penalty"):
         value = getattr(settings, name)
         if value is not msgspec.UNSET:

@@ -85,7 +85,7 @@ class _ToolUseDelta(msgspec.Struct):
 class _ReasoningDelta(msgspec.Struct):
     text: str | None = None
     signature: str | None = None
-    redactedContent: str | bytes | None = None
+    redactedContent: str | None = None  # base64 text in the JSON form
 
 
 class _Delta(msgspec.Struct):
