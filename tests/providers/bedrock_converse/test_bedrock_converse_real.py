@@ -161,10 +161,13 @@ def test_stream_without_message_stop_is_truncated() -> None:
     assert end.partial.items and isinstance(end.partial.items[0], TextItem)  # type: ignore[attr-defined]
 
 
-def test_stream_without_metadata_still_completes() -> None:
+def test_stream_cut_before_metadata_is_truncated() -> None:
+    """``metadata`` (usage) always ends a ConverseStream; without it the stream lost its usage."""
     lines = (HERE / "pai_bedrock_model_stream.stream.ndjson").read_text().splitlines()
+    assert "metadata" in lines[-1] and "messageStop" in lines[-2]
     end = _final(list(iter_stream(mapper, ("\n".join(lines[:-1]) + "\n").encode())))
-    assert isinstance(end, StreamDone) and end.response.usage is None
+    assert isinstance(end, StreamError) and end.error.code == "truncated" and "metadata" in end.error.message
+    assert end.partial.stop_reason.raw == "end_turn"  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
@@ -210,6 +213,7 @@ def test_malformed_tool_input_keeps_its_text() -> None:
         {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": '{"a": 1'}}}},
         {"contentBlockStop": {"contentBlockIndex": 0}},
         {"messageStop": {"stopReason": "tool_use"}},
+        {"metadata": {"usage": {"inputTokens": 1, "outputTokens": 2, "totalTokens": 3}, "metrics": {"latencyMs": 1}}},
     ]
     end = _final(list(iter_stream(mapper, "".join(json.dumps(x) + "\n" for x in lines).encode())))
     assert isinstance(end, StreamDone)

@@ -12,10 +12,10 @@ whose ``:event-type`` header names the event and whose payload is its JSON body;
 
 Event order (botocore ``ConverseStreamOutput``; AWS Bedrock API reference "ConverseStream"):
 ``messageStart`` -> per block an optional ``contentBlockStart`` (tool use / tool result only),
-``contentBlockDelta``s and ``contentBlockStop`` -> ``messageStop`` (stop reason; the completion
-marker) -> ``metadata`` (usage, metrics). ``internalServerException``, ``modelStreamErrorException``,
+``contentBlockDelta``s and ``contentBlockStop`` -> ``messageStop`` (stop reason) -> ``metadata``
+(usage, metrics; the completion marker). ``internalServerException``, ``modelStreamErrorException``,
 ``validationException``, ``throttlingException`` and ``serviceUnavailableException`` end the stream
-with an error. A stream that ends before ``messageStop`` is ``truncated``; content before
+with an error. A stream that ends before ``messageStop`` and ``metadata`` is ``truncated``; content before
 ``messageStart``, a second ``messageStart`` or content after ``messageStop`` is a ``provider_error``.
 """
 
@@ -136,7 +136,7 @@ class BedrockConverseAccumulator:
     :func:`~interlingua.providers.bedrock_converse._response.decode_response`, so a stream accumulates
     to the same items as the matching non-stream response. A ``toolUse`` whose joined input does not
     parse keeps the raw text with ``arguments_error`` (never ``{}``). ``StreamDone`` comes with the
-    ``metadata`` event after ``messageStop`` (or at the end of input when ``metadata`` never came).
+    ``metadata`` event after ``messageStop``; input that ends before it is ``truncated``.
     """
 
     def __init__(self) -> None:
@@ -251,12 +251,15 @@ class BedrockConverseAccumulator:
         return self._response()
 
     def finish(self) -> list[StreamEvent]:
-        """End of input: ``StreamDone`` after ``messageStop`` (metadata missing), else ``truncated``."""
+        """End of input before the stream completed: ``truncated`` (``StreamDone`` comes only with ``metadata``).
+
+        ConverseStream always ends with ``metadata`` (usage is required in ``ConverseStreamMetadataEvent``);
+        a stream cut after ``messageStop`` but before it lost its usage and is not reported as a success.
+        """
         if self._finished:
             return []
-        if self._stopped:
-            return self._done()
-        return self._error("truncated", "Bedrock stream ended before messageStop", True)
+        what = "metadata (usage)" if self._stopped else "messageStop"
+        return self._error("truncated", f"Bedrock stream ended before {what}", True)
 
     # -- handlers --------------------------------------------------------------
 
