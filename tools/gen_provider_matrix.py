@@ -26,7 +26,7 @@ from interlingua.mapping import get_mapper
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "providers.md"
-TARGETS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama"]
+TARGETS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "bedrock-converse"]
 BEGIN, END = "<!-- matrix:begin -->", "<!-- matrix:end -->"
 
 
@@ -69,11 +69,17 @@ def _cases() -> list[tuple[str, Transcript]]:
         ("reasoning, Anthropic signature", _t(_i('{"type":"reasoning","text":"thinking...","opaque":{"namespace":"anthropic.signature","issuer":"anthropic","value":"EqQBCkYIARgC"}}'), answer)),
         ("reasoning, OpenAI encrypted_content", _t(_i('{"type":"reasoning","summary":["s"],"opaque":{"namespace":"openai.encrypted_content","issuer":"openai-responses","value":"gAAAAB"},"origin":{"provider":"openai-responses","item_id":"rs_1"}}'), answer)),
         ("reasoning, Gemini thought signature", _t(_i('{"type":"reasoning","opaque":{"namespace":"gemini.thought_signature","issuer":"gemini","value":"CiQB"}}'), answer)),
+        ("reasoning, Bedrock signature", _t(_i('{"type":"reasoning","text":"thinking...","opaque":{"namespace":"bedrock-converse.signature","issuer":"bedrock-converse","value":"EqQBCkYIARgC"}}'), answer)),
         ("structured", _t(_i('{"type":"structured","data":{"answer":42},"schema_name":"Answer"}'))),
         ("refusal", _t(_i('{"type":"refusal","text":"I cannot help with that."}'))),
         ("error", _t(_i('{"type":"error","code":"timeout","message":"timed out","retryable":true}'))),
         ("raw (openai-responses web_search_call)", _t(_i('{"type":"raw","provider":"openai-responses","value":{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"q"}}}'))),
     ]
+
+
+def _item_entries(conv: object) -> set[str]:
+    """Report actions about the items (the note that the body has no model, pointer ``/model``, is not about them)."""
+    return {e.action for e in conv.report if e.pointer != "/model"}  # type: ignore[attr-defined]
 
 
 def _cell(target: str, t: Transcript) -> str:
@@ -85,9 +91,9 @@ def _cell(target: str, t: Transcript) -> str:
             conv = mapper.encode_request(t, policy="degrade")
         except InterlinguaError:
             return "refused"
-        actions = {e.action for e in conv.report}
+        actions = _item_entries(conv)
         return "degraded" if "degraded" in actions else "dropped"
-    actions = {e.action for e in conv.report}
+    actions = _item_entries(conv)
     if "dropped" in actions:
         return "dropped"
     if "degraded" in actions:
