@@ -269,12 +269,15 @@ class BedrockConverseAccumulator:
         block = self._block(index)
         if block:
             raise MalformedInputError("/contentBlockStart/contentBlockIndex", f"content block {index} started twice", provider=NAME)
-        if "toolUse" in start:
-            block["toolUse"] = copy.deepcopy(start["toolUse"])
-        elif "toolResult" in start:
-            block["toolResult"] = {**copy.deepcopy(start["toolResult"]), "content": []}
+        members = {k: v for k, v in start.items() if v is not None}
+        if len(members) != 1 or not isinstance(next(iter(members.values())), dict):
+            raise MalformedInputError("/contentBlockStart/start", "start has one member, an object (toolUse, toolResult, image)", provider=NAME)
+        if "toolUse" in members:
+            block["toolUse"] = copy.deepcopy(members["toolUse"])
+        elif "toolResult" in members:
+            block["toolResult"] = {**copy.deepcopy(members["toolResult"]), "content": []}
         else:
-            block.update(copy.deepcopy(start))
+            block.update(copy.deepcopy(members))
         return []
 
     def _on_contentBlockDelta(self, data: dict[str, Any]) -> list[StreamEvent]:
