@@ -4,6 +4,7 @@ and every body the mapper writes passes botocore's own ``Converse`` request vali
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 from hypothesis import given, settings
@@ -115,14 +116,19 @@ def response(draw: Any) -> dict[str, Any]:
     return {"output": {"message": {"role": "assistant", "content": content}}, "stopReason": stop, "usage": usage}
 
 
+@functools.cache
+def _converse_input() -> Any:
+    import botocore.session
+
+    return botocore.session.get_session().get_service_model("bedrock-runtime").operation_model("Converse").input_shape
+
+
 def validate(body: dict[str, Any]) -> None:
     """botocore's own request validation for ``Converse`` (strict service model; raises on any error)."""
-    import botocore.session
     from botocore.validate import ParamValidator
 
-    model = botocore.session.get_session().get_service_model("bedrock-runtime").operation_model("Converse").input_shape
     params = {"modelId": "us.amazon.nova-micro-v1:0", **body}
-    report = ParamValidator().validate(params, model)
+    report = ParamValidator().validate(params, _converse_input())
     assert not report.has_errors(), report.generate_report()
 
 

@@ -337,3 +337,15 @@ def test_other_providers_requests_convert_to_valid_converse(source: str, path: P
 def test_the_botocore_oracle_rejects_bad_bodies(body: dict[str, Any]) -> None:
     with pytest.raises(AssertionError):
         validate(body)
+
+
+def test_result_without_its_call_follows_policy() -> None:
+    from interlingua.items import ToolResultItem
+
+    t = Transcript(schema_version="1.0", items=[TextItem(text="hi", role="user"), ToolResultItem(call_id="call_9", content=[TextItem(text="42")])])
+    with pytest.raises(ConversionError):
+        mapper.encode_request(t, model="m")
+    dropped = mapper.encode_request(t, model="m", policy="drop")
+    assert "toolResult" not in json.dumps(dropped.value) and [e.item_type for e in dropped.report] == ["tool_result"]
+    degraded = mapper.encode_request(t, model="m", policy="degrade").value
+    assert degraded["messages"][0]["content"][1]["text"].startswith("[tool_result omitted")

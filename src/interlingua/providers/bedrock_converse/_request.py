@@ -371,6 +371,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     * ``toolResult`` blocks come first in their user message (reordering is reported);
     * ``cache_breakpoint`` -> a ``cachePoint`` block after the item's block;
     * Bedrock-issued reasoning goes back in place; foreign or unsigned foreign reasoning is dropped and reported;
+    * a tool result without its call in the transcript follows ``policy`` (Converse refuses it);
     * empty text is dropped and reported; tool-call ids outside ``[a-zA-Z0-9_.:-]{1,64}`` are
       mapped the same way on call and result (reported);
     * URL sources, audio, artifacts, handoffs, errors, refusals and foreign raw items follow
@@ -387,6 +388,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
         model = settings.model
     enc = Encoder(policy, report, model)
     enc.ids.reserve([i.id for i in transcript.items if isinstance(i, ToolCallItem)] + [i.call_id for i in transcript.items if isinstance(i, ToolResultItem)])
+    call_ids = {i.id for i in transcript.items if isinstance(i, ToolCallItem)}
     system: list[dict[str, Any]] = []
     turns: list[tuple[str, list[dict[str, Any]], int]] = []
     doc_no = 0
@@ -421,7 +423,11 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
             continue
         if who == "user" and not isinstance(item, (ToolResultItem, RawItem)) and getattr(item, "role", msgspec.UNSET) is msgspec.UNSET:
             report.add("changed", "content item without a role sent as user content", index=index, item_type=item_type(item))
-        if isinstance(item, ToolResultItem):
+        if isinstance(item, ToolResultItem) and item.call_id not in call_ids:
+            # Converse refuses a toolResult whose toolUse is not in the conversation (e.g. a Responses
+            # history continued from server-side state): follow the policy instead.
+            blocks = enc.unsupported(f"tool result for call {item.call_id!r} has no tool call in the transcript", index, "tool_result")
+        elif isinstance(item, ToolResultItem):
             blocks = enc.tool_result(item, index)
         else:
             blocks = enc.assistant_item(item, index, doc_no=doc_no)
