@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import json
 from typing import Any
 
 from hypothesis import given, settings
@@ -155,3 +156,51 @@ def test_response_round_trip(body: dict[str, Any]) -> None:
     out = mapper.encode_response(conv.value)
     assert not out.report
     assert {k: v for k, v in out.value.items() if k != "metrics"} == body
+
+
+def _split(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({c % (len(text) + 1) for c in cuts} | {0, len(text)})
+    return [text[a:b] for a, b in zip(points, points[1:])] or [""]
+
+
+@st.composite
+def response_and_stream(draw: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A Converse response and the ConverseStream events that carry it (text and JSON cut at random offsets)."""
+    body = draw(response())
+    cuts = st.lists(st.integers(0, 60), max_size=4)
+    events: list[dict[str, Any]] = [{"messageStart": {"role": "assistant"}}]
+    for i, block in enumerate(body["output"]["message"]["content"]):
+        if "text" in block:
+            events += [{"contentBlockDelta": {"contentBlockIndex": i, "delta": {"text": t}}} for t in _split(block["text"], draw(cuts))]
+        elif "toolUse" in block:
+            use = block["toolUse"]
+            events.append({"contentBlockStart": {"contentBlockIndex": i, "start": {"toolUse": {"toolUseId": use["toolUseId"], "name": use["name"]}}}})
+            text = json.dumps(use["input"])
+            events += [{"contentBlockDelta": {"contentBlockIndex": i, "delta": {"toolUse": {"input": t}}}} for t in _split(text, draw(cuts))]
+        else:
+            rc = block["reasoningContent"]
+            if "redactedContent" in rc:
+                events.append({"contentBlockDelta": {"contentBlockIndex": i, "delta": {"reasoningContent": {"redactedContent": rc["redactedContent"]}}}})
+            else:
+                rt = rc["reasoningText"]
+                events += [{"contentBlockDelta": {"contentBlockIndex": i, "delta": {"reasoningContent": {"text": t}}}} for t in _split(rt["text"], draw(cuts))]
+                if "signature" in rt:
+                    events.append({"contentBlockDelta": {"contentBlockIndex": i, "delta": {"reasoningContent": {"signature": rt["signature"]}}}})
+        events.append({"contentBlockStop": {"contentBlockIndex": i}})
+    events.append({"messageStop": {"stopReason": body["stopReason"]}})
+    events.append({"metadata": {"usage": body["usage"], "metrics": {"latencyMs": 1}}})
+    return body, events
+
+
+@settings(max_examples=150, deadline=None)
+@given(response_and_stream())
+def test_stream_accumulates_to_the_matching_response(case: tuple[dict[str, Any], list[dict[str, Any]]]) -> None:
+    from interlingua.streaming import StreamDone, collect
+
+    body, events = case
+    data = "".join(json.dumps(e) + "\n" for e in events).encode()
+    final = collect(mapper, data)[-1]
+    assert isinstance(final, StreamDone)
+    expected = mapper.decode_response(body).value
+    assert final.response.items == expected.items
+    assert final.response.usage == expected.usage and final.response.stop_reason == expected.stop_reason
