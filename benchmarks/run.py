@@ -17,7 +17,8 @@ Rows: (1) decode + validate JSONL into typed items, (2) encode typed items to JS
 (5) OpenAI Chat -> Anthropic request through the canonical form vs LiteLLM, (5b) the four
 request-body conversions, (6) stream accumulation vs SSE parsing alone, (7) the session store
 on SQLite vs raw ``sqlite3`` and the OpenAI Agents SDK, (8) the same on PostgreSQL (only with
-``$INTERLINGUA_TEST_PG_URL``). Figures not built yet: :data:`PENDING_ROWS`; add one with
+``$INTERLINGUA_TEST_PG_URL``), (9) whole-process start-up of ``interlingua validate`` vs
+``python -c "import interlingua"`` and ``python -c pass``. Figures not built yet: :data:`PENDING_ROWS`; add one with
 :func:`register_row`.
 """
 
@@ -100,6 +101,8 @@ TARGETS = {
     "store_vs_agents": 5.0,
     # loading may take at most this many times the raw floor
     "store_load_vs_raw": 3.0,
+    # `interlingua validate small.json`, whole process, at most this many times `python -c "import interlingua"`
+    "startup_vs_import": 2.0,
 }
 
 
@@ -646,6 +649,71 @@ FIXTURES = HERE.parent / "tests" / "fixtures" / "real"
 
 
 _IMPORTS_FROZEN: list[str] = []
+
+
+def alternate_processes(contenders: list[tuple[Measure, list[str]]], rounds: int, warmup: int, *, cwd: Path | None = None) -> None:
+    """Like :func:`alternate`, for whole processes: each sample runs one command to its end.
+
+    Wall time is measured around the run; CPU time is the child's own user + system time
+    (``getrusage(RUSAGE_CHILDREN)`` before and after), so this process's work is not counted.
+    A command that exits non-zero is an error (a start-up figure of a failing command means nothing).
+    """
+    import resource
+
+    def once(cmd: list[str]) -> tuple[float, float]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, cwd=cwd, check=False)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-500:]}")
+        return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    live = [(m, cmd) for m, cmd in contenders if not m.missing]
+    for _ in range(warmup):
+        for _m, cmd in live:
+            once(cmd)
+    for r in range(rounds):
+        for m, cmd in live if r % 2 == 0 else live[::-1]:
+            wall, cpu = once(cmd)
+            m.seconds.append(wall)
+            m.cpu_seconds.append(cpu)
+
+
+@register_row("startup")
+def row_startup(ctx: Context) -> Row:
+    """(9) Whole-process start-up: ``interlingua validate small.json`` vs ``import interlingua`` and a bare interpreter."""
+    small = ctx.workdir / "small.json"
+    small.write_bytes((HERE.parent / "examples" / "transcripts" / "weather.json").read_bytes())
+    cli = _cli_command()
+    il = Measure(f"`interlingua validate small.json` ({small.stat().st_size} bytes, 6 items)", "interlingua", nbytes=small.stat().st_size, items=6)
+    imp = Measure('`python -c "import interlingua"`', "peer", note="the library's own import: the target's yardstick")
+    hlp = Measure("`interlingua --help`", "peer", note="the command group alone (no command module imported)")
+    fl = Measure("`python -c pass` (the interpreter's own start-up)", "floor")
+    rounds = ctx.size.rounds
+    alternate_processes(
+        [
+            (il, [*cli, "validate", str(small)]),
+            (imp, [sys.executable, "-c", "import interlingua"]),
+            (hlp, [*cli, "--help"]),
+            (fl, [sys.executable, "-c", "pass"]),
+        ],
+        rounds,
+        max(ctx.size.warmup, 1),
+        cwd=ctx.workdir,
+    )
+    row = Row("startup", "(9) start-up: `interlingua validate small.json` as a whole process", il, [imp, hlp], fl)
+    r_imp = row.ratio_cpu(imp)
+    limit = TARGETS["startup_vs_import"]
+    row.targets = [Target(f'<= {limit:g}x `python -c "import interlingua"`', None if r_imp is None else 1 / r_imp <= limit)]
+    row.notes.append(
+        "each sample is a fresh process (the console script, as a user or a pre-commit hook runs it); CPU is the child's "
+        "user + system time; rounds alternate A B C D, D C B A"
+    )
+    if r_imp:
+        row.notes.append(f"validate takes {1 / r_imp:.2f}x the CPU of `import interlingua` (target <= {limit:g}x)")
+    return row
 
 
 def _freeze_after_import(what: str) -> None:

@@ -300,7 +300,7 @@ def test_ollama_body_with_nan_is_refused_not_streamed(tmp_path: Path) -> None:
     path = tmp_path / "resp.json"
     path.write_bytes(bad)
     res = runner.invoke(app, ["convert", "--from", "ollama", "--to", "canonical", str(path)])
-    assert res.exit_code == 2 and "NaN and Infinity are not valid JSON" in res.stderr and "column" in res.stderr
+    assert res.exit_code == 1 and "NaN and Infinity are not valid JSON" in res.stderr and "column" in res.stderr  # malformed: 1
     assert "Traceback" not in res.output and res.stdout == ""
 
 
@@ -309,7 +309,7 @@ def test_invalid_surrogate_pair_in_a_body_is_invalid_json_not_a_stream(tmp_path:
     path = tmp_path / "req.json"
     path.write_bytes(b'{"model":"claude-sonnet-4-5","max_tokens":5,\n"messages":[{"role":"user","content":"x\\ud800\\u0041"}]}')
     res = runner.invoke(app, ["convert", "--from", "anthropic", "--to", "canonical", str(path)])
-    assert res.exit_code == 2, res.output
+    assert res.exit_code == 1, res.output  # malformed input, as README states
     assert "invalid JSON at line 2, column" in res.stderr and "surrogate" in res.stderr
     assert "truncated" not in res.stderr and "is it an anthropic stream" not in res.stderr
 

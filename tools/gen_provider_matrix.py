@@ -1,4 +1,4 @@
-"""Generate the item-type x provider matrix in ``docs/providers.md`` by running the mappers.
+"""Generate the item-type x provider matrix and the settings x provider table in ``docs/providers.md`` by running the mappers.
 
 For each canonical item type (and notable variants), placed in a minimal valid
 conversation, and each built-in mapper, ``encode_request`` is run under policy
@@ -10,6 +10,10 @@ conversation, and each built-in mapper, ``encode_request`` is run under policy
   marker (degraded) or left out (dropped), with a report entry;
 * **refused**: refused under every policy.
 
+The settings table (between ``<!-- settings:begin -->`` and ``<!-- settings:end -->``) encodes, for each
+canonical setting, a one-item transcript holding only that setting, compares the body with the body of
+the same transcript without it, and decodes it again (see :func:`_setting_cell`).
+
 Usage: ``python tools/gen_provider_matrix.py [--check]``.
 """
 
@@ -19,19 +23,28 @@ import argparse
 import sys
 from pathlib import Path
 
+import msgspec
+
 from interlingua.codec import decode_item
 from interlingua.errors import InterlinguaError
-from interlingua.items import TextItem, ToolCallItem, ToolDefinition, Transcript
+from interlingua.items import ReasoningSettings, ResponseFormat, Settings, TextItem, ToolCallItem, ToolDefinition, Transcript
 from interlingua.mapping import get_mapper
+from interlingua.mapping.settings import settings_of
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "providers.md"
 TARGETS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "bedrock-converse"]
 BEGIN, END = "<!-- matrix:begin -->", "<!-- matrix:end -->"
+SETTINGS_BEGIN, SETTINGS_END = "<!-- settings:begin -->", "<!-- settings:end -->"
+DIALECTS = ["deepseek", "openrouter", "ollama"]
+"""Further ``openai-chat`` dialects shown as their own settings columns."""
+MODEL = "test-model"
+"""Model passed to every encode (a body without one is reported, which is not what the tables show)."""
 
 
 def _t(*items: object, tools: bool = False) -> Transcript:
-    fields: dict = {"schema_version": "1.0", "items": [TextItem(role="user", text="hello"), *items]}
+    # stream: false so a target that needs an explicit stream (Ollama) has nothing to add
+    fields: dict = {"schema_version": "1.0", "items": [TextItem(role="user", text="hello"), *items], "settings": Settings(stream=False)}
     if tools:
         fields["tools"] = [ToolDefinition(name="get_weather", parameters={"type": "object"})]
     return Transcript(**fields)
@@ -77,23 +90,19 @@ def _cases() -> list[tuple[str, Transcript]]:
     ]
 
 
-def _item_entries(conv: object) -> set[str]:
-    """Report actions about the items (the note that the body has no model, pointer ``/model``, is not about them)."""
-    return {e.action for e in conv.report if e.pointer != "/model"}  # type: ignore[attr-defined]
-
-
 def _cell(target: str, t: Transcript) -> str:
     mapper = get_mapper(target)
     try:
-        conv = mapper.encode_request(t, policy="error")
+        conv = mapper.encode_request(t, model=MODEL, policy="error")
     except InterlinguaError:
         try:
-            conv = mapper.encode_request(t, policy="degrade")
+            conv = mapper.encode_request(t, model=MODEL, policy="degrade")
         except InterlinguaError:
             return "refused"
-        actions = _item_entries(conv)
+        actions = {e.action for e in conv.report if e.item_type != "settings"}
         return "degraded" if "degraded" in actions else "dropped"
-    actions = _item_entries(conv)
+    # Settings entries (a required max_tokens added, stream reported) belong to the settings table.
+    actions = {e.action for e in conv.report if e.item_type != "settings"}
     if "dropped" in actions:
         return "dropped"
     if "degraded" in actions:
@@ -107,16 +116,116 @@ def render_matrix() -> str:
     return head + "\n".join(rows) + "\n"
 
 
+_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+
+
+def _setting_cases() -> list[tuple[str, Settings]]:
+    """One transcript setting per row (stream is false everywhere else, so Ollama adds nothing)."""
+    off = {"stream": False}
+    return [
+        ("max_output_tokens", Settings(max_output_tokens=1024, **off)),
+        ("temperature", Settings(temperature=0.5, **off)),
+        ("top_p", Settings(top_p=0.9, **off)),
+        ("top_k", Settings(top_k=40, **off)),
+        ("stop", Settings(stop=["END"], **off)),
+        ("seed", Settings(seed=7, **off)),
+        ("presence_penalty", Settings(presence_penalty=0.5, **off)),
+        ("frequency_penalty", Settings(frequency_penalty=0.5, **off)),
+        ("response_format text", Settings(response_format=ResponseFormat(type="text"), **off)),
+        ("response_format json_object", Settings(response_format=ResponseFormat(type="json_object"), **off)),
+        ("response_format json_schema", Settings(response_format=ResponseFormat(type="json_schema", name="City", schema=_SCHEMA, strict=True), **off)),
+        ("reasoning.effort", Settings(reasoning=ReasoningSettings(effort="low"), **off)),
+        ("reasoning.budget_tokens", Settings(reasoning=ReasoningSettings(budget_tokens=2048), **off)),
+        ("reasoning.summary", Settings(reasoning=ReasoningSettings(summary="auto"), **off)),
+        ("reasoning.include_thoughts", Settings(reasoning=ReasoningSettings(include_thoughts=True), **off)),
+        ("stream", Settings(stream=True)),
+        ("provider_data, own", Settings(provider_data={"<target>": {"x_custom": 1}}, **off)),
+        ("provider_data, another provider's", Settings(provider_data={"another": {"x_custom": 1}}, **off)),
+    ]
+
+
+def _setting_mappers() -> list[tuple[str, object]]:
+    out: list[tuple[str, object]] = [(t, get_mapper(t)) for t in TARGETS]
+    chat = get_mapper("openai-chat")
+    for dialect in DIALECTS:
+        out.insert(TARGETS.index("openai-chat") + 1 + DIALECTS.index(dialect), (f"openai-chat ({dialect})", type(chat)(dialect=dialect)))  # type: ignore[call-arg]
+    return out
+
+
+def _changed_paths(body: dict, base: dict, prefix: str = "") -> list[str]:
+    """Dotted paths of what ``body`` has that ``base`` does not (one level into single-key objects)."""
+    paths = []
+    for key, value in body.items():
+        if key in ("messages", "contents", "input", "system", "systemInstruction", "instructions", "model"):
+            continue
+        old = base.get(key)
+        if old == value:
+            continue
+        if isinstance(value, dict) and (isinstance(old, dict) or (len(value) == 1 and old is None and "type" not in value)):
+            inner = _changed_paths(value, old if isinstance(old, dict) else {}, f"{prefix}{key}.")
+            paths.extend(inner or [f"{prefix}{key}"])
+        else:
+            paths.append(f"{prefix}{key}")
+    return paths
+
+
+def _setting_cell(mapper: object, label: str, setting: Settings) -> str:
+    """What ``mapper`` does with ``setting``: kept / changed (into which field) / dropped / refused / not mapped."""
+    name = mapper.name  # type: ignore[attr-defined]
+    if setting.provider_data is not msgspec.UNSET and "<target>" in setting.provider_data:
+        setting = msgspec.structs.replace(setting, provider_data={name: setting.provider_data["<target>"]})
+    item = [TextItem(role="user", text="hello")]
+    with_it = Transcript(schema_version="1.0", items=item, settings=setting)
+    base = Transcript(schema_version="1.0", items=item, settings=Settings(stream=False))
+    base_conv = mapper.encode_request(base, model=MODEL)  # type: ignore[attr-defined]
+    base_body = base_conv.value
+    # What the target reports for every body (Anthropic's required max_tokens added, Gemini's
+    # stream flag living in the URL) is not about the row's setting.
+    always = {str(e) for e in base_conv.report}
+    prefix = ""
+    try:
+        conv = mapper.encode_request(with_it, model=MODEL, policy="error")  # type: ignore[attr-defined]
+    except InterlinguaError:
+        conv = mapper.encode_request(with_it, model=MODEL, policy="degrade")  # type: ignore[attr-defined]
+        prefix = "refused; degrade: "
+    paths = ", ".join(f"`{p}`" for p in _changed_paths(conv.value, base_body))
+    actions = {e.action for e in conv.report if e.item_type == "settings" and str(e) not in always}
+    if "changed" in actions and paths:
+        return f"{prefix}changed: {paths}"
+    if "dropped" in actions and not paths:
+        return f"{prefix}dropped"
+    if "dropped" in actions:
+        return f"{prefix}partly: {paths} (the rest dropped)"
+    if not paths:
+        return "not mapped"
+    back = settings_of(mapper.decode_request(conv.value).value)  # type: ignore[attr-defined]
+    field = label.split(" ")[0].split(".")[0].rstrip(",")
+    kept = getattr(back, field) == getattr(setting, field)
+    return f"{prefix}kept: {paths}" if kept else f"{prefix}lost on the way back: {paths}"
+
+
+def render_settings() -> str:
+    mappers = _setting_mappers()
+    head = "| setting | " + " | ".join(f"`{n}`" for n, _ in mappers) + " |\n|---|" + "---|" * len(mappers) + "\n"
+    rows = [f"| `{label}` | " + " | ".join(_setting_cell(m, label, s) for _, m in mappers) + " |" for label, s in _setting_cases()]
+    return head + "\n".join(rows) + "\n"
+
+
+def _replace(doc: str, begin: str, end: str, text: str) -> str:
+    start, stop = doc.index(begin) + len(begin), doc.index(end)
+    return doc[:start] + "\n" + text + doc[stop:]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     doc = OUT.read_text()
-    start, end = doc.index(BEGIN) + len(BEGIN), doc.index(END)
-    new = doc[:start] + "\n" + render_matrix() + doc[end:]
+    new = _replace(doc, BEGIN, END, render_matrix())
+    new = _replace(new, SETTINGS_BEGIN, SETTINGS_END, render_settings())
     if args.check:
         if new != doc:
-            print("docs/providers.md matrix is out of date: run `python tools/gen_provider_matrix.py`", file=sys.stderr)
+            print("docs/providers.md matrix or settings table is out of date: run `python tools/gen_provider_matrix.py`", file=sys.stderr)
             return 1
         return 0
     OUT.write_text(new)

@@ -789,6 +789,8 @@ def decode_session_header(data: bytes | str) -> SessionHeader:
         raise DocumentError(_split_msgspec_error(exc, "")) from exc
     except msgspec.DecodeError as exc:
         raise DocumentError(_syntax_problem(raw, exc, one_line=True)) from exc
+    except RecursionError as exc:
+        raise LimitError(Problem("", "nesting too deep")) from exc
     for name in ("metadata", "tools", "tool_choice", "settings"):
         value = getattr(header.session, name)
         if value is not msgspec.UNSET:
@@ -813,9 +815,10 @@ def iter_jsonl(
     """Read a JSON Lines envelope stream in bounded memory (one line at a time).
 
     Blank lines are skipped. A last line without a newline is read; if it does not
-    parse it is reported as truncated. An optional first line holding a
-    :class:`~interlingua.items.SessionHeader` (as ``interlingua store export`` writes) is
-    checked and skipped (``errors="yield"`` yields it as a record with ``header`` set).
+    parse it is reported as truncated. Session header lines
+    (:class:`~interlingua.items.SessionHeader`, as ``interlingua store export`` and ``migrate -o``
+    write before each session, see :mod:`interlingua.session_file`) are checked and skipped
+    (``errors="yield"`` yields each as a record with ``header`` set).
 
     Args:
         source: A path or a binary file object.
@@ -833,7 +836,6 @@ def iter_jsonl(
     label = str(label) if label is not None else None
     try:
         line_no = 0
-        seen_content = False
         while True:
             line = fh.readline(limits.max_line_bytes + 1)
             if not line:
@@ -853,8 +855,7 @@ def iter_jsonl(
             stripped = line.strip()
             if not stripped:
                 continue
-            if not seen_content and _looks_like_header(stripped):
-                seen_content = True
+            if _looks_like_header(stripped):
                 try:
                     header = decode_session_header(stripped)
                 except DocumentError as exc:
@@ -866,7 +867,6 @@ def iter_jsonl(
                 if errors == "yield":
                     yield JsonlRecord(line_no, None, None, header)
                 continue
-            seen_content = True
             try:
                 env = decode_envelope(stripped, mode=mode, limits=limits)
             except DocumentError as exc:

@@ -14,6 +14,7 @@ Every error the library raises on purpose derives from :class:`InterlinguaError`
     │   └── MalformedArgumentsError  tool-call arguments are not a JSON object
     ├── StoreError               the session store failed
     │   ├── ConflictError        optimistic concurrency: the head moved
+    │   ├── SessionExistsError   an import names a stored session with other content
     │   ├── SessionNotFoundError no session with that id
     │   └── MigrationRequiredError  the database is at an older revision
     └── TransportError           an HTTP exchange with a provider failed (carries a stable code)
@@ -40,6 +41,7 @@ __all__ = [
     "MappingError",
     "MigrationRequiredError",
     "Problem",
+    "SessionExistsError",
     "SessionNotFoundError",
     "StoreError",
     "TransportError",
@@ -213,6 +215,21 @@ class ConflictError(StoreError):
         self.expected = expected
         self.actual = actual
         super().__init__(f"session {session_id}: expected head {expected}, actual head {actual}")
+
+
+class SessionExistsError(StoreError):
+    """An import names a session that exists with different content (items, tools, settings or metadata).
+
+    Attributes:
+        session_id: The session.
+    """
+
+    def __init__(self, session_id: str, what: str) -> None:
+        self.session_id = session_id
+        super().__init__(
+            f"session {session_id} exists with different {what}: nothing imported for it "
+            "(import with --new-id for a copy under a new id, or delete the stored session first)"
+        )
 
 
 class SessionNotFoundError(StoreError, LookupError):

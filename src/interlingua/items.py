@@ -126,6 +126,17 @@ class ModelCapabilities(Struct):
     """
     `raw` items of this provider can be sent back.
     """
+    max_output_tokens: (
+        Annotated[
+            int,
+            Meta(description='Output-token limit of the model (most tokens one response may generate, on the synchronous API), when known; a mapper that must send an output budget (Anthropic `max_tokens`) uses it when the settings give none.', ge=1),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    Output-token limit of the model (most tokens one response may generate, on the synchronous API), when known; a mapper that must send an output budget (Anthropic `max_tokens`) uses it when the settings give none.
+    """
     max_tool_calls_per_turn: (
         Annotated[
             int,
@@ -2319,11 +2330,14 @@ What a tool_result or handoff_result may hold: content items (no role) or struct
 
 class SessionChangeRecord(Struct):
     """
-    One change of session metadata, tools or tool choice, effective from a seq.
+    One change of session metadata, tools, tool choice or settings, effective from a seq.
     """
 
     change_no: Annotated[
-        int, Meta(description='Order of the change within the session.', ge=0)
+        int,
+        Meta(
+            description='Order of the change within the session.', ge=0, le=2147483647
+        ),
     ]
     """
     Order of the change within the session.
@@ -2333,6 +2347,7 @@ class SessionChangeRecord(Struct):
         Meta(
             description='First seq the change applies to (the head + 1 when it was made).',
             ge=0,
+            le=9223372036854775807,
         ),
     ]
     """
@@ -2378,6 +2393,18 @@ class SessionChangeRecord(Struct):
     """
     New generation settings, when they changed.
     """
+    cleared: (
+        Annotated[
+            list[Literal['metadata', 'tools', 'tool_choice', 'settings']],
+            Meta(
+                description='Parts this change cleared (set to none), e.g. after `update_session(metadata=None)`.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Parts this change cleared (set to none), e.g. after `update_session(metadata=None)`.
+    """
 
 
 class SessionRecord(Struct):
@@ -2385,7 +2412,7 @@ class SessionRecord(Struct):
     The session as the store holds it.
     """
 
-    id: Annotated[str, Meta(description='Session id.', min_length=1)]
+    id: Annotated[str, Meta(description='Session id.', max_length=128, min_length=1)]
     """
     Session id.
     """
@@ -2440,6 +2467,7 @@ class SessionRecord(Struct):
             Meta(
                 description='Last seq of the parent included in the fork (-1: none).',
                 ge=-1,
+                le=9223372036854775807,
             ),
         ]
         | UnsetType
@@ -2463,7 +2491,7 @@ class SessionRecord(Struct):
 
 class SessionHeader(Struct):
     """
-    Optional first line of a session's JSON Lines export: the session's metadata, tools, settings and their change history, so an import restores them. Readers that only want envelopes skip it.
+    Header line of a session in a session file (JSON Lines, as `interlingua migrate -o` and `interlingua store export` write): the session's id, metadata, tools, tool choice, settings and their change history, followed by that session's envelopes. A file may hold several sessions, each a header and its envelopes. Readers that only want envelopes skip it.
     """
 
     schema_version: Annotated[
@@ -2798,7 +2826,12 @@ class Envelope(Struct):
     Session the item belongs to.
     """
     seq: Annotated[
-        int, Meta(description='Dense position in the session, starting at 0.', ge=0)
+        int,
+        Meta(
+            description='Dense position in the session, starting at 0.',
+            ge=0,
+            le=9223372036854775807,
+        ),
     ]
     """
     Dense position in the session, starting at 0.

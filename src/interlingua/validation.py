@@ -15,12 +15,10 @@ Semantic checks (each a :class:`~interlingua.errors.Problem` with a JSON pointer
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
@@ -52,7 +50,9 @@ __all__ = [
     "ValidationResult",
     "check_items",
     "check_transcript",
+    "expand_paths",
     "explain",
+    "is_interlingua_file",
     "load_schema",
     "schema_names",
     "validate_bytes",
@@ -65,6 +65,8 @@ _CONTENT = (TextItem, ImageItem, AudioItem, DocumentItem, ArtifactRefItem)
 
 
 def _schema_dir() -> Any:
+    from importlib import resources  # here, not at import: it costs start-up of every `interlingua validate`
+
     return resources.files("interlingua") / "schemas"
 
 
@@ -83,6 +85,8 @@ def load_schema(name: str) -> dict[str, Any]:
     """
     if name not in schema_names():
         raise KeyError(f"no schema {name!r}; known: {', '.join(schema_names())}")
+    import json
+
     return json.loads((_schema_dir() / f"{name}.json").read_text(encoding="utf-8"))
 
 
@@ -242,12 +246,15 @@ class ValidationResult:
         items: Items checked (including preserved unknown ones).
         problems: Every problem, located by file, line (JSON Lines) and JSON pointer.
         unreadable: Inputs that could not be read at all (missing, not UTF-8 text, I/O error).
+        skipped: Files left out because they are not interlingua documents or envelope
+            streams (only with ``only_transcripts=True``; see :func:`is_interlingua_file`).
     """
 
     files: int = 0
     items: int = 0
     problems: list[Problem] = field(default_factory=list)
     unreadable: list[Problem] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -260,6 +267,7 @@ class ValidationResult:
         self.items += other.items
         self.problems.extend(other.problems)
         self.unreadable.extend(other.unreadable)
+        self.skipped.extend(other.skipped)
 
 
 def _explain_failures(data: bytes, error: DocumentError, schema: str, file: str | None, line: int | None) -> list[Problem]:
@@ -353,13 +361,38 @@ def validate_document_bytes(data: bytes, *, mode: Mode = "preserving", limits: L
     return result
 
 
-def validate_jsonl_stream(source: str | os.PathLike[str] | IO[bytes], *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, file: str | None = None) -> ValidationResult:
-    """Validate a JSON Lines envelope stream line by line (bounded memory)."""
+def validate_jsonl_stream(
+    source: str | os.PathLike[str] | IO[bytes],
+    *,
+    mode: Mode = "preserving",
+    limits: Limits = DEFAULT_LIMITS,
+    file: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> ValidationResult:
+    """Validate a JSON Lines envelope stream line by line (bounded memory).
+
+    ``progress``, when given with a path, is called now and then with the number of
+    bytes read since its last call (for a progress display).
+    """
+    if progress is not None and isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as fh:
+            return _validate_jsonl(fh, source, mode=mode, limits=limits, file=file or str(source), progress=progress)
+    return _validate_jsonl(source, source, mode=mode, limits=limits, file=file, progress=None)
+
+
+def _validate_jsonl(
+    reader: Any, source: Any, *, mode: Mode, limits: Limits, file: str | None, progress: Callable[[int], None] | None
+) -> ValidationResult:
     result = ValidationResult(files=1)
     checkers: dict[str, ItemChecker] = {}
     last_seq: dict[str, int] = {}
     header_session: str | None = None
-    for rec in iter_jsonl(source, mode=mode, limits=limits, errors="yield", file_label=file):
+    reported = 0
+    for n, rec in enumerate(iter_jsonl(reader, mode=mode, limits=limits, errors="yield", file_label=file)):
+        if progress is not None and n % 512 == 0:
+            pos = reader.tell()
+            progress(pos - reported)
+            reported = pos
         if rec.header is not None:
             header_session = rec.header.session.id
             continue
@@ -378,6 +411,8 @@ def validate_jsonl_stream(source: str | os.PathLike[str] | IO[bytes], *, mode: M
         last_seq[env.session_id] = env.seq
         checker = checkers.setdefault(env.session_id, ItemChecker())
         result.problems.extend(p.located(file, rec.line) for p in checker.check(env.item, "/item"))
+    if progress is not None:
+        progress(reader.tell() - reported)
     return result
 
 
@@ -423,6 +458,49 @@ def validate_bytes(data: bytes, *, mode: Mode = "preserving", limits: Limits = D
     return validate_document_bytes(data, mode=mode, limits=limits, file=file)
 
 
+def expand_paths(paths: Iterable[str]) -> Iterator[tuple[str, Path | None]]:
+    """The inputs :func:`validate_path` reads: ``(label, path)``, ``path`` ``None`` for ``-`` (stdin).
+
+    A directory gives its ``*.json`` and ``*.jsonl`` files (recursively, sorted), or itself
+    when it has none (then reported as unreadable).
+    """
+    return _expand(paths)
+
+
+_SNIFF_BYTES = 1 << 16
+
+
+def is_interlingua_file(path: str | os.PathLike[str]) -> bool:
+    """Whether a file looks like an interlingua transcript document or envelope stream.
+
+    The content decides, not the name: a ``.jsonl`` file whose first non-blank line names
+    ``"schema_version"`` or ``"session_id"``; any other file that mentions
+    ``"schema_version"`` or is a JSON object with an ``"items"`` member. ``package.json``,
+    ``tsconfig.json`` (also with comments) or editor settings are not. A transcript
+    broken badly enough to lose all of these is not recognised either: that is the price
+    of checking only transcripts in a repository that holds other JSON.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    p = Path(path)
+    if p.suffix == ".jsonl":
+        with open(p, "rb") as fh:
+            for raw in fh:
+                if raw.strip():
+                    head = raw[:_SNIFF_BYTES]
+                    return b'"schema_version"' in head or b'"session_id"' in head
+        return False
+    data = p.read_bytes()
+    if b'"schema_version"' in data:
+        return True
+    try:
+        doc = msgspec.json.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    return isinstance(doc, dict) and "items" in doc
+
+
 def _expand(paths: Iterable[str]) -> Iterator[tuple[str, Path | None]]:
     for p in paths:
         if p == "-":
@@ -438,11 +516,26 @@ def _expand(paths: Iterable[str]) -> Iterator[tuple[str, Path | None]]:
             yield p, path
 
 
-def validate_path(paths: Iterable[str], *, mode: Mode = "preserving", limits: Limits = DEFAULT_LIMITS, stdin: IO[bytes] | None = None) -> ValidationResult:
+def validate_path(
+    paths: Iterable[str],
+    *,
+    mode: Mode = "preserving",
+    limits: Limits = DEFAULT_LIMITS,
+    stdin: IO[bytes] | None = None,
+    only_transcripts: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ValidationResult:
     """Validate files, directories (``*.json`` documents and ``*.jsonl`` streams, recursively) and ``-`` (stdin).
 
     A ``.jsonl`` file is read as a stream in bounded memory; anything else as a document.
     Missing or unreadable inputs are collected in :attr:`ValidationResult.unreadable`.
+
+    Args:
+        only_transcripts: Leave out files that are not interlingua documents or envelope
+            streams (:func:`is_interlingua_file`), listing them in
+            :attr:`ValidationResult.skipped` (for a pre-commit hook in a repository that
+            holds other JSON). stdin is always validated.
+        progress: Called with the number of bytes done since its last call.
     """
     result = ValidationResult()
     for label, path in _expand(paths):
@@ -452,12 +545,19 @@ def validate_path(paths: Iterable[str], *, mode: Mode = "preserving", limits: Li
                 result.merge(validate_bytes(data, mode=mode, limits=limits, file=label))
             elif path.is_dir():
                 raise IsADirectoryError(label)
+            elif only_transcripts and not is_interlingua_file(path):
+                result.skipped.append(label)
+                if progress is not None:
+                    progress(path.stat().st_size)
             elif path.suffix == ".jsonl":
                 if not path.is_file():
                     raise FileNotFoundError(f"no such file: {label}")
-                result.merge(validate_jsonl_stream(path, mode=mode, limits=limits, file=label))
+                result.merge(validate_jsonl_stream(path, mode=mode, limits=limits, file=label, progress=progress))
             else:
-                result.merge(validate_document_bytes(path.read_bytes(), mode=mode, limits=limits, file=label))
+                data = path.read_bytes()
+                result.merge(validate_document_bytes(data, mode=mode, limits=limits, file=label))
+                if progress is not None:
+                    progress(len(data))
         except FileNotFoundError:
             result.unreadable.append(Problem("", "no such file or directory", label))
         except IsADirectoryError:

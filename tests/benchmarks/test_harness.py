@@ -23,7 +23,7 @@ from interlingua.validation import validate_bytes
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"
 ROWS = ("decode", "encode", "validate", "memory")
-TIMED_NEW = ("mapping", "mapping-ops", "stream", "store-bulk", "store-conv", "store-load", "store-load-large")
+TIMED_NEW = ("mapping", "mapping-ops", "stream", "store-bulk", "store-conv", "store-load", "store-load-large", "startup")
 PG_ROWS = ("pg-bulk", "pg-conv", "pg-load", "pg-load-large")
 PG = bool(os.environ.get("INTERLINGUA_TEST_PG_URL"))
 
@@ -110,11 +110,12 @@ def test_markdown_report_has_each_figure_machine_and_command(tiny: tuple[str, di
         "(7) store (SQLite): bulk append",
         "(7) store (SQLite): per-conversation append",
         "(7) store (SQLite): load one session",
+        "(9) start-up: `interlingua validate small.json`",
     ):
         assert title in summary
     # each timed figure's first line carries "wall / CPU" medians and ratios
     for line in summary.splitlines():
-        if line.startswith(("| (1)", "| (2)", "| (3)", "| (5)", "| (5b)", "| (6)", "| (7)", "| (8)")):
+        if line.startswith(("| (1)", "| (2)", "| (3)", "| (5)", "| (5b)", "| (6)", "| (7)", "| (8)", "| (9)")):
             assert re.search(r"\| [\d.]+ (ms|s) / [\d.]+ (ms|s) \|", line), line
             assert re.search(r"[\d.]+x / [\d.]+x", line) or "not installed" in line, line
     assert "variant: `gc.freeze()`" in summary

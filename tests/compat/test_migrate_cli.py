@@ -28,8 +28,18 @@ def migrate(*args: str) -> Any:
     return runner.invoke(app, ["migrate", *map(str, args)], catch_exceptions=False)
 
 
+def validate(*args: Any) -> Any:
+    return runner.invoke(app, ["validate", *map(str, args)], catch_exceptions=False)
+
+
 def envelopes(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    """The JSON lines of a file, session header lines left out."""
+    return [v for v in (json.loads(line) for line in path.read_text().splitlines()) if "session" not in v]
+
+
+def headers(path: Path) -> dict[str, dict[str, Any]]:
+    """The session header lines of a session file, by session id."""
+    return {v["session"]["id"]: v["session"] for v in (json.loads(line) for line in path.read_text().splitlines()) if "session" in v}
 
 
 def conversation(i: int) -> list[dict[str, Any]]:
@@ -46,7 +56,8 @@ def test_directory_of_examples_migrates_every_format(tmp_path: Path) -> None:
     envs = list(iter_jsonl(out, mode="strict"))  # valid canonical envelopes
     # ... written exactly as the codec writes them.
     for line in out.read_bytes().splitlines():
-        assert encode_envelope(decode_envelope(line)) == line
+        if b'"session":' not in line[:64]:
+            assert encode_envelope(decode_envelope(line)) == line
     by_session: dict[str, list[Any]] = {}
     for e in envs:
         by_session.setdefault(e.session_id, []).append(e)
@@ -57,7 +68,11 @@ def test_directory_of_examples_migrates_every_format(tmp_path: Path) -> None:
         got = by_session[m.session_id]
         assert [e.seq for e in got] == list(range(len(got)))
         assert [e.item for e in got] == list(m.transcript.items)
-    assert not (tmp_path / "out.jsonl.rejects.jsonl").exists()
+        # Tools, tool choice and settings ride on the session's header line.
+        head = headers(out)[m.session_id]
+        assert [t["name"] for t in head.get("tools", [])] == [t.name for t in (m.transcript.tools or [])]
+    assert not (tmp_path / "out.rejects.jsonl").exists()
+    assert validate(out).exit_code == 0
 
 
 def test_rerun_gives_identical_output_and_the_same_sessions(tmp_path: Path) -> None:
@@ -86,7 +101,7 @@ def test_corrupt_lines_go_to_the_reject_file_exactly(tmp_path: Path) -> None:
     res = migrate(src, "-o", out)
     assert res.exit_code == 1, res.output
     assert "migrated 16 conversations (32 items)" in res.output and "4 rejected" in res.output
-    rejects = envelopes(tmp_path / "out.jsonl.rejects.jsonl")
+    rejects = envelopes(tmp_path / "out.rejects.jsonl")
     assert [(r["line"], r["record"]) for r in rejects] == [(n + 1, text) for n, text in sorted(bad.items())]
     assert all(r["source"] == str(src) and r["reason"] for r in rejects)
     assert "not JSON" in rejects[0]["reason"] and "newer" in rejects[3]["reason"]
@@ -127,14 +142,14 @@ def test_warnings_are_printed_and_counted(tmp_path: Path) -> None:
     res = migrate(EXAMPLES / "openai_chat_legacy.json", "-o", tmp_path / "o.jsonl")
     assert res.exit_code == 0
     assert "warning: " in res.output and "deprecated function_call" in res.output
-    # 5 from the mapper + 1: the tool definitions are not carried by envelope output.
-    assert "6 warnings" in res.output
+    # 5 from the mapper; the tool definitions are carried by the session header.
+    assert "5 warnings" in res.output and "tool definition" not in res.output
 
 
 def test_explicit_wrong_format_rejects_the_record(tmp_path: Path) -> None:
     res = migrate(EXAMPLES / "gemini.json", "-o", tmp_path / "o.jsonl", "--from", "pydantic-ai")
     assert res.exit_code == 1
-    reject = envelopes(tmp_path / "o.jsonl.rejects.jsonl")[0]
+    reject = envelopes(tmp_path / "o.rejects.jsonl")[0]
     assert reject["line"] is None and "pydantic-ai" in reject["reason"]
 
 
@@ -197,7 +212,7 @@ def test_100k_conversations_in_bounded_memory_with_progress(tmp_path: Path) -> N
     # Ten times the input (about 9 MB more) costs no more than a few MB of peak memory.
     assert rss_l - rss_s < 8 * 1024, (rss_s, rss_l)
     with open(tmp_path / "large.out.jsonl", "rb") as fh:
-        assert sum(1 for _ in fh) == 200_000
+        assert sum(1 for _ in fh) == 300_000  # a header line and two envelopes per session
 
 
 # ----------------------------------------------------------------- --store
@@ -216,7 +231,7 @@ class _FakeStore:
             raise StoreError("unsupported URL")
         return cls()
 
-    async def create_session(self, metadata: Any = None, *, session_id: str, tools: Any = None, tool_choice: Any = None) -> str:
+    async def create_session(self, metadata: Any = None, *, session_id: str, tools: Any = None, tool_choice: Any = None, settings: Any = None) -> str:
         self.sessions.setdefault(session_id, {"items": [], "tools": tools, "tool_choice": tool_choice, "metadata": metadata})
         return session_id
 
@@ -281,7 +296,7 @@ def test_scalar_lines_are_rejected_and_stale_rejects_removed(tmp_path: Path) -> 
     src.write_text(json.dumps(conversation(0)) + "\n42\n")
     out = tmp_path / "out.jsonl"
     assert migrate(src, "-o", out).exit_code == 1
-    rejects = tmp_path / "out.jsonl.rejects.jsonl"
+    rejects = tmp_path / "out.rejects.jsonl"
     assert [r["record"] for r in envelopes(rejects)] == ["42"]
     src.write_text(json.dumps(conversation(0)) + "\n")
     assert migrate(src, "-o", out).exit_code == 0
@@ -367,4 +382,53 @@ def test_real_store_rerun_adds_nothing_and_export_migrates_back(tmp_path: Path) 
     got = envelopes(back)
     assert {e["session_id"] for e in got} == {anthropic.session_id}
     assert len(got) == len(anthropic.transcript.items)
-    assert "tool definition(s) are not carried by envelope output" in res.output  # the header's tools were read
+    assert [t["name"] for t in headers(back)[anthropic.session_id]["tools"]] == ["get_stock_price"]  # the header's tools were read
+
+
+def test_equal_conversations_are_two_sessions_and_the_output_validates(tmp_path: Path) -> None:
+    """Two identical conversations in one input used to share a content id: seq 0 twice, invalid output."""
+    src = tmp_path / "dupes.json"
+    src.write_text(json.dumps([conversation(1), conversation(2), conversation(1)]))
+    out = tmp_path / "out.jsonl"
+    assert migrate(src, "-o", out).exit_code == 0
+    ids = list(headers(out))
+    assert len(ids) == 3 and len(set(ids)) == 3
+    assert validate(out).exit_code == 0
+    # Re-running gives the same ids (nothing is duplicated on re-import).
+    again = tmp_path / "again.jsonl"
+    assert migrate(src, "-o", again).exit_code == 0
+    assert list(headers(again)) == ids
+
+
+def test_stale_temporary_files_of_killed_runs_are_removed(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout.strip()
+    stale = tmp_path / f".out.jsonl.{dead}.abcd1234.tmp"
+    stale.write_bytes(b"partial")
+    res = migrate(EXAMPLES, "-o", out)
+    assert res.exit_code == 0 and not stale.exists() and "removed" in res.output
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_killed_migrate_leaves_no_temporary_file_and_keeps_the_old_output(tmp_path: Path) -> None:
+    """SIGTERM mid-run: the old output stays, the temporary file is gone. SIGKILL: the next run cleans up."""
+    import signal
+    import time
+
+    src = tmp_path / "big.jsonl"
+    src.write_text("\n".join(json.dumps(conversation(i)) for i in range(40_000)) + "\n")
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(b"old output\n")
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        proc = subprocess.Popen([sys.executable, "-c", "from interlingua.cli import main; main()", "migrate", str(src), "-o", str(out)], stderr=subprocess.PIPE)
+        for _ in range(400):  # until its temporary file exists
+            if any(p.name.endswith(".tmp") for p in tmp_path.iterdir()) or proc.poll() is not None:
+                break
+            time.sleep(0.01)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+        assert out.read_bytes() == b"old output\n" or proc.returncode == 0
+        if sig == signal.SIGTERM:
+            assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == [], (proc.returncode, err[-2000:])
+    assert migrate(src, "-o", out, "--no-progress").exit_code == 0
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []

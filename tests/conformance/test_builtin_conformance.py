@@ -103,6 +103,7 @@ class TestAnthropic(MapperConformance):
         transcripts=_strategy("providers/anthropic/test_anthropic_property.py", "transcripts")(),
         streams=_files("anthropic", ".sse"),
         samples=_files("anthropic", ".json"),
+        model=_strategy("providers/anthropic/test_anthropic_property.py", "MODEL"),
     )
 
 

@@ -267,15 +267,15 @@ def test_missing_input_file_exits_2(tmp_path: Path) -> None:
     assert "cannot read" in result.stderr and "nope.json" in result.stderr
 
 
-def test_canonical_input_that_is_not_json_exits_2() -> None:
+def test_canonical_input_that_is_not_json_exits_1() -> None:
     result = cli("--from", "canonical", "--to", "toy-a", input="not json at all")
-    assert result.exit_code == 2
+    assert result.exit_code == 1  # malformed input, as README states
     assert "is not JSON" in result.stderr
 
 
-def test_explicit_request_kind_that_is_not_json_exits_2() -> None:
+def test_explicit_request_kind_that_is_not_json_exits_1() -> None:
     result = cli("--from", "toy-a", "--to", "canonical", "--kind", "request", input=STREAM)
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert "is not JSON" in result.stderr
 
 
@@ -325,7 +325,7 @@ def test_real_process_reads_stdin_and_writes_stdout_as_bytes() -> None:
         [sys.executable, "-c", "from interlingua.cli import main; main()", "convert", "--from", "canonical", "--to", "canonical"],
         input=b"{", capture_output=True, env=env, timeout=60,
     )
-    assert bad.returncode == 2 and b"is not JSON" in bad.stderr
+    assert bad.returncode == 1 and b"is not JSON" in bad.stderr
 
 
 def test_canonical_to_canonical_keeps_the_whole_document() -> None:

@@ -44,7 +44,12 @@ def test_export_import_list_show(sqlite_url: str, tmp_path: Path) -> None:
     imp = runner.invoke(app, ["store", "import", "--url", other, str(f)])
     assert imp.exit_code == 0, imp.output
     new_id = imp.stdout.strip()
-    assert new_id and new_id != sid
+    assert new_id == sid  # the file's id is kept
+    again = runner.invoke(app, ["store", "import", "--url", other, str(f)])
+    assert again.exit_code == 0 and again.stdout.strip() == sid and "unchanged" in again.stderr
+    third = f"sqlite+aiosqlite:///{tmp_path / 'third.sqlite3'}"
+    copies = [runner.invoke(app, ["store", "import", "--url", third, str(f), "--new-id"]) for _ in range(2)]
+    assert all(c.exit_code == 0 for c in copies) and len({c.stdout.strip() for c in copies} - {"", sid}) == 2
 
     lst = runner.invoke(app, ["store", "list", "--url", other, "--json"])
     assert lst.exit_code == 0

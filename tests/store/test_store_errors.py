@@ -89,10 +89,11 @@ def test_public_surface() -> None:
     import interlingua.store as store
 
     assert sorted(store.__all__) == [
-        "ConflictError", "CorruptRowError", "CorruptRowWarning", "DEFAULT_URL", "MigrationRequiredError", "QuarantinedRow",
-        "SessionChange", "SessionInfo", "SessionNotFoundError", "SessionStore", "StoreError", "head_revision", "normalize_url", "upgrade",
+        "ConflictError", "CorruptRowError", "CorruptRowWarning", "DEFAULT_URL", "ImportResult", "MigrationRequiredError", "QuarantinedRow",
+        "SessionChange", "SessionExistsError", "SessionInfo", "SessionNotFoundError", "SessionStore", "StoreError", "head_revision",
+        "normalize_url", "upgrade",
     ]
-    for name in ("ConflictError", "SessionNotFoundError", "MigrationRequiredError", "StoreError"):
+    for name in ("ConflictError", "SessionExistsError", "SessionNotFoundError", "MigrationRequiredError", "StoreError"):
         assert getattr(store, name) is getattr(errors, name)
     assert issubclass(store.CorruptRowError, errors.StoreError)
     assert store.SessionStore.__module__ == "interlingua.store"

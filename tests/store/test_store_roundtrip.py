@@ -26,7 +26,7 @@ from interlingua.items import (
     ToolResultItem,
     Usage,
 )
-from interlingua.store import ConflictError, SessionNotFoundError, SessionStore, StoreError
+from interlingua.store import ConflictError, SessionExistsError, SessionNotFoundError, SessionStore, StoreError
 
 
 def conversation() -> list:
@@ -159,8 +159,10 @@ async def test_export_import_round_trip(store: SessionStore, tmp_path) -> None: 
     await store.append(sid, items[2:], usage=Usage(input_tokens=1), stop_reason=StopReason(reason="tool_use", raw="tool_use"))
     path = tmp_path / "s.jsonl"
     assert await store.export_jsonl(sid, path) == len(items)
-    new = await store.import_jsonl(path)
-    assert new != sid
+    assert await store.import_jsonl(path) == sid  # its own id: already there with this content
+    [copy] = await store.import_sessions(path, new_ids=True)
+    new = copy.session_id
+    assert new != sid and copy.status == "imported" and copy.source_id == sid
     a, b = await store.load_envelopes(sid), await store.load_envelopes(new)
     assert [(e.seq, e.item, e.created_at, e.usage, e.stop_reason, e.schema_version) for e in a] == [
         (e.seq, e.item, e.created_at, e.usage, e.stop_reason, e.schema_version) for e in b
@@ -179,8 +181,12 @@ async def test_export_import_round_trip(store: SessionStore, tmp_path) -> None: 
     assert [e.item for e in iter_jsonl(plain)] == items
     again = await store.import_jsonl(plain, session_id="chosen")
     assert again == "chosen" and (await store.load(again)).items == items
-    with pytest.raises(StoreError, match="exists"):
-        await store.import_jsonl(plain, session_id="chosen")
+    assert await store.import_jsonl(plain, session_id="chosen") == "chosen"  # same content: a no-op
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(plain.read_bytes().replace(b"Paris", b"Lyon"))
+    with pytest.raises(SessionExistsError, match="session chosen exists with different items"):
+        await store.import_jsonl(other, session_id="chosen")
+    assert (await store.load("chosen")).items == items
 
 
 async def test_import_refuses_bad_files_before_writing(store: SessionStore, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -189,7 +195,16 @@ async def test_import_refuses_bad_files_before_writing(store: SessionStore, tmp_
 
     cases = {
         "gap": (line(0) + line(2), 2, "/seq"),
-        "two sessions": (line(0) + line(1, sid="t"), 2, "/session_id"),
+        "second session not from seq 0": (line(0) + line(1, sid="t"), 2, "/seq"),
+        "a session twice": (line(0) + line(0, sid="t") + line(0), 3, ""),
+        "header of another session": (b'{"schema_version":"1.0","session":{"id":"h"}}\n' + line(0), 2, "/session_id"),
+        "empty": (b"", None, ""),
+        "blank lines only": (b"\n  \n", None, ""),
+        "null tools in the header": (b'{"schema_version":"1.0","session":{"id":"s","tools":null}}\n' + line(0), 1, "/session/tools"),
+        "unknown header field": (b'{"schema_version":"1.0","session":{"id":"s","colour":"red"}}\n' + line(0), 1, "/session"),
+        "negative effective_seq": (b'{"schema_version":"1.0","session":{"id":"s","changes":[{"change_no":0,"effective_seq":-5}]}}\n' + line(0), 1, "/session/changes/0/effective_seq"),
+        "huge change_no": (b'{"schema_version":"1.0","session":{"id":"s","changes":[{"change_no":9223372036854775808,"effective_seq":0}]}}\n' + line(0), 1, "/session/changes/0/change_no"),
+        "duplicate change_no": (b'{"schema_version":"1.0","session":{"id":"s","changes":[{"change_no":0,"effective_seq":0},{"change_no":0,"effective_seq":0}]}}\n' + line(0), 1, "/session/changes/1/change_no"),
         "bad item": (line(0) + b'{"schema_version":"1.0","session_id":"s","seq":1,"item":{"type":"text"}}\n', 2, "/item"),
         "newer major": (line(0) + line(1).replace(b'"1.0"', b'"2.0"'), 2, "/schema_version"),
         "truncated": (line(0) + line(1)[:-10], 2, ""),
@@ -313,11 +328,11 @@ async def test_import_reports_header_and_backend_problems_with_lines(store: Sess
     p.write_bytes(b'{"schema_version":"1.0","session":{"tools":[{"description":"nameless"}]}}\n' + good)
     with pytest.raises(DocumentError) as ei:
         await store.import_jsonl(p)
-    assert (ei.value.problems[0].line, ei.value.problems[0].pointer) == (1, "/session/tools")
+    assert (ei.value.problems[0].line, ei.value.problems[0].pointer) == (1, "/session/tools/0")
     p.write_bytes(b'{"schema_version":"1.0","session":{"changes":[{"change_no":"zero"}]}}\n' + good)
     with pytest.raises(DocumentError) as ei:
         await store.import_jsonl(p)
-    assert ei.value.problems[0].line == 1 and ei.value.problems[0].pointer == "/session"
+    assert ei.value.problems[0].line == 1 and ei.value.problems[0].pointer == "/session/changes/0/change_no"
     nul = encode_envelope(Envelope(schema_version="1.0", session_id="s", seq=1, item=TextItem(role="user", text="a\x00b"))) + b"\n"
     p.write_bytes(good + nul)
     if store.backend == "postgresql":

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from interlingua.items import Settings
 from interlingua.cli import app
 from interlingua.cli.replay import _call
 from interlingua.codec import decode_transcript, to_builtins
@@ -37,7 +38,7 @@ def _expected_stream(provider: str) -> Any:
 
 def test_stream_prints_a_transcript(serve: Any, doc: Path) -> None:
     srv = serve([stream_reply("anthropic")])
-    result = runner.invoke(app, ["replay", str(doc), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", srv.url])
+    result = runner.invoke(app, ["replay", str(doc), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--max-tokens", "1024", "--base-url", srv.url])
     assert result.exit_code == 0, result.stderr
     out = decode_transcript(result.stdout.encode())
     assert to_builtins(out) == to_builtins(_expected_stream("anthropic").to_transcript())
@@ -47,7 +48,7 @@ def test_stream_prints_a_transcript(serve: Any, doc: Path) -> None:
 def test_no_stream(serve: Any, doc: Path) -> None:
     raw = (REAL / "anthropic/pai_anthropic_parallel_tool_calls.0.response.json").read_bytes()
     srv = serve([Reply(200, chunks=[raw])])
-    result = runner.invoke(app, ["replay", str(doc), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", srv.url, "--no-stream"])
+    result = runner.invoke(app, ["replay", str(doc), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--max-tokens", "1024", "--base-url", srv.url, "--no-stream"])
     assert result.exit_code == 0, result.stderr
     expected = get_mapper("anthropic").decode_response(json.loads(raw)).value
     assert to_builtins(decode_transcript(result.stdout.encode())) == to_builtins(expected.to_transcript())
@@ -66,7 +67,7 @@ def test_record_then_replay_from_fixture(serve: Any, doc: Path, tmp_path: Path) 
 
 def test_failure_exits_1_with_the_code(serve: Any, doc: Path) -> None:
     srv = serve([Reply(401, chunks=[b'{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}'])])
-    result = runner.invoke(app, ["replay", str(doc), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", srv.url])
+    result = runner.invoke(app, ["replay", str(doc), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--max-tokens", "1024", "--base-url", srv.url])
     assert result.exit_code == 1
     assert result.stderr.startswith("error: auth: anthropic returned HTTP 401")
     assert "invalid x-api-key" not in result.stderr and result.stdout == ""
@@ -76,7 +77,7 @@ def test_truncated_stream_exits_1(serve: Any, doc: Path) -> None:
     reply = stream_reply("anthropic")
     reply.drop_after = len(reply.chunks) - 1
     srv = serve([reply])
-    result = runner.invoke(app, ["replay", str(doc), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", srv.url])
+    result = runner.invoke(app, ["replay", str(doc), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--max-tokens", "1024", "--base-url", srv.url])
     assert result.exit_code == 1 and result.stderr.startswith("error: truncated:")
 
 
@@ -84,7 +85,7 @@ def test_truncated_stream_exits_1(serve: Any, doc: Path) -> None:
     ("extra", "message"),
     [
         (["--provider", "nope"], "unknown provider"),
-        (["--provider", "anthropic", "--store", "sqlite:///x.db"], "--store and --session go together"),
+        (["--provider", "anthropic", "--store", "sqlite:///x.db"], "--store needs --session ID"),
         (["--provider", "anthropic", "--fixture", "/nonexistent.jsonl"], "cannot read fixture"),
     ],
 )
@@ -106,7 +107,10 @@ def test_live_text_goes_to_stderr(serve: Any, capsys: pytest.CaptureFixture[str]
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     srv = serve([stream_reply("anthropic")])
     response = asyncio.run(
-        _call(decode_transcript(DOC), provider="anthropic", model="claude-sonnet-4-5", base_url=srv.url, stream=True, policy="error", fixture=None, record=None, live=True)
+        _call(
+            decode_transcript(DOC), provider="anthropic", model="claude-sonnet-4-5", base_url=srv.url, stream=True, policy="error",
+            fixture=None, record=None, live=True, settings=Settings(max_output_tokens=1024),
+        )
     )
     assert capsys.readouterr().err == "Hello there!\n"
     assert response.items[0].text == "Hello there!"

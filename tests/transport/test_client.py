@@ -75,7 +75,8 @@ async def test_stream_success_from_real_recording(provider: str, serve: Any, tra
     else:
         assert body["model"] == MODELS[provider] and body["stream"] is True
     if provider == "anthropic":
-        assert body["max_tokens"] == 4096 and req.headers["anthropic-version"] == "2023-06-01"
+        # Anthropic requires max_tokens: the mapper writes the model table's output limit when no setting gives one.
+        assert body["max_tokens"] == 64000 and req.headers["anthropic-version"] == "2023-06-01"
     if provider == "openai-chat":
         assert body["stream_options"] == {"include_usage": True}
 

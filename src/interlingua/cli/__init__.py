@@ -1,49 +1,132 @@
 """The ``interlingua`` command.
 
-Each sub-command lives in its own module exposing ``register(app)``; this module
-only assembles them. Exit codes: 0 success, 1 invalid input or refused
-conversion, 2 usage error or unreadable input.
+Each sub-command lives in its own module exposing ``register(app)``. This module
+only knows their names and one-line help, and imports a command's module when that
+command runs (or its own help is asked for): ``interlingua --help`` and
+``interlingua validate`` never import SQLAlchemy, Alembic, httpx or the stream driver.
+
+Exit codes: 0 success, 1 invalid input or refused conversion, 2 usage error or
+unreadable input. A closed stdout (``interlingua ... | head``) ends the command
+quietly with exit 0, like ``cat``.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
-__all__ = ["app", "main"]
+from ._common import Group, adopt, quiet_broken_pipe
+
+__all__ = ["COMMANDS", "app", "main"]
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("validate", "Check transcripts against the JSON Schemas and the semantic rules."),
+    "schema": ("validate", "Print or write the bundled JSON Schemas (Draft 2020-12)."),
+    "convert": ("convert", "Convert a request, response or recorded stream between formats."),
+    "replay": ("replay", "Send TRANSCRIPT to a model and print the output items as a transcript document."),
+    "migrate": ("migrate", "Migrate stored conversations of legacy formats to canonical envelopes or stored sessions."),
+    "store": ("store", "Work with a session store (SQLite file or PostgreSQL)."),
+}
+"""Command name -> (module under ``interlingua.cli`` whose ``register(app)`` defines it, one-line help).
+
+The help is what ``interlingua --help`` lists without importing the module; a test checks
+it matches the command's own first docstring line.
+"""
+
+_loaded: dict[str, Any] = {}
+
+
+def load_command(name: str) -> Any:
+    """The click command ``name``, importing its module on first use (``None`` if unknown)."""
+    if name not in COMMANDS:
+        return None
+    if name not in _loaded:
+        module = importlib.import_module(f"{__name__}.{COMMANDS[name][0]}")
+        sub = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+        sub.callback()(lambda: None)  # always a group, so every registered command is found by name
+        module.register(sub)
+        group = typer.main.get_command(sub)
+        assert isinstance(group, TyperGroup)
+        for cmd_name, cmd in group.commands.items():
+            _loaded.setdefault(cmd_name, adopt(cmd))
+    return _loaded.get(name)
+
+
+class _LazyGroup(Group):
+    """The root group: commands are listed from :data:`COMMANDS` and imported when used."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*COMMANDS, *(n for n in self.commands if n not in COMMANDS)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name in self.commands:
+            return self.commands[cmd_name]
+        return load_command(cmd_name)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = [(name, COMMANDS[name][1] if name in COMMANDS else self.commands[name].get_short_help_str(80)) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except typer.BadParameter:
+            raise
+        except Exception as exc:  # click's UsageError for an unknown command: suggest from every command
+            message = getattr(exc, "message", None)
+            if isinstance(message, str) and args and "Did you mean" not in message:
+                from difflib import get_close_matches
+
+                matches = get_close_matches(args[0], list(COMMANDS))
+                if matches:
+                    exc.message = f"{message.rstrip('.')}. Did you mean {', '.join(repr(m) for m in matches)}?"  # type: ignore[attr-defined]
+            raise
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            quiet_broken_pipe()
+            raise typer.Exit(0) from None
+
 
 app = typer.Typer(
     name="interlingua",
+    cls=_LazyGroup,
     help="Validate, convert, store and replay LLM conversations in one provider-neutral form.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        typer.echo(f"interlingua {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
-    """Keep ``interlingua`` a command group even while only one sub-command is registered.
+def _root(
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True, callback=_version),
+) -> None:
+    """Validate, convert, store and replay LLM conversations in one provider-neutral form.
 
-    Without a callback, typer runs a lone command as the whole program, so
-    ``interlingua convert ...`` would read ``convert`` as its first argument.
+    Exit codes: 0 ok, 1 invalid input or refused, 2 usage error or unreadable input.
     """
-
-
-# One module per command group; each defines register(app).
-_COMMAND_MODULES: list[str] = [
-    "validate",
-    "convert",
-    "store",
-    "replay",
-    "migrate",
-]
-
-for _name in _COMMAND_MODULES:
-    importlib.import_module(f"{__name__}.{_name}").register(app)
 
 
 def main() -> None:
     """Console-script entry point."""
-    app()
+    try:
+        app(prog_name="interlingua")
+    except BrokenPipeError:  # a pipe closed while typer itself was writing (help, usage errors)
+        quiet_broken_pipe()
+        raise SystemExit(0) from None

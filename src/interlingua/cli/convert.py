@@ -3,7 +3,7 @@
 Usage::
 
     interlingua convert --from FMT --to FMT [--kind request|response|stream]
-                        [--policy error|drop|degrade] [--model M] [INPUT|-] [-o OUT]
+                        [--policy error|drop|degrade] [--model M] [INPUT] [-o OUT]
 
 ``FMT`` is ``canonical`` or a registered mapper name. Provider to provider goes
 through canonical (decode, then encode; both reports are printed). Before a
@@ -11,9 +11,9 @@ request body is encoded for a provider, the transcript is preflighted against
 the capabilities resolved for ``--model`` (table, then mapper defaults).
 
 Exit codes: 0 converted; 1 refused (policy error, capability violations,
-malformed input, invalid transcript, failed or truncated stream); 2 usage error
-or unreadable input (unknown format, missing file, not JSON where JSON is
-needed). Report entries go to stderr as ``warning: ...`` lines; nothing is
+malformed input such as a body that is not JSON, invalid transcript, failed or
+truncated stream); 2 usage error or unreadable input (unknown format, missing
+file). Report entries go to stderr as ``warning: ...`` lines; nothing is
 written to ``-o`` unless the whole conversion succeeded.
 """
 
@@ -36,6 +36,7 @@ from ..items import Transcript
 from ..mapping import Mapper, ModelResponse, Report, available, get_mapper
 from ..mapping.registry import BUILTIN
 from ..streaming import StreamDone, StreamError, iter_stream
+from ._common import require_stdin
 
 __all__ = ["CANONICAL", "convert", "register"]
 
@@ -103,9 +104,10 @@ def _json(data: bytes, what: str) -> Any:
     try:
         return msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
-        raise _Fail(2, f"{what} is not JSON: {_syntax_problem(data, exc).message}") from exc
+        # malformed input: exit 1, as for every command (README: 1 invalid or malformed, 2 usage or unreadable)
+        raise _Fail(1, f"{what} is not JSON: {_syntax_problem(data, exc).message}") from exc
     except msgspec.ValidationError as exc:  # a number out of range
-        raise _Fail(2, f"{what} is not JSON: {exc}") from exc
+        raise _Fail(1, f"{what} is not JSON: {exc}") from exc
     except RecursionError as exc:
         raise _Fail(1, f"{what}: /: nesting too deep") from exc
 
@@ -166,7 +168,7 @@ def _detect(mapper: Mapper, source: str, data: bytes) -> tuple[Kind, dict[str, A
         if _looks_like_stream(mapper, data):
             return Kind.stream, None
         what = exc if isinstance(exc, msgspec.ValidationError) else _syntax_problem(data, exc).message
-        raise _Fail(2, f"{_label(source)} is not JSON (nor {_article(mapper.name)} {mapper.name} stream): {what}") from exc
+        raise _Fail(1, f"{_label(source)} is not JSON (nor {_article(mapper.name)} {mapper.name} stream): {what}") from exc
     except RecursionError as exc:
         raise _Fail(1, f"{_label(source)}: /: nesting too deep") from exc
     if not isinstance(body, dict):
@@ -293,9 +295,9 @@ def run(
 
 
 def convert(
-    from_: Annotated[str, typer.Option("--from", help="Source format: `canonical` or a mapper name.", show_default=False)],
-    to: Annotated[str, typer.Option("--to", help="Target format: `canonical` or a mapper name.", show_default=False)],
-    source: Annotated[str, typer.Argument(metavar="[INPUT|-]", help="Input file, or `-` for stdin.")] = "-",
+    from_: Annotated[str, typer.Option("--from", metavar="FORMAT", help="Source format: {formats}.", show_default=False)],
+    to: Annotated[str, typer.Option("--to", metavar="FORMAT", help="Target format: {formats}.", show_default=False)],
+    source: Annotated[str, typer.Argument(metavar="INPUT", help="Input file, or `-` for stdin (the default).", show_default=False)] = "-",
     kind: Annotated[
         Kind | None, typer.Option("--kind", help="What the input holds; detected when not given.", show_default=False)
     ] = None,
@@ -307,6 +309,8 @@ def convert(
 
     Exit codes: 0 converted, 1 refused or malformed input, 2 usage error or unreadable input.
     """
+    if source == "-":
+        require_stdin("convert")
     report = Report()
     try:
         data = run(from_, to, kind=kind, policy=policy.value, model=model, source=source, report=report)
@@ -329,6 +333,8 @@ def convert(
     _warn(report)
     try:
         _write(output, data)
+    except BrokenPipeError:
+        raise  # the reader of stdout went away (`| head`): the root command exits quietly
     except OSError as exc:
         typer.echo(f"error: cannot write {output}: {exc.strerror or exc}", err=True)
         raise typer.Exit(2) from None

@@ -3,7 +3,7 @@
 Usage::
 
     interlingua migrate INPUT... [--from auto|FORMAT] (-o OUT.jsonl | --store URL)
-                        [--rejects PATH] [--fail-fast] [--progress/--no-progress]
+                        [--rejects PATH] [--fail-fast] [--progress/--no-progress] [--quiet]
 
 Inputs are files or directories (read recursively: ``*.json``, ``*.jsonl``, ``*.ndjson``).
 A ``.json`` file holds one conversation (or a JSON list of conversations: message lists,
@@ -40,6 +40,8 @@ first 50; the summary counts all).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import importlib
 import os
 import sys
@@ -54,13 +56,13 @@ import typer
 
 from ..codec import SCHEMA_VERSION, UnknownItem
 from ..compat import FORMATS, Migrated, read_any, session_id_from_bytes
+from ..session_file import header_bytes
 from ..errors import InterlinguaError
 
 __all__ = ["migrate", "register"]
 
 _SUFFIXES = (".json", ".jsonl", ".ndjson")
 _LINE_SUFFIXES = (".jsonl", ".ndjson")
-_PROGRESS_BYTES = 1 << 20
 _MAX_WARNING_LINES = 50
 _MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, msgspec.ValidationError)
 _decoder = msgspec.json.Decoder()
@@ -216,6 +218,38 @@ def _records(path: Path) -> Iterator[Record]:
 # --------------------------------------------------------------------------- writing
 
 
+def _given(value: Any) -> Any:
+    return None if value is msgspec.UNSET else value
+
+
+class _SessionIds:
+    """Session ids of one run: the source's own, else content-derived.
+
+    The same conversation read again in a later run gets the same id (re-running a migration adds
+    nothing); the n-th copy of one conversation within an input gets the content id of the copy
+    number too, so two equal conversations are two sessions and the output stays valid.
+    """
+
+    def __init__(self) -> None:
+        self.seen: dict[bytes, int] = {}
+        self.sources: set[str] = set()
+
+    def assign(self, migrated: Migrated) -> str:
+        source = migrated.source_session_id
+        if source is not None and source not in self.sources:
+            self.sources.add(source)
+            return source
+        data = _item_encoder.encode(migrated.transcript)
+        base = session_id_from_bytes(data)
+        key = hashlib.sha256(data).digest()[:12]
+        copy = self.seen.get(key, 0)
+        self.seen[key] = copy + 1
+        sid = base if copy == 0 else session_id_from_bytes(data + b"#" + str(copy).encode())
+        if source is not None:
+            migrated.report.add("changed", f"session id {source!r} appears again in this input; this copy is session {sid!r}")
+        return sid
+
+
 def _usual_mode(path: str) -> None:
     """Give a temporary file the mode a plainly created file would get (mkstemp makes it 0600)."""
     umask = os.umask(0)
@@ -223,29 +257,83 @@ def _usual_mode(path: str) -> None:
     os.chmod(path, 0o666 & ~umask)
 
 
-class _JsonlSink:
-    """Envelopes to a JSON Lines file, written beside it and renamed into place at the end."""
+class _AtomicFile:
+    """A file written beside its final path (``.NAME.PID.XXXX.tmp``) and renamed into place by
+    :meth:`commit`; :meth:`discard` removes it. A run killed with SIGKILL leaves the temporary file
+    behind: :func:`_remove_stale` deletes such files of dead processes on the next run."""
 
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        directory = out.parent if str(out.parent) else Path(".")
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        directory = path.parent if str(path.parent) else Path(".")
+        _remove_stale(path)
         try:
-            fd, self.tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=directory)
+            fd, self.tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=directory)
         except OSError as exc:
-            raise _Usage(f"cannot write {out}: {exc.strerror or exc}") from exc
+            raise _Usage(f"cannot write {path}: {exc.strerror or exc}") from exc
+        _LIVE.add(self)
         _usual_mode(self.tmp)
         self.fh = os.fdopen(fd, "wb")
 
+    def commit(self) -> None:
+        self.fh.close()
+        os.replace(self.tmp, self.path)
+        _LIVE.discard(self)
+
+    def discard(self) -> None:
+        if hasattr(self, "fh"):
+            self.fh.close()
+        if os.path.exists(self.tmp):
+            os.unlink(self.tmp)
+        _LIVE.discard(self)
+
+
+_LIVE: set[_AtomicFile] = set()
+"""Temporary files not yet committed; whatever ends the run removes them (see :func:`_terminate_cleanly`)."""
+
+
+def _remove_stale(path: Path) -> None:
+    """Remove temporary files of ``path`` left by runs that were killed (their process is gone)."""
+    directory = path.parent if str(path.parent) else Path(".")
+    for tmp in directory.glob(f".{path.name}.*.tmp"):
+        pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+                typer.echo(f"note: removed {tmp}, left by an earlier run that was killed", err=True)
+        except OSError:
+            continue
+
+
+class _JsonlSink:
+    """Sessions to a session file, written beside it and renamed into place at the end."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.file = _AtomicFile(out)
+        self.fh = self.file.fh
+
     label = "written"
 
-    def write(self, migrated: Migrated) -> bool:
-        """Write one conversation; ``True`` (always: the file is written whole each run)."""
-        if migrated.transcript.tools is not msgspec.UNSET and migrated.transcript.tools:
-            migrated.report.add("dropped", f"{len(migrated.transcript.tools)} tool definition(s) are not carried by envelope output (use --store to keep them)")
+    def write(self, migrated: Migrated, sid: str) -> bool:
+        """Write one conversation as a session (header line, then envelopes); ``True`` (always: the
+        file is written whole each run)."""
         # Everything here came from parsed JSON, so it is JSON-safe: encode once, without the
-        # codec's per-object walk (bytes identical to encode_transcript/encode_envelope).
+        # codec's per-object walk (bytes identical to encode_envelope).
         transcript = migrated.transcript
-        sid = migrated.source_session_id or session_id_from_bytes(_item_encoder.encode(transcript))
+        self.fh.write(
+            header_bytes(
+                sid,
+                metadata=_given(transcript.metadata),
+                tools=_given(transcript.tools),
+                tool_choice=_given(transcript.tool_choice),
+                settings=_given(transcript.settings),
+            )
+            + b"\n"
+        )
         head = b'{"schema_version":"' + SCHEMA_VERSION.encode() + b'","session_id":' + _item_encoder.encode(sid) + b',"seq":'
         # A transcript's usage and stop reason belong to the response that ended it: the last envelope.
         tail = b""
@@ -261,11 +349,10 @@ class _JsonlSink:
         return True
 
     def close(self, keep: bool = True) -> None:
-        self.fh.close()
         if keep:
-            os.replace(self.tmp, self.out)
-        elif os.path.exists(self.tmp):
-            os.unlink(self.tmp)
+            self.file.commit()
+        else:
+            self.file.discard()
 
 
 class _StoreSink:
@@ -293,13 +380,13 @@ class _StoreSink:
             raise _Usage(f"cannot open the store: {exc}") from exc
         self.present = 0
 
-    async def _write(self, migrated: Migrated) -> bool:
+    async def _write(self, migrated: Migrated, sid: str) -> bool:
         transcript = migrated.transcript
-        sid = migrated.session_id
         tools = list(transcript.tools) if transcript.tools is not msgspec.UNSET and transcript.tools else None
-        choice = transcript.tool_choice if transcript.tool_choice is not msgspec.UNSET else None
         metadata = dict(transcript.metadata) if transcript.metadata is not msgspec.UNSET else None
-        await self.store.create_session(metadata, session_id=sid, tools=tools, tool_choice=choice)
+        await self.store.create_session(
+            metadata, session_id=sid, tools=tools, tool_choice=_given(transcript.tool_choice), settings=_given(transcript.settings)
+        )
         if not transcript.items:
             return True
         try:
@@ -315,13 +402,13 @@ class _StoreSink:
             return False
         return True
 
-    def write(self, migrated: Migrated) -> bool:
+    def write(self, migrated: Migrated, sid: str) -> bool:
         """Store one conversation; ``False`` when it was already in the store.
 
         Raises:
             InterlinguaError: the store refused it (the record is rejected).
         """
-        return self.loop.run_until_complete(self._write(migrated))
+        return self.loop.run_until_complete(self._write(migrated, sid))
 
     def close(self, keep: bool = True) -> None:
         try:
@@ -331,26 +418,38 @@ class _StoreSink:
 
 
 class _Rejects:
-    """The reject file, created on the first reject."""
+    """The reject file: created on the first reject, written atomically, lines in input order.
+
+    Records of one input file can be read out of line order (the lines of a message list are one
+    conversation, read when the file ends), so each file's rejects are sorted by line before they
+    are written.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.fh: IO[bytes] | None = None
+        self.file: _AtomicFile | None = None
         self.count = 0
+        self.pending: list[tuple[int, bytes]] = []
 
     def add(self, record: Record, reason: str) -> None:
-        if self.fh is None:
-            try:
-                self.fh = open(self.path, "wb")  # noqa: SIM115
-            except OSError as exc:
-                raise _Usage(f"cannot write {self.path}: {exc.strerror or exc}") from exc
         entry = {"source": record.source, "line": record.line, "reason": reason, "record": record.text if record.text is not None else record.value}
-        self.fh.write(_encoder.encode(entry) + b"\n")
+        self.pending.append((record.line or 0, _encoder.encode(entry) + b"\n"))
         self.count += 1
 
-    def close(self) -> None:
-        if self.fh is not None:
-            self.fh.close()
+    def end_of_file(self) -> None:
+        if not self.pending:
+            return
+        if self.file is None:
+            self.file = _AtomicFile(self.path)
+        for _, line in sorted(self.pending, key=lambda p: p[0]):
+            self.file.fh.write(line)
+        self.pending = []
+
+    def close(self, keep: bool = True) -> None:
+        if keep:
+            self.end_of_file()
+        if self.file is not None:
+            self.file.commit() if keep else self.file.discard()
 
 
 # --------------------------------------------------------------------------- command
@@ -372,23 +471,16 @@ def _convert(record: Record, fmt: str) -> tuple[Migrated | None, str | None]:
     return migrated, None
 
 
-def _progress(enabled: bool, total: int) -> Any:
-    if not enabled:
-        return None
-    from rich.console import Console
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
-
-    progress = Progress(
-        TextColumn("migrating"), BarColumn(), DownloadColumn(), TextColumn("{task.fields[n]} conversations"), TimeRemainingColumn(),
-        console=Console(stderr=True), transient=False,
-    )
-    progress.start()
-    progress.add_task("migrate", total=total, n=0)
-    return progress
-
-
 def run(
-    inputs: list[Path], *, fmt: str, out: Path | None, store: str | None, rejects: Path | None, fail_fast: bool, progress: bool | None
+    inputs: list[Path],
+    *,
+    fmt: str,
+    out: Path | None,
+    store: str | None,
+    rejects: Path | None,
+    fail_fast: bool,
+    progress: bool | None,
+    quiet: bool = False,
 ) -> int:
     """Migrate ``inputs``; return the exit code (messages go to stderr).
 
@@ -401,7 +493,7 @@ def run(
         raise _Usage("give exactly one of -o OUT.jsonl or --store URL")
     files = _expand(inputs)
     if out is not None:
-        reject_path = rejects if rejects is not None else out.with_name(out.name + ".rejects.jsonl")
+        reject_path = rejects if rejects is not None else out.with_name(f"{out.stem}.rejects.jsonl")
     else:
         reject_path = rejects if rejects is not None else Path("migrate.rejects.jsonl")
     # This run's own output and reject file are never inputs (they may sit in an input directory).
@@ -420,8 +512,11 @@ def run(
         assert store is not None
         sink = _StoreSink(store)
         target = store
-    bar = _progress(progress if progress is not None else total >= _PROGRESS_BYTES, total)
+    from ._progress import Progress
+
+    bar = Progress("migrating", total=total, quiet=quiet or progress is False, force=progress is True).__enter__()
     reject_file = _Rejects(reject_path)
+    ids = _SessionIds()
     conversations = items = warnings = 0
     shown = 0
     pending = 0
@@ -439,7 +534,7 @@ def run(
                         break
                 else:
                     try:
-                        written = sink.write(migrated)
+                        written = sink.write(migrated, ids.assign(migrated))
                     except InterlinguaError as exc:
                         reject_file.add(record, f"{type(exc).__name__}: {exc}")
                         if fail_fast:
@@ -455,23 +550,21 @@ def run(
                         if shown < _MAX_WARNING_LINES:
                             typer.echo(f"warning: {_where(record)}: {entry}", err=True)
                             shown += 1
-                if bar is not None and (conversations + reject_file.count) % 500 == 0:
-                    bar.update(bar.task_ids[0], advance=pending, n=conversations)
+                if (conversations + reject_file.count) % 100 == 0:
+                    bar.advance(pending, conversations=conversations)
                     pending = 0
+            reject_file.end_of_file()
             if stopped:
                 break
-        if bar is not None:
-            bar.update(bar.task_ids[0], advance=pending, n=conversations)
+        bar.advance(pending, conversations=conversations)
     except BaseException:
         # A crash must not replace an existing output with a partial one.
-        if bar is not None:
-            bar.stop()
+        bar.close()
         sink.close(keep=False)
-        reject_file.close()
+        reject_file.close(keep=False)
         raise
     else:
-        if bar is not None:
-            bar.stop()
+        bar.close()
         sink.close(keep=True)
         reject_file.close()
     if warnings > shown:
@@ -486,21 +579,49 @@ def run(
     return 1 if reject_file.count else 0
 
 
+@contextlib.contextmanager
+def _terminate_cleanly() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the run like Ctrl-C: temporary files are removed, the old output kept."""
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = {}
+    try:
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            previous[sig] = signal.signal(sig, stop)
+    except ValueError:  # not the main thread: leave signals alone
+        pass
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for leftover in list(_LIVE):
+            leftover.discard()
+
+
 def migrate(
     inputs: Annotated[list[Path], typer.Argument(metavar="INPUT...", help="Files or directories to read.", show_default=False)],
     from_: Annotated[str, typer.Option("--from", help=f"Source format: auto, {', '.join(FORMATS)}.")] = "auto",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write canonical envelopes (JSON Lines) here.", show_default=False)] = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write a session file (JSON Lines: a header line per session, then its envelopes) here.", show_default=False)] = None,
     store: Annotated[str | None, typer.Option("--store", help="Write sessions to the session store at this URL.", show_default=False)] = None,
     rejects: Annotated[Path | None, typer.Option("--rejects", help="Reject file (default: OUT.rejects.jsonl).", show_default=False)] = None,
     fail_fast: Annotated[bool, typer.Option("--fail-fast", help="Stop at the first record that cannot be read.")] = False,
-    progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress bar (default: on for inputs of 1 MiB or more).", show_default=False)] = None,
+    progress: Annotated[
+        bool | None,
+        typer.Option("--progress/--no-progress", help="Progress display: forced on, or off (default: shown past a few MB).", show_default=False),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display (same as --no-progress).")] = False,
 ) -> None:
     """Migrate stored conversations of legacy formats to canonical envelopes or stored sessions.
 
     Exit codes: 0 all migrated, 1 some records rejected, 2 usage error or unreadable input.
     """
     try:
-        code = run(inputs, fmt=from_, out=output, store=store, rejects=rejects, fail_fast=fail_fast, progress=progress)
+        with _terminate_cleanly():
+            code = run(inputs, fmt=from_, out=output, store=store, rejects=rejects, fail_fast=fail_fast, progress=progress, quiet=quiet)
     except _Usage as exc:
         typer.echo(f"error: {exc.message}", err=True)
         raise typer.Exit(2) from None

@@ -39,11 +39,12 @@ from typing import Annotated, Any
 import httpx
 import typer
 
-from ..codec import decode_transcript, encode_transcript
+from ..codec import encode_transcript
 from ..errors import DocumentError, InterlinguaError, MappingError, TransportError
-from ..items import Transcript
+from ..items import Settings, Transcript
 from ..mapping import ModelResponse
 from ..streaming import StreamDone, StreamError, TextDelta
+from ._common import require_stdin
 from .convert import PolicyChoice
 
 __all__ = ["register", "replay"]
@@ -56,15 +57,79 @@ class _Fail(Exception):
         self.message = message
 
 
-def _read(source: str) -> Transcript:
+def _read(source: str, session: str | None, *, stored: bool) -> Transcript:
+    """A transcript document or one session of a session file (``session`` picks it; with
+    ``stored``, ``session`` names the stored session the output goes to, and picks only from a
+    session file)."""
+    from ..session_file import looks_like_session_file, read_conversation
+
     try:
         data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
     except OSError as exc:
         raise _Fail(2, f"cannot read {source}: {exc.strerror or exc}") from None
+    if stored and not looks_like_session_file(data[:4096]):
+        session = None
     try:
-        return decode_transcript(data)
+        return read_conversation(data, session=session, label=source if source != "-" else "<stdin>")
     except DocumentError as exc:
-        raise _Fail(1, f"invalid transcript: {exc.located(file=source)}") from None
+        raise _Fail(1, f"invalid transcript: {exc}") from None
+
+
+async def _load_stored(url: str, session_id: str) -> Transcript:
+    from ..store import SessionStore
+
+    async with await SessionStore.open(url) as store:
+        return await store.load(session_id)
+
+
+def _settings(
+    base: Transcript,
+    *,
+    max_tokens: int | None,
+    temperature: float | None,
+    top_p: float | None,
+    stop: list[str] | None,
+    seed: int | None,
+    reasoning_effort: str | None,
+    response_format: Path | None,
+    setting: list[str] | None,
+) -> Settings:
+    """The transcript's settings with every flag given replacing its field (exit 2 on a bad value)."""
+    import msgspec
+
+    from ..mapping.settings import merge_settings
+
+    given: dict[str, Any] = {}
+    for item in setting or ():
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise _Fail(2, f"--setting {item!r}: expected KEY=JSON (e.g. --setting top_k=40)")
+        try:
+            given[key] = msgspec.json.decode(raw)
+        except msgspec.DecodeError:
+            given[key] = raw  # a bare word: a string value (e.g. --setting model=gpt-4o)
+    for key, value in (
+        ("max_output_tokens", max_tokens),
+        ("temperature", temperature),
+        ("top_p", top_p),
+        ("stop", stop or None),
+        ("seed", seed),
+    ):
+        if value is not None:
+            given[key] = value
+    if reasoning_effort is not None:
+        given["reasoning"] = {**given.get("reasoning", {}), "effort": reasoning_effort}
+    if response_format is not None:
+        try:
+            given["response_format"] = msgspec.json.decode(response_format.read_bytes())
+        except OSError as exc:
+            raise _Fail(2, f"cannot read --response-format {response_format}: {exc.strerror or exc}") from None
+        except msgspec.DecodeError as exc:
+            raise _Fail(2, f"--response-format {response_format}: not JSON: {exc}") from None
+    try:
+        return merge_settings(base.settings, given)
+    except DocumentError as exc:
+        raise _Fail(2, f"bad setting: {exc}") from None
 
 
 async def _call(
@@ -79,6 +144,7 @@ async def _call(
     record: Path | None,
     live: bool,
     timeouts: Any = None,
+    settings: Settings | None = None,
 ) -> ModelResponse:
     from ..transport import PROVIDERS, Client, RecordingTransport, ReplayTransport, Timeouts
 
@@ -91,7 +157,7 @@ async def _call(
     if record is not None:
         transport = RecordingTransport(record, transport)
     async with Client(provider, api_key=key, base_url=base_url, transport=transport, timeouts=timeouts or Timeouts()) as client:
-        generation = client.generate(transcript, model=model, stream=stream, policy=policy)  # type: ignore[arg-type]
+        generation = client.generate(transcript, model=model, stream=stream, policy=policy, settings=settings)  # type: ignore[arg-type]
         for line in generation.report.lines():
             typer.echo(line, err=True)
         if not stream:
@@ -132,16 +198,38 @@ async def _call_and_append(call: Callable[[], Awaitable[ModelResponse]], url: st
 
 
 def replay(
-    transcript: Annotated[str, typer.Argument(metavar="TRANSCRIPT", help="Transcript document, or `-` for stdin.")],
-    provider: Annotated[str, typer.Option("--provider", help="Wire format / provider (mapper name).", show_default=False)],
-    model: Annotated[str, typer.Option("--model", help="Model to call.", show_default=False)],
+    transcript: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="TRANSCRIPT",
+            help="Transcript document or session file (`--session` picks one of several), `-` for stdin; "
+            "left out with --store: the stored session.",
+            show_default=False,
+        ),
+    ] = None,
+    provider: Annotated[str, typer.Option("--provider", metavar="FORMAT", help="Wire format / provider: {mappers}.", show_default=False)] = "",
+    model: Annotated[str | None, typer.Option("--model", help="Model to call (default: the settings' model).", show_default=False)] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="API root (OpenAI-compatible server, proxy, local Ollama).")] = None,
     no_stream: Annotated[bool, typer.Option("--no-stream", help="Ask for the whole response at once.")] = False,
     policy: Annotated[PolicyChoice, typer.Option("--policy", help="Content the target cannot carry: refuse, drop or degrade.")] = PolicyChoice.error,
     fixture: Annotated[Path | None, typer.Option("--fixture", help="Answer from this recorded fixture instead of the network.")] = None,
     record: Annotated[Path | None, typer.Option("--record", help="Append the exchange to this fixture file (credentials redacted).")] = None,
     store: Annotated[str | None, typer.Option("--store", help="Session store URL; append the output to --session instead of printing.")] = None,
-    session: Annotated[str | None, typer.Option("--session", help="Session id in --store.")] = None,
+    session: Annotated[str | None, typer.Option("--session", help="Session id: in --store, and the session to take from a session file.")] = None,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Most tokens to generate (settings.max_output_tokens).", show_default=False)] = None,
+    temperature: Annotated[float | None, typer.Option("--temperature", help="Sampling temperature.", show_default=False)] = None,
+    top_p: Annotated[float | None, typer.Option("--top-p", help="Nucleus sampling probability mass.", show_default=False)] = None,
+    stop: Annotated[list[str] | None, typer.Option("--stop", help="Stop sequence (repeat for several).", show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Sampling seed.", show_default=False)] = None,
+    reasoning_effort: Annotated[
+        str | None, typer.Option("--reasoning-effort", help="none, minimal, low, medium, high or xhigh.", show_default=False)
+    ] = None,
+    response_format: Annotated[
+        Path | None, typer.Option("--response-format", help="JSON file holding a settings.response_format object.", show_default=False)
+    ] = None,
+    setting: Annotated[
+        list[str] | None, typer.Option("--setting", metavar="KEY=JSON", help="Any settings field, e.g. top_k=40 (repeat for several).", show_default=False)
+    ] = None,
     connect_timeout: Annotated[float, typer.Option("--connect-timeout", help="Seconds to establish a connection (each attempt).")] = 30.0,
     read_timeout: Annotated[float, typer.Option("--read-timeout", help="Seconds without a byte of a non-stream response.")] = 30.0,
     idle_timeout: Annotated[float, typer.Option("--idle-timeout", help="Seconds without stream data before the call ends with `timeout` (never retried).")] = 60.0,
@@ -149,24 +237,43 @@ def replay(
 ) -> None:
     """Send TRANSCRIPT to a model and print the output items as a transcript document.
 
-    Exit codes: 0 answered, 1 failed call (normalized error code) or refused transcript, 2 usage error.
+    The conversation's own settings (its document's or session's `settings`) are used; each
+    setting flag replaces one of them. Exit codes: 0 answered, 1 failed call (normalized error
+    code) or refused transcript, 2 usage error.
     """
     from ..mapping import available
 
+    if transcript == "-":
+        require_stdin("replay", "TRANSCRIPT")
     try:
-        if (store is None) != (session is None):
-            raise _Fail(2, "--store and --session go together")
+        if store is not None and session is None:
+            raise _Fail(2, "--store needs --session ID (the session the output is appended to)")
         if store is not None:
             try:
                 import interlingua.store  # noqa: F401
             except ImportError:
                 raise _Fail(2, "--store needs the session store (interlingua.store), which is not in this build") from None
+        if not provider:
+            raise _Fail(2, "--provider is required")
         if provider not in available():
             raise _Fail(2, f"unknown provider {provider!r}; known: {', '.join(available())}")
         if fixture is not None and not fixture.is_file():
             raise _Fail(2, f"cannot read fixture {fixture}")
         timeouts = _timeouts(connect_timeout, read_timeout, idle_timeout, deadline)
-        doc = _read(transcript)
+        if transcript is None:
+            if store is None or session is None:
+                raise _Fail(2, "give TRANSCRIPT, or --store URL --session ID to replay a stored session")
+            doc = asyncio.run(_load_stored(store, session))
+        else:
+            doc = _read(transcript, session, stored=store is not None)
+        effective = _settings(
+            doc, max_tokens=max_tokens, temperature=temperature, top_p=top_p, stop=stop, seed=seed,
+            reasoning_effort=reasoning_effort, response_format=response_format, setting=setting,
+        )
+        if model is None:
+            if not isinstance(effective.model, str):
+                raise _Fail(2, "--model is required (the conversation's settings name no model)")
+            model = effective.model
         call = functools.partial(
             _call,
             doc,
@@ -179,6 +286,7 @@ def replay(
             record=record,
             live=sys.stderr.isatty(),
             timeouts=timeouts,
+            settings=effective,
         )
         if store is not None and session is not None:
             count, head = asyncio.run(_call_and_append(call, store, session))

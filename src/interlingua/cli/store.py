@@ -16,10 +16,11 @@ import typer
 
 from ..codec import UnknownItem, to_builtins
 from ..items import StopReason, Usage
-from ..errors import ConflictError, DocumentError, MigrationRequiredError, SessionNotFoundError, StoreError
+from ..errors import ConflictError, DocumentError, MigrationRequiredError, SessionExistsError, SessionNotFoundError, StoreError
 from sqlalchemy.engine import make_url
 
 from ..store import CorruptRowError, SessionStore, head_revision, normalize_url, upgrade
+from ._common import plain_table, require_stdin, stdout_is_terminal
 
 __all__ = ["register"]
 
@@ -54,12 +55,14 @@ def _run(body: Callable[[], Coroutine[Any, Any, T]]) -> T:
         for p in exc.problems:
             _err(str(p))
         raise typer.Exit(1) from None
-    except (ConflictError, SessionNotFoundError, CorruptRowError) as exc:
+    except (ConflictError, SessionExistsError, SessionNotFoundError, CorruptRowError) as exc:
         _err(str(exc))
         raise typer.Exit(1) from None
     except StoreError as exc:
         _err(str(exc))
         raise typer.Exit(2) from None
+    except BrokenPipeError:
+        raise  # the reader of stdout went away (`| head`): the root command exits quietly
     except OSError as exc:
         _err(f"{exc.filename or ''}: {exc.strerror or exc}")
         raise typer.Exit(2) from None
@@ -79,38 +82,122 @@ async def _with_store(url: str | None, fn: Callable[[SessionStore], Awaitable[T]
         await store.close()
 
 
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display (shown past a few MB).")]
+
+
 @store_app.command("import")
 def import_(
-    file: Annotated[Path, typer.Argument(help="JSON Lines file (from `store export`), `-` for stdin.")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="Session file (JSON Lines from `migrate -o` or `store export`; several sessions allowed), `-` for stdin.")],
     url: UrlOpt = None,
-    session_id: Annotated[str | None, typer.Option("--id", help="Id for the new session (default: a new UUID).")] = None,
+    session_id: Annotated[str | None, typer.Option("--id", help="Import the file's one session under this id (a copy).")] = None,
+    new_id: Annotated[bool, typer.Option("--new-id", help="Import every session as a copy under a new UUID.")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
-    """Import a JSON Lines session file; print the new session id (creates a missing SQLite file)."""
-    if str(file) != "-" and not file.is_file():
+    """Import the sessions of a session file; print each session id (creates a missing SQLite file).
+
+    Each session keeps the id in the file: importing the same content again changes nothing
+    (reported as unchanged); other content under a stored id is refused (exit 1).
+    """
+    from ._progress import CountingReader, Progress
+
+    if str(file) == "-":
+        require_stdin("store import", "FILE")
+    elif not file.is_file():
         _err(f"{file}: cannot read (no such file)")
         raise typer.Exit(2)
-    src: Any = sys.stdin.buffer if str(file) == "-" else file
-    sid = _run(lambda: _with_store(url, lambda s: s.import_jsonl(src, session_id=session_id), create=True))
-    typer.echo(sid)
+    if session_id is not None and new_id:
+        _err("--id and --new-id exclude each other")
+        raise typer.Exit(2)
+    if str(file) != "-" and _is_document(file):
+        _err(f"{file} is a transcript document, not a session file: `interlingua migrate {file} -o OUT.jsonl` writes one")
+        raise typer.Exit(1)
+    ids = [session_id] if session_id is not None else None
+    # The file is read twice (checked whole, then imported): progress counts both passes.
+    total = None if str(file) == "-" else 2 * file.stat().st_size
+    with Progress("importing", total=total, quiet=quiet) as bar:
+        if str(file) == "-":
+            src: Any = CountingReader(sys.stdin.buffer, bar)
+            results = _run(lambda: _with_store(url, lambda s: s.import_sessions(src, new_ids=new_id, session_ids=ids), create=True))
+        else:
+            try:
+                fh = open(file, "rb")  # noqa: SIM115
+            except OSError as exc:
+                _err(f"{file}: cannot read ({exc.strerror or exc})")
+                raise typer.Exit(2) from None
+            with fh:
+                src = CountingReader(fh, bar)
+                src.name = str(file)
+                results = _run(lambda: _with_store(url, lambda s: s.import_sessions(src, new_ids=new_id, session_ids=ids), create=True))
+    for r in results:
+        if r.status == "unchanged":
+            typer.echo(f"note: session {r.session_id} is already stored with this content; left unchanged", err=True)
+        typer.echo(r.session_id)
+
+
+def _is_document(path: Path) -> bool:
+    """A transcript document (``{"schema_version", "items": [...]}``) rather than JSON Lines."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+    except OSError:
+        return False
+    first = head.lstrip().split(b"\n", 1)[0]
+    return first.startswith(b"{") and b'"items"' in head and b'"session_id"' not in first and b'"session"' not in first[:64]
 
 
 @store_app.command("export")
 def export(
-    session_id: Annotated[str, typer.Argument(help="Session id.")],
+    session_id: Annotated[str, typer.Argument(metavar="SESSION_ID", help="Session id.")],
     url: UrlOpt = None,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout (atomically).")] = None,
     header: Annotated[bool, typer.Option("--header/--no-header", help="First line: session metadata and tools.")] = True,
+    quiet: QuietOpt = False,
 ) -> None:
     """Export a session as JSON Lines (one envelope a line)."""
-    dest: Any = output if output is not None else sys.stdout.buffer
+    from ._progress import CountingWriter, Progress
 
-    async def body(s: SessionStore) -> int:
-        n = await s.export_jsonl(session_id, dest, header=header)
+    with Progress("exporting", quiet=quiet) as bar:
         if output is None:
-            sys.stdout.buffer.flush()
-        return n
+            out = sys.stdout.buffer
 
-    _run(lambda: _with_store(url, body))
+            async def body(s: SessionStore) -> int:
+                n = await s.export_jsonl(session_id, CountingWriter(out, bar), header=header)
+                out.flush()
+                return n
+
+            _run(lambda: _with_store(url, body))
+            return
+        _export_file(url, session_id, output, header, bar)
+
+
+def _export_file(url: str | None, session_id: str, output: Path, header: bool, bar: Any) -> None:
+    """Export to ``output`` through a temporary file beside it, renamed into place on success."""
+    import os
+    import tempfile
+
+    from ._progress import CountingWriter
+
+    directory = output.parent if str(output.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        _err(f"{output}: cannot write ({exc.strerror or exc})")
+        raise typer.Exit(2) from None
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    ok = False
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            _run(lambda: _with_store(url, lambda s: s.export_jsonl(session_id, CountingWriter(fh, bar), header=header)))
+        os.replace(tmp, output)
+        ok = True
+    except OSError as exc:
+        _err(f"{output}: cannot write ({exc.strerror or exc})")
+        raise typer.Exit(2) from None
+    finally:
+        if not ok and os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 @store_app.command("list")
@@ -127,16 +214,22 @@ def list_(
         for i in infos:
             typer.echo(msgspec.json.encode({"id": i.id, "created_at": i.created_at, "updated_at": i.updated_at, "items": i.length, "parent_id": i.parent_id, "fork_seq": i.fork_seq}).decode())
         return
+    rows = [(i.id, str(i.length), i.created_at[:19] + "Z", f"{i.parent_id} @ {i.fork_seq}" if i.parent_id else "") for i in infos]
+    header = ("id", "items", "created", "forked from")
+    if not stdout_is_terminal():  # a pipe or a file: every cell whole, tab-separated
+        sys.stdout.write(plain_table(header, rows))
+        sys.stdout.flush()
+        return
     from rich.console import Console
     from rich.table import Table
 
     table = Table(title=f"{len(infos)} session(s)")
     table.add_column("id", no_wrap=True, min_width=max((len(i.id) for i in infos), default=2))
     table.add_column("items", justify="right")
-    table.add_column("created")
+    table.add_column("created", no_wrap=True)
     table.add_column("forked from", overflow="fold")
-    for i in infos:
-        table.add_row(i.id, str(i.length), i.created_at[:19] + "Z", f"{i.parent_id} @ {i.fork_seq}" if i.parent_id else "")
+    for row in rows:
+        table.add_row(*row)
     Console().print(table)
 
 
@@ -167,7 +260,7 @@ def _summary(item: Any) -> tuple[str, str, str]:
 
 
 @store_app.command("show")
-def show(session_id: Annotated[str, typer.Argument(help="Session id.")], url: UrlOpt = None) -> None:
+def show(session_id: Annotated[str, typer.Argument(metavar="SESSION_ID", help="Session id.")], url: UrlOpt = None) -> None:
     """Show a session: its settings and items, readably. Rows that fail to decode are listed."""
 
     async def body(s: SessionStore) -> Any:
@@ -180,18 +273,14 @@ def show(session_id: Annotated[str, typer.Argument(help="Session id.")], url: Ur
         return info, envs, await s.quarantined(session_id)
 
     info, envs, bad = _run(lambda: _with_store(url, body))
-    from rich.console import Console
-    from rich.table import Table
-
-    con = Console()
-    con.print(f"[bold]session[/bold] {info.id}  items: {info.length}  created: {info.created_at}  updated: {info.updated_at}")
+    lines = [f"session {info.id}  items: {info.length}  created: {info.created_at}  updated: {info.updated_at}"]
     if info.parent_id:
-        con.print(f"forked from {info.parent_id} at seq {info.fork_seq}")
+        lines.append(f"forked from {info.parent_id} at seq {info.fork_seq}")
     if info.metadata is not None:
-        con.print(f"metadata: {to_builtins(info.metadata)}", markup=False)
+        lines.append(f"metadata: {to_builtins(info.metadata)}")
     if info.tools:
-        con.print("tools: " + ", ".join(t.name for t in info.tools), markup=False)
-    table = Table("seq", "type", "role", "content", "usage / stop")
+        lines.append("tools: " + ", ".join(t.name for t in info.tools))
+    rows = []
     for e in envs:
         typ, role, text = _summary(e.item)
         extra = []
@@ -200,12 +289,30 @@ def show(session_id: Annotated[str, typer.Argument(help="Session id.")], url: Ur
             extra.append(f"in={u.get('input_tokens', '?')} out={u.get('output_tokens', '?')}")
         if isinstance(e.stop_reason, StopReason):
             extra.append(e.stop_reason.reason)
-        table.add_row(str(e.seq), typ, role, text, " ".join(extra))
+        rows.append((str(e.seq), typ, role, text, " ".join(extra)))
+    header = ("seq", "type", "role", "content", "usage / stop")
+    bad_lines = [f"  seq {b.seq}: {b.reason}" for b in bad]
+    if not stdout_is_terminal():  # a pipe or a file: plain lines, every cell whole
+        sys.stdout.write("\n".join(lines) + "\n" + plain_table(header, rows))
+        sys.stdout.flush()
+        if bad:
+            typer.echo(f"{len(bad)} quarantined row(s) (stored, failed to decode; not shown above):\n" + "\n".join(bad_lines))
+            raise typer.Exit(1)
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    for line in lines:
+        con.print(line, markup=False)
+    table = Table(*header)
+    for row in rows:
+        table.add_row(*row)
     con.print(table)
     if bad:
         con.print(f"[bold red]{len(bad)} quarantined row(s)[/bold red] (stored, failed to decode; not shown above):")
-        for b in bad:
-            con.print(f"  seq {b.seq}: {b.reason}", markup=False)
+        for line in bad_lines:
+            con.print(line, markup=False)
         raise typer.Exit(1)
 
 

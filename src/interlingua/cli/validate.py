@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from enum import Enum
 from pathlib import Path
@@ -11,7 +10,8 @@ from typing import Annotated
 import typer
 
 from ..errors import Problem
-from ..validation import ValidationResult, load_schema, schema_names, validate_path
+from ..validation import ValidationResult, expand_paths, load_schema, schema_names, validate_path
+from ._common import require_stdin
 
 __all__ = ["register"]
 
@@ -47,18 +47,40 @@ def _summary(result: ValidationResult) -> str:
 
 
 def validate(
-    paths: Annotated[list[str], typer.Argument(help="Files (.json documents, .jsonl envelope streams), directories, or - for stdin.", show_default=False)],
-    strict: Annotated[bool, typer.Option("--strict", help="Reject item types this version does not know (default: preserve them).")] = False,
-    fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format: text, json or github (GitHub Actions annotations).")] = OutputFormat.text,
+    paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Files (.json documents, .jsonl envelope streams), directories, or - for stdin.", show_default=False)],
+    strict: Annotated[bool, typer.Option("--strict/--no-strict", help="Reject item types this version does not know (default: preserve them).")] = False,
+    fmt: Annotated[OutputFormat, typer.Option("--format", metavar="text|json|github", help="Output format: text, json or github (GitHub Actions annotations).")] = OutputFormat.text,
+    only_transcripts: Annotated[
+        bool,
+        typer.Option(
+            "--only-transcripts",
+            help="Skip files that are not interlingua documents or envelope streams (judged by content: "
+            "package.json, tsconfig.json, ... are skipped and listed), for hooks in repositories holding other JSON.",
+        ),
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display (shown on long runs).")] = False,
 ) -> None:
     """Check transcripts against the JSON Schemas and the semantic rules.
 
     Prints every problem with file, line (JSON Lines), JSON pointer and reason, then a
     summary line. Exit 0 valid, 1 invalid, 2 usage error or unreadable input.
     """
-    result = validate_path(paths, mode="strict" if strict else "preserving")
+    from ._progress import Progress
+
+    if "-" in paths:
+        require_stdin("validate", "PATH")
+    total = 0
+    for _label, path in expand_paths(paths):
+        try:
+            total += path.stat().st_size if path is not None and path.is_file() else 0
+        except OSError:
+            pass
+    with Progress("validating", total=total, quiet=quiet) as bar:
+        result = validate_path(paths, mode="strict" if strict else "preserving", only_transcripts=only_transcripts, progress=bar.advance)
     problems = result.unreadable + result.problems
     if fmt is OutputFormat.json:
+        import json
+
         payload = {
             "valid": result.ok,
             "files": result.files,
@@ -66,10 +88,16 @@ def validate(
             "errors": len(problems),
             "problems": [{"file": p.file, "line": p.line, "pointer": p.pointer, "message": p.message} for p in problems],
         }
+        if only_transcripts:
+            payload["skipped"] = result.skipped
         typer.echo(json.dumps(payload, indent=2))
     else:
         for p in problems:
             typer.echo(_problem_line(p, fmt))
+        if result.skipped:
+            shown = ", ".join(result.skipped[:5]) + (f", ... ({len(result.skipped) - 5} more)" if len(result.skipped) > 5 else "")
+            what = "file that is not an interlingua transcript" if len(result.skipped) == 1 else "files that are not interlingua transcripts"
+            typer.echo(f"skipped {len(result.skipped)} {what}: {shown}")
         typer.echo(_summary(result))
     if result.unreadable:
         raise typer.Exit(2)
@@ -81,6 +109,8 @@ def schema(
     name: Annotated[str | None, typer.Argument(help="One schema to print (e.g. transcript, envelope, text); default: all, as one JSON object.")] = None,
 ) -> None:
     """Print or write the bundled JSON Schemas (Draft 2020-12)."""
+    import json
+
     if name is not None and name not in schema_names():
         typer.echo(f"error: no schema {name!r}; known: {', '.join(schema_names())}", err=True)
         raise typer.Exit(2)

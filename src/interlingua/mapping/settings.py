@@ -10,25 +10,37 @@ provider calls a setting stays in that provider's request module.
   e.g. a JSON Schema response format the target cannot enforce).
 * An approximation is a ``changed`` entry naming both values (:func:`approximated_setting`).
 * A body without a model gets one ``changed`` entry (:func:`note_model`).
+* Decoding: :func:`valid_setting` says whether a wire value fits a canonical field (anything that
+  does not stays in ``provider_data`` as given); :func:`build_settings` makes the value.
+* Encoding: :func:`claim_provider_field` reads a "which field did the source use" hint kept in the
+  own ``provider_data``; :func:`merge_provider_fields` writes the remaining own fields back.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 
-from ..errors import ConversionError
+from ..errors import ConversionError, DocumentError, Problem
 from ..items import Settings, Transcript
 from .report import Policy, Report
 
 __all__ = [
+    "EFFORT_BUDGETS",
     "approximated_setting",
+    "build_settings",
+    "claim_provider_field",
+    "effort_from_budget",
+    "merge_provider_fields",
+    "merge_settings",
     "note_model",
     "own_provider_data",
     "settings_of",
     "unsupported_setting",
+    "valid_setting",
 ]
 
 _SETTINGS = "settings"
@@ -38,6 +50,45 @@ def settings_of(transcript: Transcript) -> Settings:
     """The transcript's settings, or empty :class:`~interlingua.items.Settings` when it has none."""
     value = transcript.settings
     return value if isinstance(value, Settings) else Settings()
+
+
+def merge_settings(base: Settings | msgspec.UnsetType | None, override: Settings | Mapping[str, Any] | None) -> Settings:
+    """``base`` with every field ``override`` sets replacing it (``provider_data`` merged per provider).
+
+    Args:
+        base: The settings a conversation was held with (a transcript's or a stored session's).
+        override: The caller's settings for this call, a :class:`~interlingua.items.Settings` or a
+            mapping of its fields (``{"max_output_tokens": 256, "temperature": 0.2}``).
+
+    Raises:
+        DocumentError: ``override`` is not valid settings (unknown field, wrong type), with a pointer.
+    """
+    merged = base if isinstance(base, Settings) else Settings()
+    if override is None:
+        return merged
+    if not isinstance(override, Settings):
+        try:
+            override = msgspec.convert(dict(override), Settings)
+        except msgspec.ValidationError as exc:
+            raise DocumentError(Problem(_path_pointer(str(exc)), f"invalid settings: {exc}")) from exc
+    changes: dict[str, Any] = {}
+    for name in override.__struct_fields__:
+        value = getattr(override, name)
+        if value is msgspec.UNSET:
+            continue
+        if name == "provider_data" and isinstance(merged.provider_data, dict):
+            value = {**merged.provider_data, **value}
+        changes[name] = value
+    return msgspec.structs.replace(merged, **changes)
+
+
+def _path_pointer(message: str) -> str:
+    """``/settings/a/b`` from a msgspec message ending in ``- at `$.a.b```."""
+    head, sep, path = message.rpartition("at `$")
+    if not sep:
+        return "/settings"
+    path = path.rstrip("`")
+    return "/settings" + path.replace(".", "/").replace("[", "/").replace("]", "") if path else "/settings"
 
 
 def own_provider_data(
@@ -109,3 +160,105 @@ def _show(value: Any) -> str:
         value = msgspec.to_builtins(value)
     text = msgspec.json.encode(value).decode() if not isinstance(value, str) else repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+EFFORT_BUDGETS: dict[str, int] = {"minimal": 512, "low": 1024, "medium": 2048, "high": 4096, "xhigh": 16384}
+"""Thinking budget (tokens) taken as equivalent to each effort level when one must be written as the other.
+
+``low``/``medium``/``high`` follow LiteLLM's defaults for turning ``reasoning_effort`` into an Anthropic
+``thinking.budget_tokens`` (1024/2048/4096, ``litellm/constants.py``
+``DEFAULT_REASONING_EFFORT_*_THINKING_BUDGET``); ``minimal`` and ``xhigh`` extend the scale.
+Every use is reported as ``changed`` naming both values."""
+
+_EFFORT_ORDER = ("minimal", "low", "medium", "high", "xhigh")
+
+
+def effort_from_budget(budget: int) -> str:
+    """The effort level for a thinking budget: ``none`` for 0, else the lowest level whose budget is at least ``budget``.
+
+    So the model is asked to think at least as much as the budget allowed (``xhigh`` above 4096).
+    """
+    if budget <= 0:
+        return "none"
+    for level in _EFFORT_ORDER:
+        if EFFORT_BUDGETS[level] >= budget:
+            return level
+    return "xhigh"
+
+
+def valid_setting(field: str, value: Any) -> bool:
+    """Whether ``value`` is a valid value of the canonical :class:`~interlingua.items.Settings` field ``field``.
+
+    A decoder keeps a wire value that is not (``null``, an effort level outside the enum, a negative
+    token count) in its own ``provider_data`` instead, so it still goes back to the same provider.
+    """
+    try:
+        msgspec.convert({field: value}, Settings)
+    except msgspec.ValidationError:
+        return False
+    return True
+
+
+def build_settings(fields: dict[str, Any], provider_data: dict[str, Any], name: str) -> Settings | msgspec.UnsetType:
+    """:class:`~interlingua.items.Settings` from validated canonical ``fields`` and the provider's leftover wire fields.
+
+    Returns:
+        ``UNSET`` when both are empty.
+
+    Raises:
+        msgspec.ValidationError: a field that :func:`valid_setting` would refuse (a mapper bug).
+    """
+    data = dict(fields)
+    if provider_data:
+        data["provider_data"] = {name: copy.deepcopy(provider_data)}
+    if not data:
+        return msgspec.UNSET
+    return msgspec.convert(data, Settings)
+
+
+def claim_provider_field(own: dict[str, Any], path: tuple[str, ...], value: Any) -> bool:
+    """Whether ``own`` (a mapper's own ``provider_data``) holds ``value`` at ``path``; if so it is removed.
+
+    Decoders keep the wire field a canonical setting came from there when the provider has several
+    (Chat ``max_tokens`` beside ``max_completion_tokens``), with the same value; an encoder that finds
+    it writes the setting in that field, so a same-provider round trip writes the same key.
+    """
+    node: Any = own
+    for key in path[:-1]:
+        node = node.get(key) if isinstance(node, dict) else None
+    if not isinstance(node, dict) or path[-1] not in node or node[path[-1]] != value or isinstance(node[path[-1]], bool) != isinstance(value, bool):
+        return False
+    del node[path[-1]]
+    _prune(own, path[:-1])
+    return True
+
+
+def _prune(own: dict[str, Any], path: tuple[str, ...]) -> None:
+    """Remove objects left empty along ``path`` (deepest first)."""
+    for depth in range(len(path), 0, -1):
+        parent: Any = own
+        for key in path[: depth - 1]:
+            parent = parent.get(key)
+        if isinstance(parent, dict) and parent.get(path[depth - 1]) == {}:
+            del parent[path[depth - 1]]
+
+
+def merge_provider_fields(body: dict[str, Any], fields: dict[str, Any], report: Report, *, target: str, where: str = "") -> None:
+    """Write a mapper's own ``provider_data`` fields into ``body`` (modified in place).
+
+    A key the body does not have is added (a deep copy); where both hold an object the two are merged
+    key by key; where the body already holds another value (written from a canonical setting), the
+    body keeps it and the provider field is reported as ``dropped``.
+    """
+    for key, value in fields.items():
+        if key not in body:
+            body[key] = copy.deepcopy(value)
+        elif isinstance(body[key], dict) and isinstance(value, dict):
+            merge_provider_fields(body[key], value, report, target=target, where=f"{where}/{key}")
+        elif body[key] != value:
+            report.add(
+                "dropped",
+                f"{target} provider data {where}/{key}={_show(value)} left out: the settings already wrote {_show(body[key])}",
+                item_type=_SETTINGS,
+                pointer=f"/settings/provider_data/{target}{where}/{key}",
+            )

@@ -10,20 +10,22 @@ See ``docs/store.md`` and ``adr/0003-session-store.md``.
 
 from __future__ import annotations
 
-from ..errors import ConflictError, MigrationRequiredError, SessionNotFoundError, StoreError
+from ..errors import ConflictError, MigrationRequiredError, SessionExistsError, SessionNotFoundError, StoreError
 from ._engine import DEFAULT_URL, normalize_url
 from ._migrate import head_revision
 from ._store import SessionStore
-from ._types import CorruptRowError, CorruptRowWarning, QuarantinedRow, SessionChange, SessionInfo
+from ._types import CorruptRowError, CorruptRowWarning, ImportResult, QuarantinedRow, SessionChange, SessionInfo
 
 __all__ = [
     "DEFAULT_URL",
     "ConflictError",
     "CorruptRowError",
     "CorruptRowWarning",
+    "ImportResult",
     "MigrationRequiredError",
     "QuarantinedRow",
     "SessionChange",
+    "SessionExistsError",
     "SessionInfo",
     "SessionNotFoundError",
     "SessionStore",
@@ -33,7 +35,7 @@ __all__ = [
     "upgrade",
 ]
 
-for _name in ("SessionStore", "CorruptRowError", "CorruptRowWarning", "QuarantinedRow", "SessionChange", "SessionInfo"):
+for _name in ("SessionStore", "CorruptRowError", "CorruptRowWarning", "ImportResult", "QuarantinedRow", "SessionChange", "SessionInfo"):
     globals()[_name].__module__ = __name__
 
 

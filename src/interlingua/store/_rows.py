@@ -24,7 +24,7 @@ from ..codec import (
     encode_item,
 )
 from ..errors import DocumentError, Problem
-from ..items import Envelope, InputItem, StopReason, ToolChoice, ToolDefinition, Usage
+from ..items import Envelope, InputItem, Settings, StopReason, ToolChoice, ToolDefinition, Usage
 from ._engine import JsonText
 
 __all__ = ["PreparedRow", "decode_row", "format_ts", "parse_ts", "prepare_rows", "encode_tools", "encode_json"]
@@ -36,6 +36,7 @@ _usage_dec = msgspec.json.Decoder(Usage)
 _stop_dec = msgspec.json.Decoder(StopReason)
 _tools_dec = msgspec.json.Decoder(list[ToolDefinition])
 _choice_dec = msgspec.json.Decoder(ToolChoice)
+_settings_dec = msgspec.json.Decoder(Settings)
 _any_dec = msgspec.json.Decoder()
 _enc = msgspec.json.Encoder()
 
@@ -99,6 +100,16 @@ def encode_choice(choice: Any, pointer: str = "/tool_choice") -> JsonText:
         _choice_dec.decode(raw)
     except msgspec.ValidationError as exc:
         raise DocumentError(Problem(pointer, f"invalid tool choice: {exc}")) from exc
+    return JsonText(raw.decode())
+
+
+def encode_settings(settings: Any, pointer: str = "/settings") -> JsonText:
+    """Validate generation settings (a :class:`~interlingua.items.Settings` or dict) and encode them."""
+    raw = _encode(settings, pointer)
+    try:
+        _settings_dec.decode(raw)
+    except msgspec.ValidationError as exc:
+        raise DocumentError(Problem(pointer, f"invalid settings: {exc}")) from exc
     return JsonText(raw.decode())
 
 
@@ -305,6 +316,13 @@ def decode_choice(text: str | None) -> ToolChoice | None:
         return None
     value = _any_dec.decode(text)
     return None if value is None else msgspec.convert(value, ToolChoice)
+
+
+def decode_settings(text: str | None) -> Settings | None:
+    if text is None:
+        return None
+    value = _any_dec.decode(text)
+    return None if value is None else msgspec.convert(value, Settings)
 
 
 def decode_json(text: str | None) -> Any:

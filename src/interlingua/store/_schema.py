@@ -6,9 +6,9 @@ migration drift test (autogenerate finds no difference) share one definition.
 
 Tables::
 
-    interlingua_sessions          one row per session: head_seq, metadata, tools
+    interlingua_sessions          one row per session: head_seq, metadata, tools, settings
     interlingua_items             one row per envelope, primary key (session_id, seq)
-    interlingua_session_changes   metadata/tools history, at the seq where each took effect
+    interlingua_session_changes   metadata/tools/settings history, at the seq where each took effect
     interlingua_quarantine        rows that failed to decode, with the reason
 """
 
@@ -53,6 +53,7 @@ SESSIONS = sa.Table(
     sa.Column("metadata", JSON_TEXT, nullable=True),
     sa.Column("tools", JSON_TEXT, nullable=True),
     sa.Column("tool_choice", JSON_TEXT, nullable=True),
+    sa.Column("settings", JSON_TEXT, nullable=True),
     sa.Column("parent_id", sa.String(128), nullable=True),
     sa.Column("fork_seq", sa.BigInteger, nullable=True),
     sa.Index(None, "created_at"),
@@ -91,6 +92,7 @@ SESSION_CHANGES = sa.Table(
     sa.Column("metadata", JSON_TEXT, nullable=True),
     sa.Column("tools", JSON_TEXT, nullable=True),
     sa.Column("tool_choice", JSON_TEXT, nullable=True),
+    sa.Column("settings", JSON_TEXT, nullable=True),
 )
 
 QUARANTINE = sa.Table(

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import tempfile
 import uuid
 import warnings
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -28,13 +30,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ..codec import SCHEMA_VERSION, encode_envelope
-from ..errors import ConflictError, DocumentError, MigrationRequiredError, Problem, SessionNotFoundError, StoreError
-from ..items import Envelope, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
+from ..errors import ConflictError, DocumentError, MigrationRequiredError, Problem, SessionExistsError, SessionNotFoundError, StoreError
+from ..items import Envelope, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
 from . import _jsonl, _rows
 from ._engine import JsonText, create_engine, normalize_url, safe_url, translate_errors
 from ._migrate import head_revision, read_state, upgrade_sync
 from ._schema import ITEMS, QUARANTINE, SESSION_CHANGES, SESSIONS, VERSION_TABLE
-from ._types import CorruptRowError, CorruptRowWarning, QuarantinedRow, SessionChange, SessionInfo
+from ..session_file import SessionBlock, read_sessions
+from ._types import CorruptRowError, CorruptRowWarning, ImportResult, QuarantinedRow, SessionChange, SessionInfo
 
 __all__ = ["SessionStore"]
 
@@ -197,6 +200,7 @@ class SessionStore:
         session_id: str | None = None,
         tools: Sequence[ToolDefinition] | None = None,
         tool_choice: ToolChoice | None = None,
+        settings: Settings | None = None,
     ) -> str:
         """Create an empty session.
 
@@ -208,6 +212,7 @@ class SessionStore:
             session_id: The id to use (default: a new UUID4 string).
             tools: Tool definitions the conversation is held with.
             tool_choice: Tool choice.
+            settings: Generation settings the conversation is held with (ADR 0007).
 
         Returns:
             The session id.
@@ -216,7 +221,7 @@ class SessionStore:
             DocumentError: invalid id, metadata or tools (nothing written).
         """
         sid = _check_session_id(session_id) if session_id is not None else str(uuid.uuid4())
-        values = self._settings_values(metadata, tools, tool_choice, clear_with_null=False)
+        values = self._session_values(metadata, tools, tool_choice, settings, clear_with_null=False)
         now = _now()
         async with self._write("creating a session") as conn:
             stmt = (
@@ -232,13 +237,14 @@ class SessionStore:
                 )
         return sid
 
-    def _settings_values(self, metadata: Any, tools: Any, tool_choice: Any, *, clear_with_null: bool) -> dict[str, Any]:
-        """Encode the given settings; ``_UNSET`` -> unchanged (SQL NULL), ``None`` -> cleared."""
+    def _session_values(self, metadata: Any, tools: Any, tool_choice: Any, settings: Any, *, clear_with_null: bool) -> dict[str, Any]:
+        """Encode the given session values; ``_UNSET`` -> unchanged (SQL NULL), ``None`` -> cleared."""
         out: dict[str, Any] = {}
         for name, value, enc in (
             ("metadata", metadata, self._enc_metadata),
             ("tools", tools, _rows.encode_tools),
             ("tool_choice", tool_choice, _rows.encode_choice),
+            ("settings", settings, _rows.encode_settings),
         ):
             if value is _UNSET:
                 out[name] = None
@@ -261,8 +267,9 @@ class SessionStore:
         metadata: dict[str, Any] | None = _UNSET,
         tools: Sequence[ToolDefinition] | None = _UNSET,
         tool_choice: ToolChoice | None = _UNSET,
+        settings: Settings | None = _UNSET,
     ) -> int:
-        """Change a session's metadata, tools or tool choice (each replaced whole; ``None`` clears).
+        """Change a session's metadata, tools, tool choice or settings (each replaced whole; ``None`` clears).
 
         The change is recorded in the session's history at the seq where it takes
         effect (the session's length now), see :meth:`changes`.
@@ -273,7 +280,7 @@ class SessionStore:
         Raises:
             SessionNotFoundError; DocumentError: invalid values (nothing written).
         """
-        values = self._settings_values(metadata, tools, tool_choice, clear_with_null=True)
+        values = self._session_values(metadata, tools, tool_choice, settings, clear_with_null=True)
         now = _now()
         async with self._write("updating a session") as conn:
             new = {k: (sa.null() if v is _JSON_NULL else v) for k, v in values.items() if v is not None}
@@ -303,7 +310,7 @@ class SessionStore:
         return int(head) + 1
 
     async def changes(self, session_id: str) -> list[SessionChange]:
-        """The session's metadata/tools history, oldest first.
+        """The session's metadata, tools, tool choice and settings history, oldest first.
 
         Raises:
             SessionNotFoundError.
@@ -324,6 +331,8 @@ class SessionStore:
                 changed["tools"] = _rows.decode_tools(r.tools)
             if r.tool_choice is not None:
                 changed["tool_choice"] = _rows.decode_choice(r.tool_choice)
+            if r.settings is not None:
+                changed["settings"] = _rows.decode_settings(r.settings)
             out.append(SessionChange(int(r.change_no), int(r.effective_seq), _rows.format_ts(r.created_at), changed))
         return out
 
@@ -343,6 +352,7 @@ class SessionStore:
             metadata=_rows.decode_json(row.metadata),
             tools=_rows.decode_tools(row.tools),
             tool_choice=_rows.decode_choice(row.tool_choice),
+            settings=_rows.decode_settings(row.settings),
             parent_id=row.parent_id,
             fork_seq=None if row.fork_seq is None else int(row.fork_seq),
         )
@@ -466,7 +476,7 @@ class SessionStore:
     ) -> Transcript:
         """Load a session as a transcript document (items in seq order from ``since_seq``).
 
-        The transcript carries the session's current tools, tool choice and
+        The transcript carries the session's current tools, tool choice, settings and
         metadata; per-item usage and stop reasons are on the envelopes
         (:meth:`load_envelopes`). ``schema_version`` is the newest among the rows
         (at least this library's).
@@ -488,6 +498,7 @@ class SessionStore:
             items=[e.item for e in envs],
             tools=info.tools if info.tools is not None else _UNSET,
             tool_choice=info.tool_choice if info.tool_choice is not None else _UNSET,
+            settings=info.settings if info.settings is not None else _UNSET,
             metadata=info.metadata if info.metadata is not None else _UNSET,
         )
 
@@ -576,7 +587,7 @@ class SessionStore:
     async def fork(self, session_id: str, at_seq: int, *, new_session_id: str | None = None) -> str:
         """Copy a session's items ``0..at_seq`` into a new session.
 
-        The fork gets the metadata, tools and tool choice in effect after item
+        The fork gets the metadata, tools, tool choice and settings in effect after item
         ``at_seq`` (and that part of the change history); ``parent_id`` and
         ``fork_seq`` record where it came from.
 
@@ -605,7 +616,7 @@ class SessionStore:
             ).all()
             # Every setting ever given is in the history (creation, updates, imports, the
             # 0002 backfill), so folding it up to the fork point gives the state there.
-            state: dict[str, Any] = {"metadata": None, "tools": None, "tool_choice": None}
+            state: dict[str, Any] = {"metadata": None, "tools": None, "tool_choice": None, "settings": None}
             for ch in changes:
                 for k in state:
                     v = getattr(ch, k)
@@ -686,29 +697,87 @@ class SessionStore:
         return _jsonl.header_line(await self.get_session(session_id), await self.changes(session_id))
 
     async def import_jsonl(self, source: str | os.PathLike[str] | IO[bytes], *, session_id: str | None = None) -> str:
-        """Create a new session from a JSON Lines file written by :meth:`export_jsonl`
-        (with or without the session header line).
+        """Import the one session of a session file (see :mod:`interlingua.session_file`).
 
-        Every line is read and checked before anything is written: versions (a newer
-        major is refused), items, one session id throughout, and seqs ``0, 1, 2, ...``
-        in order. Timestamps, usage and stop reasons are kept.
+        Like :meth:`import_sessions`, under the file's session id (idempotent), or as a copy under
+        ``session_id`` when given.
+
+        Returns:
+            The session id.
+
+        Raises:
+            DocumentError: the file holds no session or several (use :meth:`import_sessions`), or a
+                problem with file and line (nothing written).
+            SessionExistsError: the id exists with different content.
+        """
+        results = await self.import_sessions(source, session_ids=[session_id] if session_id is not None else None)
+        return results[0].session_id
+
+    async def import_sessions(
+        self,
+        source: str | os.PathLike[str] | IO[bytes],
+        *,
+        new_ids: bool = False,
+        session_ids: Sequence[str] | None = None,
+    ) -> list[ImportResult]:
+        """Import every session of a session file (as ``migrate -o`` and :meth:`export_jsonl` write).
+
+        The whole file is checked before anything is written (versions, items, header fields, seqs
+        ``0, 1, 2, ...``, each session once), one session in memory at a time; then each session is
+        written in one transaction: all or nothing per session. Errors name the file and line.
+        Timestamps, usage and stop reasons are kept.
+
+        A session is imported under the id in the file. Re-importing the same content is a no-op
+        (status ``unchanged``); different content under a stored id is a :class:`SessionExistsError`.
 
         Args:
             source: A path or a binary file object.
-            session_id: Id for the new session (default: a new UUID4 string; the id in
-                the file is not reused, so importing twice gives two sessions).
+            new_ids: Import every session as a copy under a new UUID4 id.
+            session_ids: Ids to import the sessions under, in file order (a file with more sessions
+                than ids is refused before anything is written).
 
         Returns:
-            The new session id.
+            One :class:`ImportResult` per session, in file order.
 
         Raises:
-            DocumentError: with file and line of the first problem (nothing written).
-            StoreError: ``session_id`` exists.
+            DocumentError: with file and line of the first problem.
+            SessionExistsError: a stored session with the same id holds other content.
         """
         label = str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None)
         label = str(label) if label is not None else None
-        sess, envs, line_nos = _jsonl.read_jsonl(source, label)
-        new_id = _check_session_id(session_id) if session_id is not None else str(uuid.uuid4())
+        with contextlib.ExitStack() as stack:
+            if not isinstance(source, (str, os.PathLike)) and not _seekable(source):
+                # Two passes need a file to read twice: spool a stream (stdin) to a temporary file.
+                spool = stack.enter_context(tempfile.TemporaryFile())
+                shutil.copyfileobj(source, spool)
+                source = spool
+            # Pass 1: the whole file is checked before any session is written, one session in
+            # memory at a time.
+            for _ in self._blocks(source, label):
+                pass
+            return [r async for r in self._import_blocks(source, label, new_ids, session_ids)]
+
+    @staticmethod
+    def _blocks(source: str | os.PathLike[str] | IO[bytes], label: str | None) -> Iterator[SessionBlock]:
+        if not isinstance(source, (str, os.PathLike)):
+            source.seek(0)
+        return read_sessions(source, label=label)
+
+    async def _import_blocks(
+        self, source: str | os.PathLike[str] | IO[bytes], label: str | None, new_ids: bool, session_ids: Sequence[str] | None
+    ) -> AsyncIterator[ImportResult]:
+        for n, block in enumerate(self._blocks(source, label)):
+            if session_ids is not None:
+                if n >= len(session_ids):
+                    raise DocumentError(Problem("", f"the file holds more than {len(session_ids)} session(s); import it without an id", label, block.line))
+                target = _check_session_id(session_ids[n])
+            else:
+                target = str(uuid.uuid4()) if new_ids else _check_session_id(block.session_id)
+            yield await self._import_block(block, target, label)
+
+    async def _import_block(self, block: SessionBlock, new_id: str, label: str | None) -> ImportResult:
+        envs, line_nos = block.envelopes, block.line_nos
+        sess = msgspec.to_builtins(block.header) if block.header is not None else {}
         try:
             rows = _rows.prepare_rows(envs, keep_created_at=True, forbid_nul=self._is_pg, keep_text=self._is_pg)
         except DocumentError as exc:
@@ -718,39 +787,69 @@ class SessionStore:
             raise DocumentError([Problem("/" + rest if rest else "", p.message) for p in exc.problems[:1]]).located(file=label, line=line) from exc
         now = _now()
         try:
-            settings, change_rows = self._import_settings(new_id, sess, now)
+            values, change_rows = self._import_settings(new_id, sess, now)
         except DocumentError as exc:
             raise DocumentError([Problem("/session" + p.pointer, p.message) for p in exc.problems]).located(
-                file=label, line=sess.get("_line")
+                file=label, line=block.header_line
             ) from exc
         async with self._write("importing a session") as conn:
             inserted = (
                 await conn.execute(
                     self._insert(SESSIONS)
-                    .values(id=new_id, created_at=now, updated_at=now, head_seq=len(rows) - 1, **settings)
+                    .values(id=new_id, created_at=now, updated_at=now, head_seq=len(rows) - 1, **values)
                     .on_conflict_do_nothing(index_elements=["id"])
                     .returning(SESSIONS.c.id)
                 )
             ).scalar_one_or_none()
-            if inserted is None:
-                raise StoreError(f"cannot import into {new_id!r}: a session with that id exists")
-            if change_rows:
-                await conn.execute(sa.insert(SESSION_CHANGES), change_rows)
-            await self._insert_rows(conn, new_id, 0, rows, now)
-        return new_id
+            if inserted is not None:
+                if change_rows:
+                    await conn.execute(sa.insert(SESSION_CHANGES), change_rows)
+                await self._insert_rows(conn, new_id, 0, rows, now)
+                return ImportResult(new_id, "imported", len(rows), block.session_id)
+        info, stored = await self._load(new_id, 0, "raise")
+        differs = _import_difference(block, info, stored)
+        if differs:
+            raise SessionExistsError(new_id, differs)
+        return ImportResult(new_id, "unchanged", len(rows), block.session_id)
 
     def _import_settings(self, new_id: str, sess: dict[str, Any], now: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """Validate and encode an imported session header's settings and change history."""
-        settings = self._settings_values(sess.get("metadata"), sess.get("tools"), sess.get("tool_choice"), clear_with_null=False)
+        """Validate and encode an imported session header's values and change history."""
+        values = self._session_values(
+            sess.get("metadata"), sess.get("tools"), sess.get("tool_choice"), sess.get("settings"), clear_with_null=False
+        )
         change_rows = []
         for j, ch in enumerate(sess.get("changes") or ()):
-            vals = self._settings_values(
-                ch.get("metadata", _UNSET), ch.get("tools", _UNSET), ch.get("tool_choice", _UNSET), clear_with_null=True
+            cleared = set(ch.get("cleared") or ())
+            vals = self._session_values(
+                *(None if name in cleared else ch.get(name, _UNSET) for name in ("metadata", "tools", "tool_choice", "settings")),
+                clear_with_null=True,
             )
             created = _rows.parse_ts(ch["created_at"], f"/changes/{j}/created_at") if "created_at" in ch else now
             change_rows.append(
                 {"session_id": new_id, "change_no": ch["change_no"], "effective_seq": ch["effective_seq"], "created_at": created, **vals}
             )
-        if not change_rows and any(v is not None for v in settings.values()):
-            change_rows.append({"session_id": new_id, "change_no": 0, "effective_seq": 0, "created_at": now, **settings})
-        return settings, change_rows
+        if not change_rows and any(v is not None for v in values.values()):
+            change_rows.append({"session_id": new_id, "change_no": 0, "effective_seq": 0, "created_at": now, **values})
+        return values, change_rows
+
+
+def _seekable(fh: IO[bytes]) -> bool:
+    try:
+        return bool(fh.seekable())
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _import_difference(block: SessionBlock, info: SessionInfo, stored: list[Envelope]) -> str:
+    """What differs between a session block and the stored session of the same id (``""``: nothing)."""
+    header = block.header
+    for name in ("metadata", "tools", "tool_choice", "settings"):
+        given = getattr(header, name) if header is not None else msgspec.UNSET
+        if given is not msgspec.UNSET and given != getattr(info, name):
+            return name.replace("_", " ")
+    if len(stored) != len(block.envelopes):
+        return f"items ({len(stored)} stored, {len(block.envelopes)} in the file)"
+    for a, b in zip(stored, block.envelopes):
+        if (a.item, a.usage, a.stop_reason) != (b.item, b.usage, b.stop_reason):
+            return f"items (first difference at seq {b.seq})"
+    return ""

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import StoreError
-from ..items import ToolChoice, ToolDefinition
+from ..items import Settings, ToolChoice, ToolDefinition
 
-__all__ = ["CorruptRowError", "CorruptRowWarning", "QuarantinedRow", "SessionChange", "SessionInfo"]
+__all__ = ["CorruptRowError", "CorruptRowWarning", "ImportResult", "QuarantinedRow", "SessionChange", "SessionInfo"]
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,7 @@ class SessionInfo:
         metadata: Caller-owned JSON-safe data, or ``None``.
         tools: Tool definitions the conversation is held with, or ``None``.
         tool_choice: Tool choice, or ``None``.
+        settings: Generation settings (model, max output tokens, ...), or ``None``.
         parent_id: For a fork, the session it was forked from.
         fork_seq: For a fork, the last seq taken from the parent.
     """
@@ -34,6 +35,7 @@ class SessionInfo:
     metadata: dict[str, Any] | None = None
     tools: list[ToolDefinition] | None = None
     tool_choice: ToolChoice | None = None
+    settings: Settings | None = None
     parent_id: str | None = None
     fork_seq: int | None = None
 
@@ -45,7 +47,7 @@ class SessionInfo:
 
 @dataclass(frozen=True)
 class SessionChange:
-    """A change of a session's metadata, tools or tool choice.
+    """A change of a session's metadata, tools, tool choice or settings.
 
     Attributes:
         change_no: 0, 1, 2, ... in the order the changes were made.
@@ -53,13 +55,30 @@ class SessionChange:
             length when it was made).
         created_at: RFC 3339 UTC timestamp.
         changed: The parts that changed (``"metadata"``, ``"tools"``,
-            ``"tool_choice"``) with their new values; ``None`` means cleared.
+            ``"tool_choice"``, ``"settings"``) with their new values; ``None`` means cleared.
     """
 
     change_no: int
     effective_seq: int
     created_at: str
     changed: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What importing one session of a session file did.
+
+    Attributes:
+        session_id: The stored session's id.
+        status: ``imported`` (written now) or ``unchanged`` (that id already held this content).
+        items: Number of items in the session.
+        source_id: The session's id in the file.
+    """
+
+    session_id: str
+    status: Literal["imported", "unchanged"]
+    items: int
+    source_id: str
 
 
 @dataclass(frozen=True)

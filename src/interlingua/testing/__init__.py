@@ -7,7 +7,8 @@
 * :mod:`interlingua.testing.pytest_plugin`: fixtures, registered through the ``pytest11`` entry point.
 
 Submodules are imported on use: ``strategies`` and ``conformance`` need hypothesis/pytest,
-``snapshot`` needs syrupy (all in the ``dev`` extra).
+``snapshot`` needs syrupy (all in the ``testing`` extra: ``pip install 'interlingua[testing]'``; a missing one is an
+error naming it).
 """
 
 from .assertions import TranscriptAssertionError, assert_valid_transcript

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from ._extra import EXTRA_HINT
 from .assertions import assert_valid_transcript as _assert_valid_transcript
 
 __all__ = ["assert_valid_transcript", "transcript_snapshot"]
@@ -34,8 +35,17 @@ def assert_valid_transcript() -> Callable[..., None]:
 
 
 @pytest.fixture
-def transcript_snapshot(snapshot: Any) -> Any:
-    """syrupy's ``snapshot`` storing transcripts as JSON, ids and timestamps normalized."""
-    from .snapshot import TranscriptSnapshotExtension
+def transcript_snapshot(request: pytest.FixtureRequest) -> Any:
+    """syrupy's ``snapshot`` storing transcripts as JSON, ids and timestamps normalized.
 
+    Raises:
+        pytest.fail.Exception: syrupy is not installed; the message says ``pip install 'interlingua[testing]'``.
+    """
+    try:
+        from .snapshot import TranscriptSnapshotExtension
+    except ModuleNotFoundError as exc:
+        if exc.name != "syrupy":
+            raise
+        pytest.fail(f"the transcript_snapshot fixture needs syrupy, which is not installed: {EXTRA_HINT}", pytrace=False)
+    snapshot = request.getfixturevalue("snapshot")
     return snapshot.use_extension(TranscriptSnapshotExtension.with_options(normalize_ids=True, normalize_timestamps=True))

@@ -31,7 +31,12 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from syrupy.extensions.json import JSONSnapshotExtension
+try:
+    from syrupy.extensions.json import JSONSnapshotExtension
+except ModuleNotFoundError as _exc:
+    from ._extra import missing_extra
+
+    raise missing_extra("syrupy", "interlingua.testing.snapshot", _exc) from _exc
 
 from ..codec import to_builtins
 from ..mapping.protocol import ModelResponse

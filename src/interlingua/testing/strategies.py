@@ -25,7 +25,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hypothesis import strategies as st
+try:
+    from hypothesis import strategies as st
+except ModuleNotFoundError as _exc:
+    from ._extra import missing_extra
+
+    raise missing_extra("hypothesis", "interlingua.testing.strategies", _exc) from _exc
 
 from ..codec import SCHEMA_VERSION
 from ..items import (
@@ -40,7 +45,10 @@ from ..items import (
     Origin,
     RawItem,
     ReasoningItem,
+    ReasoningSettings,
     RefusalItem,
+    ResponseFormat,
+    Settings,
     StructuredItem,
     TextItem,
     ToolCallItem,
@@ -50,7 +58,7 @@ from ..items import (
     UrlSource,
 )
 
-__all__ = ["ITEM_TYPES", "items", "kinds_for", "json_objects", "json_values", "transcripts"]
+__all__ = ["ITEM_TYPES", "generation_settings", "items", "kinds_for", "json_objects", "json_values", "transcripts"]
 
 ITEM_TYPES = ("text", "image", "audio", "document", "artifact_ref", "tool_call", "tool_result", "reasoning", "structured", "refusal", "error", "raw")
 """Item types :func:`transcripts` can produce."""
@@ -222,3 +230,47 @@ def transcripts(
         return Transcript(**fields)
 
     return build()
+
+
+def generation_settings(*, providers: Sequence[str] = ("anthropic", "gemini", "openai-chat", "openai-responses", "ollama")) -> st.SearchStrategy[Settings]:
+    """Valid :class:`~interlingua.items.Settings`: any subset of every canonical setting, in range.
+
+    ``provider_data`` is keyed by names drawn from ``providers`` (each holding a small JSON object), so
+    a mapper test sees both its own data and other providers' data it must report.
+    """
+    schema = st.fixed_dictionaries({"type": st.just("object"), "properties": st.dictionaries(_name, st.just({"type": "string"}), max_size=3)})
+    fmt = st.one_of(
+        st.builds(ResponseFormat, type=st.just("text")),
+        st.builds(ResponseFormat, type=st.just("json_object")),
+        st.builds(
+            lambda name, description, schema, strict: ResponseFormat(type="json_schema", **{k: v for k, v in (("name", name), ("description", description), ("schema", schema), ("strict", strict)) if v is not None}),
+            st.none() | _name,
+            st.none() | _text,
+            st.none() | schema,
+            st.none() | st.booleans(),
+        ),
+    )
+    reasoning = st.builds(
+        lambda effort, budget, summary, include: ReasoningSettings(**{k: v for k, v in (("effort", effort), ("budget_tokens", budget), ("summary", summary), ("include_thoughts", include)) if v is not None}),
+        st.none() | st.sampled_from(["none", "minimal", "low", "medium", "high", "xhigh"]),
+        st.none() | st.integers(0, 40000),
+        st.none() | st.sampled_from(["auto", "concise", "detailed", "none"]),
+        st.none() | st.booleans(),
+    )
+    number = st.floats(0, 2, allow_nan=False).map(lambda f: round(f, 3))
+    fields: dict[str, st.SearchStrategy[Any]] = {
+        "model": _name,
+        "max_output_tokens": st.integers(1, 200000),
+        "temperature": number,
+        "top_p": st.floats(0, 1, allow_nan=False).map(lambda f: round(f, 3)),
+        "top_k": st.integers(0, 500),
+        "stop": st.lists(st.text(st.characters(codec="utf-8"), min_size=1, max_size=8), max_size=4),
+        "seed": st.integers(-(2**31), 2**31),
+        "presence_penalty": st.floats(-2, 2, allow_nan=False).map(lambda f: round(f, 3)),
+        "frequency_penalty": st.floats(-2, 2, allow_nan=False).map(lambda f: round(f, 3)),
+        "response_format": fmt,
+        "reasoning": reasoning,
+        "stream": st.booleans(),
+        "provider_data": st.dictionaries(st.sampled_from(list(providers)), st.dictionaries(st.sampled_from(["x_flag", "x_tag"]), st.booleans() | _name, min_size=1, max_size=2), min_size=1, max_size=2),
+    }
+    return st.fixed_dictionaries({}, optional=fields).map(lambda d: Settings(**d))

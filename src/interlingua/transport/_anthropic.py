@@ -70,5 +70,8 @@ anthropic = ProviderSpec(
     prepare_body=_body,
     error_code=_error_code,
     reset_delay=_reset_delay,
+    options=frozenset({"max_tokens"}),
+    option_settings={"max_tokens": "max_output_tokens"},
 )
-"""Anthropic Messages; option ``max_tokens`` (default :data:`DEFAULT_MAX_TOKENS`)."""
+"""Anthropic Messages; option ``max_tokens`` (default :data:`DEFAULT_MAX_TOKENS`) when neither the
+body nor the settings set it (prefer ``settings={"max_output_tokens": N}``)."""

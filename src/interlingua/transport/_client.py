@@ -21,9 +21,10 @@ import msgspec
 
 from ..capabilities import Resolver, preflight, resolve
 from ..errors import ConversionError, TransportError
-from ..items import ErrorItem, ModelCapabilities, Transcript
+from ..items import ErrorItem, ModelCapabilities, Settings, Transcript
 from ..mapping import Mapper, ModelResponse, Report, get_mapper
 from ..mapping.report import Policy
+from ..mapping.settings import merge_settings
 from ..streaming import StreamDone, StreamError, StreamEvent, UsageUpdate, aiter_stream
 from ._anthropic import anthropic
 from ._errors import error_item, from_response, transport_error, translate
@@ -237,8 +238,11 @@ class Client:
         http2: Use HTTP/2 when ``h2`` is installed (``None``: whenever it is); without ``h2``
             the client falls back to HTTP/1.1.
         transport: An httpx transport (e.g. :class:`RecordingTransport`, :class:`ReplayTransport`).
-        options: Provider request settings the mapper does not write (``max_tokens`` for
-            Anthropic, ``stream_usage`` for OpenAI Chat).
+        options: Transport options of the provider (``max_tokens`` fallback for Anthropic,
+            ``stream_usage`` for OpenAI Chat); an unknown name raises ``ValueError``.
+        settings: Generation settings for every call (:class:`~interlingua.items.Settings` or a
+            mapping of its fields, e.g. ``{"max_output_tokens": 512, "temperature": 0.2}``); they
+            override the transcript's and are overridden by :meth:`generate`'s ``settings``.
         headers: Extra headers for every request.
         mapper: The mapper; looked up by the provider name when ``None``.
 
@@ -258,6 +262,7 @@ class Client:
         options: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         mapper: Mapper | None = None,
+        settings: Settings | Mapping[str, Any] | None = None,
     ) -> None:
         if isinstance(provider, ProviderSpec):
             self._spec = provider
@@ -274,6 +279,14 @@ class Client:
         self.timeouts = timeouts
         self.retry = retry
         self.options = dict(options or {})
+        unknown = sorted(set(self.options) - self._spec.options)
+        if unknown:
+            allowed = ", ".join(sorted(self._spec.options)) or "none"
+            raise ValueError(
+                f"unknown option(s) {', '.join(map(repr, unknown))} for {self.provider} (its options: {allowed}); "
+                "generation settings (temperature, max_output_tokens, ...) go in settings="
+            )
+        self.settings = merge_settings(None, settings) if settings is not None else None
         use_h2 = http2_available() if http2 is None else (http2 and http2_available())
         self.http2 = bool(use_h2)
         self._headers = {**self._spec.extra_headers, **(headers or {})}
@@ -307,13 +320,18 @@ class Client:
         capabilities: ModelCapabilities | None = None,
         policy: Policy = "error",
         resolver: Resolver | None = None,
+        settings: Settings | Mapping[str, Any] | None = None,
     ) -> Generation:
         """Preflight and build the request now; send it when the result is iterated or awaited.
 
         Args:
             transcript: The conversation to send.
             model: Target model.
-            stream: Stream the response (``async for``) or take it whole.
+            stream: Stream the response (``async for``) or take it whole (it sets ``settings.stream``).
+            settings: Generation settings for this call (:class:`~interlingua.items.Settings` or a
+                mapping of its fields); each field given overrides the client's and the
+                transcript's own (a stored session's settings are used unless overridden). The
+                mapper writes them in the provider's terms and reports what it cannot carry.
             capabilities: The model's capabilities; resolved (resolver, table, mapper
                 defaults) when ``None``.
             policy: What the mapper does with content the target cannot carry.
@@ -321,9 +339,16 @@ class Client:
 
         Raises:
             CapabilityError: the model cannot take some items (nothing is sent).
-            ConversionError: policy ``error`` met content the wire format cannot carry.
+            ConversionError: policy ``error`` met content (or a setting that changes the output's
+                meaning) the wire format cannot carry.
+            DocumentError: ``settings`` is not valid settings (unknown field, wrong type).
             TransportError: ``auth`` when the provider needs a key and none was found.
         """
+        effective = merge_settings(merge_settings(transcript.settings, self.settings), settings)
+        defaults = {f: self.options[o] for o, f in self._spec.option_settings.items() if o in self.options and getattr(effective, f) is msgspec.UNSET}
+        if defaults:
+            effective = merge_settings(effective, defaults)
+        transcript = msgspec.structs.replace(transcript, settings=msgspec.structs.replace(effective, stream=stream))
         caps = capabilities or resolve(self.provider, model, mapper=self.mapper, resolver=resolver).capabilities
         preflight(transcript, caps, model=model, provider=self.provider, stream=stream)
         if self._key is None and self._spec.requires_key:

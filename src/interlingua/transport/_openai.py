@@ -77,6 +77,7 @@ openai_chat = ProviderSpec(
     prepare_body=_chat_body,
     error_code=_error_code,
     reset_delay=_reset_delay,
+    options=frozenset({"stream_usage"}),
 )
 """Chat Completions; ``stream_options.include_usage`` is set on streams (option ``stream_usage=False`` turns it off)."""
 

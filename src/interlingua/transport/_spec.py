@@ -34,6 +34,10 @@ class ProviderSpec:
         reset_delay: ``headers -> seconds or None``: wait until the provider's rate-limit
             reset, only when a matching ``remaining`` header says zero.
         requires_key: Whether a missing key is an ``auth`` error before anything is sent.
+        options: Names of the transport options ``prepare_body`` reads (``Client(options=...)``);
+            any other name is refused (generation settings go in ``settings=``).
+        option_settings: Options that are defaults for a settings field (``{"max_tokens":
+            "max_output_tokens"}``): used when the call's settings leave that field unset.
     """
 
     name: str
@@ -46,6 +50,8 @@ class ProviderSpec:
     reset_delay: Callable[[Mapping[str, str]], float | None] = lambda headers: None
     extra_headers: Mapping[str, str] = field(default_factory=dict)
     requires_key: bool = True
+    options: frozenset[str] = frozenset()
+    option_settings: Mapping[str, str] = field(default_factory=dict)
 
 
 _TOKEN = re.compile(r"[^A-Za-z0-9_.:-]")

@@ -19,9 +19,7 @@ REQUESTS = sorted(p.name for p in REAL.glob("*.request.json"))
 RESPONSES = sorted(p.name for p in REAL.glob("*.response.json"))
 STREAMS = sorted(p.name for p in REAL.glob("*.sse"))
 
-# Request fields that are generation settings, not conversation: a transcript does not hold them,
-# so decode_request leaves them out and encode_request does not write them back (model is passed in).
-SETTINGS = {"max_tokens", "stream", "thinking", "temperature", "top_p", "top_k", "metadata", "stop_sequences"}
+CONVERSATION = ("messages", "system", "tools", "tool_choice")
 
 
 def load(name: str):
@@ -47,15 +45,17 @@ def test_request_round_trip(name, snapshot):
     assert mapper.kind_of(body) == "request"
     conv = mapper.decode_request(body)
     assert body == before, "decode_request mutated its input"
-    # Request settings are left out and reported, one entry per top-level key; `model` is not reported.
-    settings = [k for k in body if k not in ("model", "messages", "system", "tools", "tool_choice")]
-    assert [(e.action, e.pointer) for e in conv.report] == [("dropped", f"/{k}") for k in settings]
-    assert all("is not conversation" in e.reason for e in conv.report)
+    # Every top-level setting is held by the transcript's settings: nothing is reported.
+    assert not conv.report, list(conv.report)
+    settings = conv.value.settings
+    assert settings.model == body["model"] and settings.max_output_tokens == body["max_tokens"] and settings.stream == body["stream"]
+    if "thinking" in body:
+        assert settings.reasoning.budget_tokens == body["thinking"]["budget_tokens"]
     assert to_builtins(conv.value) == snapshot
-    back = mapper.encode_request(conv.value, model=body["model"])
+    back = mapper.encode_request(conv.value, model=settings.model)
     assert not back.report, list(back.report)
-    expected = {k: v for k, v in body.items() if k not in SETTINGS}
-    assert back.value == expected
+    assert back.value == body
+    assert {k: back.value[k] for k in back.value if k not in CONVERSATION} == {k: body[k] for k in body if k not in CONVERSATION}
 
 
 @pytest.mark.parametrize("name", RESPONSES)

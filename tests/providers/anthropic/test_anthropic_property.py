@@ -3,13 +3,17 @@
 Subset: leading system text (no message key); alternating user/assistant messages keyed ``m{i}``;
 user messages hold the results of every call of the previous assistant message first, then text,
 image and document items; assistant messages hold signed or redacted reasoning, text (with
-Anthropic citations) and tool calls with ``^[a-zA-Z0-9_-]+$`` ids; tools and tool choice.
+Anthropic citations) and tool calls with ``^[a-zA-Z0-9_-]+$`` ids; tools and tool choice; settings
+with an exact Anthropic form (model, max_tokens, sampling within Anthropic's ranges, stop sequences,
+a thinking budget or disabled thinking, a JSON Schema output format, stream, Anthropic provider data)
+and cache breakpoints on text, image, document, tool_use and tool_result blocks.
 """
 
 from __future__ import annotations
 
 import copy
 
+import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,11 +21,15 @@ from interlingua.codec import SCHEMA_VERSION, to_builtins
 from interlingua.items import (
     Annotation,
     Base64Source,
+    CacheBreakpoint,
     DocumentItem,
     FileSource,
     ImageItem,
     OpaqueReasoning,
     ReasoningItem,
+    ReasoningSettings,
+    ResponseFormat,
+    Settings,
     TextItem,
     TextSource,
     ToolCallItem,
@@ -116,14 +124,45 @@ def transcripts(draw):
     if draw(st.booleans()):
         fields["tools"] = [ToolDefinition(name=draw(names), description=draw(words), parameters={"type": "object", "properties": {}})]
         fields["tool_choice"] = draw(st.sampled_from([ToolChoice(mode="auto"), ToolChoice(mode="required", parallel=False), ToolChoice(mode="none")]))
+    for n, item in enumerate(items):
+        if hasattr(item, "cache_breakpoint") and draw(st.integers(0, 5)) == 0:
+            items[n] = msgspec.structs.replace(item, cache_breakpoint=draw(breakpoints))
+    fields["settings"] = draw(request_settings())
     return Transcript(schema_version=SCHEMA_VERSION, items=items, **fields)
+
+
+MODEL = "claude-sonnet-4-5"
+"""The model every supported transcript was held with (encode with ``model=MODEL``; conformance profile too)."""
+
+breakpoints = st.sampled_from([CacheBreakpoint(), CacheBreakpoint(ttl="5m"), CacheBreakpoint(ttl="1h")])
+
+
+@st.composite
+def request_settings(draw):
+    """Settings with an exact Anthropic form."""
+    max_tokens = draw(st.integers(1025, 64000))
+    fields = {"model": MODEL, "max_output_tokens": max_tokens}
+    optional = {
+        "temperature": st.floats(0, 1, allow_nan=False).map(lambda f: round(f, 2)),
+        "top_p": st.floats(0, 1, allow_nan=False).map(lambda f: round(f, 2)),
+        "top_k": st.integers(0, 100),
+        "stop": st.lists(words, min_size=1, max_size=3),
+        "stream": st.booleans(),
+        "reasoning": st.integers(1024, max_tokens - 1).map(lambda b: ReasoningSettings(budget_tokens=b)) | st.just(ReasoningSettings(effort="none")),
+        "response_format": st.just(ResponseFormat(type="json_schema", schema={"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False})),
+        "provider_data": st.just({"anthropic": {"metadata": {"user_id": "u"}, "service_tier": "auto"}}),
+    }
+    for key, strategy in optional.items():
+        if draw(st.booleans()):
+            fields[key] = draw(strategy)
+    return Settings(**fields)
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(transcripts())
 def test_supported_transcripts_round_trip_unchanged(t):
     before = to_builtins(t)
-    enc = mapper.encode_request(t)
+    enc = mapper.encode_request(t, model=MODEL)
     assert not enc.report, list(enc.report)
     assert to_builtins(t) == before
     body = copy.deepcopy(enc.value)

@@ -14,6 +14,7 @@ from interlingua.items import (
     Annotation,
     AudioItem,
     Base64Source,
+    CacheBreakpoint,
     DocumentItem,
     ErrorItem,
     FileSource,
@@ -21,7 +22,9 @@ from interlingua.items import (
     OpaqueReasoning,
     RawItem,
     ReasoningItem,
+    ReasoningSettings,
     RefusalItem,
+    Settings,
     StopReason,
     StructuredItem,
     TextItem,
@@ -41,12 +44,19 @@ SIG = OpaqueReasoning(namespace="anthropic.signature", issuer="anthropic", value
 ID_RE = re.compile(r"^[a-zA-Z0-9_-]+$")
 
 
+MODEL = "claude-sonnet-4-5"
+BUDGET = Settings(max_output_tokens=1024)
+"""The conversation rules below are tested on sendable bodies: a model and a max_tokens, so nothing about settings is reported."""
+
+
 def transcript(*items, **fields) -> Transcript:
+    fields.setdefault("settings", BUDGET)
     return Transcript(schema_version=SCHEMA_VERSION, items=list(items), **fields)
 
 
 def encode(t: Transcript, **kw):
     before = to_builtins(t)
+    kw.setdefault("model", MODEL)
     conv = mapper.encode_request(t, **kw)
     assert to_builtins(t) == before, "encode_request mutated its input"
     return conv
@@ -298,7 +308,9 @@ def test_history_with_tool_calls_but_no_tools_still_encodes_and_capabilities_fla
 
 def test_model_is_written_only_when_given():
     t = transcript(user("x"))
-    assert "model" not in encode(t).value
+    without = encode(t, model=None)
+    assert "model" not in without.value
+    assert [(e.action, e.pointer) for e in without.report] == [("changed", "/model")] and "no 'model'" in without.report.entries[0].reason
     assert encode(t, model="claude-haiku-4-5").value["model"] == "claude-haiku-4-5"
 
 
@@ -402,7 +414,8 @@ def test_decode_request_block_kinds():
         "ToolResultItem",
     ]  # fmt: skip
     assert items[0].role == items[1].role == "system" and items[0].message is msgspec.UNSET
-    assert [(e.action, e.pointer) for e in conv.report] == [("dropped", "/system/1/cache_control")]
+    assert not conv.report  # the cache_control is the item's breakpoint
+    assert items[1].cache_breakpoint == CacheBreakpoint() and items[0].cache_breakpoint is msgspec.UNSET
     assert items[2].source == Base64Source(media_type="image/png", data="iVBORw0KGgo=")
     assert items[3].source == UrlSource(url="https://example.com/a.png")
     assert items[4].source == FileSource(file_id="file_01", provider="anthropic")
@@ -418,11 +431,9 @@ def test_decode_request_block_kinds():
     assert res.is_error is True and [type(c).__name__ for c in res.content] == ["TextItem", "ImageItem"]
     assert res.content[0].role is msgspec.UNSET and res.content[1].role is msgspec.UNSET
     assert {i.message for i in items[2:]} == {"m0", "m1", "m2"}
-    # and back: everything but the reported cache_control returns as it came
+    # and back: everything returns as it came, with the model and the max_tokens a sendable body needs
     back = encode(conv.value, policy="error").value
-    expected = copy.deepcopy(body)
-    del expected["system"][1]["cache_control"]
-    assert back == expected
+    assert back == {"model": MODEL, "max_tokens": 64000, **body}
 
 
 def test_tool_result_with_block_without_canonical_form_is_kept_raw_and_reported():
@@ -547,20 +558,24 @@ def test_anthropic_refusal_in_history_is_dropped_and_reported_foreign_one_follow
         encode(transcript(user("q"), RefusalItem(text="no")))
 
 
-def test_request_settings_are_reported_one_entry_per_key_model_is_not():
+def test_request_settings_are_kept_in_the_transcript_settings_and_go_back_exactly():
     """User report: max_tokens, thinking, temperature, stop_sequences, metadata were left out silently."""
     body = {
         "model": "claude-sonnet-4-5",
-        "max_tokens": 1024,
-        "thinking": {"type": "enabled", "budget_tokens": 512},
+        "max_tokens": 2048,
+        "thinking": {"type": "enabled", "budget_tokens": 1024},
         "temperature": 1,
         "stop_sequences": ["END"],
         "metadata": {"user_id": "u1"},
-        "messages": [{"role": "user", "content": "hi"}],
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
     }
     before = copy.deepcopy(body)
     conv = mapper.decode_request(body)
     assert body == before
-    assert [str(e) for e in conv.report] == [
-        f"dropped: /{k}: request setting {k!r} is not conversation" for k in ("max_tokens", "thinking", "temperature", "stop_sequences", "metadata")
-    ]
+    assert not conv.report
+    assert conv.value.settings == Settings(
+        model="claude-sonnet-4-5", max_output_tokens=2048, temperature=1, stop=["END"],
+        reasoning=ReasoningSettings(budget_tokens=1024), provider_data={"anthropic": {"metadata": {"user_id": "u1"}}},
+    )  # fmt: skip
+    back = mapper.encode_request(conv.value, model=conv.value.settings.model)
+    assert not back.report and back.value == body

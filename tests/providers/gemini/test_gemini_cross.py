@@ -19,7 +19,8 @@ def test_gemini_signature_never_reaches_ollama_as_text() -> None:
     out = ollama.encode_request(t, model="llama3.2")
     sig = done.response.items[0].opaque.value
     assert sig not in repr(out.value)
-    assert [(e.action, e.item_type) for e in out.report] == [("dropped", "reasoning")]
+    # (and Ollama's explicit stream: false, the transcript holding no settings)
+    assert [(e.action, e.item_type) for e in out.report] == [("dropped", "reasoning"), ("changed", "settings")]
     # a Gemini call without a wire id still goes to Ollama with its canonical id, on both sides
     assert out.value["messages"][1]["tool_calls"][0]["id"] == call.id
     assert out.value["messages"][2]["tool_call_id"] == call.id

@@ -12,6 +12,7 @@ import pytest
 from interlingua.codec import to_builtins
 from interlingua.items import ReasoningItem, ToolCallItem
 from interlingua.providers.gemini import mapper
+from interlingua.providers.gemini._common import camel
 from interlingua.streaming import StreamDone, StreamError, collect, is_terminal
 
 REAL = Path(__file__).resolve().parents[2] / "fixtures" / "real" / "gemini"
@@ -27,12 +28,13 @@ def load(path: Path) -> Any:
 def normalize_request(body: dict[str, Any]) -> dict[str, Any]:
     """The representation choices the request round trip ignores.
 
-    * ``generationConfig`` is request configuration, not conversation (left out, reported).
     * ``systemInstruction.role`` is ignored by the API; the encoder writes no role there.
-    * Declaration keys are written camelCase (``parameters_json_schema`` -> ``parametersJsonSchema``).
+    * Declaration and generation-config keys are written camelCase (``parameters_json_schema`` ->
+      ``parametersJsonSchema``, ``include_thoughts`` -> ``includeThoughts``).
     """
     out = copy.deepcopy(body)
-    out.pop("generationConfig", None)
+    if "generationConfig" in out:
+        out["generationConfig"] = {camel(k): ({camel(a): b for a, b in v.items()} if isinstance(v, dict) else v) for k, v in out["generationConfig"].items()}
     if "systemInstruction" in out:
         out["systemInstruction"].pop("role", None)
     for tool in out.get("tools", []):
@@ -52,9 +54,14 @@ def test_request_round_trip(path: Path, snapshot: Any) -> None:
     before = copy.deepcopy(body)
     conv = mapper.decode_request(body)
     assert to_builtins(conv.value) == snapshot
-    assert [e.pointer for e in conv.report] == ["/generationConfig"]
+    assert not conv.report, list(conv.report)  # every setting is held by Transcript.settings
+    settings = conv.value.settings
+    assert settings.provider_data["gemini"]["generationConfig"]["responseModalities"] == ["TEXT"]
+    if "thinkingConfig" in body["generationConfig"]:
+        assert settings.reasoning.include_thoughts is True
     back = mapper.encode_request(conv.value)
     assert back.value == normalize_request(body)
+    assert back.value["generationConfig"] == normalize_request(body)["generationConfig"]
     assert not back.report
     assert body == before
     assert mapper.kind_of(body) == "request"
@@ -196,7 +203,7 @@ def test_stream_response_replayed_as_next_request() -> None:
     from interlingua.items import StructuredItem, ToolResultItem
 
     result = ToolResultItem(call_id=call.id, content=[StructuredItem(data={"return_value": "Mexico"})])
-    transcript = type(req0)(schema_version="1.0", items=[*req0.items, *done.response.items, result], tools=req0.tools)
+    transcript = type(req0)(schema_version="1.0", items=[*req0.items, *done.response.items, result], tools=req0.tools, settings=req0.settings)
     out = mapper.encode_request(transcript, model="gemini-3-pro-preview")
     recorded = normalize_request(load(REAL / "pai_google_streaming_tool_call_thought_signature.1.request.json"))
     # the recording has pydantic-ai's client id and the SDK's URL-safe re-encoding; ours keeps the wire form

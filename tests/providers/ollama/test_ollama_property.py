@@ -51,7 +51,7 @@ def request(draw: Any) -> dict[str, Any]:
         if assistant["content"] or "thinking" in assistant or calls:
             messages.append(assistant)
         messages.extend(tool_msgs)
-    return {"model": "llama3.2", "messages": messages}
+    return {"model": "llama3.2", "messages": messages, "stream": draw(st.booleans())}
 
 
 @settings(max_examples=150, deadline=None)

@@ -12,6 +12,7 @@ import pytest
 
 from interlingua.errors import ConversionError, MalformedArgumentsError
 from interlingua.items import (
+    Settings,
     Base64Source,
     ImageItem,
     OpaqueReasoning,
@@ -34,7 +35,19 @@ def b64(raw: bytes) -> str:
 
 
 def T(*items: Any, **kw: Any) -> Transcript:
+    """A transcript that asks for no stream (so Ollama's explicit ``stream: false`` is not a change)."""
+    kw.setdefault("settings", Settings(stream=False))
     return Transcript(schema_version="1.0", items=list(items), **kw)
+
+
+def encode(transcript: Transcript, **kw: Any) -> Any:
+    """``encode_request`` with a model passed (these tests are about messages; the no-model note has its own test)."""
+    given = "model" in kw
+    kw.setdefault("model", "m")
+    conv = mapper.encode_request(transcript, **kw)
+    if not given:
+        conv.value.pop("model")
+    return conv
 
 
 @pytest.mark.parametrize(
@@ -62,6 +75,7 @@ def test_sniff_survives_garbage() -> None:
 def test_idless_calls_linked_by_name_then_order_and_sent_back_without_ids() -> None:
     body = {
         "model": "m",
+        "stream": False,
         "messages": [
             {"role": "user", "content": "q"},
             {"role": "assistant", "content": "", "tool_calls": [
@@ -77,7 +91,7 @@ def test_idless_calls_linked_by_name_then_order_and_sent_back_without_ids() -> N
     results = [i for i in t.items if isinstance(i, ToolResultItem)]
     assert [c.id for c in calls] == ["ollama_m1_c0", "ollama_m1_c1"]
     assert [r.call_id for r in results] == ["ollama_m1_c1", "ollama_m1_c0"]
-    assert mapper.encode_request(t, model="m").value == body
+    assert encode(t, model="m").value == body
     # without tool_name: by order
     body2 = copy.deepcopy(body)
     for m in body2["messages"][2:]:
@@ -89,6 +103,7 @@ def test_idless_calls_linked_by_name_then_order_and_sent_back_without_ids() -> N
 def test_ids_kept_when_present_and_foreign_calls_keep_theirs() -> None:
     body = {
         "model": "m",
+        "stream": False,
         "messages": [
             {"role": "assistant", "content": "", "tool_calls": [{"id": "call_abcd1234", "function": {"name": "a", "arguments": {}}}]},
             {"role": "tool", "content": "ok", "tool_name": "a", "tool_call_id": "call_abcd1234"},
@@ -96,8 +111,8 @@ def test_ids_kept_when_present_and_foreign_calls_keep_theirs() -> None:
     }
     t = mapper.decode_request(body).value
     assert t.items[0].id == "call_abcd1234" and t.items[0].origin.item_id == "call_abcd1234"
-    assert mapper.encode_request(t, model="m").value == body
-    out = mapper.encode_request(T(ToolCallItem(id="toolu_1", name="f", arguments={}), ToolResultItem(call_id="toolu_1", content=[TextItem(text="r")]))).value
+    assert encode(t, model="m").value == body
+    out = encode(T(ToolCallItem(id="toolu_1", name="f", arguments={}), ToolResultItem(call_id="toolu_1", content=[TextItem(text="r")]))).value
     assert out["messages"] == [
         {"role": "assistant", "content": "", "tool_calls": [{"id": "toolu_1", "function": {"name": "f", "arguments": {}}}]},
         {"role": "tool", "content": "r", "tool_name": "f", "tool_call_id": "toolu_1"},
@@ -107,23 +122,23 @@ def test_ids_kept_when_present_and_foreign_calls_keep_theirs() -> None:
 def test_tool_result_with_image_keeps_image() -> None:
     png = b64(b"\x89PNG\r\n\x1a\n" + b"\0" * 8)
     res = ToolResultItem(call_id="toolu_1", name="shot", content=[TextItem(text="here"), ImageItem(source=Base64Source(media_type="image/png", data=png))])
-    conv = mapper.encode_request(T(ToolCallItem(id="toolu_1", name="shot", arguments={}), res))
+    conv = encode(T(ToolCallItem(id="toolu_1", name="shot", arguments={}), res))
     assert conv.value["messages"][1] == {"role": "tool", "content": "here", "images": [png], "tool_name": "shot", "tool_call_id": "toolu_1"}
     assert not conv.report
     assert mapper.decode_request({"model": "m", **conv.value}).value.items[1].content == res.content
 
 
 def test_thinking_round_trip_and_foreign_opaque_dropped() -> None:
-    body = {"model": "m", "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a", "thinking": "hmm"}]}
+    body = {"model": "m", "stream": False, "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a", "thinking": "hmm"}]}
     t = mapper.decode_request(body).value
     assert t.items[1] == ReasoningItem(text="hmm", message="m1")
-    assert mapper.encode_request(t, model="m").value == body
+    assert encode(t, model="m").value == body
     anth = ReasoningItem(text="think", opaque=OpaqueReasoning(namespace="anthropic.signature", issuer="anthropic", value="sig"))
-    conv = mapper.encode_request(T(TextItem(role="user", text="q"), anth, TextItem(role="assistant", text="a")))
+    conv = encode(T(TextItem(role="user", text="q"), anth, TextItem(role="assistant", text="a")))
     assert conv.value["messages"][1] == {"role": "assistant", "content": "a", "thinking": "think"}
     assert [(e.action, e.item_type) for e in conv.report] == [("dropped", "reasoning")]
     gem_sig_only = ReasoningItem(opaque=OpaqueReasoning(namespace="gemini.thought_signature", issuer="gemini", value="s"))
-    conv2 = mapper.encode_request(T(gem_sig_only, TextItem(role="assistant", text="a")))
+    conv2 = encode(T(gem_sig_only, TextItem(role="assistant", text="a")))
     assert conv2.value["messages"] == [{"role": "assistant", "content": "a"}]
     assert conv2.report.entries[0].action == "dropped"
 
@@ -133,7 +148,7 @@ def test_text_after_tool_call_starts_a_new_message() -> None:
         ToolCallItem(id="c", name="f", arguments={}, message="r"),
         TextItem(role="assistant", text="after", message="r"),
     ]
-    out = mapper.encode_request(T(*items)).value["messages"]
+    out = encode(T(*items)).value["messages"]
     assert [m.get("tool_calls") is not None for m in out] == [True, False]
     assert out[1]["content"] == "after"
 
@@ -147,29 +162,36 @@ def test_string_arguments_parsed_and_malformed_kept_raw() -> None:
     assert t.items[0].arguments == {"a": 1}
     assert t.items[1].arguments is msgspec.UNSET and t.items[1].arguments_raw == "{oops" and t.items[1].arguments_error
     with pytest.raises(MalformedArgumentsError):
-        mapper.encode_request(t)
-    dropped = mapper.encode_request(t, policy="drop")
+        encode(t)
+    dropped = encode(t, policy="drop")
     assert len(dropped.value["messages"][0]["tool_calls"]) == 1 and dropped.report.entries[0].action == "dropped"
 
 
 def test_unsupported_content_follows_policy() -> None:
     img = ImageItem(role="user", source=UrlSource(url="https://example.com/a.png"))
     with pytest.raises(ConversionError):
-        mapper.encode_request(T(img))
-    assert mapper.encode_request(T(img), policy="drop").report.entries[0].action == "dropped"
+        encode(T(img))
+    assert encode(T(img), policy="drop").report.entries[0].action == "dropped"
 
 
 def test_structured_and_error_results_are_reported() -> None:
     res = ToolResultItem(call_id="c", name="f", content=[StructuredItem(data={"a": 1})], is_error=True)
-    conv = mapper.encode_request(T(ToolCallItem(id="c", name="f", arguments={}), res))
+    conv = encode(T(ToolCallItem(id="c", name="f", arguments={}), res))
     assert conv.value["messages"][1]["content"] == '{"a":1}'
     assert sorted(e.action for e in conv.report) == ["changed", "dropped"]
 
 
-def test_settings_left_out_and_reported() -> None:
-    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "think": True, "format": "json", "options": {"temperature": 0}, "keep_alive": "5m"}
+def test_settings_are_kept_and_written_back() -> None:
+    """Issue 12: think, format, options and keep_alive are settings now, not dropped."""
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "think": True, "format": "json", "options": {"temperature": 0, "num_ctx": 4096}, "keep_alive": "5m"}
     conv = mapper.decode_request(body)
-    assert sorted(e.pointer for e in conv.report) == ["/format", "/keep_alive", "/options", "/think"]
+    assert not conv.report
+    s = conv.value.settings
+    assert (s.model, s.temperature, s.response_format.type, s.reasoning.include_thoughts, s.stream) == ("m", 0, "json_object", True, True)
+    assert s.provider_data == {"ollama": {"options": {"num_ctx": 4096}, "keep_alive": "5m"}}
+    out = mapper.encode_request(conv.value, model="m")
+    # Ollama streams when stream is absent: the decoded default is written explicitly
+    assert out.value == {**body, "stream": True} and not out.report
 
 
 @pytest.mark.parametrize(
@@ -235,7 +257,7 @@ def test_inputs_not_mutated() -> None:
     ]
     t = T(*items)
     before = copy.deepcopy(t)
-    out = mapper.encode_request(t, model="m").value
+    out = encode(t, model="m").value
     assert t == before
     snap = copy.deepcopy(out)
     back = mapper.decode_request(out).value
@@ -253,10 +275,10 @@ def test_inputs_not_mutated() -> None:
     ],
 )
 def test_malformed_or_unknown_messages_kept_raw_and_sent_back(msg: dict[str, Any]) -> None:
-    body = {"model": "m", "messages": [msg]}
+    body = {"model": "m", "stream": False, "messages": [msg]}
     t = mapper.decode_request(body).value
     assert len(t.items) == 1 and t.items[0].__struct_config__.tag == "raw" and t.items[0].value == msg
-    assert mapper.encode_request(t, model="m").value == body
+    assert encode(t, model="m").value == body
 
 
 # ----------------------------------------------------------------------------- orphan results (user report)

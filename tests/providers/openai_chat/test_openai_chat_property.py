@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from interlingua.codec import SCHEMA_VERSION, to_builtins
 from interlingua.items import (
     AudioItem,
+    Settings,
     Base64Source,
     DocumentItem,
     ImageItem,
@@ -105,10 +106,11 @@ def transcripts(draw, dialect: str = "openai") -> Transcript:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), st.sampled_from(["openai", "deepseek", "openrouter", "ollama"]))
 def test_supported_subset_round_trips_unchanged(data: st.DataObject, dialect: str) -> None:
-    transcript = data.draw(transcripts(dialect))
+    # the model the caller passes back is recorded in the settings of the decoded body
+    transcript = msgspec.structs.replace(data.draw(transcripts(dialect)), settings=Settings(model="gpt-test"))
     mapper = OpenAIChatMapper(dialect)  # type: ignore[arg-type]
     before = to_builtins(transcript)
-    encoded = mapper.encode_request(transcript)
+    encoded = mapper.encode_request(transcript, model="gpt-test")
     assert not encoded.report.entries
     decoded = mapper.decode_request(encoded.value)
     assert not decoded.report.entries

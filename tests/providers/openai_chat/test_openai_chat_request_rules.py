@@ -11,6 +11,7 @@ import pytest
 from interlingua.codec import SCHEMA_VERSION, to_builtins
 from interlingua.errors import ConversionError, MalformedArgumentsError
 from interlingua.items import (
+    CacheBreakpoint,
     AudioItem,
     Base64Source,
     DocumentItem,
@@ -43,7 +44,16 @@ def T(*items, **kw) -> Transcript:
 
 def round_trip(body: dict, m: OpenAIChatMapper = mapper) -> dict:
     decoded = m.decode_request(body)
-    return m.encode_request(decoded.value).value
+    settings = decoded.value.settings
+    return m.encode_request(decoded.value, model=settings.model if settings and settings.model else None).value
+
+
+def encode(m: OpenAIChatMapper, transcript: Transcript, **kw):
+    """``encode_request`` with a model passed (these tests are about items; the no-model note has its own test)."""
+    kw.setdefault("model", "gpt-test")
+    conv = m.encode_request(transcript, **kw)
+    conv.value.pop("model")
+    return conv
 
 
 # ----------------------------------------------------------------------------- mapper shape
@@ -103,8 +113,8 @@ def test_system_and_developer_with_text_parts_and_name() -> None:
 def test_system_content_other_than_text_is_unsupported() -> None:
     t = T(ImageItem(source=UrlSource(url="https://x/y.png"), role="system"))
     with pytest.raises(ConversionError):
-        mapper.encode_request(t)
-    out = mapper.encode_request(t, policy="drop")
+        encode(mapper, t)
+    out = encode(mapper, t, policy="drop")
     assert out.value["messages"] == [] and out.report.entries[0].action == "dropped"
 
 
@@ -128,7 +138,7 @@ def test_http_image_url_and_unusual_data_url_stay_urls() -> None:
 
 
 def test_image_detail_original_is_left_out_and_reported() -> None:
-    out = mapper.encode_request(T(ImageItem(source=UrlSource(url="https://e/a.png"), detail="original", role="user")))
+    out = encode(mapper, T(ImageItem(source=UrlSource(url="https://e/a.png"), detail="original", role="user")))
     assert out.value["messages"][0]["content"] == [{"type": "image_url", "image_url": {"url": "https://e/a.png"}}]
     assert "detail" in str(out.report.entries[0])
 
@@ -144,7 +154,7 @@ def test_input_audio_round_trip() -> None:
 def test_audio_url_is_unsupported() -> None:
     t = T(AudioItem(source=UrlSource(url="https://e/a.wav"), role="user"))
     with pytest.raises(ConversionError):
-        mapper.encode_request(t)
+        encode(mapper, t)
 
 
 def test_file_parts_round_trip() -> None:
@@ -175,15 +185,17 @@ def test_file_with_bare_base64_is_kept_raw() -> None:
 def test_document_from_other_file_store_is_unsupported() -> None:
     t = T(DocumentItem(source=FileSource(file_id="file_01", provider="anthropic"), role="user"))
     with pytest.raises(ConversionError):
-        mapper.encode_request(t)
+        encode(mapper, t)
 
 
 def test_unknown_part_and_part_fields_are_kept_or_reported() -> None:
-    body = {"messages": [{"role": "user", "content": [{"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}, {"type": "input_video", "input_video": {"url": "u"}}]}]}
+    body = {"messages": [{"role": "user", "content": [{"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}, "extra": 1}, {"type": "input_video", "input_video": {"url": "u"}}]}]}
     conv = mapper.decode_request(body)
     assert isinstance(conv.value.items[1], RawItem)
+    # cache_control is a cache breakpoint now (OpenRouter, issue 12); other part fields are reported
+    assert conv.value.items[0].cache_breakpoint == CacheBreakpoint()
     reasons = " ".join(str(e) for e in conv.report)
-    assert "cache_control" in reasons and "input_video" in reasons
+    assert "extra" in reasons and "input_video" in reasons and "cache_control" not in reasons
 
 
 # ----------------------------------------------------------------------------- assistant
@@ -222,17 +234,17 @@ def test_malformed_arguments_kept_raw_never_empty_object() -> None:
     # policy error refuses, degrade sends the raw text (reported), drop leaves the call out (reported)
     t = mapper.decode_request(body).value
     with pytest.raises(MalformedArgumentsError):
-        mapper.encode_request(t)
-    degraded = mapper.encode_request(t, policy="degrade")
+        encode(mapper, t)
+    degraded = encode(mapper, t, policy="degrade")
     assert degraded.value["messages"][0]["tool_calls"][0]["function"]["arguments"] == '{"city": "Par'
     assert [e.action for e in degraded.report] == ["degraded"]
-    dropped = mapper.encode_request(t, policy="drop")
+    dropped = encode(mapper, t, policy="drop")
     assert dropped.value["messages"] == [] and [e.action for e in dropped.report] == ["dropped"]
 
 
 def test_dropped_malformed_call_drops_its_result_too() -> None:
     t = T(ToolCallItem(id="call_1", name="f", arguments_raw="{", arguments_error="bad"), ToolResultItem(call_id="call_1", content=[TextItem(text="x")]))
-    out = mapper.encode_request(t, policy="drop")
+    out = encode(mapper, t, policy="drop")
     assert out.value["messages"] == []
     assert [e.item_type for e in out.report] == ["tool_call", "tool_result"]
 
@@ -257,7 +269,7 @@ def test_deprecated_function_call_and_function_message() -> None:
     assert isinstance(call, ToolCallItem) and call.name == "lookup" and call.arguments == {"q": "x"}
     assert isinstance(result, ToolResultItem) and result.call_id == call.id and result.content == [TextItem(text="found")]
     assert [e.action for e in conv.report] == ["changed", "changed"]
-    out = mapper.encode_request(conv.value).value["messages"]
+    out = encode(mapper, conv.value).value["messages"]
     assert out[0]["tool_calls"][0]["id"] == out[1]["tool_call_id"] == call.id
 
 
@@ -272,13 +284,13 @@ def test_custom_tool_call_kept_raw_and_round_trips() -> None:
 
 
 def test_raw_items_of_other_providers_are_dropped_and_reported() -> None:
-    out = mapper.encode_request(T(RawItem(provider="anthropic", value={"type": "server_tool_use"}), TextItem(text="hi", role="user")))
+    out = encode(mapper, T(RawItem(provider="anthropic", value={"type": "server_tool_use"}), TextItem(text="hi", role="user")))
     assert out.value["messages"] == [{"role": "user", "content": "hi"}]
     assert out.report.entries[0].action == "dropped"
 
 
 def test_error_items_are_not_sent() -> None:
-    out = mapper.encode_request(T(TextItem(text="hi", role="user"), ErrorItem(code="server", message="boom")))
+    out = encode(mapper, T(TextItem(text="hi", role="user"), ErrorItem(code="server", message="boom")))
     assert out.value["messages"] == [{"role": "user", "content": "hi"}] and out.report.entries[0].item_type == "error"
 
 
@@ -293,7 +305,7 @@ def test_parallel_calls_without_message_keys_group_into_one_assistant_message() 
         ToolResultItem(call_id="call_a", content=[TextItem(text="20")]),
         ToolResultItem(call_id="call_b", content=[TextItem(text="25")]),
     )
-    out = mapper.encode_request(t)
+    out = encode(mapper, t)
     msgs = out.value["messages"]
     assert [m["role"] for m in msgs] == ["user", "assistant", "tool", "tool"]
     assert [c["id"] for c in msgs[1]["tool_calls"]] == ["call_a", "call_b"]
@@ -311,7 +323,7 @@ def test_results_sharing_one_message_key_still_become_separate_tool_messages() -
         ToolResultItem(call_id="b", content=[TextItem(text="2")], message="y"),
         TextItem(text="thanks", role="user", message="y"),
     )
-    msgs = mapper.encode_request(t).value["messages"]
+    msgs = encode(mapper, t).value["messages"]
     assert [m["role"] for m in msgs] == ["assistant", "tool", "tool", "user"]
 
 
@@ -319,12 +331,12 @@ def test_long_tool_call_id_mapped_same_on_call_and_result() -> None:
     long_id = "toolu_" + "x" * 54
     assert len(long_id) == 60
     t = T(ToolCallItem(id=long_id, name="f", arguments={}), ToolResultItem(call_id=long_id, content=[TextItem(text="ok")]))
-    out = mapper.encode_request(t)
+    out = encode(mapper, t)
     call_id = out.value["messages"][0]["tool_calls"][0]["id"]
     assert len(call_id) <= 40 and call_id.startswith("call_")
     assert out.value["messages"][1]["tool_call_id"] == call_id
     assert [e.action for e in out.report] == ["changed"]
-    assert mapper.encode_request(t).value == out.value  # deterministic
+    assert encode(mapper, t).value == out.value  # deterministic
     # the canonical form keeps the original id on decode
     assert mapper.decode_request(out.value).value.items[0].id == call_id
     assert t.items[0].id == long_id
@@ -333,7 +345,7 @@ def test_long_tool_call_id_mapped_same_on_call_and_result() -> None:
 def test_two_long_ids_never_collide() -> None:
     a, b = "x" * 41, "y" * 41
     t = T(ToolCallItem(id=a, name="f", arguments={}), ToolCallItem(id=b, name="f", arguments={}))
-    ids = [c["id"] for c in mapper.encode_request(t).value["messages"][0]["tool_calls"]]
+    ids = [c["id"] for c in encode(mapper, t).value["messages"][0]["tool_calls"]]
     assert len(set(ids)) == 2
 
 
@@ -343,11 +355,11 @@ def test_tool_result_with_image_cannot_go_in_a_tool_message() -> None:
         ToolResultItem(call_id="call_1", content=[TextItem(text="here"), ImageItem(source=Base64Source(media_type="image/png", data=PNG))]),
     )
     with pytest.raises(ConversionError):
-        mapper.encode_request(t)
-    dropped = mapper.encode_request(t, policy="drop")
+        encode(mapper, t)
+    dropped = encode(mapper, t, policy="drop")
     assert dropped.value["messages"][1]["content"] == "here"
     assert [e.action for e in dropped.report] == ["dropped"]
-    degraded = mapper.encode_request(t, policy="degrade")
+    degraded = encode(mapper, t, policy="degrade")
     content = degraded.value["messages"][1]["content"]
     assert content[0] == {"type": "text", "text": "here"} and content[1]["type"] == "text"
     assert PNG not in json.dumps(degraded.value)  # never base64 in text
@@ -357,9 +369,9 @@ def test_tool_result_with_image_cannot_go_in_a_tool_message() -> None:
 def test_tool_result_document_unsupported_and_structured_becomes_json_text() -> None:
     t = T(ToolCallItem(id="c", name="f", arguments={}), ToolResultItem(call_id="c", content=[DocumentItem(source=Base64Source(media_type="application/pdf", data="JVBERi0="))]))
     with pytest.raises(ConversionError):
-        mapper.encode_request(t)
+        encode(mapper, t)
     t2 = T(ToolCallItem(id="c", name="f", arguments={}), ToolResultItem(call_id="c", content=[StructuredItem(data={"temp": 20})]))
-    out = mapper.encode_request(t2)
+    out = encode(mapper, t2)
     assert out.value["messages"][1]["content"] == '{"temp":20}' and out.report.entries[0].action == "changed"
 
 
@@ -372,15 +384,15 @@ def test_tool_message_text_parts_and_error_flag() -> None:
     assert t.items[1].content == [TextItem(text="a"), TextItem(text="b")]
     assert round_trip(body) == body
     flagged = T(ToolCallItem(id="c", name="f", arguments={}), ToolResultItem(call_id="c", content=[TextItem(text="boom")], is_error=True))
-    out = mapper.encode_request(flagged)
+    out = encode(mapper, flagged)
     assert out.value["messages"][1]["content"] == "boom" and "is_error" in str(out.report.entries[0])
 
 
 def test_orphan_tool_result_is_refused() -> None:
     t = T(ToolResultItem(call_id="nobody", content=[TextItem(text="x")]))
     with pytest.raises(ConversionError):
-        mapper.encode_request(t)
-    assert mapper.encode_request(t, policy="drop").value["messages"] == []
+        encode(mapper, t)
+    assert encode(mapper, t, policy="drop").value["messages"] == []
 
 
 # ----------------------------------------------------------------------------- tools
@@ -406,16 +418,14 @@ def test_tools_parameters_kept_exactly_and_tool_choice_forms() -> None:
         assert round_trip(b) == b
 
 
-def test_unknown_request_fields_and_settings_are_reported_model_is_not() -> None:
+def test_request_settings_are_kept_not_reported() -> None:
+    """Issue 12: every top-level setting goes into the transcript's settings; nothing is dropped."""
     conv = mapper.decode_request({"model": "gpt-4o", "messages": [], "temperature": 0.2, "stream": True, "weird_field": 1})
-    assert [(e.action, e.pointer) for e in conv.report] == [("dropped", "/temperature"), ("dropped", "/stream"), ("dropped", "/weird_field")]
-    assert [str(e) for e in conv.report][:2] == [
-        "dropped: /temperature: request setting 'temperature' is not conversation",
-        "dropped: /stream: request setting 'stream' is not conversation",
-    ]
+    assert not conv.report
+    assert to_builtins(conv.value.settings) == {"model": "gpt-4o", "temperature": 0.2, "stream": True, "provider_data": {"openai-chat": {"weird_field": 1}}}
 
 
-def test_request_settings_are_reported_like_gemini() -> None:
+def test_request_settings_map_to_canonical_fields_and_back() -> None:
     """User report: temperature, response_format, seed, max_tokens, stream, n were left out silently."""
     body = {
         "model": "gpt-4o",
@@ -428,9 +438,13 @@ def test_request_settings_are_reported_like_gemini() -> None:
         "n": 2,
     }
     conv = mapper.decode_request(body)
-    assert [str(e) for e in conv.report] == [
-        f"dropped: /{k}: request setting {k!r} is not conversation" for k in ("temperature", "response_format", "seed", "max_tokens", "stream", "n")
-    ]
+    assert not conv.report
+    settings = conv.value.settings
+    assert (settings.temperature, settings.seed, settings.max_output_tokens, settings.stream) == (0.2, 7, 100, True)
+    assert settings.response_format.type == "json_object"
+    # max_tokens is not the openai dialect's own field: kept so the same key is written back
+    assert settings.provider_data == {"openai-chat": {"max_tokens": 100, "n": 2}}
+    assert round_trip(body) == body
 
 
 # ----------------------------------------------------------------------------- reasoning by dialect
@@ -448,13 +462,13 @@ def _reasoning_history(opaque: OpaqueReasoning | None = None) -> Transcript:
 
 
 def test_openai_dialect_drops_and_reports_all_reasoning() -> None:
-    out = mapper.encode_request(_reasoning_history())
+    out = encode(mapper, _reasoning_history())
     assert not any(k in m for m in out.value["messages"] for k in ("reasoning", "reasoning_content", "reasoning_details"))
     assert [e.action for e in out.report] == ["dropped", "dropped"]
 
 
 def test_deepseek_writes_reasoning_content_only_on_tool_call_turns() -> None:
-    out = OpenAIChatMapper("deepseek").encode_request(_reasoning_history())
+    out = encode(OpenAIChatMapper("deepseek"), _reasoning_history())
     msgs = out.value["messages"]
     assert msgs[1]["reasoning_content"] == "thinking..." and "tool_calls" in msgs[1]
     assert "reasoning_content" not in msgs[3] and msgs[3]["content"] == "done"
@@ -466,14 +480,14 @@ def test_deepseek_request_reads_reasoning_content() -> None:
     m = OpenAIChatMapper("deepseek")
     t = m.decode_request(body).value
     assert t.items[0] == ReasoningItem(text="hmm", message="m0")
-    out = m.encode_request(t).value
+    out = encode(m, t).value
     expected = copy.deepcopy(body)
     del expected["messages"][0]["content"]
     assert out == expected
 
 
 def test_ollama_writes_reasoning_text_back() -> None:
-    out = OpenAIChatMapper("ollama").encode_request(_reasoning_history())
+    out = encode(OpenAIChatMapper("ollama"), _reasoning_history())
     assert out.value["messages"][1]["reasoning"] == "thinking..." and out.value["messages"][3]["reasoning"] == "more thinking"
     assert not out.report
 
@@ -490,7 +504,7 @@ def test_openrouter_replays_its_own_reasoning_details_only() -> None:
     assert "reasoning_details" not in other.value["messages"][1]
     assert [e.action for e in other.report] == ["dropped"]
     # the default dialect drops it
-    assert "reasoning_details" not in mapper.encode_request(_reasoning_history(own)).value["messages"][1]
+    assert "reasoning_details" not in encode(mapper, _reasoning_history(own)).value["messages"][1]
 
 
 @pytest.mark.parametrize("dialect", ["openai", "deepseek", "openrouter", "ollama"])
@@ -503,7 +517,7 @@ def test_foreign_opaque_reasoning_dropped_and_reported_never_text(dialect: str) 
 
 def test_reasoning_only_turn_is_not_an_empty_assistant_message() -> None:
     t = T(TextItem(text="q", role="user"), ReasoningItem(text="hmm"), TextItem(text="q2", role="user"))
-    out = mapper.encode_request(t)
+    out = encode(mapper, t)
     assert [m["role"] for m in out.value["messages"]] == ["user", "user"]
     assert out.report.entries[0].action == "dropped"
 
@@ -540,7 +554,7 @@ def test_narration_between_call_and_result_is_moved_after_the_results() -> None:
         TextItem(text="while you wait", role="user"),
         ToolResultItem(call_id="call_a", content=[TextItem(text="1")]),
     )
-    out = mapper.encode_request(t)
+    out = encode(mapper, t)
     assert [m["role"] for m in out.value["messages"]] == ["assistant", "tool", "user"]
     assert [(e.action, e.index) for e in out.report] == [("changed", 2)]
 
@@ -572,21 +586,21 @@ def _dropped(report) -> list[tuple[int | None, str | None]]:
 
 def test_empty_text_beside_other_text_is_left_out_and_reported() -> None:
     # texts ['a', ''] in one user message: content 'a'; the empty text cannot come back
-    enc = mapper.encode_request(T(TextItem(role="user", text="a", message="m0"), TextItem(role="user", text="", message="m0")))
+    enc = encode(mapper, T(TextItem(role="user", text="a", message="m0"), TextItem(role="user", text="", message="m0")))
     assert enc.value["messages"] == [{"role": "user", "content": "a"}]
     assert _dropped(enc.report) == [(1, "text")]
     # the report names the item that was left out, not its neighbour
-    enc = mapper.encode_request(T(TextItem(role="user", text="", message="m0"), ImageItem(role="user", source=UrlSource(url="https://example.com/a.png"), message="m0")))
+    enc = encode(mapper, T(TextItem(role="user", text="", message="m0"), ImageItem(role="user", source=UrlSource(url="https://example.com/a.png"), message="m0")))
     assert enc.value["messages"][0]["content"] == [{"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}]
     assert _dropped(enc.report) == [(0, "text")]
 
 
 def test_empty_assistant_text_beside_a_call_or_refusal_is_reported() -> None:
     call = ToolCallItem(id="call_1", name="f", arguments={}, message="m0")
-    enc = mapper.encode_request(T(TextItem(role="assistant", text="", message="m0"), call))
+    enc = encode(mapper, T(TextItem(role="assistant", text="", message="m0"), call))
     assert "content" not in enc.value["messages"][0]
     assert _dropped(enc.report) == [(0, "text")]
-    enc = mapper.encode_request(T(TextItem(role="assistant", text="", message="m0"), RefusalItem(text="no", message="m0")))
+    enc = encode(mapper, T(TextItem(role="assistant", text="", message="m0"), RefusalItem(text="no", message="m0")))
     assert enc.value["messages"] == [{"role": "assistant", "refusal": "no", "content": ""}]  # content is required without tool_calls
     assert _dropped(enc.report) == [(0, "text")]
 
@@ -594,14 +608,14 @@ def test_empty_assistant_text_beside_a_call_or_refusal_is_reported() -> None:
 def test_empty_refusal_is_sent_as_a_part_so_it_comes_back() -> None:
     # `refusal: ""` reads back as no refusal; a refusal part keeps it
     t = T(RefusalItem(text="", message="m0"))
-    enc = mapper.encode_request(t)
+    enc = encode(mapper, t)
     assert enc.value["messages"] == [{"role": "assistant", "content": [{"type": "refusal", "refusal": ""}]}]
     assert not enc.report
     assert to_builtins(mapper.decode_request(enc.value).value.items) == to_builtins(t.items)
 
 
 def test_empty_tool_result_text_is_reported() -> None:
-    enc = mapper.encode_request(
+    enc = encode(mapper, 
         T(ToolCallItem(id="call_1", name="f", arguments={}, message="m0"), ToolResultItem(call_id="call_1", content=[TextItem(text="")], message="m1"))
     )
     assert enc.value["messages"][1] == {"role": "tool", "tool_call_id": "call_1", "content": ""}
@@ -611,18 +625,18 @@ def test_empty_tool_result_text_is_reported() -> None:
 
 def test_document_fields_a_file_part_cannot_carry_are_reported() -> None:
     doc = DocumentItem(role="user", source=Base64Source(media_type="application/pdf", data="JVBERi0="), media_type="application/pdf", title="Q3 report", context="ctx", citations=True, filename="q3.pdf")
-    enc = mapper.encode_request(T(doc))
+    enc = encode(mapper, T(doc))
     assert enc.value["messages"][0]["content"] == [{"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0=", "filename": "q3.pdf"}}]
     reasons = [e.reason for e in enc.report]
     assert _dropped(enc.report) == [(0, "document")] * 3
     assert [r for r in reasons if "title" in r] and [r for r in reasons if "context" in r] and [r for r in reasons if "citations" in r]
     # base64 media type matches: nothing lost there; a file id carries no media type
-    enc = mapper.encode_request(T(DocumentItem(role="user", source=FileSource(file_id="file-1", provider="openai"), media_type="application/pdf")))
+    enc = encode(mapper, T(DocumentItem(role="user", source=FileSource(file_id="file-1", provider="openai"), media_type="application/pdf")))
     assert _dropped(enc.report) == [(0, "document")]
-    assert not mapper.encode_request(T(DocumentItem(role="user", source=Base64Source(media_type="application/pdf", data="JVBERi0="), media_type="application/pdf"))).report
+    assert not encode(mapper, T(DocumentItem(role="user", source=Base64Source(media_type="application/pdf", data="JVBERi0="), media_type="application/pdf"))).report
 
 
 def test_audio_transcript_is_reported() -> None:
-    enc = mapper.encode_request(T(AudioItem(role="user", source=Base64Source(media_type="audio/wav", data="UklGRg=="), format="wav", transcript="hello")))
+    enc = encode(mapper, T(AudioItem(role="user", source=Base64Source(media_type="audio/wav", data="UklGRg=="), format="wav", transcript="hello")))
     assert enc.value["messages"][0]["content"] == [{"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}]
     assert _dropped(enc.report) == [(0, "audio")]

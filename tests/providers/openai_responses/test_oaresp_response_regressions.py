@@ -23,7 +23,7 @@ def test_ollama_usage_is_rebuilt_in_responses_keys() -> None:
     out = openai_responses.encode_response(ollama.decode_response(body).value).value
     assert out["usage"] == {
         "input_tokens": 169,
-        "input_tokens_details": {"cached_tokens": 0},
+        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},  # both Required in InputTokensDetails
         "output_tokens": 18,
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": 187,

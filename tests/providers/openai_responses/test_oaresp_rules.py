@@ -50,8 +50,14 @@ def dec(oar, body):
 
 
 def enc(oar, transcript, **kw):
+    """``encode_request`` with a model passed unless given (these tests are about items; the no-model
+    note has its own test); the model is taken out of the body again."""
     before = to_builtins(transcript)
+    given = "model" in kw
+    kw.setdefault("model", "gpt-test")
     conv = oar.encode_request(transcript, **kw)
+    if not given:
+        conv.value.pop("model")
     assert to_builtins(transcript) == before, "encode_request mutated its input"
     return conv
 
@@ -420,7 +426,7 @@ def test_tools_keep_parameters_exactly_and_report_builtin_tools(oar):
 
 def test_foreign_tool_provider_data_is_not_sent(oar):
     conv = enc(oar, T(tools=[ToolDefinition(name="f", parameters={"type": "object"}, provider_data={"cache_control": {"type": "ephemeral"}})]))
-    assert conv.value["tools"] == [{"type": "function", "name": "f", "parameters": {"type": "object"}}]
+    assert conv.value["tools"] == [{"type": "function", "name": "f", "parameters": {"type": "object"}, "strict": False}]
     assert [e.action for e in conv.report] == ["dropped"]
 
 
@@ -433,7 +439,13 @@ def test_tool_choice_modes(oar, choice):
 
 def test_unsupported_tool_choice_and_stateful_fields_are_reported(oar):
     conv = dec(oar, {"input": [], "tool_choice": {"type": "allowed_tools", "mode": "auto", "tools": []}, "previous_response_id": "resp_1"})
-    assert sorted(e.pointer for e in conv.report) == ["/previous_response_id", "/tool_choice"]
+    # the stored prefix is not in the transcript: reported; both fields stay in the settings for Responses
+    assert sorted(e.pointer for e in conv.report) == ["/previous_response_id"]
+    assert conv.value.settings.provider_data == {
+        "openai-responses": {"tool_choice": {"type": "allowed_tools", "mode": "auto", "tools": []}, "previous_response_id": "resp_1"}
+    }
+    out = enc(oar, conv.value).value
+    assert out["tool_choice"] == {"type": "allowed_tools", "mode": "auto", "tools": []} and out["previous_response_id"] == "resp_1"
 
 
 # --------------------------------------------------------------------------- kind_of and capabilities
@@ -563,7 +575,7 @@ def test_empty_system_text_is_no_instructions_and_is_reported(oar):
     assert [e.action for e in conv.report] == ["changed"]
 
 
-def test_request_settings_are_reported_one_entry_per_key_model_is_not(oar):
+def test_request_settings_are_kept_and_written_back(oar):
     """User report: reasoning, include, store, stream, max_output_tokens were left out silently."""
     body = {
         "model": "gpt-5",
@@ -575,6 +587,10 @@ def test_request_settings_are_reported_one_entry_per_key_model_is_not(oar):
         "max_output_tokens": 100,
     }
     conv = oar.decode_request(body)
-    assert [str(e) for e in conv.report] == [
-        f"dropped: /{k}: request setting {k!r} is not conversation" for k in ("reasoning", "include", "store", "stream", "max_output_tokens")
-    ]
+    assert conv.report.entries == []
+    s = conv.value.settings
+    assert (s.model, s.stream, s.max_output_tokens, s.reasoning.effort, s.reasoning.summary) == ("gpt-5", True, 100, "low", "auto")
+    assert s.provider_data == {"openai-responses": {"include": ["reasoning.encrypted_content"], "store": False}}
+    out = oar.encode_request(conv.value, model="gpt-5")
+    assert out.report.entries == []
+    assert {k: v for k, v in out.value.items() if k != "input"} == {k: v for k, v in body.items() if k != "input"}

@@ -7,6 +7,7 @@ Block shapes follow the ANT SDK ``types/*_block_param.py`` and ``types/*_block.p
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,7 @@ from ...items import (
     ArtifactRefItem,
     AudioItem,
     Base64Source,
+    CacheBreakpoint,
     DocumentItem,
     ErrorItem,
     FileSource,
@@ -40,6 +42,7 @@ from ...items import (
 from ...mapping.ids import IdMap, IdRule
 from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
+from ...mapping.settings import own_provider_data
 
 __all__ = [
     "DecodeContext",
@@ -79,6 +82,9 @@ _TITLE_KEY = {
     "web_search_result_location": "title",
     "search_result_location": "title",
 }
+
+
+_TTL = re.compile(r"[0-9]+[smh]")
 
 
 def _set(value: Any) -> Any:
@@ -182,8 +188,25 @@ def _common(ctx: DecodeContext, *, role: bool = True) -> dict[str, Any]:
     return out
 
 
+def _cache(block: dict[str, Any]) -> dict[str, Any]:
+    """Item fields for a block's ``cache_control``.
+
+    ``{type: "ephemeral", ttl?}`` (ANT ``cache_control_ephemeral_param.py``; ttl ``5m``/``1h``) ->
+    ``cache_breakpoint``; any other shape is kept as it is in ``provider_data["anthropic"]``, so a
+    same-provider round trip writes it back exactly.
+    """
+    cc = block.get("cache_control")
+    if cc is None:
+        return {}
+    if isinstance(cc, dict) and cc.get("type") == "ephemeral" and set(cc) <= {"type", "ttl"}:
+        ttl = cc.get("ttl", msgspec.UNSET)
+        if ttl is msgspec.UNSET or (isinstance(ttl, str) and _TTL.fullmatch(ttl)):
+            return {"cache_breakpoint": CacheBreakpoint(ttl=ttl)}
+    return {"provider_data": {NAME: {"cache_control": copy.deepcopy(cc)}}}
+
+
 def _report_extra(block: dict[str, Any], known: set[str], ctx: DecodeContext, ptr: str) -> None:
-    for key in sorted(set(block) - known - {"type"}):
+    for key in sorted(set(block) - known - {"type", "cache_control"}):
         value = block[key]
         if value is None:
             continue
@@ -223,7 +246,7 @@ def _decode_text(block: dict[str, Any], ctx: DecodeContext, ptr: str, *, nested:
             return None
         fields["annotations"] = [decode_citation(c) for c in citations]
     _report_extra(block, {"text", "citations"}, ctx, ptr)
-    return TextItem(text=text, **fields)
+    return TextItem(text=text, **fields, **_cache(block))
 
 
 def _decode_image(block: dict[str, Any], ctx: DecodeContext, ptr: str, *, nested: bool = False) -> ImageItem | None:
@@ -231,7 +254,7 @@ def _decode_image(block: dict[str, Any], ctx: DecodeContext, ptr: str, *, nested
     if source is None:
         return None
     _report_extra(block, {"source"}, ctx, ptr)
-    return ImageItem(source=source, **(_common(ctx) if not nested else {}))
+    return ImageItem(source=source, **(_common(ctx) if not nested else {}), **_cache(block))
 
 
 def _decode_document(block: dict[str, Any], ctx: DecodeContext, ptr: str, *, nested: bool = False) -> DocumentItem | None:
@@ -255,7 +278,7 @@ def _decode_document(block: dict[str, Any], ctx: DecodeContext, ptr: str, *, nes
     elif citations is not None:
         return None
     _report_extra(block, {"source", "title", "context", "citations"}, ctx, ptr)
-    return DocumentItem(source=source, **fields)
+    return DocumentItem(source=source, **fields, **_cache(block))
 
 
 def _decode_nested(block: Any, ctx: DecodeContext, ptr: str) -> Any:
@@ -325,7 +348,7 @@ def _decode_tool_use(block: dict[str, Any], ctx: DecodeContext, ptr: str) -> Too
     if caller is not None and caller != _DIRECT_CALLER:
         return None  # programmatic calls (code execution) have no canonical form: kept raw
     _report_extra(block, {"id", "name", "input", "caller"}, ctx, ptr)
-    return ToolCallItem(id=call_id, name=name, arguments=copy.deepcopy(args), **_common(ctx, role=False))
+    return ToolCallItem(id=call_id, name=name, arguments=copy.deepcopy(args), **_common(ctx, role=False), **_cache(block))
 
 
 def call_fields(ctx: DecodeContext) -> dict[str, Any]:
@@ -363,7 +386,7 @@ def _decode_tool_result(block: dict[str, Any], ctx: DecodeContext, ptr: str) -> 
     if isinstance(is_error, bool):
         fields["is_error"] = is_error
     _report_extra(block, {"tool_use_id", "content", "is_error"}, ctx, ptr)
-    return ToolResultItem(call_id=call_id, content=content, **fields)
+    return ToolResultItem(call_id=call_id, content=content, **fields, **_cache(block))
 
 
 # --------------------------------------------------------------------------- encoding
@@ -391,6 +414,25 @@ class Encoder:
 
     # -- content -----------------------------------------------------------
 
+    def mark(self, item: Any, block: dict[str, Any], index: int | None) -> dict[str, Any]:
+        """Write the item's ``cache_breakpoint`` as ``cache_control`` and its own ``provider_data`` fields onto ``block``.
+
+        ``{ttl?}`` -> ``{"type": "ephemeral", "ttl"?}`` (platform.claude.com/docs/en/build-with-claude/prompt-caching);
+        other providers' ``provider_data`` is left out and reported.
+        """
+        breakpoint_ = getattr(item, "cache_breakpoint", msgspec.UNSET)
+        if isinstance(breakpoint_, CacheBreakpoint):
+            cc: dict[str, Any] = {"type": "ephemeral"}
+            if breakpoint_.ttl is not msgspec.UNSET:
+                cc["ttl"] = breakpoint_.ttl
+            block["cache_control"] = cc
+        pd = getattr(item, "provider_data", msgspec.UNSET)
+        if pd is not msgspec.UNSET and pd:
+            kind = item_type(item)
+            for key, value in own_provider_data(pd, NAME, self.report, what=f"a {kind} item", index=index, item_type=kind).items():
+                block.setdefault(key, value)
+        return block
+
     def unsupported(self, reason: str, index: int | None, item_type: str) -> list[dict[str, Any]]:
         """Apply the policy; degraded markers come back as text blocks."""
         return [{"type": "text", "text": m.text} for m in self.report.unsupported(self.policy, reason, index=index, item_type=item_type)]
@@ -415,7 +457,7 @@ class Encoder:
                     cites.append(c)
             if cites or not item.annotations:
                 block["citations"] = cites
-        return [block]
+        return [self.mark(item, block, index)]
 
     def source(self, source: Any, *, image: bool) -> dict[str, Any] | None:
         """Canonical source -> Anthropic source, or ``None`` after applying the policy."""
@@ -448,7 +490,7 @@ class Encoder:
             return self.unsupported(self._source_reason(item.source, True), index, "image")
         if item.detail is not msgspec.UNSET:
             self.report.add("dropped", "image detail hint has no Anthropic equivalent", index=index, item_type="image")
-        return [{"type": "image", "source": src}]
+        return [self.mark(item, {"type": "image", "source": src}, index)]
 
     def document(self, item: DocumentItem, index: int | None) -> list[dict[str, Any]]:
         src = self.source(item.source, image=False)
@@ -463,7 +505,7 @@ class Encoder:
             block["citations"] = {"enabled": item.citations}
         if item.filename is not msgspec.UNSET and item.title is msgspec.UNSET:
             self.report.add("dropped", "document filename has no Anthropic field", index=index, item_type="document")
-        return [block]
+        return [self.mark(item, block, index)]
 
     def content(self, item: Any, index: int | None) -> list[dict[str, Any]]:
         """A content item (top level or nested in a tool_result) -> blocks."""
@@ -497,7 +539,7 @@ class Encoder:
             self.report.add("dropped", reason + "; the call and its result are left out", index=index, item_type="tool_call")
             self.dropped_calls.add(item.id)
             return []
-        return [{"type": "tool_use", "id": self.ids.get(item.id, index=index), "name": item.name, "input": copy.deepcopy(item.arguments)}]
+        return [self.mark(item, {"type": "tool_use", "id": self.ids.get(item.id, index=index), "name": item.name, "input": copy.deepcopy(item.arguments)}, index)]
 
     def tool_result(self, item: ToolResultItem, index: int | None) -> list[dict[str, Any]]:
         """ToolResultItem -> ``tool_result`` (a lone plain text part is sent as a string).
@@ -517,7 +559,7 @@ class Encoder:
             block["content"] = parts
         if item.is_error is not msgspec.UNSET:
             block["is_error"] = item.is_error
-        return [block]
+        return [self.mark(item, block, index)]
 
     def reasoning(self, item: ReasoningItem, index: int | None) -> list[dict[str, Any]]:
         """ReasoningItem -> ``thinking`` / ``redacted_thinking``, complete and unmodified.

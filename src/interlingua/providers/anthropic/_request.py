@@ -2,9 +2,9 @@
 
 Request shape: ANT ``types/message_create_params.py`` (``system``, ``messages``, ``tools``,
 ``tool_choice``); turn rules from the ``messages`` docstring and the API errors quoted in
-``/work/shared/reference/wire-formats.md`` section 3. Generation settings (``max_tokens``,
-``temperature``, ``thinking``, ``stream``, ...) are not part of a transcript: ``decode_request``
-leaves them out and ``encode_request`` does not write them (the caller or transport adds them).
+``/work/shared/reference/wire-formats.md`` section 3. Generation settings (``model``, ``max_tokens``,
+``temperature``, ``thinking``, ``output_config``, ``stream``, ...) go to ``Transcript.settings`` and
+back (rules in ``_settings.py`` and docs/providers/anthropic.md).
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ from ...errors import ConversionError, MappingError
 from ...items import TextItem, ToolCallItem, ToolChoice, ToolDefinition, ToolResultItem, Transcript
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
+from ...mapping.settings import settings_of
 from ...mapping.wire import guarded
 from ._blocks import NAME, DecodeContext, Encoder, decode_block, item_type, speaker
+from ._settings import decode_settings, encode_settings
 
 __all__ = ["decode_request", "encode_request", "decode_tools", "encode_tools"]
 
@@ -82,10 +84,6 @@ def _decode_system(system: Any, report: Report) -> list[Item]:
     return [decode_block(block, ctx, j) for j, block in enumerate(system)]
 
 
-_CONVERSATION_KEYS = frozenset({"model", "messages", "system", "tools", "tool_choice"})
-"""Top-level request keys the transcript carries (``model`` is passed again by the caller)."""
-
-
 @guarded("anthropic", "request")
 def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     """Anthropic Messages request body -> transcript.
@@ -93,10 +91,14 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     Top-level ``system`` (string or text blocks) becomes leading ``TextItem(role="system")``
     items (no message key); each message's blocks become items keyed ``m{i}``. A string
     ``content`` is one text item. ``tools`` and ``tool_choice`` (``any`` -> ``required``,
-    ``disable_parallel_tool_use`` -> ``parallel`` inverted) go to the transcript.
+    ``disable_parallel_tool_use`` -> ``parallel`` inverted) go to the transcript. Every other
+    top-level key goes to ``Transcript.settings`` (``_settings.decode_settings``): canonical
+    settings, the rest in ``settings.provider_data["anthropic"]``. ``cache_control`` on a block
+    becomes the item's ``cache_breakpoint``.
 
     Raises:
-        MappingError: ``messages`` missing or not a list of ``{role, content}`` objects.
+        MappingError: ``messages`` missing or not a list of ``{role, content}`` objects, or a
+            setting with a canonical meaning of the wrong type.
     """
     report = Report()
     messages = body.get("messages")
@@ -122,9 +124,9 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
         fields["tools"] = decode_tools(body["tools"], report)
     if body.get("tool_choice") is not None:
         fields["tool_choice"] = _decode_tool_choice(body["tool_choice"])
-    for key in body:
-        if key not in _CONVERSATION_KEYS:
-            report.add("dropped", f"request setting {key!r} is not conversation", pointer=f"/{key}")
+    settings = decode_settings(body)
+    if settings is not msgspec.UNSET:
+        fields["settings"] = settings
     return Conversion(Transcript(schema_version=SCHEMA_VERSION, items=items, **fields), report)  # type: ignore[arg-type]
 
 
@@ -188,10 +190,13 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     * audio, artifacts, handoffs, errors and foreign raw items follow ``policy``
       (foreign raw items and foreign opaque state are always dropped and reported).
 
-    ``max_tokens`` (required by the API) and other settings are not written.
+    Settings (``_settings.encode_settings``): ``model`` from the argument (reported when absent),
+    ``max_tokens`` always (from the settings, else the model table, else a default; reported when
+    added), the other settings mapped or reported; ``cache_breakpoint`` -> ``cache_control``.
 
     Raises:
-        ConversionError: policy ``error`` and an item Anthropic cannot carry.
+        ConversionError: policy ``error`` and an item Anthropic cannot carry, or a response format
+            Anthropic cannot enforce.
         MalformedArgumentsError: policy ``error`` and a tool call without an arguments object.
     """
     report = Report()
@@ -244,9 +249,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
             blocks = results + others
         messages.append({"role": role, "content": blocks})
 
-    body: dict[str, Any] = {}
-    if model is not None:
-        body["model"] = model
+    body: dict[str, Any] = encode_settings(settings_of(transcript), model, policy, report)
     if system:
         if len(system) == 1 and set(system[0]) == {"type", "text"}:
             body["system"] = system[0]["text"]

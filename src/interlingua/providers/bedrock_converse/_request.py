@@ -311,6 +311,8 @@ def _encode_settings(settings: Settings, body: dict[str, Any], model: str | None
     if settings.top_k is not msgspec.UNSET:
         # Anthropic's field on Bedrock; other families (Nova: inferenceConfig.topK) keep theirs in provider_data.
         extra["top_k"] = settings.top_k
+    if settings.stream is not msgspec.UNSET:
+        unsupported_setting(report, policy, NAME, "stream", settings.stream, why="the endpoint decides: converse or converse-stream")
     for name in ("seed", "presence_penalty", "frequency_penalty"):
         value = getattr(settings, name)
         if value is not msgspec.UNSET:

@@ -5,7 +5,8 @@ Decoding rules (one part -> items, in order):
 * ``{text}`` -> ``text`` (role of the content); ``{text:""}`` alone is dropped (streams send it).
 * ``{text, thought:true}`` -> ``reasoning(text)``.
 * ``{inlineData{mimeType, data}}`` -> ``image``/``audio`` by ``image/*``/``audio/*``, ``video/*`` -> ``raw``,
-  anything else -> ``document``; the source is ``Base64Source(mimeType, data)``.
+  anything else -> ``document``; the source is ``Base64Source(mimeType, data)`` (``data`` in the
+  standard base64 alphabet: URL-safe ``-``/``_`` are translated, same bytes).
 * ``{fileData{mimeType, fileUri}}`` -> the same kinds with ``FileSource(provider="gemini")`` for Files API
   (``https://generativelanguage.googleapis.com/...``) and ``gs://`` URIs, ``UrlSource`` for other URLs.
 * ``{functionCall{id?, name, args}}`` -> ``tool_call`` (id from the caller: the wire id, or a derived one).
@@ -80,7 +81,11 @@ def _media_item(kind_key: str, inner: Mapping[str, Any]) -> ImageItem | AudioIte
     mime = get(inner, "mimeType")
     source: Base64Source | FileSource | UrlSource
     if kind_key == "inlineData":
-        source = Base64Source(media_type=mime, data=get(inner, "data"))
+        # Gemini's JSON ``bytes`` take both base64 alphabets and the google-genai SDK sends the URL-safe
+        # one; a canonical Base64Source is the standard alphabet (other providers, e.g. Ollama's
+        # ``images``, refuse ``-``/``_``). Same bytes, so no report.
+        data = get(inner, "data")
+        source = Base64Source(media_type=mime, data=data.replace("-", "+").replace("_", "/") if isinstance(data, str) else data)
     else:
         uri = get(inner, "fileUri")
         mt = mime if isinstance(mime, str) else UNSET

@@ -14,12 +14,18 @@ tools?: [{functionDeclarations:[...]}], toolConfig?: {functionCallingConfig:{mod
   (reported: it goes back with that id); with no such call it gets ``f"gemini_m{i}_p{j}_result"`` (reported).
 * ``functionDeclarations[]`` -> tool definitions; which schema field was used (``parameters`` or
   ``parametersJsonSchema``) and any other declaration fields go to ``provider_data["gemini"]``.
+  A ``parameters`` ``Schema`` becomes JSON Schema (``OBJECT`` -> ``object``, ``nullable`` -> a
+  ``"null"`` type) and goes back to Gemini as a ``Schema``.
   Non-function tools (``googleSearch``, ``codeExecution``, ...) are left out and reported.
 * ``toolConfig.functionCallingConfig.mode``: ``AUTO`` -> auto, ``NONE`` -> none, ``ANY`` -> required
   (``tool`` when ``allowedFunctionNames`` names exactly one), ``VALIDATED`` -> auto (reported).
-* ``generationConfig``, ``safetySettings``, ``cachedContent`` and other request settings are not
-  conversation: left out and reported, one entry per top-level key. A ``model`` key (Gemini takes the
-  model in the URL) is not reported: the caller passes it again.
+* ``generationConfig``, ``safetySettings``, ``cachedContent``, ``labels`` and every other top-level key
+  -> ``Transcript.settings`` (canonical settings, the rest in ``settings.provider_data["gemini"]``;
+  rules in ``_settings.py`` and docs/providers/gemini.md). ``toolConfig`` keys other than
+  ``functionCallingConfig`` go to ``settings.provider_data["gemini"]["toolConfig"]``. A ``model`` key
+  (Gemini takes the model in the URL) is not read: the caller passes the model to its transport.
+* Gemini has no explicit prompt-cache breakpoints (context caching is the separate ``cachedContents``
+  API): ``cache_breakpoint`` on an item is left out and reported.
 """
 
 from __future__ import annotations
@@ -31,18 +37,21 @@ import msgspec
 
 from ...codec import SCHEMA_VERSION, Item
 from ...errors import ConversionError
-from ...items import RawItem, TextItem, ToolChoice, ToolDefinition, Transcript
+from ...items import RawItem, Settings, TextItem, ToolChoice, ToolDefinition, Transcript
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
+from ...mapping.settings import settings_of
 from ...mapping.wire import guarded
 from ._common import NAME, camel, get, jcopy, tag_of
 from ._parts import PartDecoder, PartEncoder
+from ._settings import decode_settings, encode_settings
 
 UNSET = msgspec.UNSET
 
 __all__ = ["decode_request", "decode_tool_choice", "decode_tools", "encode_request", "encode_tool_choice", "encode_tools"]
 
-_CONVERSATION_KEYS = {"contents", "systemInstruction", "tools", "toolConfig", "model"}
+_CONVERSATION_KEYS = frozenset({"contents", "systemInstruction", "tools", "toolConfig"})
+_TOOL_CONFIG = "toolConfig"
 
 
 class _Linker:
@@ -114,6 +123,8 @@ def decode_tools(tools: Any, report: Report) -> list[ToolDefinition]:
                     continue
                 if ck in ("parameters", "parametersJsonSchema") and schema_field is None and isinstance(value, Mapping):
                     schema_field, params = ck, jcopy(dict(value))
+                    if ck == "parameters":  # canonical parameters are JSON Schema
+                        params = schema_to_json_schema(params)
                 else:
                     fields[ck] = jcopy(value)
             pdata: dict[str, Any] = {}
@@ -133,6 +144,47 @@ def decode_tools(tools: Any, report: Report) -> list[ToolDefinition]:
     return out
 
 
+_SCHEMA_TYPES = {"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"}
+
+
+def schema_to_json_schema(value: Any) -> Any:
+    """A Gemini ``Schema`` (``parameters``, GEN ``types.py`` ``Schema``/``Type``) -> JSON Schema.
+
+    ``Type`` values are upper-case enum names (``OBJECT``, ``STRING``, ...) where JSON Schema has
+    ``object``, ``string``, ...; ``nullable: true`` is JSON Schema's ``type: [<t>, "null"]``. Every
+    other keyword is the same in both. Inverse: :func:`json_schema_to_schema`.
+    """
+    if isinstance(value, list):
+        return [schema_to_json_schema(v) for v in value]
+    if not isinstance(value, Mapping):
+        return value
+    out = {k: schema_to_json_schema(v) for k, v in value.items()}
+    t = out.get("type")
+    if isinstance(t, str) and t in _SCHEMA_TYPES:
+        out["type"] = t.lower()
+        if out.get("nullable") is True and t != "NULL":
+            del out["nullable"]
+            out["type"] = [t.lower(), "null"]
+    return out
+
+
+def json_schema_to_schema(value: Any) -> Any:
+    """JSON Schema -> Gemini ``Schema`` type names (the inverse of :func:`schema_to_json_schema`)."""
+    if isinstance(value, list):
+        return [json_schema_to_schema(v) for v in value]
+    if not isinstance(value, Mapping):
+        return value
+    out = {k: json_schema_to_schema(v) for k, v in value.items()}
+    t = out.get("type")
+    if isinstance(t, list) and len(t) == 2 and "null" in t and all(isinstance(x, str) for x in t):
+        inner = next(x for x in t if x != "null")
+        if inner.upper() in _SCHEMA_TYPES:
+            out["type"], out["nullable"] = inner.upper(), True
+    elif isinstance(t, str) and t.upper() in _SCHEMA_TYPES:
+        out["type"] = t.upper()
+    return out
+
+
 def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, Any]]:
     """Tool definitions -> ``[{functionDeclarations: [...]}]``.
 
@@ -142,11 +194,16 @@ def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, 
     decls: list[dict[str, Any]] = []
     for n, tool in enumerate(tools):
         pdata = tool.provider_data.get("gemini", {}) if tool.provider_data is not UNSET else {}
+        for owner in tool.provider_data if tool.provider_data is not UNSET else {}:
+            if owner != "gemini":  # another provider's tool fields (e.g. an Anthropic server tool's type)
+                report.add("dropped", f"provider_data {owner!r} of tool {tool.name!r} is not for gemini", index=n, item_type="tools")
         decl: dict[str, Any] = {"name": tool.name}
         if tool.description is not UNSET:
             decl["description"] = tool.description
         if tool.parameters is not UNSET:
-            decl[pdata.get("schema_field", "parametersJsonSchema")] = jcopy(tool.parameters)
+            schema_field = pdata.get("schema_field", "parametersJsonSchema")
+            params = jcopy(tool.parameters)
+            decl[schema_field] = json_schema_to_schema(params) if schema_field == "parameters" else params
         for key, value in (pdata.get("fields") or {}).items():
             decl[key] = jcopy(value)
         if tool.strict is not UNSET:
@@ -214,12 +271,19 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     tools: Any = UNSET
     if has_tools := get(body, "tools"):
         tools = decode_tools(has_tools, report)
-    choice = decode_tool_choice(get(body, "toolConfig"), report)
-    for key in body:
-        if camel(key) not in _CONVERSATION_KEYS:
-            report.add("dropped", f"request setting {camel(key)!r} is not conversation", pointer=f"/{key}")
+    tool_config = get(body, "toolConfig")
+    choice = decode_tool_choice(tool_config, report)
+    settings = decode_settings(body, _CONVERSATION_KEYS)
+    if isinstance(tool_config, Mapping):
+        # toolConfig parts with no canonical form (includeServerSideToolInvocations, retrievalConfig, ...)
+        rest = {k: jcopy(v) for k, v in tool_config.items() if camel(k) != "functionCallingConfig"}
+        if rest:
+            base = settings if isinstance(settings, Settings) else Settings()
+            pd = dict(base.provider_data) if base.provider_data is not UNSET else {}
+            pd[NAME] = {**pd.get(NAME, {}), _TOOL_CONFIG: rest}
+            settings = msgspec.structs.replace(base, provider_data=pd)
     return Conversion(
-        Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=choice or UNSET),  # type: ignore[arg-type]
+        Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=choice or UNSET, settings=settings),  # type: ignore[arg-type]
         report,
     )
 
@@ -236,8 +300,10 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     """Transcript -> Gemini request body.
 
     ``model`` is not written into the body (Gemini takes it in the URL); it is used to check that thought
-    signatures were issued by the same model. System and developer text goes to ``systemInstruction``
-    (text found after the first turn is moved there and reported).
+    signatures were issued by the same model, and to pick ``responseSchema`` for models without
+    ``responseJsonSchema``. System and developer text goes to ``systemInstruction``
+    (text found after the first turn is moved there and reported). Settings go to ``generationConfig``
+    and the other top-level keys (``_settings.encode_settings``); ``cache_breakpoint`` is reported.
 
     Raises:
         ConversionError: under policy ``error``, for content Gemini cannot carry.
@@ -250,6 +316,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     system_parts: list[dict[str, Any]] = []
     seen_turn = False
     for idx, item in enumerate(items):
+        _report_breakpoints(item, idx, report)
         role = getattr(item, "role", UNSET)
         if role in ("system", "developer"):
             if isinstance(item, RawItem):
@@ -279,4 +346,22 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
         body["tools"] = encode_tools(transcript.tools, report)
     if transcript.tool_choice is not UNSET:
         body["toolConfig"] = encode_tool_choice(transcript.tool_choice, report)
+    rest = encode_settings(settings_of(transcript), model, policy, report)
+    tool_config = rest.pop(_TOOL_CONFIG, None)
+    if isinstance(tool_config, Mapping):
+        body["toolConfig"] = {**jcopy(dict(tool_config)), **body.get("toolConfig", {})}
+    body.update(rest)
     return Conversion(body, report)
+
+
+def _report_breakpoints(item: Any, idx: int, report: Report) -> None:
+    """Gemini has no per-item cache breakpoint (context caching is the separate cachedContents API)."""
+    nested = getattr(item, "content", None)
+    for part in [item, *(nested if isinstance(nested, list) else [])]:
+        if getattr(part, "cache_breakpoint", UNSET) is not UNSET:
+            report.add(
+                "dropped",
+                "prompt-cache breakpoint has no Gemini form (Gemini caches implicitly or through the cachedContents API)",
+                index=idx,
+                item_type=tag_of(part),
+            )

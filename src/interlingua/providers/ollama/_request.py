@@ -6,9 +6,9 @@
   ``f"ollama_m{i}_c{k}"``.
 * ``tools[].function{name, description, parameters}`` -> tool definitions; other fields of ``function`` go
   to ``provider_data["ollama"]``.
-* ``model`` is not part of the transcript (given back through ``encode_request(model=...)``); ``think``,
-  ``format``, ``options``, ``stream`` and ``keep_alive`` are request settings, not conversation: left out
-  and reported. Ollama has no tool choice: a transcript's ``tool_choice`` is left out and reported.
+* every other field (``model``, ``stream``, ``think``, ``format``, ``options``, ``keep_alive``, ...) goes
+  into ``settings`` (:mod:`._settings`); ``encode_request`` writes ``model`` only when given and always
+  writes ``stream``. Ollama has no tool choice: a transcript's ``tool_choice`` is left out and reported.
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ from ...errors import ConversionError
 from ...items import ToolDefinition, Transcript
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
+from ...mapping.settings import note_model, settings_of
 from ...mapping.wire import guarded
-from ._common import jcopy
+from ._common import NAME, jcopy
 from ._messages import MessageDecoder, MessageEncoder
+from ._settings import decode_settings, encode_settings
 
 UNSET = msgspec.UNSET
 
@@ -70,6 +72,9 @@ def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, 
             fn["parameters"] = jcopy(tool.parameters)
         if tool.provider_data is not UNSET:
             fn.update(jcopy(tool.provider_data.get("ollama", {})))
+            for owner in tool.provider_data:
+                if owner != "ollama":  # another provider's tool fields (e.g. an Anthropic server tool's type)
+                    report.add("dropped", f"provider_data {owner!r} of tool {tool.name!r} is not for ollama", index=n, item_type="tools")
         if tool.strict is not UNSET:
             report.add("dropped", "tool strict flag has no Ollama equivalent", index=n, item_type="tools")
         out.append({"type": "function", "function": fn})
@@ -94,14 +99,12 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     tools: Any = UNSET
     if body.get("tools"):
         tools = decode_tools(body["tools"], report)
-    for key in body:
-        if key not in ("model", "messages", "tools"):
-            report.add("dropped", f"request setting {key!r} is not conversation", pointer=f"/{key}")
-    return Conversion(Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools), report)  # type: ignore[arg-type]
+    settings = decode_settings(body)
+    return Conversion(Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, settings=settings), report)  # type: ignore[arg-type]
 
 
 def encode_request(transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
-    """Transcript -> Ollama chat request body (``model`` first when given).
+    """Transcript -> Ollama chat request body (``model`` first when given, then messages, tools and settings).
 
     Raises:
         ConversionError: under policy ``error``, for content Ollama cannot carry.
@@ -121,4 +124,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
         body["tools"] = encode_tools(transcript.tools, report)
     if transcript.tool_choice is not UNSET:
         report.add("dropped", "Ollama has no tool choice", item_type="tool_choice")
+    settings = settings_of(transcript)
+    note_model(report, model, settings, NAME)
+    encode_settings(settings, body, policy=policy, report=report)
     return Conversion(body, report)

@@ -8,6 +8,7 @@ OpenRouter ``reasoning`` + ``reasoning_details``, Ollama ``reasoning`` (wire-for
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import msgspec
@@ -17,6 +18,7 @@ from ...items import (
     Annotation,
     AudioItem,
     Base64Source,
+    CacheBreakpoint,
     DocumentItem,
     FileSource,
     ImageItem,
@@ -45,12 +47,13 @@ _ASSISTANT_KEYS = frozenset(
 _CONTENT_KEYS = frozenset({"role", "content"})
 _TOOL_KEYS = frozenset({"role", "content", "tool_call_id"})
 _PART_KEYS = {
-    "text": frozenset({"type", "text"}),
+    "text": frozenset({"type", "text", "cache_control"}),
     "refusal": frozenset({"type", "refusal"}),
-    "image_url": frozenset({"type", "image_url"}),
-    "input_audio": frozenset({"type", "input_audio"}),
-    "file": frozenset({"type", "file"}),
+    "image_url": frozenset({"type", "image_url", "cache_control"}),
+    "input_audio": frozenset({"type", "input_audio", "cache_control"}),
+    "file": frozenset({"type", "file", "cache_control"}),
 }
+_TTL = re.compile(r"^[0-9]+[smh]$")
 
 
 def _json_copy(value: Any) -> Any:
@@ -122,6 +125,20 @@ class MessageDecoder:
         if extra:
             self.report.add("dropped", f"{kind} part fields {extra} have no canonical form", index=index, item_type=kind, pointer=pointer)
 
+    def cache_breakpoint(self, part: dict[str, Any], *, index: int, pointer: str) -> Any:
+        """A part's ``cache_control:{type:"ephemeral", ttl?}`` (OpenRouter, Anthropic-style) -> :class:`CacheBreakpoint`.
+
+        Read in every dialect; another shape is left out and reported.
+        """
+        cc = part.get("cache_control")
+        if cc is None:
+            return U
+        ttl = cc.get("ttl") if isinstance(cc, dict) else None
+        if isinstance(cc, dict) and cc.get("type") == "ephemeral" and set(cc) <= {"type", "ttl"} and (ttl is None or (isinstance(ttl, str) and _TTL.match(ttl))):
+            return CacheBreakpoint(ttl=ttl if ttl is not None else U)
+        self.report.add("dropped", f"cache_control {cc!r} is not an ephemeral breakpoint", index=index, pointer=f"{pointer}/cache_control")
+        return U
+
     def _part(self, part: Any, role: Any, *, index: int, key: str, pointer: str) -> Item | None:
         """One content part -> item (``None`` when it is dropped, with a report entry)."""
         if not isinstance(part, dict):
@@ -129,6 +146,8 @@ class MessageDecoder:
             return None
         kind = part.get("type")
         common: dict[str, Any] = {"message": key}
+        if kind in ("text", "image_url", "input_audio", "file") and "cache_control" in part:
+            common["cache_breakpoint"] = self.cache_breakpoint(part, index=index, pointer=pointer)
         if role is not U:
             common["role"] = role
         if kind == "text" and isinstance(part.get("text"), str):
@@ -157,6 +176,7 @@ class MessageDecoder:
                 self._check_part_keys(part, "file", index=index, pointer=pointer)
                 return doc
         self.report.add("changed", f"content part {kind!r} has no canonical form; kept as a raw item", index=index, item_type=str(kind), pointer=pointer)
+        common.pop("cache_breakpoint", None)  # the raw part keeps its cache_control
         return RawItem(provider=NAME, value=_json_copy(part), **common)
 
     def _file(self, body: dict[str, Any], common: dict[str, Any], *, index: int, pointer: str) -> DocumentItem | None:
@@ -293,8 +313,9 @@ class MessageDecoder:
         if isinstance(content, list):
             for j, part in enumerate(content):
                 if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
-                    self._check_part_keys(part, "text", index=index, pointer=f"/messages/{index}/content/{j}")
-                    out.append(TextItem(text=part["text"]))
+                    where = f"/messages/{index}/content/{j}"
+                    self._check_part_keys(part, "text", index=index, pointer=where)
+                    out.append(TextItem(text=part["text"], cache_breakpoint=self.cache_breakpoint(part, index=index, pointer=where)))
                 else:
                     self.report.add("dropped", "tool message part is not a text part", index=index, pointer=f"/messages/{index}/content/{j}")
         elif content is not None:

@@ -173,7 +173,27 @@ class MessageEncoder:
     def _text_part(self, index: int, item: TextItem) -> dict[str, Any]:
         if item.annotations is not U and item.annotations and not self.response:
             self.report.add("dropped", "text annotations are not sent back in a request", index=index, item_type="text")
-        return {"type": "text", "text": item.text}
+        return self.cache(index, item, {"type": "text", "text": item.text})
+
+    def cache(self, index: int, item: Any, part: dict[str, Any] | None) -> dict[str, Any]:
+        """Write ``item``'s prompt-cache breakpoint on ``part`` as ``cache_control`` (openrouter dialect).
+
+        OpenRouter takes Anthropic-style ``cache_control:{type:"ephemeral", ttl?}`` on content parts
+        (openrouter.ai/docs prompt caching); OpenAI, DeepSeek and Ollama cache prompts automatically
+        or not at all, so there (and with no part to carry it) the breakpoint is left out and reported.
+        """
+        bp = getattr(item, "cache_breakpoint", U)
+        if bp is U:
+            return part if part is not None else {}
+        if part is not None and self.dialect == "openrouter" and not self.response:
+            cc: dict[str, Any] = {"type": "ephemeral"}
+            if bp.ttl is not U:
+                cc["ttl"] = bp.ttl
+            part["cache_control"] = cc
+            return part
+        why = "no content part carries it" if part is None else f"the {self.dialect} dialect takes no cache_control"
+        self.report.add("dropped", f"prompt-cache breakpoint left out: {why}", index=index, item_type=_tag(item))
+        return part if part is not None else {}
 
     def _unsupported(self, index: int, item_type: str, reason: str) -> list[dict[str, Any]]:
         return [{"type": "text", "text": m.text} for m in self.report.unsupported(self.policy, reason, index=index, item_type=item_type)]
@@ -235,13 +255,13 @@ class MessageEncoder:
         if len(parts) == 1 and parts[0].get("type") == "text" and set(parts[0]) == {"type", "text"}:
             return parts[0]["text"]
         if len(parts) > 1:
-            empty = [p.get("type") == "text" and p.get("text") == "" for p in parts]
+            empty = [p.get("type") == "text" and p.get("text") == "" and "cache_control" not in p for p in parts]
             keep = [n for n in range(len(parts)) if not empty[n]] or [0]
             for n in range(len(parts)):
                 if n not in keep:
                     self.report.add("dropped", "an empty text part beside other content is left out", index=where[n], item_type="text")
             parts = [parts[n] for n in keep]
-            if len(parts) == 1 and parts[0].get("type") == "text":
+            if len(parts) == 1 and parts[0].get("type") == "text" and set(parts[0]) == {"type", "text"}:
                 return parts[0]["text"]
         return parts
 
@@ -327,7 +347,12 @@ class MessageEncoder:
             elif group.role in ("system", "developer"):
                 parts.extend(self._unsupported(i, _tag(item), f"{group.role} messages take text parts only"))
             else:
-                parts.extend(self._media_part(i, item, group.role))
+                media = self._media_part(i, item, group.role)
+                if len(media) == 1 and media[0].get("type") != "text":
+                    self.cache(i, item, media[0])
+                elif getattr(item, "cache_breakpoint", U) is not U:
+                    self.cache(i, item, None)
+                parts.extend(media)
             where.extend([i] * (len(parts) - len(where)))
         if not parts and not fields:
             return None
@@ -347,7 +372,7 @@ class MessageEncoder:
         parts: list[dict[str, Any]] = []
         for item in result.content:
             if isinstance(item, TextItem):
-                parts.append({"type": "text", "text": item.text})
+                parts.append(self.cache(index, item, {"type": "text", "text": item.text}))
             elif isinstance(item, StructuredItem):
                 self.report.add("changed", "structured tool output sent as JSON text", index=index, item_type="structured")
                 parts.append({"type": "text", "text": msgspec.json.encode(item.data).decode()})
@@ -356,8 +381,10 @@ class MessageEncoder:
                 parts.extend(self._unsupported(index, kind, f"tool messages carry text parts only; {kind} content cannot go in a tool message"))
         if result.is_error is True:
             self.report.add("dropped", "OpenAI Chat tool messages have no error flag; is_error left out", index=index, item_type="tool_result")
+        if result.cache_breakpoint is not U:
+            self.cache(index, result, parts[-1] if parts else None)
         msg: dict[str, Any] = {"role": "tool", "tool_call_id": self.ids.get(result.call_id, index=index)}
-        if parts and all(p.get("type") == "text" and p.get("text") == "" for p in parts):
+        if parts and all(p.get("type") == "text" and p.get("text") == "" and "cache_control" not in p for p in parts):
             # tool content "" reads back as a result with no content
             self.report.add("dropped", "empty tool result text is sent as empty content", index=index, item_type="text")
             parts = []
@@ -405,6 +432,7 @@ class MessageEncoder:
         if args is None:
             self._dropped_calls.add(item.id)
             return None
+        self.cache(index, item, None)  # a tool_calls entry is no content part: reported when it has a breakpoint
         call_id = self.ids.get(item.id, index=index)
         self._calls.add(call_id)
         return {"id": call_id, "type": "function", "function": {"name": item.name, "arguments": args}}
@@ -477,16 +505,19 @@ class MessageEncoder:
     def _request_content(self, msg: dict[str, Any], entries: list[tuple[str, Any]], where: list[int]) -> None:
         refusals = [e for e in entries if e[0] == "refusal"]
         others = [e for e in entries if e[0] != "refusal"]
-        simple_refusal = len(refusals) == 1 and refusals[0][1] != "" and entries[-1][0] == "refusal" and len(others) <= 1 and all(e[0] == "text" for e in others)
+        simple_refusal = (
+            len(refusals) == 1 and refusals[0][1] != "" and entries[-1][0] == "refusal" and len(others) <= 1
+            and all(e[0] == "text" and e[1].cache_breakpoint is U for e in others)
+        )
         if simple_refusal:
             if others:
                 msg["content"] = others[0][1].text
             msg["refusal"] = refusals[0][1]
             return
         parts: list[dict[str, Any]] = []
-        for kind, value in entries:
+        for n, (kind, value) in enumerate(entries):
             if kind == "text":
-                parts.append({"type": "text", "text": value.text})
+                parts.append(self.cache(where[n], value, {"type": "text", "text": value.text}))
             elif kind == "refusal":
                 parts.append({"type": "refusal", "refusal": value})
             else:
@@ -503,7 +534,9 @@ class MessageEncoder:
             self.report.add("changed", f"{len(texts)} text items joined into one response content string", item_type="text")
         for item in texts:
             for ann in item.annotations if item.annotations is not U else []:
-                annotations.append(_annotation_to_wire(ann, offset))
+                wire = _annotation_to_wire(ann, offset, item.text, self.report)
+                if wire is not None:
+                    annotations.append(wire)
             text.append(item.text)
             offset += len(item.text)
         refusals = [v for k, v in entries if k == "refusal"]
@@ -513,16 +546,43 @@ class MessageEncoder:
             msg["annotations"] = annotations
 
 
-def _annotation_to_wire(ann: Any, offset: int) -> dict[str, Any]:
-    """:class:`Annotation` -> ``{type, <type>:{...}}`` (indices shifted by ``offset``)."""
-    if ann.kind != "url_citation" and ann.provider_data is not U:
-        return copy.deepcopy(ann.provider_data)
+_URL_KINDS = ("url_citation", "web_search_result_location")
+_URL_CITATION_FIELDS = ("end_index", "start_index", "title", "url")
+
+
+def _annotation_to_wire(ann: Any, offset: int, text: str, report: Report) -> dict[str, Any] | None:
+    """:class:`Annotation` -> ``{type:"url_citation", url_citation:{end_index, start_index, title, url}}``
+    (indices shifted by ``offset``), or ``None`` (reported).
+
+    ``ChatCompletionMessage.annotations`` holds only ``Annotation`` (OAI ``chat_completion_message.py``):
+    ``type`` ``url_citation`` with all four fields ``Required``. A Chat annotation of another type kept
+    whole in ``provider_data`` goes back as it was; a URL citation from another provider (Anthropic
+    ``web_search_result_location``) becomes ``url_citation``, one with no span covers its whole text and
+    one with no title gets ``""`` (reported as changed); other kinds, and ``provider_data`` keys of
+    another provider's annotation, are dropped (reported).
+    """
+    pdata = ann.provider_data if ann.provider_data is not U else {}
+    if ann.kind != "url_citation" and pdata.get("type") == ann.kind and isinstance(pdata.get(ann.kind), dict):
+        return copy.deepcopy(pdata)  # a Chat annotation of another type, as received
+    if ann.kind not in _URL_KINDS or ann.url is U:
+        report.add("dropped", f"annotation {ann.kind!r} has no Chat Completions form", item_type="text")
+        return None
+    if ann.kind != "url_citation":
+        report.add("changed", f"{ann.kind} annotation written as url_citation", item_type="text")
     body: dict[str, Any] = {}
-    for name in ("end_index", "start_index", "title", "url"):
+    for name in _URL_CITATION_FIELDS:
         value = getattr(ann, name)
         if value is not U:
             body[name] = value + offset if name.endswith("_index") else value
-    if ann.provider_data is not U:
-        for k, v in ann.provider_data.items():
+    if "start_index" not in body or "end_index" not in body:
+        report.add("changed", "url citation with no span written over its whole text", item_type="text")
+        body["start_index"], body["end_index"] = offset, offset + len(text)
+    if "title" not in body:
+        report.add("changed", "url citation with no title written with title ''", item_type="text")
+        body["title"] = ""
+    if ann.kind == "url_citation":
+        for k, v in pdata.items():  # a dialect's own fields (OpenRouter ``content``), as received
             body.setdefault(k, copy.deepcopy(v))
-    return {"type": ann.kind, ann.kind: body}
+    elif pdata:
+        report.add("dropped", f"{ann.kind} fields {sorted(pdata)} have no url_citation field", item_type="text")
+    return {"type": "url_citation", "url_citation": body}

@@ -51,7 +51,7 @@ class OpenAIChatMapper:
     def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
         """Request body (``messages``, ``tools``, ``tool_choice``, ``parallel_tool_calls``) -> transcript."""
         report = Report()
-        return Conversion(decode_request(body, report), report)
+        return Conversion(decode_request(body, report, self.dialect), report)
 
     def encode_request(self, transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
         """Transcript -> request body.

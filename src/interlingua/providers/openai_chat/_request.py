@@ -19,28 +19,16 @@ from ...codec import SCHEMA_VERSION, Item
 from ...items import ToolChoice, ToolDefinition, Transcript
 from ...mapping.ids import IdMap, IdRule
 from ...mapping.report import Policy, Report
+from ...mapping.settings import note_model, settings_of
 from ...mapping.wire import guarded
-from ._common import Dialect
+from ._common import NAME, Dialect
 from ._decode import MessageDecoder
 from ._encode import MessageEncoder
+from ._settings import decode_settings, encode_settings
 
-__all__ = ["GENERATION_SETTINGS", "decode_request", "encode_request"]
+__all__ = ["decode_request", "encode_request"]
 
 U = msgspec.UNSET
-
-GENERATION_SETTINGS = frozenset(
-    {
-        "model", "stream", "stream_options", "n", "temperature", "top_p", "max_tokens", "max_completion_tokens",
-        "stop", "seed", "frequency_penalty", "presence_penalty", "logit_bias", "logprobs", "top_logprobs", "user",
-        "store", "metadata", "service_tier", "reasoning_effort", "response_format", "modalities", "audio",
-        "prediction", "web_search_options", "verbosity", "safety_identifier", "prompt_cache_key",
-        "prompt_cache_retention", "thinking", "reasoning", "provider", "include_reasoning", "transforms",
-        "models", "route", "top_k", "min_p", "repetition_penalty", "keep_alive", "options",
-    }
-)
-"""Request fields that set up generation rather than hold conversation: not carried in a transcript
-(DeepSeek ``thinking``, OpenRouter ``reasoning``/``provider``/``transforms``, Ollama ``options``
-included). Any other unknown field is reported as dropped."""
 
 _FUNCTION_KEYS = frozenset({"name", "description", "parameters", "strict"})
 
@@ -80,8 +68,6 @@ def _tool_choice(body: Mapping[str, Any], report: Report) -> ToolChoice | None:
         return ToolChoice(mode=choice, parallel=parallel_v)
     if isinstance(choice, dict) and choice.get("type") == "function" and isinstance(choice.get("function"), dict) and isinstance(choice["function"].get("name"), str):
         return ToolChoice(mode="tool", name=choice["function"]["name"], parallel=parallel_v)
-    if choice is not None:
-        report.add("dropped", f"tool_choice {choice!r} has no canonical form", pointer="/tool_choice")
     if parallel_v is not U:
         # parallel_tool_calls alone: the default choice with tools is "auto" (written back only with tools).
         return ToolChoice(mode="auto", parallel=parallel_v)
@@ -89,12 +75,13 @@ def _tool_choice(body: Mapping[str, Any], report: Report) -> ToolChoice | None:
 
 
 @guarded("openai-chat", "request")
-def decode_request(body: Mapping[str, Any], report: Report) -> Transcript:
-    """Request body -> transcript: ``messages`` (key ``m{i}``), ``tools``, ``tool_choice``.
+def decode_request(body: Mapping[str, Any], report: Report, dialect: Dialect = "openai") -> Transcript:
+    """Request body -> transcript: ``messages`` (key ``m{i}``), ``tools``, ``tool_choice``, ``settings``.
 
-    Generation settings (:data:`GENERATION_SETTINGS`) are not carried and each is reported as dropped (one
-    entry per top-level key); other unknown fields are reported too. ``model`` is not reported: the caller
-    passes it again when encoding.
+    Every other top-level field (``model`` and ``stream`` included) goes into ``settings``
+    (:func:`._settings.decode_settings`): canonical fields where it has a canonical meaning, else
+    ``settings.provider_data["openai-chat"]`` as given, including a ``tool_choice`` with no canonical
+    form. ``dialect`` decides which output-budget and effort fields are the provider's own.
     """
     decoder = MessageDecoder(report)
     items: list[Item] = []
@@ -110,23 +97,32 @@ def decode_request(body: Mapping[str, Any], report: Report) -> Transcript:
     elif body.get("tools") is not None:
         report.add("dropped", "tools is not a list", pointer="/tools")
     choice = _tool_choice(body, report)
-    for key in body:
-        if key in ("model", "messages", "tools", "tool_choice", "parallel_tool_calls", "functions", "function_call"):
-            continue
-        if key in GENERATION_SETTINGS:
-            report.add("dropped", f"request setting {key!r} is not conversation", pointer=f"/{key}")
-        else:
-            report.add("dropped", f"request field {key!r} is not part of the transcript", pointer=f"/{key}")
+    consumed = set()
+    if choice is not None:
+        if isinstance(body.get("parallel_tool_calls"), bool):
+            consumed.add("parallel_tool_calls")
+        if choice.mode != "auto" or body.get("tool_choice") == "auto":
+            consumed.add("tool_choice")
+    settings = decode_settings(body, dialect, frozenset(consumed))
     if isinstance(body.get("functions"), list):
         # Deprecated `functions`: read as function tools.
         report.add("changed", "deprecated functions read as function tools", pointer="/functions")
         extra = [t for t in (_tool_definition({"type": "function", "function": f}, j, report) for j, f in enumerate(body["functions"])) if t is not None]
         tools = (tools if tools is not U else []) + extra
-    return Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=choice if choice is not None else U)  # type: ignore[arg-type]
+    return Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=choice if choice is not None else U, settings=settings)  # type: ignore[arg-type]
 
 
-def _tool_to_wire(tool: ToolDefinition) -> dict[str, Any]:
+def _tool_to_wire(tool: ToolDefinition, report: Report | None = None, index: int | None = None) -> dict[str, Any]:
+    """A tool definition -> ``ChatCompletionFunctionToolParam`` (or this format's own non-function tool).
+
+    Another provider's ``provider_data`` (e.g. an Anthropic server tool's ``type``) has no Chat form:
+    it is left out and reported.
+    """
     own = tool.provider_data.get("openai-chat") if isinstance(tool.provider_data, dict) else None
+    if report is not None and isinstance(tool.provider_data, dict):
+        for owner in tool.provider_data:
+            if owner != "openai-chat":
+                report.add("dropped", f"provider_data {owner!r} of tool {tool.name!r} is not for openai-chat", index=index, item_type="tool")
     if isinstance(own, dict) and own.get("type") not in (None, "function"):
         return copy.deepcopy(own)
     fn: dict[str, Any] = {"name": tool.name}
@@ -147,13 +143,23 @@ def _tool_to_wire(tool: ToolDefinition) -> dict[str, Any]:
     return entry
 
 
+def _own_tool_choice(transcript: Transcript) -> bool:
+    """Whether the settings keep a ``tool_choice`` with no canonical form (written back as given)."""
+    data = settings_of(transcript).provider_data
+    return isinstance(data, dict) and isinstance(data.get(NAME), dict) and "tool_choice" in data[NAME]
+
+
 def encode_request(
     transcript: Transcript, *, dialect: Dialect, rule: IdRule, model: str | None, policy: Policy, report: Report
 ) -> dict[str, Any]:
-    """Transcript -> request body ``{model?, messages, tools?, tool_choice?, parallel_tool_calls?}``.
+    """Transcript -> request body ``{model?, messages, tools?, tool_choice?, parallel_tool_calls?, <settings>}``.
+
+    ``model`` comes only from the ``model`` argument (a body without one is reported); the settings are
+    written by :func:`._settings.encode_settings`.
 
     Raises:
-        ConversionError: under policy ``error``, for content OpenAI Chat cannot carry.
+        ConversionError: under policy ``error``, for content OpenAI Chat cannot carry, or a JSON Schema
+            response format the dialect cannot enforce.
         MalformedArgumentsError: under policy ``error``, for a tool call without an arguments object.
     """
     ids = IdMap(rule, report)
@@ -164,7 +170,7 @@ def encode_request(
     body["messages"] = encoder.messages(list(transcript.items))
     tools = transcript.tools if transcript.tools is not U else []
     if tools:
-        body["tools"] = [_tool_to_wire(t) for t in tools]
+        body["tools"] = [_tool_to_wire(t, report, k) for k, t in enumerate(tools)]
     choice = transcript.tool_choice
     if choice is not U:
         if choice.mode == "tool":
@@ -172,8 +178,11 @@ def encode_request(
                 report.unsupported(policy, "tool choice mode 'tool' without a name", item_type="tool_choice")
             else:
                 body["tool_choice"] = {"type": "function", "function": {"name": choice.name}}
-        elif choice.mode != "auto" or tools:
+        elif choice.mode != "auto" or (tools and not _own_tool_choice(transcript)):
             body["tool_choice"] = choice.mode
         if choice.parallel is not U and tools:
             body["parallel_tool_calls"] = choice.parallel
+    settings = settings_of(transcript)
+    note_model(report, model, settings, NAME)
+    encode_settings(settings, body, dialect=dialect, policy=policy, report=report)
     return body

@@ -43,8 +43,8 @@ from ._common import (
     NAME,
     NAMESPACE,
     UNSET,
+    _ANNOTATION_FIELDS,
     annotation_from_wire,
-    annotation_to_wire,
     data_url,
     origin,
     own_item_id,
@@ -345,8 +345,8 @@ def _encode_image(item: ImageItem, ctx: EncodeContext, index: int) -> list[dict[
         out["file_id"] = src.file_id
     else:
         return None
-    if item.detail is not UNSET:
-        out["detail"] = item.detail
+    # ResponseInputImageParam.detail is Required; "auto" is the API default, written when none is given.
+    out["detail"] = item.detail if item.detail is not UNSET else "auto"
     return [out]
 
 
@@ -379,7 +379,7 @@ def encode_content(item: Any, ctx: EncodeContext, index: int, *, assistant: bool
     """
     if isinstance(item, TextItem):
         if assistant:
-            anns = [annotation_to_wire(a) for a in item.annotations] if item.annotations is not UNSET else []
+            anns = encode_annotations(item, ctx, index)
             return [{"type": "output_text", "text": item.text, "annotations": anns}]
         if item.annotations is not UNSET and item.annotations:
             ctx.report.add("dropped", "annotations on input text are not carried", index=index, item_type="text")
@@ -410,6 +410,61 @@ def encode_content(item: Any, ctx: EncodeContext, index: int, *, assistant: bool
     return _degrade(ctx, f"{kind} content cannot appear in {'an assistant' if assistant else 'this'} message", index, str(kind), assistant)
 
 
+_ANNOTATION_TYPES: dict[str, tuple[str, ...]] = {
+    "url_citation": ("url", "title", "start_index", "end_index"),
+    "file_citation": ("file_id", "filename", "index"),
+    "container_file_citation": ("container_id", "file_id", "filename", "start_index", "end_index"),
+    "file_path": ("file_id", "index"),
+}
+"""``output_text`` annotation types and their fields, all ``Required`` (OAI ``response_output_text.py``:
+``AnnotationURLCitation``, ``AnnotationFileCitation``, ``AnnotationContainerFileCitation``, ``AnnotationFilePath``)."""
+
+_URL_KINDS = ("web_search_result_location",)
+"""Other providers' citation kinds that cite a URL (Anthropic ``web_search_result_location``) -> ``url_citation``."""
+
+
+def encode_annotations(item: TextItem, ctx: EncodeContext, index: int) -> list[dict[str, Any]]:
+    """The annotations of an assistant text -> ``output_text`` annotations the SDK's types accept.
+
+    Each is one of :data:`_ANNOTATION_TYPES` with every field it requires and no other: a URL citation
+    from another provider becomes ``url_citation``; one with no span covers the whole text it is on, one
+    with no title gets ``""`` (each reported as changed); ``provider_data`` keys that are no field of
+    the type are left out, and an annotation missing a required field, or of a kind Responses has not,
+    is dropped (reported).
+    """
+    out: list[dict[str, Any]] = []
+    for ann in item.annotations if item.annotations is not UNSET else []:
+        kind = ann.kind
+        if kind in _URL_KINDS and ann.url is not UNSET:
+            ctx.report.add("changed", f"{kind} annotation written as url_citation", index=index, item_type="text")
+            kind = "url_citation"
+        fields = _ANNOTATION_TYPES.get(kind)
+        if fields is None:
+            ctx.report.add("dropped", f"annotation {kind!r} has no Responses output_text form", index=index, item_type="text")
+            continue
+        extra = ann.provider_data if ann.provider_data is not UNSET else {}
+        wire: dict[str, Any] = {"type": kind}
+        for name in fields:
+            value = getattr(ann, name, UNSET) if name in _ANNOTATION_FIELDS else UNSET
+            wire[name] = value if value is not UNSET else plain(extra[name]) if name in extra else UNSET
+        if kind == "url_citation":
+            if wire["start_index"] is UNSET or wire["end_index"] is UNSET:
+                ctx.report.add("changed", "url citation with no span written over its whole text", index=index, item_type="text")
+                wire["start_index"], wire["end_index"] = 0, len(item.text)
+            if wire["title"] is UNSET:
+                ctx.report.add("changed", "url citation with no title written with title ''", index=index, item_type="text")
+                wire["title"] = ""
+        missing = [k for k, v in wire.items() if v is UNSET]
+        if missing:
+            ctx.report.add("dropped", f"{kind} annotation without {', '.join(missing)} cannot be written", index=index, item_type="text")
+            continue
+        left = sorted(k for k in extra if k not in fields and k != "type")
+        if left:
+            ctx.report.add("dropped", f"annotation fields {left} are not in {kind}", index=index, item_type="text")
+        out.append(wire)
+    return out
+
+
 def _degrade(ctx: EncodeContext, reason: str, index: int, item_type: str, assistant: bool) -> list[dict[str, Any]]:
     marker = ctx.report.unsupported(ctx.policy, reason, index=index, item_type=item_type)
     if assistant:
@@ -417,30 +472,57 @@ def _degrade(ctx: EncodeContext, reason: str, index: int, item_type: str, assist
     return [{"type": "input_text", "text": m.text} for m in marker]
 
 
-def encode_message(items: Sequence[tuple[int, Any]], role: str, ctx: EncodeContext, *, output_form: bool = False) -> dict[str, Any] | None:
-    """Consecutive content items of one message -> one message item (``None`` if nothing is left).
+def encode_message(items: Sequence[tuple[int, Any]], role: str, ctx: EncodeContext, *, output_form: bool = False) -> list[dict[str, Any]]:
+    """Consecutive content items of one message -> message items (``[]`` if nothing is left).
 
-    Forms (OAI ``easy_input_message_param.py``, ``response_output_message_param.py``):
-    an assistant message made by this provider (``msg_`` id in origin) or ``output_form`` ->
-    ``{type:"message", id, role:"assistant", status:"completed", content:[output_text|refusal]}``;
-    a single text part without annotations -> ``{role, content: "<text>"}``; anything else ->
-    ``{type:"message", role, content:[parts]}``.
+    Forms (OAI ``easy_input_message_param.py``, ``response_output_message_param.py``,
+    ``response_input_item_param.py``):
+
+    - an assistant message made by this provider (``msg_`` id in origin) or ``output_form`` ->
+      ``{type:"message", id, role:"assistant", status:"completed", content:[output_text|refusal]}``
+      (``ResponseOutputMessageParam``: ``id`` and ``status`` are ``Required``);
+    - any other assistant message -> ``EasyInputMessageParam`` ``{role:"assistant", content:"<text>"}``,
+      one per part: no Responses input type takes output parts or a refusal without the provider's
+      message id (``ResponseInputItemParam.Message`` has no assistant role), so a refusal is sent as
+      assistant text, text annotations are left out and several parts become several messages
+      (each reported);
+    - a single text part without annotations -> ``{role, content: "<text>"}``;
+    - anything else -> ``{type:"message", role, content:[parts]}``.
     """
     assistant = role == "assistant"
-    parts: list[dict[str, Any]] = []
-    for index, item in items:
-        parts.extend(encode_content(item, ctx, index, assistant=assistant))
+    by_item = [(index, encode_content(item, ctx, index, assistant=assistant)) for index, item in items]
+    parts = [part for _, item_parts in by_item for part in item_parts]
     if not parts:
-        return None
+        return []
     msg_id = next((own_item_id(item.origin, "msg_") for _, item in items if own_item_id(item.origin, "msg_")), None)
     if assistant and (msg_id or output_form):
         out: dict[str, Any] = {"type": "message", "role": "assistant", "content": parts, "status": "completed"}
         if msg_id:
             out["id"] = msg_id
-        return out
+        return [out]
     if len(parts) == 1 and parts[0]["type"] in ("input_text", "output_text") and not parts[0].get("annotations"):
-        return {"role": role, "content": parts[0]["text"]}
-    return {"type": "message", "role": role, "content": parts}
+        return [{"role": role, "content": parts[0]["text"]}]
+    if assistant:
+        return _easy_assistant(by_item, ctx)
+    return [{"type": "message", "role": role, "content": parts}]
+
+
+def _easy_assistant(by_item: list[tuple[int, list[dict[str, Any]]]], ctx: EncodeContext) -> list[dict[str, Any]]:
+    """Assistant parts with no provider message id -> one ``EasyInputMessageParam`` per part (reported)."""
+    n = sum(len(parts) for _, parts in by_item)
+    if n > 1:
+        ctx.report.add("changed", f"assistant message of {n} parts with no Responses message id sent as {n} assistant messages (ResponseOutputMessageParam.id is required)", index=by_item[0][0], item_type="text")
+    out = []
+    for index, parts in by_item:
+        for part in parts:
+            if part["type"] == "refusal":
+                ctx.report.add("changed", "refusal sent as assistant text: no Responses input type takes a refusal without the provider's message id", index=index, item_type="refusal")
+                out.append({"role": "assistant", "content": part["refusal"]})
+                continue
+            if part.get("annotations"):
+                ctx.report.add("dropped", "annotations of assistant text with no Responses message id are not carried (EasyInputMessageParam content is a string)", index=index, item_type="text")
+            out.append({"role": "assistant", "content": part["text"]})
+    return out
 
 
 def encode_tool_call(item: ToolCallItem, ctx: EncodeContext, index: int) -> dict[str, Any] | None:

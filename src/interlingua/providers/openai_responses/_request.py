@@ -1,9 +1,10 @@
 """Responses request bodies (``POST /v1/responses``) <-> transcripts.
 
-Only the conversation is mapped: ``instructions``, ``input``, ``tools``, ``tool_choice`` and
-``parallel_tool_calls``. Generation settings (``model``, ``stream``, ``include``, ``reasoning``,
-``temperature``, ``store``, ``text``, ...) are not part of a transcript; ``encode_request`` writes
-``model`` when given. Sources: OAI ``types/responses/response_create_params.py`` and siblings.
+The conversation is ``instructions``, ``input``, ``tools``, ``tool_choice`` and
+``parallel_tool_calls``; every other field (``model``, ``stream``, ``reasoning``, ``text``,
+``max_output_tokens``, ``store``, ``include``, ...) is a setting (:mod:`._settings`).
+``encode_request`` writes ``model`` only when given. Sources: OAI
+``types/responses/response_create_params.py`` and siblings.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from ...items import TextItem, ToolCallItem, ToolChoice, ToolDefinition, ToolRes
 from ...mapping.ids import IdMap
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
+from ...mapping.settings import note_model, settings_of
 from ...mapping.wire import guarded
 from ._common import ID_RULE, NAME, UNSET, plain
 from ._items import DecodeContext, EncodeContext, decode_wire_item
 from ._sequence import encode_sequence
+from ._settings import decode_settings, encode_settings
 
 __all__ = ["INSTRUCTIONS_KEY", "decode_request", "encode_request"]
 
@@ -28,7 +31,6 @@ INSTRUCTIONS_KEY = "instructions"
 
 _FUNCTION_TOOL_FIELDS = {"type", "name", "description", "parameters", "strict"}
 _STATEFUL = ("previous_response_id", "conversation", "prompt")
-_CONVERSATION_KEYS = frozenset({"model", "instructions", "input", "tools", "tool_choice", "parallel_tool_calls"})
 
 
 # --------------------------------------------------------------------------- decode
@@ -69,8 +71,7 @@ def _decode_tool_choice(body: Mapping[str, Any], report: Report) -> ToolChoice |
         return ToolChoice(mode=raw, parallel=parallel_value)
     if isinstance(raw, Mapping) and raw.get("type") == "function" and isinstance(raw.get("name"), str) and set(raw) == {"type", "name"}:
         return ToolChoice(mode="tool", name=raw["name"], parallel=parallel_value)
-    kind = raw.get("type") if isinstance(raw, Mapping) else raw
-    report.add("dropped", f"tool_choice {kind!r} has no canonical form", item_type="tool_choice", pointer="/tool_choice")
+    # No canonical form (allowed_tools, a hosted tool, mcp, ...): kept in the settings' provider_data.
     return ToolChoice(mode="auto", parallel=parallel_value) if parallel_value is not UNSET else UNSET
 
 
@@ -82,9 +83,10 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     string counts as absent); a string ``input`` is one user text item; each input item ``i``
     becomes items keyed ``m{i}`` (see :func:`~._items.decode_wire_item`). Stateful references
     (``previous_response_id``, ``conversation``, ``prompt``) are reported: the stored prefix they
-    point at is not in the transcript. Every other top-level key (``reasoning``, ``include``, ``store``,
-    ``stream``, ``max_output_tokens``, ...) is a request setting: left out and reported as dropped, one
-    entry per key; ``model`` is not reported (the caller passes it again when encoding).
+    point at is not in the transcript (they are kept in the settings' ``provider_data``, so the same
+    provider gets them back). Every other top-level key (``model``, ``reasoning``, ``text``, ``include``,
+    ``store``, ``stream``, ``max_output_tokens``, ...) goes into ``settings``
+    (:func:`._settings.decode_settings`).
     """
     report = Report()
     items: list[Item] = []
@@ -110,11 +112,22 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     if isinstance(body.get("tools"), list):
         decoded = [_decode_tool(t, k, report) for k, t in enumerate(body["tools"])]
         tools = [t for t in decoded if t is not None]
-    for key in body:
-        if key not in _CONVERSATION_KEYS and key not in _STATEFUL:
-            report.add("dropped", f"request setting {key!r} is not conversation", pointer=f"/{key}")
+    choice = _decode_tool_choice(body, report)
+    conversation = {"instructions", "input", "tools"}
+    if isinstance(choice, ToolChoice):
+        if isinstance(body.get("parallel_tool_calls"), bool):
+            conversation.add("parallel_tool_calls")
+        if choice.mode != "auto" or body.get("tool_choice") == "auto":
+            conversation.add("tool_choice")
+    if not isinstance(body.get("instructions"), str):
+        conversation.discard("instructions")
+    if not isinstance(raw_input, (str, list)):
+        conversation.discard("input")
+    if not isinstance(body.get("tools"), list):
+        conversation.discard("tools")
+    settings = decode_settings(body, frozenset(conversation))
     return Conversion(
-        Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=_decode_tool_choice(body, report)),  # type: ignore[arg-type]
+        Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=choice, settings=settings),  # type: ignore[arg-type]
         report,
     )
 
@@ -123,13 +136,18 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
 
 
 def _encode_tool(tool: ToolDefinition, report: Report, index: int) -> dict[str, Any]:
+    """A canonical tool -> ``FunctionToolParam`` (OAI ``types/responses/function_tool_param.py``).
+
+    ``FunctionToolParam.strict`` and ``.parameters`` are ``Required``; an omitted ``strict`` makes
+    Responses try strict mode (OpenAI function-calling guide), so a tool with no ``strict`` (a
+    non-strict tool from another provider) is written ``strict: false``; a tool's own value is kept.
+    A tool with no parameters is written with ``parameters: null`` (``Optional``, and required).
+    """
     out: dict[str, Any] = {"type": "function", "name": tool.name}
     if tool.description is not UNSET:
         out["description"] = tool.description
-    if tool.parameters is not UNSET:
-        out["parameters"] = plain(tool.parameters)
-    if tool.strict is not UNSET:
-        out["strict"] = tool.strict
+    out["parameters"] = plain(tool.parameters) if tool.parameters is not UNSET else None
+    out["strict"] = tool.strict if tool.strict is not UNSET else False
     if tool.provider_data is not UNSET:
         for owner, value in tool.provider_data.items():
             if owner == NAME and isinstance(value, Mapping):
@@ -202,9 +220,14 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     body["input"] = encode_sequence(list(enumerate(items))[start:], ctx)
     if transcript.tools is not UNSET:
         body["tools"] = [_encode_tool(t, report, k) for k, t in enumerate(transcript.tools)]
+    settings = settings_of(transcript)
     if transcript.tool_choice is not UNSET:
         choice, parallel = _encode_tool_choice(transcript.tool_choice, report)
-        body["tool_choice"] = choice
+        own = settings.provider_data.get(NAME) if isinstance(settings.provider_data, dict) else None
+        if not (choice == "auto" and isinstance(own, dict) and "tool_choice" in own):
+            body["tool_choice"] = choice
         if parallel is not UNSET:
             body["parallel_tool_calls"] = parallel
+    note_model(report, model, settings, NAME)
+    encode_settings(settings, body, policy=policy, report=report)
     return Conversion(body, report)

@@ -25,6 +25,8 @@ __all__ = ["decode_response", "decode_usage", "encode_response", "response_key",
 _INCOMPLETE = {"max_output_tokens": "max_tokens", "content_filter": "content_filter"}
 _INCOMPLETE_BACK = {"max_tokens": "max_output_tokens", "content_filter": "content_filter"}
 _ERROR_BACK = {"rate_limit": "rate_limit_exceeded", "server": "server_error"}
+"""Canonical error code -> ``ResponseError.code`` (a closed ``Literal`` in OAI ``response_error.py``);
+any other code is written ``server_error`` and reported."""
 
 
 def response_key(response_id: Any) -> str:
@@ -137,9 +139,9 @@ def _usage_to_wire(usage: Usage) -> dict[str, Any]:
         return plain(usage.details)
     out: dict[str, Any] = {}
     out["input_tokens"] = usage.input_tokens if usage.input_tokens is not UNSET else 0
+    # InputTokensDetails.cached_tokens and .cache_write_tokens are both required (OAI response_usage.py).
     in_details: dict[str, Any] = {"cached_tokens": usage.cache_read_tokens if usage.cache_read_tokens is not UNSET else 0}
-    if usage.cache_write_tokens is not UNSET:
-        in_details["cache_write_tokens"] = usage.cache_write_tokens
+    in_details["cache_write_tokens"] = usage.cache_write_tokens if usage.cache_write_tokens is not UNSET else 0
     out["input_tokens_details"] = in_details
     out["output_tokens"] = usage.output_tokens if usage.output_tokens is not UNSET else 0
     out["output_tokens_details"] = {"reasoning_tokens": usage.reasoning_tokens if usage.reasoning_tokens is not UNSET else 0}
@@ -160,8 +162,13 @@ def _fill_ids(output: list[dict[str, Any]]) -> None:
 def encode_response(response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
     """:class:`ModelResponse` -> Response object (for round-trip tests and mock servers).
 
-    Writes ``id``, ``object``, ``status``, ``model``, ``output``, ``usage``, ``incomplete_details`` and
-    ``error``; items without a provider id get positional ones (``msg_0``, ``fc_1``, ``rs_2``).
+    Writes ``id``, ``object``, ``created_at``, ``status``, ``model``, ``output``, ``usage``,
+    ``incomplete_details``, ``error``, ``parallel_tool_calls``, ``tool_choice`` and ``tools``; items
+    without a provider id get positional ones (``msg_0``, ``fc_1``, ``rs_2``). The SDK's ``Response``
+    requires ``created_at``, ``parallel_tool_calls``, ``tool_choice`` and ``tools``, which a
+    :class:`ModelResponse` does not hold: they are written as ``0`` (no timestamp is carried), ``true``,
+    ``"auto"`` and ``[]`` (the request's defaults). ``error.code`` is one of ``ResponseError.code``: a
+    canonical code with no equivalent is written ``server_error`` and reported as changed.
 
     Raises:
         ConversionError: under policy ``error`` for items a response cannot carry.
@@ -187,11 +194,15 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
     body: dict[str, Any] = {
         "id": response.response_id or "resp_0",
         "object": "response",
+        "created_at": 0,
         "status": "completed",
         "model": model or response.model or "",
         "output": output,
         "incomplete_details": None,
         "error": None,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
     }
     if reason in _INCOMPLETE_BACK:
         body["status"] = "incomplete"
@@ -199,7 +210,9 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
     elif reason == "error" or errors:
         body["status"] = "failed"
         code = errors[0].code if errors else "server"
-        body["error"] = {"code": _ERROR_BACK.get(code, code), "message": errors[0].message if errors else "response failed"}
+        if code not in _ERROR_BACK:
+            report.add("changed", f"error code {code!r} has no ResponseError.code equivalent; written 'server_error'", index=items.index(errors[0]) if errors else None, item_type="error")
+        body["error"] = {"code": _ERROR_BACK.get(code, "server_error"), "message": errors[0].message if errors else "response failed"}
     elif reason == "other" and response.stop_reason is not None and response.stop_reason.raw in ("cancelled", "queued", "in_progress"):
         body["status"] = response.stop_reason.raw
     body["usage"] = _usage_to_wire(response.usage) if response.usage is not None else None

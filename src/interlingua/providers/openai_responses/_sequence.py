@@ -92,7 +92,8 @@ def encode_sequence(items: Sequence[tuple[int, Any]], ctx: EncodeContext, *, out
                     _speaker(nxt, nxt_index, ctx)
                 group.append((nxt_index, nxt))
                 j += 1
-            entries.append(_Entry([g[0] for g in group], "message", encode_message(group, role, ctx, output_form=output_form)))
+            wires: list[dict[str, Any] | None] = list(encode_message(group, role, ctx, output_form=output_form)) or [None]
+            entries.extend(_Entry([g[0] for g in group], "message", w) for w in wires)
             i = j
             continue
         wire: dict[str, Any] | None

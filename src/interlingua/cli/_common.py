@@ -1,0 +1,175 @@
+"""Plumbing shared by every ``interlingua`` command: help rendering, stdin and table output.
+
+Kept light on purpose: importing it must not pull in a command's dependencies
+(SQLAlchemy, httpx, rich), so ``interlingua --help`` and ``interlingua validate`` start fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import typer
+from typer.core import TyperCommand, TyperGroup
+
+__all__ = [
+    "EXIT_INVALID",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "Command",
+    "Group",
+    "adopt",
+    "format_names",
+    "plain_table",
+    "require_stdin",
+]
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+"""Invalid input, refused conversion, malformed input, conflict."""
+EXIT_USAGE = 2
+"""Usage error or unreadable input."""
+
+
+def format_names(*, canonical: bool = True) -> str:
+    """The format names ``--from``/``--to`` take, from the mapper registry (plugins included)."""
+    from ..mapping import available
+
+    names = list(available())
+    return ", ".join(["canonical", *names] if canonical else names)
+
+
+def _expand_help(text: str | None) -> str | None:
+    """Fill ``{formats}`` / ``{mappers}`` in a help text only when help is shown (the registry scan costs)."""
+    if not text or "{" not in text:
+        return text
+    if "{formats}" in text:
+        text = text.replace("{formats}", format_names())
+    if "{mappers}" in text:
+        text = text.replace("{mappers}", format_names(canonical=False))
+    return text
+
+
+def _usage_name(param: Any) -> str:
+    name = param.metavar or (param.name or "").upper()
+    if param.nargs != 1 and not name.endswith("..."):
+        name += "..."
+    return name if param.required else f"[{name}]"
+
+
+class Command(TyperCommand):
+    """A typer command whose help reads like a Unix tool's.
+
+    Usage lines show ``PATH...`` and ``[INPUT]`` (not typer's ``{paths}...`` and ``[[INPUT]]``),
+    arguments are listed without their Python type, and ``{formats}`` in an option's help is
+    replaced by the registered format names when the help is printed.
+    """
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                pieces.append(_usage_name(param))
+        return pieces
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        args: list[tuple[str, str]] = []
+        opts: list[tuple[str, str]] = []
+        for param in self.get_params(ctx):
+            saved = getattr(param, "help", None)
+            param.help = _expand_help(saved)  # type: ignore[attr-defined]
+            try:
+                record = param.get_help_record(ctx)
+            finally:
+                param.help = saved  # type: ignore[attr-defined]
+            if record is None:
+                continue
+            if param.param_type_name == "argument":
+                name = _usage_name(param).strip("[]")
+                args.append((name, record[1]))
+            else:
+                names, text = record
+                for generic in (" <str>", " <path>", " <int>", " <float>"):
+                    if names.endswith(generic):  # typer's Python type name: show what the value is instead
+                        names = names[: -len(generic)] + " " + ("PATH" if generic == " <path>" else (param.name or "value").upper())
+                opts.append((names, text))
+        if args:
+            with formatter.section("Arguments"):
+                formatter.write_dl(args)
+        if opts:
+            with formatter.section("Options"):
+                formatter.write_dl(opts)
+
+
+class Group(TyperGroup):
+    """A typer group with the same plain help as :class:`Command`."""
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        Command.format_options(self, ctx, formatter)  # type: ignore[arg-type]
+        self.format_commands(ctx, formatter)
+
+
+def adopt(cmd: Any) -> Any:
+    """Give a built click command (and its sub-commands) the plain help of this module.
+
+    typer builds commands from its own classes; re-classing them here keeps every
+    command module a plain ``register(app)`` without per-command ``cls=`` arguments.
+    """
+    cmd.rich_markup_mode = None
+    if isinstance(cmd, TyperGroup):
+        if type(cmd) is TyperGroup:
+            cmd.__class__ = Group
+        for sub in cmd.commands.values():
+            adopt(sub)
+    elif type(cmd) is TyperCommand:
+        cmd.__class__ = Command
+    return cmd
+
+
+def require_stdin(command: str, what: str = "INPUT") -> None:
+    """Refuse to wait on a terminal: with no input given and stdin a terminal, exit 2 with usage.
+
+    ``-`` (or no argument) means stdin; a user who typed the command without input and
+    without a pipe would otherwise see nothing happen.
+    """
+    stdin = sys.stdin
+    try:
+        tty = stdin is not None and stdin.isatty()
+    except (ValueError, OSError):
+        tty = False
+    if tty:
+        typer.echo(
+            f"error: no input: give {what} or pipe it into stdin (`interlingua {command} --help` for usage)",
+            err=True,
+        )
+        raise typer.Exit(EXIT_USAGE)
+
+
+def stdout_is_terminal() -> bool:
+    """Whether stdout is a terminal (tables and colours only then)."""
+    try:
+        return sys.stdout.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def plain_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Rows as tab-separated lines, header first: untruncated, for pipes, files and ``cut``/``awk``."""
+    lines = ["\t".join(header)]
+    lines.extend("\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in row) for row in rows)
+    return "\n".join(lines) + "\n"
+
+
+def quiet_broken_pipe() -> None:
+    """After a reader closed stdout (``| head``): stop writing, and exit without a message.
+
+    Points stdout at ``/dev/null`` so the interpreter's final flush does not fail again.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -1,0 +1,276 @@
+"""OpenAI Chat generation settings <-> canonical :class:`~interlingua.items.Settings` (ADR 0007).
+
+Wire fields (openai-python ``types/chat/completion_create_params.py``): ``model``, ``stream``,
+``max_completion_tokens`` (and the deprecated ``max_tokens``), ``temperature``, ``top_p``, ``stop``
+(a string or a list), ``seed``, ``presence_penalty``, ``frequency_penalty``, ``response_format``
+(``shared_params/response_format_text.py``, ``..._json_object.py``, ``..._json_schema.py``:
+``{type:"json_schema", json_schema:{name, description?, schema?, strict?}}``) and
+``reasoning_effort`` (``shared/reasoning_effort.py``). Every other top-level field (``store``,
+``service_tier``, ``metadata``, ``user``, ``n``, ``logprobs``, ``stream_options``, OpenRouter
+``provider``/``transforms``, DeepSeek ``thinking``, ...) and every value that does not fit its
+canonical field (``null``, an effort outside the canonical levels) is kept in
+``settings.provider_data["openai-chat"]`` as given and written back only by this mapper.
+
+What each dialect takes (their public API references):
+
+* ``openai``: ``max_completion_tokens`` (``max_tokens`` is deprecated and refused by o-series
+  models: OpenAI API reference, Create chat completion); no ``top_k``.
+* ``deepseek``: ``max_tokens`` only; no ``seed``, no ``top_k``; ``response_format`` ``text`` or
+  ``json_object`` only; ``reasoning_effort`` (``low``/``medium`` read as ``high`` by the server)
+  and the ``thinking:{type:"enabled"|"disabled"}`` toggle (api-docs.deepseek.com, Create Chat
+  Completion and guides/thinking_mode).
+* ``openrouter``: ``max_tokens``, ``top_k``, ``seed``, and the unified
+  ``reasoning:{effort, max_tokens, exclude, enabled}`` object (openrouter.ai/docs API reference
+  "Parameters" and use-cases/reasoning-tokens); ``cache_control`` on content parts.
+* ``ollama`` (``/v1/chat/completions``): ``max_tokens``, ``seed``, ``stop``, penalties,
+  ``response_format``, ``reasoning_effort`` and ``reasoning.effort``; no ``top_k``
+  (docs.ollama.com/api/openai-compatibility, "Supported request fields").
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from ...items import ResponseFormat, Settings
+from ...mapping.report import Policy, Report
+from ...mapping.settings import (
+    approximated_setting,
+    build_settings,
+    claim_provider_field,
+    effort_from_budget,
+    merge_provider_fields,
+    own_provider_data,
+    unsupported_setting,
+    valid_setting,
+)
+from ._common import NAME, Dialect
+
+__all__ = ["decode_settings", "encode_settings"]
+
+U = msgspec.UNSET
+
+_MAX_TOKENS_FIELD: dict[str, str] = {"openai": "max_completion_tokens", "deepseek": "max_tokens", "openrouter": "max_tokens", "ollama": "max_tokens"}
+"""The field each dialect's reference documents for the output budget (module docstring)."""
+
+_EFFORT_PATH: dict[str, tuple[str, ...]] = {
+    "openai": ("reasoning_effort",),
+    "deepseek": ("reasoning_effort",),
+    "openrouter": ("reasoning", "effort"),
+    "ollama": ("reasoning_effort",),
+}
+_SIMPLE = ("temperature", "top_p", "seed", "presence_penalty", "frequency_penalty", "top_k")
+"""Settings with the same name and value on the Chat wire (``top_k``: OpenRouter only)."""
+
+_CONVERSATION = frozenset({"messages", "tools", "functions"})
+
+
+# --------------------------------------------------------------------------- decode
+
+
+def _response_format(value: Any, rest: dict[str, Any]) -> dict[str, Any] | None:
+    """``response_format`` -> canonical fields (``None``: no canonical form); extra fields go to ``rest``."""
+    if not isinstance(value, Mapping):
+        return None
+    kind = value.get("type")
+    extra = {k: copy.deepcopy(v) for k, v in value.items() if k not in ("type", "json_schema")}
+    if kind in ("text", "json_object") and "json_schema" not in value:
+        if extra:
+            rest["response_format"] = extra
+        return {"type": kind}
+    spec = value.get("json_schema")
+    if kind != "json_schema" or not isinstance(spec, Mapping):
+        return None
+    out: dict[str, Any] = {"type": "json_schema"}
+    inner: dict[str, Any] = {}
+    for key, v in spec.items():
+        ok = {
+            "name": isinstance(v, str) and bool(v),
+            "description": isinstance(v, str),
+            "schema": isinstance(v, Mapping),
+            "strict": isinstance(v, bool),
+        }.get(key, False)
+        if ok:
+            out[key] = copy.deepcopy(v)
+        else:
+            inner[key] = copy.deepcopy(v)
+    if inner:
+        extra["json_schema"] = inner
+    if extra:
+        rest["response_format"] = extra
+    return out
+
+
+def decode_settings(body: Mapping[str, Any], dialect: Dialect, consumed: frozenset[str]) -> Settings | msgspec.UnsetType:
+    """Every top-level field but the conversation (``messages``, ``tools``, ``functions`` and the
+    ``consumed`` tool-choice fields) -> :class:`~interlingua.items.Settings`.
+
+    Fields with a canonical meaning and a valid value go to canonical fields; the field an output
+    budget or an effort came from is kept in ``provider_data`` when it is not the dialect's own
+    (so the same provider gets the same key back), and so is the string form of ``stop``.
+    Everything else is kept in ``provider_data["openai-chat"]`` as given.
+    """
+    fields: dict[str, Any] = {}
+    reasoning: dict[str, Any] = {}
+    rest: dict[str, Any] = {}
+    for key, value in body.items():
+        if key in _CONVERSATION or key in consumed:
+            continue
+        if key == "model" and valid_setting("model", value):
+            fields["model"] = value
+        elif key == "stream" and isinstance(value, bool):
+            fields["stream"] = value
+        elif key in _SIMPLE and valid_setting(key, value):
+            fields[key] = value
+        elif key == "stop" and isinstance(value, str) and valid_setting("stop", [value]):
+            fields["stop"] = [value]
+            rest["stop"] = value  # the string form, written back as a string
+        elif key == "stop" and valid_setting("stop", value):
+            fields["stop"] = copy.deepcopy(value)
+        elif key == "response_format" and (fmt := _response_format(value, rest)) is not None:
+            fields["response_format"] = fmt
+        elif key == "reasoning_effort" and "effort" not in reasoning and valid_setting("reasoning", {"effort": value}):
+            reasoning["effort"] = value
+            if _EFFORT_PATH[dialect] != ("reasoning_effort",):
+                rest["reasoning_effort"] = value
+        elif key == "reasoning" and isinstance(value, Mapping):
+            _openrouter_reasoning(value, reasoning, rest, dialect)
+        elif key not in ("max_tokens", "max_completion_tokens"):
+            rest[key] = copy.deepcopy(value)
+    _max_tokens(body, fields, rest, dialect)
+    if reasoning:
+        fields["reasoning"] = reasoning
+    return build_settings(fields, rest, NAME)
+
+
+def _openrouter_reasoning(value: Mapping[str, Any], reasoning: dict[str, Any], rest: dict[str, Any], dialect: Dialect) -> None:
+    """OpenRouter (and Ollama-compatible) ``reasoning:{effort, max_tokens, exclude, ...}``."""
+    left: dict[str, Any] = {}
+    for key, v in value.items():
+        if key == "effort" and "effort" not in reasoning and valid_setting("reasoning", {"effort": v}):
+            reasoning["effort"] = v
+            if _EFFORT_PATH[dialect] != ("reasoning", "effort"):
+                left["effort"] = v
+        elif key == "max_tokens" and valid_setting("reasoning", {"budget_tokens": v}):
+            reasoning["budget_tokens"] = v
+        elif key == "exclude" and isinstance(v, bool):
+            reasoning["include_thoughts"] = not v
+        else:
+            left[key] = copy.deepcopy(v)
+    if left or not value:
+        rest["reasoning"] = left  # the fields with no canonical form (an empty object stays as given)
+
+
+def _max_tokens(body: Mapping[str, Any], fields: dict[str, Any], rest: dict[str, Any], dialect: Dialect) -> None:
+    own = _MAX_TOKENS_FIELD[dialect]
+    other = "max_tokens" if own == "max_completion_tokens" else "max_completion_tokens"
+    used = None
+    for key in (own, other):
+        if key in body and used is None and valid_setting("max_output_tokens", body[key]):
+            fields["max_output_tokens"] = body[key]
+            used = key
+    for key in (own, other):
+        if key in body and (key != used or used != own):
+            rest[key] = copy.deepcopy(body[key])  # not the dialect's field: kept so it is written back the same
+
+
+# --------------------------------------------------------------------------- encode
+
+
+def _put(body: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    node = body
+    for key in path[:-1]:
+        node = node.setdefault(key, {})
+    node[path[-1]] = value
+
+
+def encode_settings(settings: Settings, body: dict[str, Any], *, dialect: Dialect, policy: Policy, report: Report) -> None:
+    """Write ``settings`` into ``body`` (in place) for ``dialect``; report what it cannot take.
+
+    ``model`` is not written here (only the caller's ``model=`` argument is, ADR 0007).
+
+    Raises:
+        ConversionError: under policy ``error``, a ``json_schema`` response format the dialect
+            cannot enforce (DeepSeek).
+    """
+    # The field a source used (kept in the own provider_data, see decode_settings) is honoured in every
+    # dialect, like any other provider_data field: it is this mapper's, written back as given.
+    own = own_provider_data(settings.provider_data, NAME, report, what="settings")
+    if settings.stream is not U:
+        body["stream"] = settings.stream
+    if settings.max_output_tokens is not U:
+        value = settings.max_output_tokens
+        keys = [k for k in ("max_completion_tokens", "max_tokens") if claim_provider_field(own, (k,), value)] or [_MAX_TOKENS_FIELD[dialect]]
+        for key in keys:
+            body[key] = value
+    for name in _SIMPLE:
+        value = getattr(settings, name)
+        if value is U:
+            continue
+        if name == "top_k" and dialect != "openrouter":
+            unsupported_setting(report, policy, f"OpenAI Chat ({dialect})", "top_k", value, why="only the openrouter dialect takes top_k")
+        elif name == "seed" and dialect == "deepseek":
+            unsupported_setting(report, policy, "DeepSeek", "seed", value)
+        else:
+            body[name] = value
+    if settings.stop is not U:
+        stop = list(settings.stop)
+        body["stop"] = stop[0] if len(stop) == 1 and claim_provider_field(own, ("stop",), stop[0]) else stop
+    if settings.response_format is not U:
+        _encode_response_format(settings.response_format, body, dialect=dialect, policy=policy, report=report)
+    if settings.reasoning is not U:
+        _encode_reasoning(settings.reasoning, body, own, dialect=dialect, policy=policy, report=report)
+    merge_provider_fields(body, own, report, target=NAME)
+
+
+def _encode_response_format(fmt: ResponseFormat, body: dict[str, Any], *, dialect: Dialect, policy: Policy, report: Report) -> None:
+    if fmt.type != "json_schema":
+        body["response_format"] = {"type": fmt.type}
+        return
+    if dialect == "deepseek":
+        if policy == "degrade":
+            approximated_setting(report, "response_format", fmt, "response_format", {"type": "json_object"}, why="DeepSeek cannot enforce a JSON Schema")
+            body["response_format"] = {"type": "json_object"}
+        else:
+            unsupported_setting(report, policy, "DeepSeek", "response_format", fmt, meaning_changes=True, why="DeepSeek takes json_object, not a JSON Schema")
+        return
+    spec: dict[str, Any] = {}
+    if fmt.name is U:
+        spec["name"] = "response"
+        approximated_setting(report, "response_format.name", None, "response_format.json_schema.name", "response", why="OpenAI requires a schema name")
+    for key in ("name", "description", "schema", "strict"):
+        value = getattr(fmt, key)
+        if value is not U:
+            spec[key] = copy.deepcopy(value)
+    body["response_format"] = {"type": "json_schema", "json_schema": spec}
+
+
+def _encode_reasoning(reasoning: Any, body: dict[str, Any], own: dict[str, Any], *, dialect: Dialect, policy: Policy, report: Report) -> None:
+    effort = reasoning.effort
+    budget = reasoning.budget_tokens
+    if budget is not U and dialect == "openrouter":
+        _put(body, ("reasoning", "max_tokens"), budget)
+    elif budget is not U and effort is U:
+        effort = effort_from_budget(budget)
+        approximated_setting(report, "reasoning.budget_tokens", budget, "reasoning_effort", effort, why=f"the {dialect} dialect takes an effort level, not a token budget")
+    elif budget is not U:
+        unsupported_setting(report, policy, f"OpenAI Chat ({dialect})", "reasoning.budget_tokens", budget, why="an effort level is sent instead")
+    if effort is not U:
+        if dialect == "deepseek" and effort == "none":
+            approximated_setting(report, "reasoning.effort", effort, "thinking", {"type": "disabled"}, why="DeepSeek turns thinking off with the thinking toggle")
+            _put(body, ("thinking",), {"type": "disabled"})
+        else:
+            candidates: list[tuple[str, ...]] = [("reasoning_effort",), ("reasoning", "effort")]
+            paths = [p for p in candidates if claim_provider_field(own, p, effort)]
+            for path in paths or [_EFFORT_PATH[dialect]]:
+                _put(body, path, effort)
+    if reasoning.include_thoughts is not U:
+        if dialect == "openrouter":
+            _put(body, ("reasoning", "exclude"), not reasoning.include_thoughts)
+        else:
+            unsupported_setting(report, policy, f"OpenAI Chat ({dialect})", "reasoning.include_thoughts", reasoning.include_thoughts, why="whether reasoning is returned is the model's")
+    if reasoning.summary is not U:
+        unsupported_setting(report, policy, "OpenAI Chat", "reasoning.summary", reasoning.summary, why="reasoning summaries are a Responses API setting")

@@ -1,0 +1,288 @@
+"""Session files: the one JSON Lines format that ``migrate -o``, ``store export`` and ``store import`` share.
+
+A session file holds zero or more sessions, each a contiguous block::
+
+    {"schema_version": "1.0", "session": {"id": "s1", "tools": [...], "settings": {...}, ...}}   header (optional)
+    {"schema_version": "1.0", "session_id": "s1", "seq": 0, "item": {...}}                       envelopes, seq 0, 1, 2, ...
+    {"schema_version": "1.0", "session_id": "s1", "seq": 1, "item": {...}, "usage": {...}}
+    {"schema_version": "1.0", "session": {"id": "s2", ...}}                                      the next session
+    ...
+
+The header line (:class:`~interlingua.items.SessionHeader`) carries what envelopes cannot: the
+session's metadata, tools, tool choice, generation settings and change history. Without a header a
+block is the envelopes of one ``session_id``; a new ``session_id`` starts the next block. A session's
+lines are contiguous and its id appears once per file.
+
+:func:`read_sessions` yields one :class:`SessionBlock` at a time (memory bounded by the largest
+session, not the file); :func:`session_lines` writes one. Importing this module loads neither the
+store nor SQLAlchemy.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import msgspec
+
+from .codec import DEFAULT_LIMITS, SCHEMA_VERSION, Item, Limits, Mode, decode_transcript, encode_envelope, iter_jsonl
+from .errors import DocumentError, Problem
+from .items import Envelope, SessionHeader, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
+
+__all__ = ["SessionBlock", "header_bytes", "looks_like_session_file", "read_conversation", "read_sessions", "session_lines"]
+
+_encoder = msgspec.json.Encoder()
+
+
+@dataclass
+class SessionBlock:
+    """One session read from a session file.
+
+    Attributes:
+        session_id: The session's id (the header's, else the envelopes').
+        header: The session record of its header line, or ``None`` when the block has none.
+        envelopes: Its envelopes, seq 0, 1, 2, ... in order.
+        line: Line number of the block's first line (1-based).
+        line_nos: Line number of each envelope.
+        header_line: Line number of the header, when there is one.
+    """
+
+    session_id: str
+    header: SessionRecord | None
+    envelopes: list[Envelope] = field(default_factory=list)
+    line: int = 0
+    line_nos: list[int] = field(default_factory=list)
+    header_line: int | None = None
+
+    def transcript(self) -> Transcript:
+        """The session as a transcript document: its items, with the header's tools, tool choice,
+        settings and metadata, and the usage and stop reason of its last envelope."""
+        h = self.header
+        last = self.envelopes[-1] if self.envelopes else None
+        return Transcript(
+            schema_version=SCHEMA_VERSION,
+            items=[e.item for e in self.envelopes],
+            tools=h.tools if h is not None else msgspec.UNSET,
+            tool_choice=h.tool_choice if h is not None else msgspec.UNSET,
+            settings=h.settings if h is not None else msgspec.UNSET,
+            metadata=h.metadata if h is not None else msgspec.UNSET,
+            usage=last.usage if last is not None else msgspec.UNSET,
+            stop_reason=last.stop_reason if last is not None else msgspec.UNSET,
+        )
+
+
+def _check_header(record: SessionRecord) -> None:
+    seen: set[int] = set()
+    for j, change in enumerate(record.changes or ()):
+        if change.change_no in seen:
+            raise DocumentError(Problem(f"/session/changes/{j}/change_no", f"change_no {change.change_no} appears twice"))
+        seen.add(change.change_no)
+
+
+def read_sessions(
+    source: str | os.PathLike[str] | IO[bytes],
+    *,
+    mode: Mode = "preserving",
+    limits: Limits = DEFAULT_LIMITS,
+    label: str | None = None,
+) -> Iterator[SessionBlock]:
+    """Read a session file one session at a time.
+
+    Every line is checked: versions, items (``mode``), header fields (no unknown or null fields,
+    unique ``change_no``), a header's id matching its envelopes, seqs ``0, 1, 2, ...`` within each
+    session, and each session appearing once. A file with no session at all (empty, blank lines
+    only) is an error: a file truncated to zero by a crash must not read as an empty session.
+
+    Args:
+        source: A path or a binary file object.
+        mode: Read mode for the items (``preserving`` keeps unknown item types).
+        limits: Size and depth bounds per line.
+        label: File name used in error locations (default: the path).
+
+    Yields:
+        :class:`SessionBlock`, in file order. A block is yielded only once it is complete and valid.
+
+    Raises:
+        DocumentError: with file and line of the first problem.
+    """
+    label = label or (str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None))
+    label = str(label) if label is not None else None
+    current: SessionBlock | None = None
+    seen: set[str] = set()
+    count = 0
+
+    def fail(message: str, line: int, pointer: str = "") -> DocumentError:
+        return DocumentError(Problem(pointer, message, label, line))
+
+    def start(block: SessionBlock) -> SessionBlock:
+        if block.session_id in seen:
+            raise fail(f"session {block.session_id!r} appears twice in the file (a session's lines must be contiguous)", block.line)
+        seen.add(block.session_id)
+        return block
+
+    for rec in iter_jsonl(source, mode=mode, limits=limits, errors="yield", file_label=label):
+        if rec.error is not None:
+            raise rec.error
+        if rec.header is not None:
+            try:
+                _check_header(rec.header.session)
+            except DocumentError as exc:
+                raise exc.located(file=label, line=rec.line) from exc
+            if current is not None:
+                count += 1
+                yield current
+            current = start(SessionBlock(rec.header.session.id, rec.header.session, line=rec.line, header_line=rec.line))
+            continue
+        env = rec.envelope
+        assert env is not None
+        if current is None or (current.envelopes and env.session_id != current.session_id) or (
+            current.header is None and env.session_id != current.session_id
+        ):
+            if current is not None:
+                count += 1
+                yield current
+            current = start(SessionBlock(env.session_id, None, line=rec.line))
+        elif env.session_id != current.session_id:
+            raise fail(f"session_id {env.session_id!r} differs from the header's session {current.session_id!r} (line {current.header_line})", rec.line, "/session_id")
+        if env.seq != len(current.envelopes):
+            other = ""
+            if env.seq == 0 and current.envelopes:
+                other = f"; a second conversation of session {env.session_id!r}? each session needs its own id"
+            raise fail(f"expected seq {len(current.envelopes)} in session {env.session_id!r} (seqs run 0, 1, 2, ...), got {env.seq}{other}", rec.line, "/seq")
+        current.envelopes.append(env)
+        current.line_nos.append(rec.line)
+    if current is not None:
+        count += 1
+        yield current
+    if count == 0:
+        raise DocumentError(Problem("", "no session in the file (it is empty or holds only blank lines)", label))
+
+
+def header_bytes(
+    session_id: str,
+    *,
+    metadata: dict[str, Any] | None = None,
+    tools: Iterable[ToolDefinition] | None = None,
+    tool_choice: ToolChoice | None = None,
+    settings: Settings | None = None,
+    extra: dict[str, Any] | None = None,
+) -> bytes:
+    """A session header line (without newline). ``None`` parts are left out (the header has no nulls).
+
+    Args:
+        extra: Further :class:`~interlingua.items.SessionRecord` fields (``created_at``, ``parent_id``,
+            ``fork_seq``, ``changes``) as JSON-ready values.
+    """
+    session: dict[str, Any] = {"id": session_id}
+    for name, value in (("metadata", metadata), ("tools", list(tools) if tools is not None else None), ("tool_choice", tool_choice), ("settings", settings)):
+        if value is not None and value is not msgspec.UNSET:
+            session[name] = value
+    for name, value in (extra or {}).items():
+        if value is not None:
+            session[name] = value
+    return _encoder.encode({"schema_version": SCHEMA_VERSION, "session": session})
+
+
+def session_lines(
+    session_id: str,
+    items: Iterable[Item],
+    *,
+    header: bytes | None = None,
+    usage: Usage | None = None,
+    stop_reason: StopReason | None = None,
+) -> Iterator[bytes]:
+    """The lines (each ending in ``\\n``) of one session: ``header`` if given, then one envelope per item.
+
+    ``usage`` and ``stop_reason`` ride on the last envelope (they belong to the response that ended
+    the conversation).
+    """
+    if header is not None:
+        yield header + b"\n"
+    listed = list(items)
+    last = len(listed) - 1
+    for seq, item in enumerate(listed):
+        env = Envelope(schema_version=SCHEMA_VERSION, session_id=session_id, seq=seq, item=item)  # type: ignore[arg-type]
+        if seq == last:
+            if usage is not None:
+                env.usage = usage
+            if stop_reason is not None:
+                env.stop_reason = stop_reason
+        yield encode_envelope(env) + b"\n"
+
+
+def read_conversation(
+    source: str | os.PathLike[str] | bytes,
+    *,
+    session: str | None = None,
+    mode: Mode = "preserving",
+    limits: Limits = DEFAULT_LIMITS,
+    label: str | None = None,
+) -> Transcript:
+    """Read a transcript document, or one session of a session file, as a transcript.
+
+    Args:
+        source: A path, or the content itself (e.g. standard input).
+        session: With a session file, the id of the session to take (default: the file's only one).
+        label: Name used in error locations (default: the path, or ``-``).
+
+    A ``.jsonl``/``.ndjson`` path, or content whose first line is a session header or an envelope,
+    is read as a session file; it must hold exactly one session unless ``session`` names one.
+    Anything else is read as a transcript document.
+
+    Raises:
+        DocumentError: unreadable content, with file and line; several sessions and no ``session``
+            (the message lists their ids); ``session`` not in the file or given for a document.
+        OSError: the file cannot be read.
+    """
+    if isinstance(source, bytes):
+        data: bytes | None = source
+        where = label or "-"
+        is_sessions = looks_like_session_file(source[:4096])
+    else:
+        data = None
+        where = label or str(source)
+        is_sessions = Path(source).suffix.lower() in (".jsonl", ".ndjson") or looks_like_session_file(_head(Path(source)))
+    if not is_sessions:
+        if session is not None:
+            raise DocumentError(Problem("", f"--session {session!r} given, but this is a transcript document, not a session file", where))
+        try:
+            return decode_transcript(data if data is not None else Path(source).read_bytes(), mode=mode, limits=limits)  # type: ignore[arg-type]
+        except DocumentError as exc:
+            raise exc.located(file=where) from exc
+    reader: str | os.PathLike[str] | IO[bytes] = io.BytesIO(data) if data is not None else source  # type: ignore[assignment]
+    chosen: SessionBlock | None = None
+    ids: list[str] = []
+    for block in read_sessions(reader, mode=mode, limits=limits, label=where):
+        ids.append(block.session_id)
+        if session is not None:
+            if block.session_id == session:
+                return block.transcript()
+        elif chosen is None:
+            chosen = block
+        else:
+            raise DocumentError(Problem("", f"the file holds several sessions ({_listing(ids)}, ...): pick one with --session ID", where))
+    if session is not None or chosen is None:
+        raise DocumentError(Problem("", f"no session {session!r} in the file (it holds {_listing(ids)})", where))
+    return chosen.transcript()
+
+
+def _listing(ids: list[str]) -> str:
+    return ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4096)
+    except OSError:
+        return b""
+
+
+def looks_like_session_file(head: bytes) -> bool:
+    """Whether content starting with ``head`` (its first few KB) is a session file rather than a document."""
+    first = head.lstrip().split(b"\n", 1)[0]
+    return first.startswith(b"{") and (b'"session_id"' in first or (b'"session"' in first[:64] and b'"items"' not in first))
