@@ -29,12 +29,12 @@ from interlingua.mapping import ModelResponse, get_mapper
 from interlingua.streaming import StreamDone, StreamError, collect, is_terminal
 
 REAL = Path(__file__).parent / "fixtures" / "real"
-DIRS = {"anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama", "openai_chat": "openai-chat", "openai_responses": "openai-responses", "openrouter": "openai-chat", "openai_chat_extra": "openai-chat"}
+DIRS = {"anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama", "openai_chat": "openai-chat", "openai_responses": "openai-responses", "openrouter": "openai-chat", "openai_chat_extra": "openai-chat", "bedrock_converse": "bedrock-converse"}
 STREAMS = sorted((p, DIRS[p.parent.name]) for p in REAL.glob("*/*") if p.suffix in (".sse", ".ndjson"))
 BODIES = sorted(
     (p, DIRS[p.parent.name], "request" if ".request." in p.name else "response")
     for p in REAL.glob("*/*.json")
-    if "error" not in p.name and "final_done" not in p.name
+    if "error" not in p.name and "final_done" not in p.name and p.name != "index.json"
 )
 WRONG: list[Any] = [None, [], {}, 7, -1, 1.5, "s", "", True, False, [1, "x"], {"type": []}]
 DEEP = "[" * 5000 + "]" * 5000
@@ -266,6 +266,7 @@ STREAM_SAMPLES = {
     "openai-chat": "openai_chat/openai_python.stream_text.sse",
     "openai-responses": "openai_responses/pai_openai_responses_stream.1.response.sse",
     "anthropic": "anthropic/anthropic_sdk.basic_response.sse",
+    "bedrock-converse": "bedrock_converse/pai_bedrock_model_stream.stream.ndjson",
 }
 
 
@@ -275,7 +276,7 @@ def _poison_first_string_number(raw: bytes, fmt: str, what: bytes) -> bytes:
         bad, n = re.subn(rb'("(?:text|content|delta|name)":\s*")', rb"\1x\\udc00y", raw, count=1)
         assert n == 1, fmt
         return bad
-    m = re.search(rb'("(?:input_tokens|output_tokens|prompt_tokens|completion_tokens|promptTokenCount|candidatesTokenCount|eval_count|prompt_eval_count|total_duration|sequence_number|index)":\s*)(\d+)', raw)
+    m = re.search(rb'("(?:input_tokens|output_tokens|prompt_tokens|completion_tokens|promptTokenCount|candidatesTokenCount|eval_count|prompt_eval_count|total_duration|sequence_number|index|contentBlockIndex)":\s*)(\d+)', raw)
     assert m, fmt
     return raw[: m.start(2)] + what + raw[m.end(2) :]
 
@@ -335,7 +336,7 @@ def test_wrong_types_in_response_bodies_point_at_the_field() -> None:
     with pytest.raises(MalformedInputError) as exc:
         get_mapper("gemini").decode_response(body)
     assert exc.value.pointer == "/candidates/0/content/parts" and exc.value.provider == "gemini"
-    for fmt in ("anthropic", "gemini", "ollama", "openai-chat", "openai-responses"):
+    for fmt in ("anthropic", "gemini", "ollama", "openai-chat", "openai-responses", "bedrock-converse"):
         for kind in ("request", "response"):
             decode = getattr(get_mapper(fmt), f"decode_{kind}")
             with pytest.raises(MalformedInputError) as root:

@@ -33,7 +33,7 @@ from interlingua.mapping.settings import settings_of
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "providers.md"
-TARGETS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama"]
+TARGETS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "bedrock-converse"]
 BEGIN, END = "<!-- matrix:begin -->", "<!-- matrix:end -->"
 SETTINGS_BEGIN, SETTINGS_END = "<!-- settings:begin -->", "<!-- settings:end -->"
 DIALECTS = ["deepseek", "openrouter", "ollama"]
@@ -82,6 +82,7 @@ def _cases() -> list[tuple[str, Transcript]]:
         ("reasoning, Anthropic signature", _t(_i('{"type":"reasoning","text":"thinking...","opaque":{"namespace":"anthropic.signature","issuer":"anthropic","value":"EqQBCkYIARgC"}}'), answer)),
         ("reasoning, OpenAI encrypted_content", _t(_i('{"type":"reasoning","summary":["s"],"opaque":{"namespace":"openai.encrypted_content","issuer":"openai-responses","value":"gAAAAB"},"origin":{"provider":"openai-responses","item_id":"rs_1"}}'), answer)),
         ("reasoning, Gemini thought signature", _t(_i('{"type":"reasoning","opaque":{"namespace":"gemini.thought_signature","issuer":"gemini","value":"CiQB"}}'), answer)),
+        ("reasoning, Bedrock signature", _t(_i('{"type":"reasoning","text":"thinking...","opaque":{"namespace":"bedrock-converse.signature","issuer":"bedrock-converse","value":"EqQBCkYIARgC"}}'), answer)),
         ("structured", _t(_i('{"type":"structured","data":{"answer":42},"schema_name":"Answer"}'))),
         ("refusal", _t(_i('{"type":"refusal","text":"I cannot help with that."}'))),
         ("error", _t(_i('{"type":"error","code":"timeout","message":"timed out","retryable":true}'))),

@@ -122,6 +122,9 @@ EXPECTED: list[tuple[str, str, str]] = [
     ("ollama", "mistral:7b", "mistral*"),
     ("ollama", "mistral-nemo", "mistral*"),
     ("ollama", "deepseek-r1:7b", "deepseek-r1*"),
+    ("bedrock-converse", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", "*anthropic.claude*"),
+    ("bedrock-converse", "anthropic.claude-3-7-sonnet-20250219-v1:0", "*anthropic.claude*"),
+    ("bedrock-converse", "us.amazon.nova-micro-v1:0", "*amazon.nova*"),
 ]
 
 

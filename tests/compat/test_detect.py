@@ -29,6 +29,9 @@ from interlingua.errors import UnknownFormatError
         ([{"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "hi"}]}], "pydantic-ai"),
         ([{"type": "human", "data": {"content": "hi"}}], "langchain"),
         ({"schema_version": "1.0", "items": []}, "interlingua"),
+        ([{"role": "user", "content": [{"text": "hi"}]}, {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t", "name": "f", "input": {}}}]}], "bedrock-converse"),
+        ({"messages": [{"role": "user", "content": [{"text": "hi"}]}], "system": [{"text": "be brief"}]}, "bedrock-converse"),
+        ([{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "openai-chat"),
         ([{"schema_version": "1.0", "session_id": "s", "seq": 0, "item": {"type": "text", "text": "x", "role": "user"}}], "interlingua"),
     ],
 )
@@ -71,7 +74,7 @@ def test_request_body_keys_name_their_api(body, fmt: str) -> None:
 
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
-_EXPECTED_DIR = {"anthropic": {"anthropic"}, "gemini": {"gemini"}, "openai_responses": {"openai-responses"}, "openai_chat": {"openai-chat"}, "openai_chat_extra": {"openai-chat"}, "openrouter": {"openai-chat"}, "ollama": {"ollama", "openai-chat"}}
+_EXPECTED_DIR = {"anthropic": {"anthropic"}, "gemini": {"gemini"}, "openai_responses": {"openai-responses"}, "openai_chat": {"openai-chat"}, "openai_chat_extra": {"openai-chat"}, "openrouter": {"openai-chat"}, "ollama": {"ollama", "openai-chat"}, "bedrock_converse": {"bedrock-converse"}}
 
 
 @pytest.mark.parametrize("path", sorted(REAL.glob("*/*.request.json")), ids=lambda p: p.name)

@@ -34,6 +34,7 @@ CASES = {
     "pydantic_ai_legacy.json": "pydantic-ai",
     "langchain.json": "langchain",
     "langchain_legacy_openai.json": "langchain",
+    "bedrock_converse.json": "bedrock-converse",
 }
 
 

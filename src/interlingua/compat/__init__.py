@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import UnknownFormatError
-from . import _anthropic, _gemini, _interlingua, _langchain, _ollama, _openai_chat, _openai_responses, _pydantic_ai
+from . import _anthropic, _bedrock_converse, _gemini, _interlingua, _langchain, _ollama, _openai_chat, _openai_responses, _pydantic_ai
 from ._base import Migrated, session_id_for, session_id_from_bytes
 from ._detect import LOOKED_FOR, FormatDetectionError, detect_format
 from ._upcast import registered, upcast, upcast_row, upcaster
@@ -45,7 +45,7 @@ __all__ = [
 
 _READERS: dict[str, Callable[[Any], Migrated]] = {
     m.FORMAT: m.read
-    for m in (_openai_chat, _anthropic, _gemini, _ollama, _openai_responses, _pydantic_ai, _langchain, _interlingua)
+    for m in (_openai_chat, _anthropic, _gemini, _ollama, _openai_responses, _pydantic_ai, _langchain, _interlingua, _bedrock_converse)
 }
 
 FORMATS: tuple[str, ...] = tuple(_READERS)

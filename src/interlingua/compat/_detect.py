@@ -12,11 +12,14 @@ Rules, first match wins (each looks at every message, so one odd message does no
    ``function_call_output``, ``reasoning``, ...; or ``input_text``/``output_text`` parts),
    or an object with ``input``: ``openai-responses`` (an ``input_audio`` part is not counted: Chat
    Completions has one too).
-6. A request body whose own keys name its API: ``system``, ``thinking``, ``anthropic_version``,
+6. A list of messages whose every content block is a one-member object without ``type``
+   (``{"text": ...}``, ``{"toolUse": {...}}``, ...: Converse ``ContentBlock`` unions), or a
+   request body with ``inferenceConfig``/``toolConfig``/``modelId``: ``bedrock-converse``.
+7. A request body whose own keys name its API: ``system``, ``thinking``, ``anthropic_version``,
    ``stop_sequences``, ``top_k``, tools with ``input_schema`` or an object ``tool_choice``
    with an Anthropic ``type``: ``anthropic``; ``options``, ``keep_alive``, ``think``,
    ``format``: ``ollama``.
-7. A list of ``{"role", ...}`` messages (or an object with ``messages``):
+8. A list of ``{"role", ...}`` messages (or an object with ``messages``):
    ``anthropic`` when a block is ``tool_use``/``tool_result``/``thinking``/
    ``redacted_thinking`` or an image has a ``source``; ``ollama`` when a message has
    ``images``/``thinking``/``tool_name`` or a tool call's ``arguments`` is an object;
@@ -42,6 +45,7 @@ LOOKED_FOR = (
     "langchain: a list of {'type': 'human'|'ai'|'system'|'tool'|'function'|'chat', 'data': {...}}",
     "gemini: a list of {'role': 'user'|'model', 'parts': [...]}, or an object with 'contents'",
     "openai-responses: a list of input items ({'type': 'message'|'function_call'|'function_call_output'|'reasoning', ...}), or an object with 'input'",
+    "bedrock-converse: messages whose content blocks are one-member objects ({'text': ...}, {'toolUse': {...}}), or a body with 'inferenceConfig'/'toolConfig'",
     "anthropic / ollama / openai-chat: a list of {'role', 'content'} messages, or an object with 'messages'",
 )
 """What :func:`detect_format` looks for, in order (used in its error message)."""
@@ -74,7 +78,21 @@ def _blocks(msg: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
+_CONVERSE_BLOCKS = frozenset({"text", "image", "document", "video", "audio", "toolUse", "toolResult", "reasoningContent", "cachePoint", "guardContent", "citationsContent", "searchResult"})
+
+
+def _converse(messages: list[Any]) -> bool:
+    """Every block of every message is a one-member Converse ``ContentBlock`` (and there is at least one)."""
+    blocks: list[Any] = []
+    for m in messages:
+        content = m.get("content") if isinstance(m, dict) else None
+        blocks.extend(content if isinstance(content, list) else [None])
+    return bool(blocks) and all(isinstance(b, dict) and len(b) == 1 and next(iter(b)) in _CONVERSE_BLOCKS for b in blocks)
+
+
 def _message_list(messages: list[Any]) -> str:
+    if messages and all(isinstance(m, dict) and m.get("role") in ("user", "assistant") for m in messages) and _converse(messages):
+        return "bedrock-converse"
     if not messages:
         raise _fail("the message list is empty")
     if not all(isinstance(m, dict) for m in messages):
@@ -129,6 +147,8 @@ def detect_format(obj: Any) -> str:
         if "input" in obj and isinstance(obj.get("input"), list | str):
             return "openai-responses"
         if isinstance(obj.get("messages"), list):
+            if {"inferenceConfig", "toolConfig", "modelId", "additionalModelRequestFields"} & obj.keys() or (obj["messages"] and _converse(obj["messages"]) and all(isinstance(m, dict) and m.get("role") in ("user", "assistant") for m in obj["messages"])):
+                return "bedrock-converse"
             return _body_hint(obj) or _message_list(obj["messages"])
         raise _fail(f"an object with keys {sorted(obj)[:8]}")
     if not isinstance(obj, list):

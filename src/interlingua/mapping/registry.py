@@ -36,6 +36,7 @@ BUILTIN: dict[str, str] = {
     "anthropic": "interlingua.providers.anthropic",
     "gemini": "interlingua.providers.gemini",
     "ollama": "interlingua.providers.ollama",
+    "bedrock-converse": "interlingua.providers.bedrock_converse",
 }
 """Registry name -> module exposing a module-level ``mapper``."""
 

@@ -21,6 +21,7 @@ Example::
 """
 
 from ..errors import TransportError
+from ._bedrock import BedrockClient
 from ._client import PROVIDERS, Client, Generation, Timeouts, http2_available
 from ._errors import RETRYABLE
 from ._record import FIXTURE_VERSION, RecordingTransport, ReplayTransport, load_fixture
@@ -33,6 +34,7 @@ __all__ = [
     "PROVIDERS",
     "REDACTED",
     "RETRYABLE",
+    "BedrockClient",
     "Client",
     "Generation",
     "ProviderSpec",

@@ -1,0 +1,476 @@
+"""Amazon Bedrock Converse request bodies <-> transcripts.
+
+Request shape: botocore ``bedrock-runtime`` ``ConverseRequest`` (AWS Bedrock API reference
+"Converse": ``modelId``, ``messages``, ``system``, ``inferenceConfig``, ``toolConfig``,
+``additionalModelRequestFields``, ``promptVariables``, ``requestMetadata``, ``performanceConfig``,
+``guardrailConfig``, ``serviceTier``, ``outputConfig``, ``additionalModelResponseFieldPaths``).
+``modelId`` is a URL path parameter on the wire (``POST /model/{modelId}/converse``); this mapper
+keeps it in the body dict (as boto3's ``converse(**body)`` takes it) and the transport moves it to
+the path.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from ...codec import SCHEMA_VERSION, Item
+from ...errors import ConversionError, MalformedInputError
+from ...items import (
+    RawItem,
+    ReasoningSettings,
+    ResponseFormat,
+    Settings,
+    TextItem,
+    ToolCallItem,
+    ToolChoice,
+    ToolDefinition,
+    ToolResultItem,
+    Transcript,
+)
+from ...mapping.protocol import Conversion
+from ...mapping.report import Policy, Report
+from ...mapping.settings import approximated_setting, note_model, own_provider_data, settings_of, unsupported_setting
+from ...mapping.wire import guarded
+from ._blocks import NAME, DecodeContext, Encoder, decode_blocks, item_type, speaker
+
+__all__ = ["PROVIDER_DATA_KEYS", "decode_request", "encode_request"]
+
+PROVIDER_DATA_KEYS = (
+    "promptVariables",
+    "requestMetadata",
+    "performanceConfig",
+    "guardrailConfig",
+    "serviceTier",
+    "additionalModelResponseFieldPaths",
+)
+"""Top-level request fields with no canonical meaning, kept in ``settings.provider_data["bedrock-converse"]``."""
+
+_CHOICE_IN = {"auto": "auto", "any": "required", "tool": "tool"}
+_EFFORTS = frozenset({"none", "minimal", "low", "medium", "high", "xhigh"})
+_EFFORT_BUDGET = {"minimal": 1024, "low": 1024, "medium": 4096, "high": 16384, "xhigh": 32768}
+"""Effort level -> Anthropic ``thinking.budget_tokens`` on Bedrock (an approximation, reported)."""
+
+
+def _is_anthropic(model: str | None) -> bool:
+    return model is not None and "anthropic." in model
+
+
+# --------------------------------------------------------------------------- decode
+
+
+def _decode_tools(config: Any, report: Report) -> tuple[list[ToolDefinition], ToolChoice | None]:
+    if not isinstance(config, dict) or not isinstance(config.get("tools"), list):
+        raise MalformedInputError("/toolConfig/tools", "toolConfig.tools is an array", provider=NAME)
+    out: list[ToolDefinition] = []
+    for j, tool in enumerate(config["tools"]):
+        ptr = f"/toolConfig/tools/{j}"
+        if not isinstance(tool, dict) or len(tool) != 1:
+            raise MalformedInputError(ptr, "a tool is a one-member object (toolSpec, systemTool or cachePoint)", provider=NAME)
+        ((key, value),) = tool.items()
+        if key == "toolSpec" and isinstance(value, dict):
+            if not isinstance(value.get("name"), str):
+                raise MalformedInputError(f"{ptr}/toolSpec/name", "toolSpec.name is a string", provider=NAME)
+            fields: dict[str, Any] = {}
+            extra = {k: copy.deepcopy(v) for k, v in value.items() if k not in ("name", "description", "inputSchema", "strict")}
+            if isinstance(value.get("description"), str):
+                fields["description"] = value["description"]
+            schema = value.get("inputSchema")
+            if isinstance(schema, dict) and set(schema) == {"json"} and isinstance(schema["json"], dict):
+                fields["parameters"] = copy.deepcopy(schema["json"])
+            elif schema is not None:
+                extra["inputSchema"] = copy.deepcopy(schema)
+            if isinstance(value.get("strict"), bool):
+                fields["strict"] = value["strict"]
+            if extra:
+                fields["provider_data"] = {NAME: extra}
+            out.append(ToolDefinition(name=value["name"], **fields))
+        elif key == "systemTool" and isinstance(value, dict) and isinstance(value.get("name"), str):
+            out.append(ToolDefinition(name=value["name"], provider_data={NAME: {"systemTool": copy.deepcopy(value)}}))
+        elif key == "cachePoint" and out:
+            data = out[-1].provider_data
+            own = dict(data[NAME]) if data is not msgspec.UNSET and NAME in data else {}
+            own["cachePoint"] = copy.deepcopy(value)
+            out[-1].provider_data = {NAME: own}
+        else:
+            raise MalformedInputError(ptr, f"unknown tool member {key!r}", provider=NAME)
+    choice = None
+    raw = config.get("toolChoice")
+    if raw is not None:
+        if not isinstance(raw, dict) or len(raw) != 1 or next(iter(raw)) not in _CHOICE_IN:
+            raise MalformedInputError("/toolConfig/toolChoice", "toolChoice has one member: auto, any or tool", provider=NAME)
+        ((mode, value),) = raw.items()
+        if mode == "tool":
+            if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+                raise MalformedInputError("/toolConfig/toolChoice/tool/name", "toolChoice.tool.name is a string", provider=NAME)
+            choice = ToolChoice(mode="tool", name=value["name"])
+        else:
+            choice = ToolChoice(mode=_CHOICE_IN[mode])  # type: ignore[arg-type]
+    for key in config:
+        if key not in ("tools", "toolChoice"):
+            report.add("dropped", f"toolConfig field {key!r} is not modelled", pointer=f"/toolConfig/{key}")
+    return out, choice
+
+
+def _decode_output_format(output: Any) -> ResponseFormat | None:
+    """``outputConfig.textFormat`` of type json_schema -> ResponseFormat, when it round-trips exactly."""
+    fmt = output.get("textFormat") if isinstance(output, dict) else None
+    if not isinstance(fmt, dict) or fmt.get("type") != "json_schema" or set(fmt) != {"type", "structure"}:
+        return None
+    structure = fmt["structure"]
+    schema_def = structure.get("jsonSchema") if isinstance(structure, dict) and set(structure) == {"jsonSchema"} else None
+    if not isinstance(schema_def, dict) or not isinstance(schema_def.get("schema"), str) or set(schema_def) - {"schema", "name", "description"}:
+        return None
+    try:
+        parsed = msgspec.json.decode(schema_def["schema"])
+    except msgspec.DecodeError:
+        return None
+    if not isinstance(parsed, dict) or msgspec.json.encode(parsed).decode() != schema_def["schema"]:
+        return None
+    rf: dict[str, Any] = {"type": "json_schema", "schema": parsed}
+    for k in ("name", "description"):
+        if isinstance(schema_def.get(k), str):
+            rf[k] = schema_def[k]
+    return ResponseFormat(**rf)
+
+
+def _decode_settings(body: Mapping[str, Any]) -> Settings | None:
+    fields: dict[str, Any] = {}
+    data: dict[str, Any] = {}
+    if isinstance(body.get("modelId"), str) and body["modelId"]:
+        fields["model"] = body["modelId"]
+    inference = body.get("inferenceConfig")
+    if inference is not None:
+        if not isinstance(inference, dict):
+            raise MalformedInputError("/inferenceConfig", "inferenceConfig is an object", provider=NAME)
+        rest = {}
+        for key, value in inference.items():
+            if key == "maxTokens" and isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+                fields["max_output_tokens"] = value
+            elif key == "temperature" and isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+                fields["temperature"] = value
+            elif key == "topP" and isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1:
+                fields["top_p"] = value
+            elif key == "stopSequences" and isinstance(value, list) and all(isinstance(s, str) and s for s in value):
+                fields["stop"] = list(value)
+            else:
+                rest[key] = copy.deepcopy(value)
+        if rest or not inference:
+            data["inferenceConfig"] = rest  # kept as given (an empty inferenceConfig round-trips too)
+    extra = body.get("additionalModelRequestFields")
+    if extra is not None:
+        if not isinstance(extra, dict):
+            raise MalformedInputError("/additionalModelRequestFields", "additionalModelRequestFields is an object", provider=NAME)
+        rest = {}
+        reasoning: dict[str, Any] = {}
+        for key, value in extra.items():
+            if key == "top_k" and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                fields["top_k"] = value
+            elif key == "thinking" and isinstance(value, dict) and value.get("type") == "enabled" and set(value) == {"type", "budget_tokens"} and isinstance(value["budget_tokens"], int) and value["budget_tokens"] >= 0:
+                reasoning["budget_tokens"] = value["budget_tokens"]
+            elif key == "reasoning_effort" and value in _EFFORTS:
+                reasoning["effort"] = value
+            else:
+                rest[key] = copy.deepcopy(value)
+        if reasoning:
+            fields["reasoning"] = ReasoningSettings(**reasoning)
+        if rest or not extra:
+            data["additionalModelRequestFields"] = rest
+    output = body.get("outputConfig")
+    if output is not None:
+        rf = _decode_output_format(output)
+        if rf is not None:
+            fields["response_format"] = rf
+            rest_out = {k: copy.deepcopy(v) for k, v in output.items() if k != "textFormat"}
+            if rest_out:
+                data["outputConfig"] = rest_out
+        else:
+            data["outputConfig"] = copy.deepcopy(output)
+    if body.get("system") == []:
+        data["system"] = []  # an empty system list (sent by pydantic-ai) round-trips as given
+    for key in PROVIDER_DATA_KEYS:
+        if key in body:
+            data[key] = copy.deepcopy(body[key])
+    for key in body:
+        if key not in _CONVERSATION_KEYS and key not in PROVIDER_DATA_KEYS and key not in ("modelId", "inferenceConfig", "additionalModelRequestFields", "outputConfig"):
+            data[key] = copy.deepcopy(body[key])
+    if data:
+        fields["provider_data"] = {NAME: data}
+    return Settings(**fields) if fields else None
+
+
+_CONVERSATION_KEYS = frozenset({"messages", "system", "toolConfig"})
+
+
+@guarded(NAME, "request")
+def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
+    """Converse request body (REST JSON or boto3 kwargs) -> transcript.
+
+    ``system`` blocks become leading ``TextItem(role="system")`` items (a ``cachePoint`` there sets
+    the text's ``cache_breakpoint``); each message's blocks become items keyed ``m{i}``.
+    ``toolConfig.tools[].toolSpec`` become tool definitions (``inputSchema.json`` -> ``parameters``;
+    ``systemTool`` and tool ``cachePoint`` entries stay in the tool's ``provider_data``);
+    ``toolChoice`` ``auto``/``any``/``tool`` -> ``auto``/``required``/``tool``. Settings:
+    ``modelId`` -> ``model``; ``inferenceConfig`` ``maxTokens``/``temperature``/``topP``/
+    ``stopSequences`` -> ``max_output_tokens``/``temperature``/``top_p``/``stop``;
+    ``additionalModelRequestFields`` ``top_k`` -> ``top_k``, ``thinking: {type: enabled,
+    budget_tokens}`` -> ``reasoning.budget_tokens``, ``reasoning_effort`` -> ``reasoning.effort``;
+    ``outputConfig.textFormat`` json_schema -> ``response_format``; everything else
+    (``promptVariables``, ``requestMetadata``, ``performanceConfig``, ``guardrailConfig``,
+    ``serviceTier``, other model fields) -> ``settings.provider_data["bedrock-converse"]``.
+
+    Raises:
+        MalformedInputError: ``messages`` missing or not a list of ``{role, content}`` objects, or a
+            block of the wrong shape (with its JSON pointer).
+    """
+    report = Report()
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        raise MalformedInputError("/messages", "messages is an array", provider=NAME)
+    items: list[Item] = []
+    if body.get("system") is not None:
+        items.extend(decode_blocks(body["system"], DecodeContext(role="system", message=None, origin=None, report=report, pointer="/system")))
+    for i, msg in enumerate(messages):
+        if not isinstance(msg, dict) or msg.get("role") not in ("user", "assistant"):
+            raise MalformedInputError(f"/messages/{i}/role", "a message role is 'user' or 'assistant'", provider=NAME)
+        ctx = DecodeContext(role=msg["role"], message=f"m{i}", origin=None, report=report, pointer=f"/messages/{i}/content", index=i)
+        items.extend(decode_blocks(msg.get("content"), ctx))
+    fields: dict[str, Any] = {}
+    if body.get("toolConfig") is not None:
+        tools, choice = _decode_tools(body["toolConfig"], report)
+        fields["tools"] = tools
+        if choice is not None:
+            fields["tool_choice"] = choice
+    settings = _decode_settings(body)
+    if settings is not None:
+        fields["settings"] = settings
+    return Conversion(Transcript(schema_version=SCHEMA_VERSION, items=items, **fields), report)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- encode
+
+
+def _encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for t in tools:
+        extra = own_provider_data(t.provider_data, NAME, report, what=f"tool {t.name!r}", item_type="tools")
+        cache_point = extra.pop("cachePoint", None)
+        if "systemTool" in extra:
+            out.append({"systemTool": extra["systemTool"]})
+        else:
+            spec: dict[str, Any] = {"name": t.name}
+            if t.description is not msgspec.UNSET and t.description:
+                spec["description"] = t.description
+            if t.parameters is not msgspec.UNSET:
+                spec["inputSchema"] = {"json": copy.deepcopy(t.parameters)}
+            elif "inputSchema" not in extra:
+                spec["inputSchema"] = {"json": {"type": "object", "properties": {}}}
+                report.add("changed", f"tool {t.name!r} has no parameters schema; sent with an empty object schema (inputSchema is required)", item_type="tools")
+            if t.strict is not msgspec.UNSET:
+                spec["strict"] = t.strict
+            spec.update(extra)
+            out.append({"toolSpec": spec})
+        if cache_point is not None:
+            out.append({"cachePoint": cache_point})
+    return out
+
+
+def _encode_tool_choice(choice: ToolChoice, report: Report) -> dict[str, Any] | None:
+    if choice.parallel is not msgspec.UNSET:
+        report.add("dropped", "tool_choice.parallel has no Converse equivalent", item_type="tool_choice")
+    if choice.mode == "auto":
+        return {"auto": {}}
+    if choice.mode == "required":
+        return {"any": {}}
+    if choice.mode == "tool":
+        if choice.name is msgspec.UNSET:
+            raise ConversionError("tool_choice mode 'tool' needs a tool name", item_type="tool_choice")
+        return {"tool": {"name": choice.name}}
+    report.add("dropped", f"tool_choice {choice.mode!r} has no Converse equivalent (auto, any, tool); tools sent with the default choice", item_type="tool_choice")
+    return None
+
+
+def _encode_settings(settings: Settings, body: dict[str, Any], model: str | None, policy: Policy, report: Report) -> None:
+    data = own_provider_data(settings.provider_data, NAME, report, what="settings")
+    inference: dict[str, Any] = data.pop("inferenceConfig", None) or {}
+    extra: dict[str, Any] = data.pop("additionalModelRequestFields", None) or {}
+    had_inference = "inferenceConfig" in (settings.provider_data[NAME] if settings.provider_data is not msgspec.UNSET and NAME in settings.provider_data else {})
+    had_extra = "additionalModelRequestFields" in (settings.provider_data[NAME] if settings.provider_data is not msgspec.UNSET and NAME in settings.provider_data else {})
+    output: dict[str, Any] = data.pop("outputConfig", None) or {}
+    if settings.max_output_tokens is not msgspec.UNSET:
+        inference["maxTokens"] = settings.max_output_tokens
+    if settings.temperature is not msgspec.UNSET:
+        inference["temperature"] = settings.temperature
+    if settings.top_p is not msgspec.UNSET:
+        inference["topP"] = settings.top_p
+    if settings.stop is not msgspec.UNSET:
+        inference["stopSequences"] = list(settings.stop)
+    if settings.top_k is not msgspec.UNSET:
+        # Anthropic's field on Bedrock; other families (Nova: inferenceConfig.topK) keep theirs in provider_data.
+        extra["top_k"] = settings.top_k
+    if settings.stream is not msgspec.UNSET:
+        unsupported_setting(report, policy, NAME, "stream", settings.stream, why="the endpoint decides: converse or converse-stream")
+    for name in ("seed", "presence_penalty", "frequency_penalty"):
+        value = getattr(settings, name)
+        if value is not msgspec.UNSET:
+            unsupported_setting(report, policy, NAME, name, value, why="no inferenceConfig field")
+    reasoning = settings.reasoning
+    if isinstance(reasoning, ReasoningSettings):
+        if reasoning.budget_tokens is not msgspec.UNSET:
+            extra["thinking"] = {"type": "enabled", "budget_tokens": reasoning.budget_tokens} if reasoning.budget_tokens > 0 else {"type": "disabled"}
+        if reasoning.effort is not msgspec.UNSET:
+            if _is_anthropic(model) and reasoning.budget_tokens is msgspec.UNSET:
+                if reasoning.effort == "none":
+                    extra["thinking"] = {"type": "disabled"}
+                    approximated_setting(report, "reasoning.effort", "none", "additionalModelRequestFields.thinking", extra["thinking"])
+                else:
+                    budget = _EFFORT_BUDGET[reasoning.effort]
+                    extra["thinking"] = {"type": "enabled", "budget_tokens": budget}
+                    approximated_setting(report, "reasoning.effort", reasoning.effort, "additionalModelRequestFields.thinking.budget_tokens", budget)
+            else:
+                extra["reasoning_effort"] = reasoning.effort
+        for name in ("summary", "include_thoughts"):
+            value = getattr(reasoning, name)
+            if value is not msgspec.UNSET:
+                unsupported_setting(report, policy, NAME, f"reasoning.{name}", value)
+    fmt = settings.response_format
+    if isinstance(fmt, ResponseFormat) and fmt.type != "text":
+        if fmt.type == "json_schema" and fmt.schema is not msgspec.UNSET:
+            schema_def: dict[str, Any] = {"schema": msgspec.json.encode(fmt.schema).decode()}
+            for k in ("name", "description"):
+                if getattr(fmt, k) is not msgspec.UNSET:
+                    schema_def[k] = getattr(fmt, k)
+            output["textFormat"] = {"type": "json_schema", "structure": {"jsonSchema": schema_def}}
+            if fmt.strict is not msgspec.UNSET:
+                report.add("dropped", "response_format.strict has no Converse field (outputConfig enforces the schema)", item_type="settings", pointer="/settings/response_format/strict")
+        else:
+            unsupported_setting(report, policy, NAME, "response_format", fmt, meaning_changes=True, why="Converse outputConfig takes a JSON schema only")
+    if inference or had_inference:
+        body["inferenceConfig"] = inference
+    if extra or had_extra:
+        body["additionalModelRequestFields"] = extra
+    if output:
+        body["outputConfig"] = output
+    for key, value in data.items():
+        body[key] = value
+
+
+def _is_result(block: dict[str, Any]) -> bool:
+    return "toolResult" in block
+
+
+def encode_request(transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
+    """Transcript -> Converse request body (``modelId`` when a model is known; REST JSON form, bytes as base64).
+
+    Rules (sources in ``docs/providers/bedrock_converse.md``):
+
+    * system/developer text -> top-level ``system`` (developer reported; one after the conversation
+      started is moved there and reported);
+    * consecutive same-role turns are merged into one message (Converse alternates user/assistant);
+    * ``toolResult`` blocks come first in their user message (reordering is reported);
+    * ``cache_breakpoint`` -> a ``cachePoint`` block after the item's block;
+    * Bedrock-issued reasoning goes back in place; foreign or unsigned foreign reasoning is dropped and reported;
+    * a tool result without its call in the transcript follows ``policy`` (Converse refuses it);
+    * empty text is dropped and reported; tool-call ids outside ``[a-zA-Z0-9_.:-]{1,64}`` are
+      mapped the same way on call and result (reported);
+    * URL sources, audio, artifacts, handoffs, errors, refusals and foreign raw items follow
+      ``policy`` (foreign raw items and foreign opaque state are always dropped and reported);
+    * settings as in :func:`decode_request`, reversed; ``seed``/penalties have no Converse field (reported).
+
+    Raises:
+        ConversionError: policy ``error`` and an item or setting Converse cannot carry.
+        MalformedArgumentsError: policy ``error`` and a tool call without an arguments object.
+    """
+    report = Report()
+    settings = settings_of(transcript)
+    if model is None and isinstance(settings.model, str):
+        model = settings.model
+    enc = Encoder(policy, report, model)
+    enc.ids.reserve([i.id for i in transcript.items if isinstance(i, ToolCallItem)] + [i.call_id for i in transcript.items if isinstance(i, ToolResultItem)])
+    call_ids = {i.id for i in transcript.items if isinstance(i, ToolCallItem)}
+    system: list[dict[str, Any]] = []
+    turns: list[tuple[str, list[dict[str, Any]], int]] = []
+    doc_no = 0
+
+    def append(role: str, blocks: list[dict[str, Any]], index: int) -> None:
+        if not blocks:
+            return
+        if turns and turns[-1][0] == role:
+            turns[-1][1].extend(blocks)
+        else:
+            turns.append((role, list(blocks), index))
+
+    for index, item in enumerate(transcript.items):
+        who = speaker(item)
+        if who is None:
+            kind = item_type(item)
+            append("assistant" if kind == "handoff_call" else "user", enc.unsupported(f"{kind} items have no Converse form", index, kind), index)
+            continue
+        if who == "system":
+            if not isinstance(item, TextItem):
+                if isinstance(item, RawItem) and item.provider == NAME:
+                    system.extend(enc.raw(item, index))
+                    continue
+                append("user", enc.unsupported(f"{item_type(item)} with role {getattr(item, 'role', None)} cannot go into Converse's system prompt", index, item_type(item)), index)
+                continue
+            blocks = enc.cache(item, enc.text(item, index))
+            if blocks and item.role == "developer":
+                report.add("changed", "developer text sent as Converse system text", index=index, item_type="text")
+            if blocks and turns:
+                report.add("changed", "system text after the conversation started moved to the top-level system prompt (Converse has no system turn)", index=index, item_type="text")
+            system.extend(blocks)
+            continue
+        if who == "user" and not isinstance(item, (ToolResultItem, RawItem)) and getattr(item, "role", msgspec.UNSET) is msgspec.UNSET:
+            report.add("changed", "content item without a role sent as user content", index=index, item_type=item_type(item))
+        if isinstance(item, ToolResultItem) and item.call_id not in call_ids:
+            # Converse refuses a toolResult whose toolUse is not in the conversation (e.g. a Responses
+            # history continued from server-side state): follow the policy instead.
+            blocks = enc.unsupported(f"tool result for call {item.call_id!r} has no tool call in the transcript", index, "tool_result")
+        elif isinstance(item, ToolResultItem):
+            blocks = enc.tool_result(item, index)
+        else:
+            blocks = enc.assistant_item(item, index, doc_no=doc_no)
+        doc_no += sum(1 for b in blocks if "document" in b)
+        append(who, blocks, index)
+
+    messages = []
+    for role, blocks, index in turns:
+        if role == "user" and any(_is_result(b) for b in blocks):
+            units: list[list[dict[str, Any]]] = []
+            for b in blocks:
+                if "cachePoint" in b and units:
+                    units[-1].append(b)  # a cachePoint stays right after the block it marks
+                else:
+                    units.append([b])
+            lead = [u for u in units if _is_result(u[0])]
+            rest = [u for u in units if not _is_result(u[0])]
+            if units[: len(lead)] != lead:
+                report.add("changed", "toolResult blocks moved to the start of the user message (results answer the previous assistant turn first)", index=index, item_type="tool_result")
+            blocks = [b for u in lead + rest for b in u]
+        messages.append({"role": role, "content": blocks})
+
+    body: dict[str, Any] = {}
+    if model is not None:
+        body["modelId"] = model
+    else:
+        note_model(report, model, settings, NAME)
+    body["messages"] = messages
+    if system:
+        body["system"] = system
+    if transcript.tools is not msgspec.UNSET:
+        tool_config: dict[str, Any] = {"tools": _encode_tools(transcript.tools, report)}
+        if transcript.tool_choice is not msgspec.UNSET:
+            choice = _encode_tool_choice(transcript.tool_choice, report)
+            if choice is not None:
+                tool_config["toolChoice"] = choice
+        if tool_config["tools"]:
+            body["toolConfig"] = tool_config
+        else:
+            report.add("dropped", "an empty tools list is not sent (toolConfig.tools needs at least one tool)", item_type="tools")
+    elif transcript.tool_choice is not msgspec.UNSET:
+        report.add("dropped", "tool_choice without tools is not sent", item_type="tool_choice")
+    _encode_settings(settings, body, model, policy, report)
+    return Conversion(body, report)
