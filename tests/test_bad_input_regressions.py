@@ -37,14 +37,14 @@ def test_migrate_rejects_deep_nesting_without_a_traceback(tmp_path: Path) -> Non
     out = tmp_path / "out.jsonl"
     res = runner.invoke(app, ["migrate", str(deep), "-o", str(out)])
     assert res.exit_code == 1 and "Traceback" not in res.output
-    rejects = (tmp_path / "out.jsonl.rejects.jsonl").read_text()
+    rejects = (tmp_path / "out.rejects.jsonl").read_text()
     assert "nesting too deep" in rejects
 
 
 def test_migrate_crash_leaves_existing_output_untouched(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import interlingua.cli.migrate as migrate_cli
 
-    def boom(self, migrated):  # type: ignore[no-untyped-def]
+    def boom(self, migrated, sid):  # type: ignore[no-untyped-def]
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(migrate_cli._JsonlSink, "write", boom)
