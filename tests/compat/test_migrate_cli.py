@@ -235,6 +235,12 @@ class _FakeStore:
         self.sessions.setdefault(session_id, {"items": [], "tools": tools, "tool_choice": tool_choice, "metadata": metadata})
         return session_id
 
+    async def add_session(self, session_id: str, items: list[Any], *, metadata: Any = None, tools: Any = None, tool_choice: Any = None, settings: Any = None, usage: Any = None, stop_reason: Any = None) -> bool:
+        if session_id in self.sessions:
+            return False
+        self.sessions[session_id] = {"items": list(items), "tools": tools, "tool_choice": tool_choice, "metadata": metadata}
+        return True
+
     async def append(self, session_id: str, items: list[Any], expected_seq: int | None = None, *, usage: Any = None, stop_reason: Any = None) -> int:
         from interlingua.errors import ConflictError
 

@@ -358,9 +358,9 @@ class _JsonlSink:
 class _StoreSink:
     """Sessions in a :class:`~interlingua.store.SessionStore`, one per conversation.
 
-    ``create_session`` with the content-derived id is idempotent; the items are appended
-    only to a session that is still empty (``expected_seq=-1``), so a conversation already
-    migrated by an earlier run is left as it is and counted as already present.
+    Each conversation is one session written in one transaction
+    (:meth:`~interlingua.store.SessionStore.add_session`), idempotent by its content-derived id:
+    a conversation migrated by an earlier run is left as it is and counted as already present.
     """
 
     label = "stored"
@@ -382,25 +382,19 @@ class _StoreSink:
 
     async def _write(self, migrated: Migrated, sid: str) -> bool:
         transcript = migrated.transcript
-        tools = list(transcript.tools) if transcript.tools is not msgspec.UNSET and transcript.tools else None
-        metadata = dict(transcript.metadata) if transcript.metadata is not msgspec.UNSET else None
-        await self.store.create_session(
-            metadata, session_id=sid, tools=tools, tool_choice=_given(transcript.tool_choice), settings=_given(transcript.settings)
+        created = await self.store.add_session(
+            sid,
+            list(transcript.items),
+            metadata=dict(transcript.metadata) if transcript.metadata is not msgspec.UNSET else None,
+            tools=list(transcript.tools) if transcript.tools is not msgspec.UNSET and transcript.tools else None,
+            tool_choice=_given(transcript.tool_choice),
+            settings=_given(transcript.settings),
+            usage=_given(transcript.usage),
+            stop_reason=_given(transcript.stop_reason),
         )
-        if not transcript.items:
-            return True
-        try:
-            await self.store.append(
-                sid,
-                list(transcript.items),
-                expected_seq=-1,
-                usage=transcript.usage if transcript.usage is not msgspec.UNSET else None,
-                stop_reason=transcript.stop_reason if transcript.stop_reason is not msgspec.UNSET else None,
-            )
-        except self._store_mod.ConflictError:
-            self.present += 1  # holds items already: migrated by an earlier run
-            return False
-        return True
+        if not created:
+            self.present += 1  # migrated by an earlier run
+        return created
 
     def write(self, migrated: Migrated, sid: str) -> bool:
         """Store one conversation; ``False`` when it was already in the store.

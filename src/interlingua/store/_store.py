@@ -473,6 +473,54 @@ class SessionStore:
         rows = _rows.prepare_rows(items, usage=usage, stop_reason=stop_reason, forbid_nul=self._is_pg, keep_text=self._is_pg)
         return await self._append_rows(session_id, rows, expected_seq)
 
+    async def add_session(
+        self,
+        session_id: str,
+        items: Sequence[Any],
+        *,
+        metadata: dict[str, Any] | None = None,
+        tools: Sequence[ToolDefinition] | None = None,
+        tool_choice: ToolChoice | None = None,
+        settings: Settings | None = None,
+        usage: Usage | None = None,
+        stop_reason: StopReason | None = None,
+    ) -> bool:
+        """Create a session holding ``items`` in one transaction, unless ``session_id`` exists.
+
+        The bulk path of ``interlingua migrate --store``: :meth:`create_session` and
+        :meth:`append` in one transaction (all or nothing), idempotent by id.
+
+        Returns:
+            ``True`` when the session was created, ``False`` when a session with that id exists
+            (it is left unchanged).
+
+        Raises:
+            DocumentError: invalid id, values or items (nothing written).
+        """
+        sid = _check_session_id(session_id)
+        values = self._session_values(metadata, tools, tool_choice, settings, clear_with_null=False)
+        rows = _rows.prepare_rows(items, usage=usage, stop_reason=stop_reason, forbid_nul=self._is_pg, keep_text=self._is_pg)
+        now = _now()
+        async with self._write("adding a session") as conn:
+            created = (
+                await conn.execute(
+                    self._insert(SESSIONS)
+                    .values(id=sid, created_at=now, updated_at=now, head_seq=len(rows) - 1, **values)
+                    .on_conflict_do_nothing(index_elements=["id"])
+                    .returning(SESSIONS.c.id)
+                )
+            ).scalar_one_or_none()
+            if created is None:
+                return False
+            if any(v is not None for v in values.values()):
+                await conn.execute(sa.insert(SESSION_CHANGES).values(session_id=sid, change_no=0, effective_seq=0, created_at=now, **values))
+            if rows:
+                if self._is_pg:
+                    await self._insert_rows(conn, sid, 0, rows, now)
+                else:
+                    await _insert_rows_driver(conn, sid, 0, rows, now)
+        return True
+
     async def _append_rows(self, session_id: str, rows: list[_rows.PreparedRow], expected_seq: int | None) -> int:
         if not rows:
             head = await self.head(session_id)
