@@ -118,8 +118,10 @@ def test_consecutive_same_role_messages_with_different_keys_stay_apart():
     assert not [e for e in conv.report if e.action == "changed"]
 
 
-def test_flat_parallel_calls_become_one_tool_use_message_and_one_result_message():
-    # OpenAI Responses keys one message per item: the calls of one turn are still one message.
+def test_flat_parallel_calls_keep_their_messages_and_results_become_one_user_message():
+    # OpenAI Responses keys one message per item. Anthropic combines consecutive assistant messages
+    # (recorded requests with a turn's tool_use blocks in two assistant messages were answered), so
+    # they stay apart; the results must open the next user turn, so they are one message.
     t = transcript(
         user("hi", message="m0"),
         TextItem(text="checking", role="assistant", message="m1"),
@@ -128,11 +130,10 @@ def test_flat_parallel_calls_become_one_tool_use_message_and_one_result_message(
     )
     conv = encode(t)
     msgs = conv.value["messages"]
-    assert [m["role"] for m in msgs] == ["user", "assistant", "assistant", "user"]
-    assert [b["id"] for b in msgs[2]["content"]] == ["toolu_A", "toolu_B"]
-    assert [b["tool_use_id"] for b in msgs[3]["content"]] == ["toolu_A", "toolu_B"]
+    assert [m["role"] for m in msgs] == ["user", "assistant", "assistant", "assistant", "user"]
+    assert [b["tool_use_id"] for b in msgs[4]["content"]] == ["toolu_A", "toolu_B"]
     changed = [e for e in conv.report if e.action == "changed"]
-    assert [(e.index, e.item_type) for e in changed] == [(3, "tool_call"), (5, "tool_result")]
+    assert [(e.index, e.item_type) for e in changed] == [(4, "tool_result")]
 
 
 def test_user_text_then_result_in_later_message_is_one_message_results_first():

@@ -227,8 +227,8 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
       started is moved there too and reported (``changed``); developer text is reported as sent as system;
     * items go in one message while their role and ``message`` key agree (an item without a key joins
       the message before it); same-role messages with other keys stay apart (Anthropic combines
-      consecutive same-role turns), except that consecutive tool_use-only (tool_result-only) messages
-      are one message, thinking alone joins the assistant message after it, and a user run with a tool_result after its first message is one message
+      consecutive same-role turns: recorded requests with a turn's tool_use blocks in two assistant
+      messages were answered), except that thinking alone joins the assistant message after it, and a user run with a tool_result after its first message is one message
       (results must open the turn after their calls); each regrouping is reported ``changed``;
     * ``tool_result`` blocks come first in their user message (reordering is reported);
     * thinking / redacted_thinking go back complete, in place, in the assistant message;
@@ -263,12 +263,6 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
                 last.blocks.extend(blocks)
                 last.key = key if last.key is msgspec.UNSET else last.key
                 last.calls = last.calls and calls
-                return
-            if calls and last.calls:
-                what = "tool_use" if role == "assistant" else "tool_result"
-                report.add("changed", f"{what} blocks of message {key!r} joined to the {role} message before them (message {last.key!r}): the calls of one turn and their results go in one message each", index=index, item_type="tool_call" if role == "assistant" else "tool_result")
-                last.blocks.extend(blocks)
-                last.key = key
                 return
             if role == "assistant" and all(b.get("type") in _THINKING for b in last.blocks):
                 # thinking opens the assistant message it belongs to (extended thinking with tool use)

@@ -315,8 +315,9 @@ class PartEncoder:
     Grouping: consecutive items go into one content while the Gemini role stays the same and their
     ``message`` keys agree (an item without a key joins the current content); consecutive tool results
     always share one user content (Gemini wants parallel ``functionResponse`` parts in one turn), and
-    model parts right after a model turn holding ``functionCall`` parts join that turn whatever their key
-    (the calls of one turn are answered by the next user turn; reported ``changed``). A thought signature
+    model parts from another source right after a model turn holding ``functionCall`` parts join that
+    turn whatever their key (the calls of one turn are answered by the next user turn; reported
+    ``changed``); items decoded from Gemini (``origin.provider == "gemini"``) keep Gemini's own turns. A thought signature
     with no part of its own goes on the next model part (reported when that part has another key).
 
     Tool-call ids: a call decoded from Gemini (``origin.provider == "gemini"``) is sent with an ``id``
@@ -333,6 +334,7 @@ class PartEncoder:
     _keys: list[Any] = field(default_factory=list)
     _results_only: list[bool] = field(default_factory=list)
     _calls_turn: list[bool] = field(default_factory=list)
+    _native: bool = False
     _pending: tuple[str, Any, int] | None = None
 
     @staticmethod
@@ -367,11 +369,13 @@ class PartEncoder:
             cur, ckey = self.contents[-1], self._keys[-1]
             same_role = cur["role"] == role
             joins = same_role and ((result and self._results_only[-1]) or key is UNSET or ckey is UNSET or ckey == key)
-            if not joins and same_role and role == "model" and self._calls_turn[-1]:
+            if not joins and same_role and role == "model" and self._calls_turn[-1] and not self._native:
                 # Gemini answers a model turn with function calls by the user turn right after it, holding
                 # one functionResponse per call ("Please ensure that the number of function response parts
                 # is equal to the number of function call parts of the function call turn", the API's 400):
-                # parts the model gives after its calls (a flat source's next call) join that turn.
+                # parts the model gives after its calls (a flat source's next call) join that turn. Items
+                # decoded from Gemini keep the turns Gemini sent (recorded requests with one model turn
+                # per call, answered by one user turn, were accepted).
                 self.report.add("changed", f"model parts of message {key!r} joined to the function call turn before them (message {ckey!r})", item_type="tool_call")
                 joins = True
             if joins:
@@ -404,6 +408,8 @@ class PartEncoder:
     def add(self, idx: int, item: Any) -> None:
         """Encode one non-system item."""
         key = getattr(item, "message", UNSET)
+        origin = getattr(item, "origin", UNSET)
+        self._native = origin is not UNSET and origin.provider == NAME
         policy, report = self.policy, self.report
         if isinstance(item, TextItem):
             if item.annotations is not UNSET and item.annotations:
