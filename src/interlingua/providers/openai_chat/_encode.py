@@ -3,8 +3,10 @@
 Turn shape (wire-formats.md section 1 and hazards 2-5): consecutive items sharing a ``message``
 key become one message; items without a key join the previous message of the same speaker; each
 tool result is its own ``role:"tool"`` message, so parallel calls become one assistant message
-with several ``tool_calls`` followed by one tool message per result. Tool messages carry text
-only. Reasoning is written only in the dialect that accepts it.
+with several ``tool_calls`` followed by one tool message per result. Whatever the source's keys,
+assistant items right after an assistant message with ``tool_calls`` join it (OpenAI refuses
+anything but its tool messages next), and reasoning alone joins the call after it (reported
+``changed``). Tool messages carry text only. Reasoning is written only in the dialect that accepts it.
 """
 
 from __future__ import annotations
