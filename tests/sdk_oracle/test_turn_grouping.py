@@ -191,3 +191,59 @@ def test_real_responses_parallel_calls_reach_target_as_one_turn(path, target):
         assert g in made, f"{target}: the parallel calls {g} are not one turn: {made}"
     assert_grouped(target, out, [m for m in made if all(c in results for c in m)])
     assert check_request(target, out) == []
+
+
+# ---------------------------------------------------------------------------------------------- same provider
+
+
+def test_gemini_own_turn_per_call_comes_back_as_sent():
+    # A recorded Gemini 3 request (PAI cassette test_tool_search ... google-gemini-3-flash-preview-openai-responses)
+    # sends one model turn per call, then one user turn with both responses: accepted, so kept.
+    body = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "refund?"}]},
+            {"role": "model", "parts": [{"functionCall": {"id": "a1", "name": "lookup", "args": {}}, "thoughtSignature": "c2lnMQ=="}]},
+            {"role": "model", "parts": [{"functionCall": {"id": "b2", "name": "search", "args": {"q": 1}}, "thoughtSignature": "c2lnMg=="}]},
+            {"role": "user", "parts": [{"functionResponse": {"id": "a1", "name": "lookup", "response": {"output": "x"}}},
+                                       {"functionResponse": {"id": "b2", "name": "search", "response": {"output": "y"}}}]},
+        ]
+    }
+    m = get_mapper("gemini")
+    conv = m.encode_request(m.decode_request(body).value, model=None)
+    assert conv.value["contents"] == body["contents"]
+    assert not [e for e in conv.report if e.action == "changed"]
+
+
+def test_chat_calls_split_over_two_assistant_messages_are_joined_and_reported():
+    # OpenAI refuses an assistant message with tool_calls that its tool messages do not follow.
+    body = {
+        "model": "gpt-4o",
+        "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+            {"role": "assistant", "tool_calls": [{"id": "b", "type": "function", "function": {"name": "g", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "a", "content": "1"},
+            {"role": "tool", "tool_call_id": "b", "content": "2"},
+        ],
+    }
+    m = get_mapper("openai-chat")
+    conv = m.encode_request(m.decode_request(body).value, model="gpt-4o")
+    msgs = conv.value["messages"]
+    assert [m["role"] for m in msgs] == ["user", "assistant", "tool", "tool"]
+    assert [c["id"] for c in msgs[1]["tool_calls"]] == ["a", "b"]
+    assert [(e.action, e.index, e.item_type) for e in conv.report if "joined" in e.reason] == [("changed", 2, "tool_call")]
+    assert check_request("openai-chat", conv.value) == []
+
+
+def test_results_in_another_order_than_their_calls_keep_it_when_right_after():
+    # Every target matches results to calls by id or name: a valid order the source chose is kept.
+    t = Transcript(schema_version=SCHEMA_VERSION, items=[
+        TextItem(text="q", role="user"),
+        ToolCallItem(id="call_a", name="tool_call_a", arguments={}), ToolCallItem(id="call_b", name="tool_call_b", arguments={}),
+        ToolResultItem(call_id="call_b", content=[TextItem(text="2")]), ToolResultItem(call_id="call_a", content=[TextItem(text="1")]),
+    ])
+    for target in TARGETS:
+        body = get_mapper(target).encode_request(t, model=MODEL[target], policy="drop").value
+        turns = turns_of(target, body)
+        assert [c for _, c, _ in turns if c] == [["call_a", "call_b"]]
+        assert turns[2][2] == ["call_b", "call_a"], target
