@@ -105,13 +105,44 @@ def test_parallel_results_share_one_user_turn():
     assert [b["tool_use_id"] for b in msgs[2]["content"]] == ["toolu_A", "toolu_B"]
 
 
-def test_consecutive_same_role_items_with_different_keys_are_merged():
+def test_consecutive_same_role_messages_with_different_keys_stay_apart():
+    # Anthropic combines consecutive same-role turns itself: a source that sent two user messages
+    # (a recorded pydantic-ai retry) gets them back as two.
     t = transcript(user("a", message="m0"), user("b", message="m1"), TextItem(text="c", role="assistant", message="m2"))
-    msgs = encode(t).value["messages"]
-    assert msgs == [
-        {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+    conv = encode(t)
+    assert conv.value["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "a"}]},
+        {"role": "user", "content": [{"type": "text", "text": "b"}]},
         {"role": "assistant", "content": [{"type": "text", "text": "c"}]},
     ]
+    assert not [e for e in conv.report if e.action == "changed"]
+
+
+def test_flat_parallel_calls_keep_their_messages_and_results_become_one_user_message():
+    # OpenAI Responses keys one message per item. Anthropic combines consecutive assistant messages
+    # (recorded requests with a turn's tool_use blocks in two assistant messages were answered), so
+    # they stay apart; the results must open the next user turn, so they are one message.
+    t = transcript(
+        user("hi", message="m0"),
+        TextItem(text="checking", role="assistant", message="m1"),
+        call("toolu_A", message="m2"), call("toolu_B", message="m3"),
+        result("toolu_A", message="m4"), result("toolu_B", message="m5"),
+    )
+    conv = encode(t)
+    msgs = conv.value["messages"]
+    assert [m["role"] for m in msgs] == ["user", "assistant", "assistant", "assistant", "user"]
+    assert [b["tool_use_id"] for b in msgs[4]["content"]] == ["toolu_A", "toolu_B"]
+    changed = [e for e in conv.report if e.action == "changed"]
+    assert [(e.index, e.item_type) for e in changed] == [(4, "tool_result")]
+
+
+def test_user_text_then_result_in_later_message_is_one_message_results_first():
+    t = transcript(user("hi", message="m0"), call("toolu_A", message="m1"), user("note", message="m2"), result("toolu_A", message="m3"))
+    conv = encode(t)
+    msgs = conv.value["messages"]
+    assert msgs[2] == {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_A", "content": "ok"}, {"type": "text", "text": "note"}]}
+    assert len(msgs) == 3
+    assert any("joined into one message" in e.reason for e in conv.report)
 
 
 def test_signed_reasoning_then_tool_call_stay_in_one_assistant_turn_before_tool_use():

@@ -143,14 +143,17 @@ def test_thinking_round_trip_and_foreign_opaque_dropped() -> None:
     assert conv2.report.entries[0].action == "dropped"
 
 
-def test_text_after_tool_call_starts_a_new_message() -> None:
+def test_text_after_tool_call_joins_the_calls_message_and_is_reported() -> None:
+    # The calls of a turn are answered by the tool messages right after their message (as in
+    # OpenAI Chat): text the assistant gives after its calls goes in that message (issue 13.1).
     items = [
         ToolCallItem(id="c", name="f", arguments={}, message="r"),
         TextItem(role="assistant", text="after", message="r"),
     ]
-    out = encode(T(*items)).value["messages"]
-    assert [m.get("tool_calls") is not None for m in out] == [True, False]
-    assert out[1]["content"] == "after"
+    conv = encode(T(*items))
+    out = conv.value["messages"]
+    assert len(out) == 1 and out[0]["tool_calls"] and out[0]["content"] == "after"
+    assert any(e.action == "changed" and "joined" in e.reason for e in conv.report)
 
 
 def test_string_arguments_parsed_and_malformed_kept_raw() -> None:

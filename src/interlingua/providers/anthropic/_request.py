@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -174,6 +175,49 @@ def _is_result(block: dict[str, Any]) -> bool:
     return isinstance(block, dict) and block.get("type") == "tool_result"
 
 
+_THINKING = ("thinking", "redacted_thinking")
+
+
+def _is_tool_block(block: dict[str, Any]) -> bool:
+    return isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result")
+
+
+@dataclass
+class _Turn:
+    """One message being built: its role, blocks, first item index, ``message`` key, and whether it holds only tool_use / tool_result blocks."""
+
+    role: str
+    blocks: list[dict[str, Any]]
+    index: int
+    key: Any
+    calls: bool
+
+
+def _join_result_runs(turns: list[_Turn], report: Report) -> list[tuple[str, list[dict[str, Any]], int]]:
+    """Consecutive messages -> ``(role, blocks, first index)``, a user run with a result after its first message made one.
+
+    Anthropic combines consecutive same-role messages into one turn, and a turn answering tool_use
+    blocks must start with their tool_result blocks ("tool_use ids were found without tool_result blocks
+    immediately after", the API's 400), so same-role messages split by their ``message`` keys are kept
+    as they are unless a tool_result sits in a later one; then the run is one message (reported).
+    """
+    out: list[tuple[str, list[dict[str, Any]], int]] = []
+    n = 0
+    while n < len(turns):
+        end = n + 1
+        while end < len(turns) and turns[end].role == turns[n].role:
+            end += 1
+        run = turns[n:end]
+        if run[0].role == "user" and any(_is_result(b) for t in run[1:] for b in t.blocks):
+            blocks = [b for t in run for b in t.blocks]
+            report.add("changed", f"user messages {[t.key for t in run]} joined into one message (a tool_result must open the user turn after its tool_use)", index=run[0].index, item_type="tool_result")
+            out.append(("user", blocks, run[0].index))
+        else:
+            out.extend((t.role, t.blocks, t.index) for t in run)
+        n = end
+    return out
+
+
 def encode_request(transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
     """Transcript -> Anthropic Messages request body (``system``, ``messages``, ``tools``, ``tool_choice``; ``model`` when given).
 
@@ -181,7 +225,11 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
 
     * system/developer text -> top-level ``system``; one that stands after the conversation
       started is moved there too and reported (``changed``); developer text is reported as sent as system;
-    * consecutive same-role turns are merged into one message;
+    * items go in one message while their role and ``message`` key agree (an item without a key joins
+      the message before it); same-role messages with other keys stay apart (Anthropic combines
+      consecutive same-role turns: recorded requests with a turn's tool_use blocks in two assistant
+      messages were answered), except that thinking alone joins the assistant message after it, and a user run with a tool_result after its first message is one message
+      (results must open the turn after their calls); each regrouping is reported ``changed``;
     * ``tool_result`` blocks come first in their user message (reordering is reported);
     * thinking / redacted_thinking go back complete, in place, in the assistant message;
       foreign or unsigned reasoning is dropped and reported;
@@ -203,22 +251,34 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     enc = Encoder(policy, report, model)
     enc.ids.reserve([i.id for i in transcript.items if isinstance(i, ToolCallItem)] + [i.call_id for i in transcript.items if isinstance(i, ToolResultItem)])
     system: list[dict[str, Any]] = []
-    turns: list[tuple[str, list[dict[str, Any]], int]] = []  # role, blocks, first item index
+    turns: list[_Turn] = []
 
-    def append(role: str, blocks: list[dict[str, Any]], index: int) -> None:
+    def append(role: str, blocks: list[dict[str, Any]], index: int, key: Any = msgspec.UNSET) -> None:
         if not blocks:
             return
-        if turns and turns[-1][0] == role:
-            turns[-1][1].extend(blocks)
-        else:
-            turns.append((role, list(blocks), index))
+        calls = all(_is_tool_block(b) for b in blocks)
+        if turns and turns[-1].role == role:
+            last = turns[-1]
+            if key is msgspec.UNSET or last.key is msgspec.UNSET or key == last.key:
+                last.blocks.extend(blocks)
+                last.key = key if last.key is msgspec.UNSET else last.key
+                last.calls = last.calls and calls
+                return
+            if role == "assistant" and all(b.get("type") in _THINKING for b in last.blocks):
+                # thinking opens the assistant message it belongs to (extended thinking with tool use)
+                last.blocks.extend(blocks)
+                last.key = key
+                last.calls = calls
+                return
+        turns.append(_Turn(role, list(blocks), index, key, calls))
 
     for index, item in enumerate(transcript.items):
         who = speaker(item)
+        key = getattr(item, "message", msgspec.UNSET)
         if who is None:
             kind = item_type(item)
             marker = enc.unsupported(f"{kind} items have no Anthropic form", index, kind)
-            append("assistant" if kind == "handoff_call" else "user", marker, index)
+            append("assistant" if kind == "handoff_call" else "user", marker, index, key)
             continue
         if who == "system":
             if not isinstance(item, TextItem):
@@ -237,10 +297,10 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
             blocks = enc.tool_result(item, index) if isinstance(item, ToolResultItem) else enc.assistant_item(item, index)
         else:
             blocks = enc.assistant_item(item, index)
-        append(who, blocks, index)
+        append(who, blocks, index, key)
 
     messages = []
-    for role, blocks, index in turns:
+    for role, blocks, index in _join_result_runs(turns, report):
         if role == "user" and any(_is_result(b) for b in blocks):
             results = [b for b in blocks if _is_result(b)]
             others = [b for b in blocks if not _is_result(b)]

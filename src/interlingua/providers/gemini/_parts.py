@@ -314,7 +314,11 @@ class PartEncoder:
 
     Grouping: consecutive items go into one content while the Gemini role stays the same and their
     ``message`` keys agree (an item without a key joins the current content); consecutive tool results
-    always share one user content (Gemini wants parallel ``functionResponse`` parts in one turn).
+    always share one user content (Gemini wants parallel ``functionResponse`` parts in one turn), and
+    model parts from another source right after a model turn holding ``functionCall`` parts join that
+    turn whatever their key (the calls of one turn are answered by the next user turn; reported
+    ``changed``); items decoded from Gemini (``origin.provider == "gemini"``) keep Gemini's own turns. A thought signature
+    with no part of its own goes on the next model part (reported when that part has another key).
 
     Tool-call ids: a call decoded from Gemini (``origin.provider == "gemini"``) is sent with an ``id``
     only if the wire call had one (``origin.item_id`` set); calls from other sources keep their id
@@ -329,6 +333,8 @@ class PartEncoder:
     dropped_calls: set[str] = field(default_factory=set)
     _keys: list[Any] = field(default_factory=list)
     _results_only: list[bool] = field(default_factory=list)
+    _calls_turn: list[bool] = field(default_factory=list)
+    _native: bool = False
     _pending: tuple[str, Any, int] | None = None
 
     @staticmethod
@@ -351,8 +357,10 @@ class PartEncoder:
         if not parts:
             return
         if self._pending is not None:
-            sig, pkey, _ = self._pending
-            if pkey == key and "thoughtSignature" not in parts[0]:
+            sig, pkey, pidx = self._pending
+            if (pkey == key or role == "model") and "thoughtSignature" not in parts[0]:
+                if pkey != key:
+                    self.report.add("changed", f"thought signature of message {pkey!r} sent on the part after it (message {key!r})", index=pidx, item_type="reasoning")
                 parts[0]["thoughtSignature"] = sig
                 self._pending = None
             else:
@@ -360,8 +368,19 @@ class PartEncoder:
         if self.contents:
             cur, ckey = self.contents[-1], self._keys[-1]
             same_role = cur["role"] == role
-            if same_role and ((result and self._results_only[-1]) or key is UNSET or ckey is UNSET or ckey == key):
+            joins = same_role and ((result and self._results_only[-1]) or key is UNSET or ckey is UNSET or ckey == key)
+            if not joins and same_role and role == "model" and self._calls_turn[-1] and not self._native:
+                # Gemini answers a model turn with function calls by the user turn right after it, holding
+                # one functionResponse per call ("Please ensure that the number of function response parts
+                # is equal to the number of function call parts of the function call turn", the API's 400):
+                # parts the model gives after its calls (a flat source's next call) join that turn. Items
+                # decoded from Gemini keep the turns Gemini sent (recorded requests with one model turn
+                # per call, answered by one user turn, were accepted).
+                self.report.add("changed", f"model parts of message {key!r} joined to the function call turn before them (message {ckey!r})", item_type="tool_call")
+                joins = True
+            if joins:
                 cur["parts"].extend(parts)
+                self._calls_turn[-1] = self._calls_turn[-1] or any("functionCall" in p for p in parts)
                 if ckey is UNSET:
                     self._keys[-1] = key
                 self._results_only[-1] = self._results_only[-1] and result
@@ -369,6 +388,7 @@ class PartEncoder:
         self.contents.append({"role": role, "parts": parts})
         self._keys.append(key)
         self._results_only.append(result)
+        self._calls_turn.append(role == "model" and any("functionCall" in p for p in parts))
 
     def _flush_pending(self) -> None:
         if self._pending is None:
@@ -388,6 +408,8 @@ class PartEncoder:
     def add(self, idx: int, item: Any) -> None:
         """Encode one non-system item."""
         key = getattr(item, "message", UNSET)
+        origin = getattr(item, "origin", UNSET)
+        self._native = origin is not UNSET and origin.provider == NAME
         policy, report = self.policy, self.report
         if isinstance(item, TextItem):
             if item.annotations is not UNSET and item.annotations:

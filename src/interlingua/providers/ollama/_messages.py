@@ -199,7 +199,12 @@ class MessageEncoder:
         stage = _STAGE[slot]
         if self.messages:
             cur, ckey = self.messages[-1], self._keys[-1]
-            if cur["role"] == role and role != "tool" and (key is UNSET or ckey is UNSET or ckey == key) and stage >= self._stage[-1]:
+            same = key is UNSET or ckey is UNSET or ckey == key
+            if role == "assistant" == cur["role"] and (not same or stage < self._stage[-1]) and self._turn_continues(cur, slot):
+                self.report.add("changed", f"assistant {slot} of message {key!r} joined to the assistant message with tool calls before it (message {ckey!r})", item_type="tool_call")
+                self._stage[-1] = max(stage, self._stage[-1])
+                return cur
+            if cur["role"] == role and role != "tool" and same and stage >= self._stage[-1]:
                 self._stage[-1] = stage
                 if ckey is UNSET:
                     self._keys[-1] = key
@@ -209,6 +214,21 @@ class MessageEncoder:
         self._keys.append(key)
         self._stage.append(stage)
         return msg
+
+    @staticmethod
+    def _turn_continues(msg: dict[str, Any], slot: str) -> bool:
+        """Whether assistant content for ``slot`` with another ``message`` key still belongs in ``msg``.
+
+        The calls of one turn are one assistant message with every ``tool_calls`` entry, answered by
+        the tool messages right after it (Ollama's chat API: ``message.tool_calls``; the model's chat
+        template renders one assistant turn per message, like OpenAI Chat's rule), so whatever the
+        assistant gives right after its calls (a flat source such as OpenAI Responses keys one message
+        per call) joins them, and a call right after an assistant message holding only ``thinking``
+        joins it (the thinking of that call).
+        """
+        if msg.get("tool_calls"):
+            return True
+        return slot == "tool_calls" and set(msg) <= {"role", "content", "thinking"} and not msg.get("content") and bool(msg.get("thinking"))
 
     def _text(self, role: str, key: Any, text: str, idx: int, item_type: str) -> None:
         msg = self._target(role, key, "content")

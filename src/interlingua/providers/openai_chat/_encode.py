@@ -3,8 +3,10 @@
 Turn shape (wire-formats.md section 1 and hazards 2-5): consecutive items sharing a ``message``
 key become one message; items without a key join the previous message of the same speaker; each
 tool result is its own ``role:"tool"`` message, so parallel calls become one assistant message
-with several ``tool_calls`` followed by one tool message per result. Tool messages carry text
-only. Reasoning is written only in the dialect that accepts it.
+with several ``tool_calls`` followed by one tool message per result. Whatever the source's keys,
+assistant items right after an assistant message with ``tool_calls`` join it (OpenAI refuses
+anything but its tool messages next), and reasoning alone joins the call after it (reported
+``changed``). Tool messages carry text only. Reasoning is written only in the dialect that accepts it.
 """
 
 from __future__ import annotations
@@ -164,9 +166,39 @@ class MessageEncoder:
             elif spk is not None:
                 if last is not None and last.role == spk and last.key == key:
                     last.items.append((i, item))
+                elif last is not None and spk == "assistant" and last.role == "assistant" and self._turn_continues(last, item):
+                    self.report.add(
+                        "changed",
+                        f"assistant items of message {key!r} joined to the assistant message {last.key!r} before them "
+                        "(OpenAI Chat: an assistant message with tool_calls must be followed by its tool messages; "
+                        "reasoning belongs to the message it precedes)",
+                        index=i,
+                        item_type=_tag(item),
+                    )
+                    last.items.append((i, item))
                 else:
                     groups.append(_Group(spk, key, [(i, item)]))
         return groups
+
+    @staticmethod
+    def _turn_continues(group: _Group, item: Any) -> bool:
+        """Whether the assistant ``item``, whatever its ``message`` key, belongs in ``group``'s message.
+
+        OpenAI Chat answers an assistant message holding ``tool_calls`` only with the tool messages
+        right after it ("An assistant message with 'tool_calls' must be followed by tool messages
+        responding to each 'tool_call_id'", the API's 400), so the consecutive calls of one turn (which a
+        flat source such as OpenAI Responses keys one message per call) are one message, and so is
+        anything the assistant says right after them. Reasoning alone followed by a tool call is that
+        call's reasoning: DeepSeek reads ``reasoning_content`` back only on the message with the calls
+        (api-docs.deepseek.com, thinking mode tool calls).
+        """
+        def is_call(it: Any) -> bool:
+            return isinstance(it, ToolCallItem) or (isinstance(it, RawItem) and raw_kind(it.value) == "tool_call")
+
+        kinds = [it for _, it in group.items]
+        if any(is_call(it) for it in kinds):
+            return True
+        return is_call(item) and all(isinstance(it, ReasoningItem) for it in kinds)
 
     # ------------------------------------------------------------------ parts
 
@@ -298,8 +330,10 @@ class MessageEncoder:
             calls = msg.get("tool_calls") if msg.get("role") == "assistant" else None
             if not isinstance(calls, list):
                 continue
-            wanted = {c.get("id") for c in calls if isinstance(c, dict)}
+            rank = {c.get("id"): n for n, c in enumerate(calls) if isinstance(c, dict)}
+            wanted = set(rank)
             gap = False
+            answers: list[tuple[int, dict[str, Any]]] = []
             for later in range(pos + 1, len(out)):
                 index, other = out[later]
                 if later in moved:
@@ -307,7 +341,7 @@ class MessageEncoder:
                 if other.get("role") == "tool" and other.get("tool_call_id") in wanted:
                     if gap:
                         self.report.add("changed", f"tool result {other['tool_call_id']!r} moved up to follow its call", index=index, item_type="tool_result")
-                    result.append(other)
+                    answers.append((index, other))
                     moved.add(later)
                     wanted.discard(other["tool_call_id"])
                     if not wanted:
@@ -316,6 +350,13 @@ class MessageEncoder:
                     break  # results after the next call turn stay where they are
                 else:
                     gap = True
+            if gap:  # results gathered from further down go in the order of their calls
+                ordered = sorted(answers, key=lambda a: rank[a[1]["tool_call_id"]])
+                for (index, other), was in zip(ordered, answers):
+                    if other is not was[1]:
+                        self.report.add("changed", f"tool result {other['tool_call_id']!r} moved to follow the order of its call", index=index, item_type="tool_result")
+                answers = ordered
+            result.extend(other for _, other in answers)
         return result
 
     def _fields(self, msg: dict[str, Any], index: int, item: RawItem) -> None:
