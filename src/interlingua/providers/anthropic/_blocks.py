@@ -19,6 +19,7 @@ from ...items import (
     Annotation,
     ArtifactRefItem,
     AudioItem,
+    VideoItem,
     Base64Source,
     CacheBreakpoint,
     DocumentItem,
@@ -520,6 +521,8 @@ class Encoder:
             return [{"type": "text", "text": msgspec.json.encode(item.data).decode()}]
         if isinstance(item, AudioItem):
             return self.unsupported("Anthropic Messages has no audio input", index, "audio")
+        if isinstance(item, VideoItem):
+            return self.unsupported("Anthropic Messages has no video input", index, "video")
         if isinstance(item, ArtifactRefItem):
             return self.unsupported("artifact references must be resolved to bytes before sending to Anthropic", index, "artifact_ref")
         return self.unsupported(f"{item_type(item)} cannot be sent to Anthropic", index, item_type(item))

@@ -33,6 +33,7 @@ from ...errors import MalformedArgumentsError
 from ...items import (
     ArtifactRefItem,
     AudioItem,
+    VideoItem,
     Base64Source,
     DocumentItem,
     ErrorItem,
@@ -259,7 +260,7 @@ class MessageEncoder:
         elif isinstance(item, RefusalItem):
             for t in report.unsupported(policy, "Ollama has no refusal field", index=idx, item_type="refusal", marker=item.text):
                 self._text("assistant", key, t.text, idx, "refusal")
-        elif isinstance(item, (AudioItem, DocumentItem, ArtifactRefItem, HandoffCallItem, HandoffResultItem)):
+        elif isinstance(item, (AudioItem, VideoItem, DocumentItem, ArtifactRefItem, HandoffCallItem, HandoffResultItem)):
             tag = tag_of(item)
             for t in report.unsupported(policy, f"Ollama cannot carry a {tag} item", index=idx, item_type=tag):
                 self._text("assistant" if isinstance(item, HandoffCallItem) else "user", key, t.text, idx, tag)

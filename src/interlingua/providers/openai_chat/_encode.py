@@ -19,6 +19,7 @@ from ...codec import Item, UnknownItem
 from ...items import (
     ArtifactRefItem,
     AudioItem,
+    VideoItem,
     Base64Source,
     DocumentItem,
     ErrorItem,
@@ -44,7 +45,7 @@ from ._common import NAME, OPENROUTER_ISSUER, OPENROUTER_NAMESPACE, Dialect, dat
 __all__ = ["MessageEncoder", "raw_kind"]
 
 U = msgspec.UNSET
-_CONTENT_CLASSES = (TextItem, ImageItem, AudioItem, DocumentItem, ArtifactRefItem)
+_CONTENT_CLASSES = (TextItem, ImageItem, AudioItem, VideoItem, DocumentItem, ArtifactRefItem)
 _ASSISTANT_CLASSES = (ToolCallItem, ReasoningItem, RefusalItem, StructuredItem)
 _AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
 
@@ -222,6 +223,8 @@ class MessageEncoder:
                     return [{"type": "input_audio", "input_audio": {"data": src.data, "format": fmt}}]
                 return self._unsupported(index, "audio", f"input_audio takes wav or mp3, not {fmt or src.media_type!r}")
             return self._unsupported(index, "audio", "input_audio takes base64 data only")
+        if isinstance(item, VideoItem):
+            return self._unsupported(index, "video", "OpenAI Chat has no video input (no video content part)")
         if isinstance(item, DocumentItem):
             src = item.source
             body = {}

@@ -19,6 +19,7 @@ from ...codec import Item, UnknownItem
 from ...items import (
     ArtifactRefItem,
     AudioItem,
+    VideoItem,
     Base64Source,
     DocumentItem,
     FileSource,
@@ -402,6 +403,8 @@ def encode_content(item: Any, ctx: EncodeContext, index: int, *, assistant: bool
         if parts is not None:
             return parts
         return _degrade(ctx, f"document source {describe(item.source)!r} cannot be sent to {NAME}", index, "document", assistant)
+    if isinstance(item, VideoItem):
+        return _degrade(ctx, "video input is not in the Responses message-content union", index, "video", assistant)
     if isinstance(item, AudioItem):
         return _degrade(ctx, "audio input is not in the Responses message-content union", index, "audio", assistant)
     if isinstance(item, ArtifactRefItem):
