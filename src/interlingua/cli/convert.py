@@ -190,6 +190,8 @@ def _decode_provider(mapper: Mapper, kind: Kind, data: bytes, body: dict[str, An
         if isinstance(last, StreamError):
             if last.pointer is not None:  # a malformed event: say where, not a guess about the format
                 raise _Fail(1, f"the {mapper.name} stream failed: {last.error.code}: {last.error.message} (at {last.pointer})")
+            if last.error.code not in ("truncated", "provider_error"):  # the provider's own error event: the format is right
+                raise _Fail(1, f"the {mapper.name} stream failed: {last.error.code}: {last.error.message} (an error event sent by the provider)")
             raise _Fail(1, f"the {mapper.name} stream failed: {last.error.code}: {last.error.message} (is it {_article(mapper.name)} {mapper.name} stream? check --from and --kind)")
         if not isinstance(last, StreamDone) or not isinstance(last.response, ModelResponse):
             raise _Fail(1, f"the {mapper.name} stream ended without a result")

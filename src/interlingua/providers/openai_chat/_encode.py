@@ -454,6 +454,8 @@ class MessageEncoder:
                 entries.append(("text", item))
             elif isinstance(item, RefusalItem):
                 entries.append(("refusal", item.text))
+            elif isinstance(item, ReasoningItem) and _thinking_part(item) is not None:
+                entries.append(("thinking", _thinking_part(item)))
             elif isinstance(item, ReasoningItem):
                 reasoning.append((i, item))
             elif isinstance(item, StructuredItem):
@@ -529,6 +531,9 @@ class MessageEncoder:
             msg["content"] = self._content(parts, where)
 
     def _response_content(self, msg: dict[str, Any], entries: list[tuple[str, Any]]) -> None:
+        if any(k == "thinking" for k, _ in entries):  # Mistral: a list of thinking and text chunks
+            msg["content"] = [v if k == "thinking" else {"type": "text", "text": v.text} if k == "text" else {"type": "refusal", "refusal": v} for k, v in entries]
+            return
         text: list[str] = []
         annotations: list[dict[str, Any]] = []
         offset = 0
@@ -547,6 +552,20 @@ class MessageEncoder:
         msg["refusal"] = "".join(refusals) if refusals else None
         if annotations:
             msg["annotations"] = annotations
+
+
+def _thinking_part(item: ReasoningItem) -> dict[str, Any] | None:
+    """A reasoning item read from a Mistral ``thinking`` content chunk -> that chunk again (see
+    ``MessageDecoder._thinking``), ``None`` for any other reasoning item."""
+    own = item.provider_data.get(NAME) if item.provider_data is not U else None
+    if not isinstance(own, dict) or not isinstance(own.get("content_part"), dict) or item.text is U:
+        return None
+    part = copy.deepcopy(own["content_part"])
+    chunks = own.get("thinking")
+    joined = "".join(c.get("text", "") for c in chunks if isinstance(c, dict)) if isinstance(chunks, list) else None
+    part["thinking"] = copy.deepcopy(chunks) if joined == item.text else [{"type": "text", "text": item.text}]
+    part["type"] = "thinking"
+    return part
 
 
 _URL_KINDS = ("url_citation", "web_search_result_location")
