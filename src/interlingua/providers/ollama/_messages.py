@@ -50,6 +50,7 @@ from ...items import (
     ToolResultItem,
 )
 from ...mapping.arguments import tool_call_from_text
+from ...mapping.settings import own_provider_data
 from ...mapping.report import Policy, Report
 from ._common import NAME, jcopy, sniff_image_type, tag_of
 
@@ -218,9 +219,12 @@ class MessageEncoder:
         msg["content"] += text
 
     def add(self, idx: int, item: Any) -> None:
-        """Encode one item."""
+        """Encode one item (another provider's ``provider_data`` on it is reported dropped)."""
         key = getattr(item, "message", UNSET)
         policy, report = self.policy, self.report
+        if getattr(item, "provider_data", UNSET) is not UNSET:
+            tag = tag_of(item) if not isinstance(item, UnknownItem) else item.type
+            own_provider_data(item.provider_data, NAME, report, what=f"a {tag} item", index=idx, item_type=tag)
         if isinstance(item, TextItem):
             role = {"developer": "system"}.get(item.role, item.role) if item.role is not UNSET else "user"
             if item.role == "developer":

@@ -31,6 +31,7 @@ from ...items import (
 )
 from ...items import RawItem
 from ...mapping.arguments import tool_call_from_text
+from ...mapping.extras import extra_fields
 from ...mapping.report import Report
 from ._common import NAME, image_source, openrouter_opaque, parse_data_url
 
@@ -54,6 +55,11 @@ _PART_KEYS = {
     "file": frozenset({"type", "file", "cache_control"}),
 }
 _TTL = re.compile(r"^[0-9]+[smh]$")
+
+
+def extra_free(part: dict[str, Any], extras: dict[str, Any]) -> dict[str, Any]:
+    """``part`` without the keys of ``extras``."""
+    return {k: v for k, v in part.items() if k not in extras}
 
 
 def _json_copy(value: Any) -> Any:
@@ -140,7 +146,27 @@ class MessageDecoder:
         return U
 
     def _part(self, part: Any, role: Any, *, index: int, key: str, pointer: str) -> Item | None:
-        """One content part -> item (``None`` when it is dropped, with a report entry)."""
+        """One content part -> item (``None`` when it is dropped, with a report entry).
+
+        A user/system/developer part of a known type with fields this mapper does not model (OpenRouter
+        ``prompt_cache_breakpoint``, ...) keeps its content; those fields go to the item's
+        ``provider_data["openai-chat"]`` (written back to OpenAI Chat, reported dropped elsewhere).
+        """
+        if role in ("system", "developer", "user") and isinstance(part, dict) and part.get("type") in _PART_KEYS:
+            extras = extra_fields(part, _PART_KEYS[part["type"]])
+            if extras:
+                saved, self.report = self.report, Report()
+                try:
+                    item = self._part_fields(extra_free(part, extras), role, index=index, key=key, pointer=pointer)
+                    sub = self.report
+                finally:
+                    self.report = saved
+                if isinstance(item, (TextItem, ImageItem, AudioItem, DocumentItem)):
+                    self.report.extend(sub)
+                    return msgspec.structs.replace(item, provider_data={NAME: extras})
+        return self._part_fields(part, role, index=index, key=key, pointer=pointer)
+
+    def _part_fields(self, part: Any, role: Any, *, index: int, key: str, pointer: str) -> Item | None:
         if not isinstance(part, dict):
             self.report.add("dropped", "content part is not a JSON object", index=index, pointer=pointer)
             return None

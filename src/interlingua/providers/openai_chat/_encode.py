@@ -40,6 +40,7 @@ from ...mapping.arguments import arguments_json
 from ...mapping.ids import IdMap
 from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
+from ...mapping.extras import merge_own
 from ._common import NAME, OPENROUTER_ISSUER, OPENROUTER_NAMESPACE, Dialect, data_url
 
 __all__ = ["MessageEncoder", "raw_kind"]
@@ -341,7 +342,7 @@ class MessageEncoder:
         fields: list[tuple[int, RawItem]] = []
         for i, item in group.items:
             if isinstance(item, TextItem):
-                parts.append(self._text_part(i, item))
+                parts.append(merge_own(self._text_part(i, item), item, NAME, self.report, index=i, item_type="text"))
             elif isinstance(item, RawItem):
                 if raw_kind(item.value) == "fields":
                     fields.append((i, item))
@@ -351,6 +352,7 @@ class MessageEncoder:
                 parts.extend(self._unsupported(i, _tag(item), f"{group.role} messages take text parts only"))
             else:
                 media = self._media_part(i, item, group.role)
+                merge_own(media[0] if len(media) == 1 and media[0].get("type") != "text" else {}, item, NAME, self.report, index=i, item_type=_tag(item))
                 if len(media) == 1 and media[0].get("type") != "text":
                     self.cache(i, item, media[0])
                 elif getattr(item, "cache_breakpoint", U) is not U:

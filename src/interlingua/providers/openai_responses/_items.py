@@ -34,6 +34,7 @@ from ...items import (
     ToolResultItem,
     UrlSource,
 )
+from ...mapping.extras import as_provider_data, extra_fields, merge_own
 from ...mapping.arguments import arguments_json, tool_call_from_text
 from ...mapping.ids import IdMap
 from ...mapping.opaque import replayable
@@ -168,8 +169,10 @@ def _decode_part(part: Any, role: Any, ctx: DecodeContext, index: int, pointer: 
         text = part.get("text")
         if not isinstance(text, str):
             raise _NotCanonical
+        extras: Any = UNSET
         if kind == "input_text" and set(part) - {"type", "text"}:
-            raise _NotCanonical
+            # fields not modelled (OpenRouter prompt_cache_breakpoint, ...): the text is kept, they go to provider_data
+            extras = as_provider_data(NAME, extra_fields(part, ("type", "text")))
         annotations: Any = UNSET
         if kind == "output_text":
             if not assistant_parts or set(part) - {"type", "text", "annotations", "logprobs"}:
@@ -181,7 +184,7 @@ def _decode_part(part: Any, role: Any, ctx: DecodeContext, index: int, pointer: 
                 if not all(isinstance(a, Mapping) for a in raw_ann):
                     raise _NotCanonical
                 annotations = [annotation_from_wire(a) for a in raw_ann]
-        return TextItem(text=text, role=role, annotations=annotations)
+        return TextItem(text=text, role=role, annotations=annotations, provider_data=extras)
     if kind == "refusal" and assistant_parts:
         text = part.get("refusal")
         if not isinstance(text, str) or set(part) - {"type", "refusal"}:
@@ -372,6 +375,22 @@ def _encode_document(item: DocumentItem, ctx: EncodeContext, index: int) -> list
 
 def encode_content(item: Any, ctx: EncodeContext, index: int, *, assistant: bool) -> list[dict[str, Any]]:
     """One content item -> wire parts (``[]`` when dropped under the policy; reported).
+
+    The item's ``provider_data["openai-responses"]`` fields go back onto its part; another
+    provider's ``provider_data`` is reported dropped (:func:`~interlingua.mapping.extras.merge_own`).
+    """
+    parts = _encode_content(item, ctx, index, assistant=assistant)
+    if getattr(item, "provider_data", UNSET) is not UNSET:
+        tag = str(type(item).__struct_config__.tag)
+        if len(parts) == 1:
+            merge_own(parts[0], item, NAME, ctx.report, index=index, item_type=tag)
+        else:
+            merge_own({}, item, NAME, ctx.report, index=index, item_type=tag)
+    return parts
+
+
+def _encode_content(item: Any, ctx: EncodeContext, index: int, *, assistant: bool) -> list[dict[str, Any]]:
+    """One content item -> wire parts, without its provider_data (see :func:`encode_content`).
 
     Raises:
         ConversionError: under policy ``error`` for content the Responses API cannot carry
