@@ -623,3 +623,30 @@ def test_request_settings_are_kept_in_the_transcript_settings_and_go_back_exactl
     )  # fmt: skip
     back = mapper.encode_request(conv.value, model=conv.value.settings.model)
     assert not back.report and back.value == body
+
+
+def test_tool_reference_in_a_tool_result_round_trips_and_names_the_tool_elsewhere() -> None:
+    """pydantic-ai cassette test_anthropic/test_anthropic_deferred_capability_tool_callable_without_tool_search.yaml, interaction 1."""
+    from interlingua.mapping.registry import get_mapper
+
+    result = {"content": [{"tool_name": "lookup_refund_policy", "type": "tool_reference"}], "is_error": False,
+              "tool_use_id": "auto_load_0f10f8b659c3c105", "type": "tool_result"}
+    body = {
+        "max_tokens": 1024,
+        "model": "claude-sonnet-4-5",
+        "tools": [{"name": "lookup_refund_policy", "input_schema": {"type": "object"}}],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "refund?"}]},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "auto_load_0f10f8b659c3c105", "name": "load_tool", "input": {"name": "lookup_refund_policy"}}]},
+            {"role": "user", "content": [result]},
+        ],
+    }
+    conv = mapper.decode_request(body)
+    tr = conv.value.items[-1]
+    assert isinstance(tr, ToolResultItem) and tr.content[0].text == "tool reference: lookup_refund_policy"
+    back = mapper.encode_request(conv.value, model="claude-sonnet-4-5")
+    assert back.value["messages"][2]["content"] == [result] and not back.report
+    for target in ("openai-chat", "openai-responses", "gemini", "ollama"):
+        out = get_mapper(target).encode_request(conv.value, model="m")
+        assert "tool reference: lookup_refund_policy" in str(out.value), target
+        assert any("tool_reference" in e.reason for e in out.report), (target, out.report.lines())

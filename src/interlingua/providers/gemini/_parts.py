@@ -495,6 +495,9 @@ class PartEncoder:
         non_media: list[Any] = []
         media: list[dict[str, Any]] = []
         for c in item.content:
+            pd = getattr(c, "provider_data", UNSET)
+            if isinstance(pd, dict) and pd:  # nested parts carry no Gemini fields: all reported
+                own_provider_data({k: v for k, v in pd.items() if k != NAME}, NAME, self.report, what=f"a {tag_of(c)} in a tool result", index=idx, item_type="tool_result")
             if isinstance(c, (TextItem, StructuredItem)):
                 non_media.append(c)
             elif isinstance(c, (ImageItem, AudioItem, VideoItem, DocumentItem)):

@@ -320,6 +320,8 @@ class MessageEncoder:
         texts: list[str] = []
         images: list[str] = []
         for c in item.content:
+            if getattr(c, "provider_data", UNSET) is not UNSET:
+                own_provider_data(c.provider_data, NAME, self.report, what=f"a {tag_of(c)} in a tool result", index=idx, item_type="tool_result")
             if isinstance(c, TextItem):
                 texts.append(c.text)
             elif isinstance(c, StructuredItem):

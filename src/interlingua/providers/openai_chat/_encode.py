@@ -377,7 +377,7 @@ class MessageEncoder:
         parts: list[dict[str, Any]] = []
         for item in result.content:
             if isinstance(item, TextItem):
-                parts.append(self.cache(index, item, {"type": "text", "text": item.text}))
+                parts.append(merge_own(self.cache(index, item, {"type": "text", "text": item.text}), item, NAME, self.report, index=index, item_type="text"))
             elif isinstance(item, StructuredItem):
                 self.report.add("changed", "structured tool output sent as JSON text", index=index, item_type="structured")
                 parts.append({"type": "text", "text": msgspec.json.encode(item.data).decode()})

@@ -571,7 +571,7 @@ def encode_tool_result(item: ToolResultItem, ctx: EncodeContext, index: int) -> 
         ctx.report.add("changed", "is_error has no function_call_output field; the output is sent without it", index=index, item_type="tool_result")
     if not content:
         output: Any = ""
-    elif len(content) == 1 and isinstance(content[0], TextItem) and (content[0].annotations is UNSET or not content[0].annotations):
+    elif len(content) == 1 and isinstance(content[0], TextItem) and (content[0].annotations is UNSET or not content[0].annotations) and content[0].provider_data is UNSET:
         output = content[0].text
     else:
         output = []
