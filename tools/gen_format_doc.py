@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "format.md"
 EXAMPLES = ROOT / "tests" / "fixtures" / "canonical" / "valid_items.jsonl"
-ORDER = ["text", "image", "audio", "document", "artifact_ref", "tool_call", "tool_result", "handoff_call", "handoff_result", "reasoning", "structured", "refusal", "error", "raw"]
+ORDER = ["text", "image", "audio", "video", "document", "artifact_ref", "tool_call", "tool_result", "handoff_call", "handoff_result", "reasoning", "structured", "refusal", "error", "raw"]
 COMMON = {"type", "id", "metadata", "origin", "message"}
 
 INTRO = """\
@@ -34,7 +34,7 @@ Every item is a JSON object discriminated by `type`. Every item may carry:
 |---|---|
 {common}
 
-Content items (`text`, `image`, `audio`, `document`, `artifact_ref`) carry `role` at the top level of a
+Content items (`text`, `image`, `audio`, `video`, `document`, `artifact_ref`) carry `role` at the top level of a
 transcript and none when nested in a `tool_result` or `handoff_result`. `tool_call`, `handoff_call`,
 `reasoning`, `structured` and `refusal` come from the assistant; `tool_result` and `handoff_result` from the
 tool side; `error` from the runtime. The JSON Schemas (`interlingua schema --out DIR`) are the

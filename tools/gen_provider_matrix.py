@@ -68,6 +68,7 @@ def _cases() -> list[tuple[str, Transcript]]:
         ("image, base64", _t(_i('{"type":"image","role":"user","source":' + PNG + "}"))),
         ("image, url", _t(_i('{"type":"image","role":"user","source":{"type":"url","url":"https://example.com/a.png"}}'))),
         ("audio, base64 wav", _t(_i('{"type":"audio","role":"user","format":"wav","source":{"type":"base64","media_type":"audio/wav","data":"UklGRg=="}}'))),
+        ("video, YouTube url", _t(_i('{"type":"video","role":"user","source":{"type":"url","url":"https://www.youtube.com/watch?v=9hE5-98ZeCg","media_type":"video/mp4"}}'))),
         ("document, base64 PDF", _t(_i('{"type":"document","role":"user","media_type":"application/pdf","source":' + PDF + "}"))),
         ("document, plain text", _t(_i('{"type":"document","role":"user","source":{"type":"text","text":"body","media_type":"text/plain"}}'))),
         ("artifact_ref", _t(_i('{"type":"artifact_ref","role":"user","uri":"s3://bucket/a.bin"}'))),

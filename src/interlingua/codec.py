@@ -36,6 +36,7 @@ import msgspec
 from .errors import DocumentError, LimitError, Problem, VersionError
 from .items import (
     AudioItem,
+    VideoItem,
     Base64Source,
     DocumentItem,
     Envelope,
@@ -424,7 +425,7 @@ def _item_too_deep(item: Any, max_depth: int, level: int = 1) -> bool:
     return False
 
 
-_MEDIA_CLASSES = (ImageItem, AudioItem, DocumentItem)
+_MEDIA_CLASSES = (ImageItem, AudioItem, VideoItem, DocumentItem)
 
 
 def _check_base64(item: Any, pointer: str, limits: Limits) -> None:

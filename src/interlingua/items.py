@@ -25,19 +25,19 @@ class ModelCapabilities(Struct):
 
     input_modalities: (
         Annotated[
-            list[Literal['text', 'image', 'audio', 'document']],
+            list[Literal['text', 'image', 'audio', 'video', 'document']],
             Meta(
-                description='Modalities the model accepts as input (`text`, `image`, `audio`, `document`).'
+                description='Modalities the model accepts as input (`text`, `image`, `audio`, `video`, `document`).'
             ),
         ]
         | UnsetType
     ) = field(default_factory=lambda: ['text'])
     """
-    Modalities the model accepts as input (`text`, `image`, `audio`, `document`).
+    Modalities the model accepts as input (`text`, `image`, `audio`, `video`, `document`).
     """
     output_modalities: (
         Annotated[
-            list[Literal['text', 'image', 'audio', 'document']],
+            list[Literal['text', 'image', 'audio', 'video', 'document']],
             Meta(description='Modalities the model can produce.'),
         ]
         | UnsetType
@@ -1734,6 +1734,101 @@ class Usage(Struct):
     """
 
 
+class VideoItem(Struct, tag_field='type', tag='video'):
+    """
+    A video clip (Gemini `fileData`/`inlineData` with a `video/*` media type, YouTube URLs included). Its media type is `source.media_type`; Gemini `videoMetadata` (clip offsets, frame rate) is kept in `provider_data.gemini`.
+    """
+
+    source: Annotated[Source, Meta(description='Where the bytes come from.')]
+    """
+    Where the bytes come from.
+    """
+    id: (
+        Annotated[
+            ItemId,
+            Meta(
+                description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
+    """
+    metadata: (
+        Annotated[
+            dict[str, Any],
+            Meta(
+                description='Caller-owned JSON-safe data; mappers never read or write it.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Caller-owned JSON-safe data; mappers never read or write it.
+    """
+    origin: (
+        Annotated[
+            Origin,
+            Meta(
+                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Where a model-produced item came from (provider, API, model, response id, provider item id).
+    """
+    message: (
+        Annotated[
+            MessageKey,
+            Meta(
+                description='Key shared by the items of one provider message, so message boundaries survive a round trip.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Key shared by the items of one provider message, so message boundaries survive a round trip.
+    """
+    provider_data: (
+        Annotated[
+            ProviderData,
+            Meta(
+                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
+    """
+    cache_breakpoint: (
+        Annotated[
+            CacheBreakpoint,
+            Meta(
+                description='Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.
+    """
+    role: (
+        Annotated[
+            Role,
+            Meta(
+                description='Speaker, at the top level of a transcript. Absent when the item is nested inside a tool_result or handoff_result.'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Speaker, at the top level of a transcript. Absent when the item is nested inside a tool_result or handoff_result.
+    """
+
+
 class ArtifactRefItem(Struct, tag_field='type', tag='artifact_ref'):
     """
     A reference to a large binary kept outside the transcript.
@@ -2305,7 +2400,7 @@ class ImageItem(Struct, tag_field='type', tag='image'):
 
 
 OutputItem: TypeAlias = Annotated[
-    TextItem | ImageItem | AudioItem | ArtifactRefItem | ToolCallItem | HandoffCallItem | ReasoningItem | StructuredItem | RefusalItem | ErrorItem | RawItem,
+    TextItem | ImageItem | AudioItem | VideoItem | ArtifactRefItem | ToolCallItem | HandoffCallItem | ReasoningItem | StructuredItem | RefusalItem | ErrorItem | RawItem,
     Meta(
         description='Items a model response or the replay runtime may append.',
         title='OutputItem',
@@ -2317,7 +2412,7 @@ Items a model response or the replay runtime may append.
 
 
 ToolResultContent: TypeAlias = Annotated[
-    TextItem | ImageItem | AudioItem | DocumentItem | ArtifactRefItem | StructuredItem,
+    TextItem | ImageItem | AudioItem | VideoItem | DocumentItem | ArtifactRefItem | StructuredItem,
     Meta(
         description='What a tool_result or handoff_result may hold: content items (no role) or structured data.',
         title='ToolResultContent',
@@ -2718,7 +2813,7 @@ class HandoffResultItem(Struct, tag_field='type', tag='handoff_result'):
 
 
 InputItem: TypeAlias = Annotated[
-    TextItem | ImageItem | AudioItem | DocumentItem | ArtifactRefItem | ToolCallItem | ToolResultItem | HandoffCallItem | HandoffResultItem | ReasoningItem | StructuredItem | RefusalItem | ErrorItem | RawItem,
+    TextItem | ImageItem | AudioItem | VideoItem | DocumentItem | ArtifactRefItem | ToolCallItem | ToolResultItem | HandoffCallItem | HandoffResultItem | ReasoningItem | StructuredItem | RefusalItem | ErrorItem | RawItem,
     Meta(description='Any canonical item: the whole union.', title='InputItem'),
 ]
 """

@@ -31,6 +31,7 @@ from .errors import DocumentError, Problem
 from .items import (
     ArtifactRefItem,
     AudioItem,
+    VideoItem,
     DocumentItem,
     HandoffCallItem,
     HandoffResultItem,
@@ -60,7 +61,7 @@ __all__ = [
     "validate_path",
 ]
 
-_CONTENT = (TextItem, ImageItem, AudioItem, DocumentItem, ArtifactRefItem)
+_CONTENT = (TextItem, ImageItem, AudioItem, VideoItem, DocumentItem, ArtifactRefItem)
 
 # --------------------------------------------------------------------------- JSON Schemas
 

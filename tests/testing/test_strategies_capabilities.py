@@ -33,8 +33,9 @@ def test_restricted_transcripts_are_valid_and_accepted(data: st.DataObject, caps
 
 def test_kinds_for() -> None:
     caps = ModelCapabilities(input_modalities=["text"], tools=False, reasoning=False)
-    assert set(kinds_for(caps)) == set(ITEM_TYPES) - {"image", "audio", "document", "artifact_ref", "tool_call", "tool_result", "reasoning"}
+    assert set(kinds_for(caps)) == set(ITEM_TYPES) - {"image", "audio", "video", "document", "artifact_ref", "tool_call", "tool_result", "reasoning"}
     assert "image" in kinds_for(ModelCapabilities(input_modalities=["text", "image"]))
+    assert "video" in kinds_for(ModelCapabilities(input_modalities=["text", "video"])) and "video" not in kinds_for(ModelCapabilities(input_modalities=["text", "image"]))
 
 
 @settings(max_examples=40, deadline=None)

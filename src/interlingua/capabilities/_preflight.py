@@ -7,10 +7,10 @@ look only at the items and the capabilities, never at a provider's name.
 
 What is a violation (and what is not, on purpose):
 
-* **Input modalities.** ``image``, ``audio`` and ``document`` items, at the top
+* **Input modalities.** ``image``, ``audio``, ``video`` and ``document`` items, at the top
   level or nested in a ``tool_result``/``handoff_result``, need that modality
   in ``input_modalities``. An ``artifact_ref`` counts by its ``media_type``
-  (``image/*``, ``audio/*``, anything else is a document); without one it is not
+  (``image/*``, ``audio/*``, ``video/*``, anything else is a document); without one it is not
   checked (the mapper that resolves it decides).
 * **Tools.** Without ``tools``, every ``tool_call``, ``tool_result``,
   ``handoff_call`` and ``handoff_result`` item, the transcript's ``tools`` and a
@@ -74,6 +74,7 @@ from ..errors import CapabilityError, CapabilityViolation
 from ..items import (
     ArtifactRefItem,
     AudioItem,
+    VideoItem,
     DocumentItem,
     ErrorItem,
     HandoffCallItem,
@@ -121,6 +122,8 @@ def _modality(item: Any) -> str | None:
         return "image"
     if isinstance(item, AudioItem):
         return "audio"
+    if isinstance(item, VideoItem):
+        return "video"
     if isinstance(item, DocumentItem):
         return "document"
     if isinstance(item, ArtifactRefItem) and _is_set(item.media_type):
@@ -129,6 +132,8 @@ def _modality(item: Any) -> str | None:
             return "image"
         if media.startswith("audio/"):
             return "audio"
+        if media.startswith("video/"):
+            return "video"
         return "document"
     return None
 

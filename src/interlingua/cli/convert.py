@@ -278,7 +278,12 @@ def convert(
         raise typer.Exit(1) from None
     except StreamFailedError as exc:
         _warn(report)
-        hint = "" if exc.pointer else f" (is it {_article(exc.format)} {exc.format} stream? check --from and --kind)"
+        if exc.pointer:  # a malformed event: the message says where
+            hint = ""
+        elif exc.code not in ("truncated", "provider_error"):  # the provider's own error event: the format is right
+            hint = " (an error event sent by the provider)"
+        else:
+            hint = f" (is it {_article(exc.format)} {exc.format} stream? check --from and --kind)"
         typer.echo(f"error: {exc}{hint}", err=True)
         raise typer.Exit(1) from None
     except DocumentError as exc:

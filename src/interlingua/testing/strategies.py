@@ -56,11 +56,12 @@ from ..items import (
     ToolResultItem,
     Transcript,
     UrlSource,
+    VideoItem,
 )
 
 __all__ = ["ITEM_TYPES", "generation_settings", "items", "kinds_for", "json_objects", "json_values", "transcripts"]
 
-ITEM_TYPES = ("text", "image", "audio", "document", "artifact_ref", "tool_call", "tool_result", "reasoning", "structured", "refusal", "error", "raw")
+ITEM_TYPES = ("text", "image", "audio", "video", "document", "artifact_ref", "tool_call", "tool_result", "reasoning", "structured", "refusal", "error", "raw")
 """Item types :func:`transcripts` can produce."""
 
 _text = st.text(st.characters(codec="utf-8"), max_size=40)
@@ -88,6 +89,10 @@ def _content(kind: str, role: str | None) -> st.SearchStrategy[Any]:
         )
     if kind == "audio":
         return st.builds(lambda d: AudioItem(source=Base64Source(media_type="audio/wav", data=d), format="wav", **r), _b64)
+    if kind == "video":
+        return st.builds(lambda d: VideoItem(source=Base64Source(media_type="video/mp4", data=d), **r), _b64) | st.builds(
+            lambda u: VideoItem(source=UrlSource(url=f"https://www.youtube.com/watch?v={u}", media_type="video/mp4"), **r), _name
+        )
     if kind == "document":
         return st.builds(lambda d, t: DocumentItem(source=Base64Source(media_type="application/pdf", data=d), media_type="application/pdf", title=t, **r), _b64, _text)
     if kind == "artifact_ref":
@@ -103,7 +108,7 @@ _ISSUERS = ("anthropic", "openai-responses", "gemini")
 
 @st.composite
 def _item(draw: st.DrawFn, kind: str, n: int, calls: list[str], nested: Sequence[str] = ("text", "image", "structured")) -> Any:
-    if kind in ("text", "image", "audio", "document", "artifact_ref"):
+    if kind in ("text", "image", "audio", "video", "document", "artifact_ref"):
         role = draw(st.sampled_from(_ROLES if kind == "text" else ("user",)))
         return draw(_content(kind, role))
     if kind == "structured":
@@ -131,14 +136,14 @@ def _item(draw: st.DrawFn, kind: str, n: int, calls: list[str], nested: Sequence
     raise ValueError(kind)
 
 
-_MODALITY_KINDS = {"image": "image", "audio": "audio", "document": "document", "artifact_ref": "document"}
+_MODALITY_KINDS = {"image": "image", "audio": "audio", "video": "video", "document": "document", "artifact_ref": "document"}
 """Item kind -> the input modality it needs (generated artifact refs are octet-stream: preflight counts them as documents)."""
 
 
 def kinds_for(capabilities: ModelCapabilities, kinds: Sequence[str] = ITEM_TYPES) -> tuple[str, ...]:
     """The item kinds of ``kinds`` a model with ``capabilities`` accepts.
 
-    Input modalities limit ``image``/``audio``/``document``/``artifact_ref``; ``tools`` limits ``tool_call``/``tool_result``;
+    Input modalities limit ``image``/``audio``/``video``/``document``/``artifact_ref``; ``tools`` limits ``tool_call``/``tool_result``;
     ``reasoning`` limits ``reasoning``.
     """
     modalities = set(capabilities.input_modalities) if isinstance(capabilities.input_modalities, list) else {"text"}

@@ -266,13 +266,57 @@ def test_single_system_item_is_sent_as_a_string():
     assert conv.value["system"] == "be brief" and not conv.report
 
 
-def test_system_item_in_the_middle_is_moved_to_top_level_and_reported():
+def test_system_item_in_the_middle_stays_a_system_turn_in_place():
+    # Messages API messages[] takes role "system" (anthropic-sdk-python BetaSystemMessageParam; recorded 200s)
     t = transcript(TextItem(text="s0", role="system"), user("hi"), TextItem(text="a", role="assistant"), TextItem(text="now be formal", role="system"), user("ok"))
     conv = encode(t)
-    assert conv.value["system"] == [{"type": "text", "text": "s0"}, {"type": "text", "text": "now be formal"}]
-    assert [m["role"] for m in conv.value["messages"]] == ["user", "assistant", "user"]
-    [entry] = conv.report
-    assert entry.action == "changed" and entry.index == 3 and "moved to the top-level system" in entry.reason
+    assert conv.value["system"] == "s0"
+    assert conv.value["messages"][2] == {"role": "system", "content": [{"type": "text", "text": "now be formal"}]}
+    assert [m["role"] for m in conv.value["messages"]] == ["user", "assistant", "system", "user"]
+    assert not conv.report
+
+
+def test_real_mid_conversation_system_turns_round_trip() -> None:
+    """pydantic-ai cassette test_anthropic_mid_conversation_system/test_two_mid_conversation_system_prompts_keep_their_order
+    (messages trimmed to the system turns and their neighbours)."""
+    body = {
+        "max_tokens": 4096,
+        "model": "claude-opus-4-8",
+        "system": "You are a code reviewer.",
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Review `def add(a, b): return a + b`."}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "Looks fine."}]},
+            {"role": "system", "content": [{"type": "text", "text": "From now on, every suggestion must include explicit type annotations."}]},
+            {"role": "system", "content": [{"type": "text", "text": "Also always state the time complexity."}]},
+            {"role": "user", "content": [{"type": "text", "text": "Review it once more."}]},
+        ],
+    }
+    conv = mapper.decode_request(body)
+    back = mapper.encode_request(conv.value, model="claude-opus-4-8")
+    assert back.value["messages"] == body["messages"] and back.value["system"] == body["system"]
+    assert not back.report
+
+
+def test_tool_addition_in_a_system_turn_round_trips_and_is_reported_elsewhere() -> None:
+    """A ``tool_addition`` block (SDK BetaRequestToolAdditionBlockParam) in a mid-conversation system turn."""
+    body = {
+        "max_tokens": 1024,
+        "model": "claude-sonnet-4-5",
+        "tools": [{"name": "get_weather", "input_schema": {"type": "object"}, "defer_loading": True}],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
+            {"role": "system", "content": [{"type": "tool_addition", "tool": {"type": "tool_reference", "tool_name": "get_weather"}}]},
+            {"role": "user", "content": [{"type": "text", "text": "weather?"}]},
+        ],
+    }
+    conv = mapper.decode_request(body)
+    back = mapper.encode_request(conv.value, model="claude-sonnet-4-5")
+    assert back.value["messages"] == body["messages"] and not back.report
+    from interlingua.mapping.registry import get_mapper
+
+    other = get_mapper("openai-chat").encode_request(conv.value, policy="drop")
+    assert any(e.action == "dropped" and e.item_type == "raw" for e in other.report), other.report.lines()
 
 
 # --------------------------------------------------------------------------- unsupported content
@@ -610,3 +654,30 @@ def test_request_settings_are_kept_in_the_transcript_settings_and_go_back_exactl
     )  # fmt: skip
     back = mapper.encode_request(conv.value, model=conv.value.settings.model)
     assert not back.report and back.value == body
+
+
+def test_tool_reference_in_a_tool_result_round_trips_and_names_the_tool_elsewhere() -> None:
+    """pydantic-ai cassette test_anthropic/test_anthropic_deferred_capability_tool_callable_without_tool_search.yaml, interaction 1."""
+    from interlingua.mapping.registry import get_mapper
+
+    result = {"content": [{"tool_name": "lookup_refund_policy", "type": "tool_reference"}], "is_error": False,
+              "tool_use_id": "auto_load_0f10f8b659c3c105", "type": "tool_result"}
+    body = {
+        "max_tokens": 1024,
+        "model": "claude-sonnet-4-5",
+        "tools": [{"name": "lookup_refund_policy", "input_schema": {"type": "object"}}],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "refund?"}]},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "auto_load_0f10f8b659c3c105", "name": "load_tool", "input": {"name": "lookup_refund_policy"}}]},
+            {"role": "user", "content": [result]},
+        ],
+    }
+    conv = mapper.decode_request(body)
+    tr = conv.value.items[-1]
+    assert isinstance(tr, ToolResultItem) and tr.content[0].text == "tool reference: lookup_refund_policy"
+    back = mapper.encode_request(conv.value, model="claude-sonnet-4-5")
+    assert back.value["messages"][2]["content"] == [result] and not back.report
+    for target in ("openai-chat", "openai-responses", "gemini", "ollama"):
+        out = get_mapper(target).encode_request(conv.value, model="m")
+        assert "tool reference: lookup_refund_policy" in str(out.value), target
+        assert any("tool_reference" in e.reason for e in out.report), (target, out.report.lines())

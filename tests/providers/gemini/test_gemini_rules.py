@@ -205,8 +205,9 @@ def test_media_kinds_and_unknown_parts() -> None:
     ]}]}
     t = mapper.decode_request(body).value
     tags = [type(i).__struct_config__.tag for i in t.items]
-    assert tags == ["audio", "document", "image", "raw", "raw"]
+    assert tags == ["audio", "document", "image", "video", "raw"]
     assert t.items[2].source.__struct_config__.tag == "file" and t.items[2].source.provider == "gemini"
+    assert t.items[3].source == UrlSource(url="https://www.youtube.com/watch?v=x", media_type="video/mp4")
     assert isinstance(t.items[4], RawItem) and t.items[4].value == body["contents"][0]["parts"][4]
     assert mapper.encode_request(t).value == body
     # a raw item of another provider is never sent

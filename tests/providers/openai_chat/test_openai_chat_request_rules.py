@@ -192,10 +192,13 @@ def test_unknown_part_and_part_fields_are_kept_or_reported() -> None:
     body = {"messages": [{"role": "user", "content": [{"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}, "extra": 1}, {"type": "input_video", "input_video": {"url": "u"}}]}]}
     conv = mapper.decode_request(body)
     assert isinstance(conv.value.items[1], RawItem)
-    # cache_control is a cache breakpoint now (OpenRouter, issue 12); other part fields are reported
+    # cache_control is a cache breakpoint now (OpenRouter, issue 12); other part fields are kept in
+    # provider_data (issue 13), written back to OpenAI Chat and reported by other targets
     assert conv.value.items[0].cache_breakpoint == CacheBreakpoint()
+    assert conv.value.items[0].provider_data == {"openai-chat": {"extra": 1}}
     reasons = " ".join(str(e) for e in conv.report)
-    assert "extra" in reasons and "input_video" in reasons and "cache_control" not in reasons
+    assert "input_video" in reasons and "cache_control" not in reasons
+    assert mapper.encode_request(conv.value, model="m").value["messages"][0]["content"][0]["extra"] == 1
 
 
 # ----------------------------------------------------------------------------- assistant

@@ -19,6 +19,7 @@ from ...items import (
     Annotation,
     ArtifactRefItem,
     AudioItem,
+    VideoItem,
     Base64Source,
     CacheBreakpoint,
     DocumentItem,
@@ -292,6 +293,20 @@ def _decode_nested(block: Any, ctx: DecodeContext, ptr: str) -> Any:
         return _decode_image(block, ctx, ptr, nested=True)
     if typ == "document":
         return _decode_document(block, ctx, ptr, nested=True)
+    if typ == "tool_reference" and isinstance(block.get("tool_name"), str) and block["tool_name"]:
+        # tool search result (SDK BetaToolReferenceBlockParam {type, tool_name, cache_control?}): a text
+        # naming the tool for other targets; the block itself is kept for Anthropic in provider_data
+        return TextItem(text=f"tool reference: {block['tool_name']}", provider_data={NAME: {"tool_reference": copy.deepcopy(block)}})
+    return None
+
+
+def _tool_reference(item: Any) -> dict[str, Any] | None:
+    """The ``tool_reference`` block a text item was read from (see ``_decode_nested``), else ``None``."""
+    pd = getattr(item, "provider_data", msgspec.UNSET)
+    own = pd.get(NAME) if isinstance(pd, dict) else None
+    ref = own.get("tool_reference") if isinstance(own, dict) else None
+    if isinstance(ref, dict) and ref.get("type") == "tool_reference":
+        return copy.deepcopy(ref)
     return None
 
 
@@ -510,6 +525,9 @@ class Encoder:
     def content(self, item: Any, index: int | None) -> list[dict[str, Any]]:
         """A content item (top level or nested in a tool_result) -> blocks."""
         if isinstance(item, TextItem):
+            ref = _tool_reference(item)
+            if ref is not None:
+                return [ref]
             return self.text(item, index)
         if isinstance(item, ImageItem):
             return self.image(item, index)
@@ -520,6 +538,8 @@ class Encoder:
             return [{"type": "text", "text": msgspec.json.encode(item.data).decode()}]
         if isinstance(item, AudioItem):
             return self.unsupported("Anthropic Messages has no audio input", index, "audio")
+        if isinstance(item, VideoItem):
+            return self.unsupported("Anthropic Messages has no video input", index, "video")
         if isinstance(item, ArtifactRefItem):
             return self.unsupported("artifact references must be resolved to bytes before sending to Anthropic", index, "artifact_ref")
         return self.unsupported(f"{item_type(item)} cannot be sent to Anthropic", index, item_type(item))

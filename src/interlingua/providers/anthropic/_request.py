@@ -18,7 +18,7 @@ import msgspec
 
 from ...codec import SCHEMA_VERSION, Item
 from ...errors import ConversionError, MappingError
-from ...items import TextItem, ToolCallItem, ToolChoice, ToolDefinition, ToolResultItem, Transcript
+from ...items import RawItem, TextItem, ToolCallItem, ToolChoice, ToolDefinition, ToolResultItem, Transcript
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
 from ...mapping.settings import settings_of
@@ -223,8 +223,9 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
 
     Rules (sources in ``docs/providers/anthropic.md``):
 
-    * system/developer text -> top-level ``system``; one that stands after the conversation
-      started is moved there too and reported (``changed``); developer text is reported as sent as system;
+    * system/developer text before the first turn -> top-level ``system``; system text (and Anthropic
+      ``tool_addition``/``tool_removal`` blocks) after the conversation started -> a ``role: "system"``
+      message in place (SDK ``BetaSystemMessageParam``); developer text is reported as sent as system;
     * items go in one message while their role and ``message`` key agree (an item without a key joins
       the message before it); same-role messages with other keys stay apart (Anthropic combines
       consecutive same-role turns: recorded requests with a turn's tool_use blocks in two assistant
@@ -281,15 +282,24 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
             append("assistant" if kind == "handoff_call" else "user", marker, index, key)
             continue
         if who == "system":
+            if isinstance(item, RawItem) and item.provider == NAME:
+                # a tool_addition / tool_removal block of a system turn: it stays a system turn in place
+                append("system", enc.raw(item, index), index, item.message)
+                continue
             if not isinstance(item, TextItem):
                 append("user", enc.unsupported(f"{item_type(item)} with role {getattr(item, 'role', None)} cannot go into Anthropic's system prompt", index, item_type(item)), index)
                 continue
             blocks = enc.text(item, index)
             if blocks and item.role == "developer":
                 report.add("changed", "developer text sent as Anthropic system text", index=index, item_type="text")
-            if blocks and turns:
-                report.add("changed", "system text after the conversation started moved to the top-level system prompt (Anthropic has no system turn)", index=index, item_type="text")
-            system.extend(blocks)
+            if turns:
+                # After the conversation started: a `role: "system"` message in place (Messages API
+                # `messages[]` takes user, assistant and system messages; anthropic-sdk-python
+                # `BetaMessageParam` = BetaUserMessageParam | BetaAssistantMessageParam | BetaSystemMessageParam,
+                # whose content is text, tool_addition or tool_removal blocks).
+                append("system", blocks, index, item.message)
+            else:
+                system.extend(blocks)
             continue
         if who == "user" and not isinstance(item, ToolResultItem) and getattr(item, "role", msgspec.UNSET) is msgspec.UNSET:
             report.add("changed", "content item without a role sent as user content", index=index, item_type=item_type(item))

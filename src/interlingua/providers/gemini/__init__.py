@@ -63,7 +63,7 @@ class GeminiMapper:
     def capabilities(self, model: str | None) -> ModelCapabilities:
         """Defaults for Gemini models: multimodal input, tools, thinking, streaming, structured output."""
         return ModelCapabilities(
-            input_modalities=["text", "image", "audio", "document"],
+            input_modalities=["text", "image", "audio", "video", "document"],
             output_modalities=["text"],
             tools=True,
             parallel_tool_calls=True,

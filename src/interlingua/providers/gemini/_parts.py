@@ -4,11 +4,16 @@ Decoding rules (one part -> items, in order):
 
 * ``{text}`` -> ``text`` (role of the content); ``{text:""}`` alone is dropped (streams send it).
 * ``{text, thought:true}`` -> ``reasoning(text)``.
-* ``{inlineData{mimeType, data}}`` -> ``image``/``audio`` by ``image/*``/``audio/*``, ``video/*`` -> ``raw``,
+* ``{inlineData{mimeType, data}}`` -> ``image``/``audio``/``video`` by ``image/*``/``audio/*``/``video/*``,
   anything else -> ``document``; the source is ``Base64Source(mimeType, data)`` (``data`` in the
   standard base64 alphabet: URL-safe ``-``/``_`` are translated, same bytes).
 * ``{fileData{mimeType, fileUri}}`` -> the same kinds with ``FileSource(provider="gemini")`` for Files API
-  (``https://generativelanguage.googleapis.com/...``) and ``gs://`` URIs, ``UrlSource`` for other URLs.
+  (``https://generativelanguage.googleapis.com/...``) and ``gs://`` URIs, ``UrlSource`` for other URLs
+  (YouTube URLs included: ``{"fileData": {"fileUri": "https://www.youtube.com/watch?v=..."}}`` is a video,
+  with or without ``mimeType``; Gemini "Video understanding" guide).
+* A known part with fields this mapper does not model (``videoMetadata``, ``mediaResolution``, a field
+  added later) keeps its content; those fields go to the item's ``provider_data["gemini"]`` (written back
+  to Gemini only, reported as dropped by every other target).
 * ``{functionCall{id?, name, args}}`` -> ``tool_call`` (id from the caller: the wire id, or a derived one).
 * ``{functionResponse{id?, name, response, parts?}}`` -> ``tool_result``: ``response`` ``{"output": x}``
   gives ``x`` (text when a string, else ``structured``), ``{"error": x}`` the same with ``is_error``,
@@ -18,7 +23,7 @@ Decoding rules (one part -> items, in order):
   value exactly as received, model})``; on a thought part it sits on that reasoning item, on any other
   part it is a separate reasoning item placed immediately before the item made from the part (same
   ``message`` key). A signature on an empty text part keeps that part as ``text("")``.
-* Any part with fields outside those above -> ``raw`` (kept exactly, round-trips to Gemini only).
+* Any other part (no known kind, several kinds, a malformed kind body) -> ``raw`` (kept exactly, round-trips to Gemini only).
 
 Encoding is the inverse; see :class:`PartEncoder`.
 """
@@ -53,11 +58,13 @@ from ...items import (
     ToolCallItem,
     ToolResultItem,
     UrlSource,
+    VideoItem,
 )
 from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
+from ...mapping.settings import own_provider_data
 from ...errors import MalformedArgumentsError
-from ._common import ISSUER, NAME, SIG_NAMESPACE, get, jcopy, keyset, tag_of
+from ._common import ISSUER, NAME, SIG_NAMESPACE, camel, get, jcopy, keyset, tag_of
 
 UNSET = msgspec.UNSET
 
@@ -76,8 +83,16 @@ def is_files_api_uri(uri: str) -> bool:
     return uri.startswith("https://generativelanguage.googleapis.com/") or uri.startswith("gs://")
 
 
-def _media_item(kind_key: str, inner: Mapping[str, Any]) -> ImageItem | AudioItem | DocumentItem | None:
-    """``inlineData``/``fileData`` body -> content item (no role, no key), ``None`` for video."""
+_YOUTUBE = ("https://www.youtube.com/", "https://youtube.com/", "https://youtu.be/", "https://m.youtube.com/", "http://www.youtube.com/", "http://youtu.be/")
+
+
+def is_youtube_uri(uri: str) -> bool:
+    """Whether ``uri`` is a YouTube video URL (Gemini reads those as video without a ``mimeType``)."""
+    return uri.startswith(_YOUTUBE)
+
+
+def _media_item(kind_key: str, inner: Mapping[str, Any]) -> ImageItem | AudioItem | VideoItem | DocumentItem:
+    """``inlineData``/``fileData`` body -> content item (no role, no key)."""
     mime = get(inner, "mimeType")
     source: Base64Source | FileSource | UrlSource
     if kind_key == "inlineData":
@@ -98,8 +113,8 @@ def _media_item(kind_key: str, inner: Mapping[str, Any]) -> ImageItem | AudioIte
         return ImageItem(source=source)
     if mime_s.startswith("audio/"):
         return AudioItem(source=source)
-    if mime_s.startswith("video/"):
-        return None
+    if mime_s.startswith("video/") or (not mime_s and kind_key == "fileData" and is_youtube_uri(get(inner, "fileUri"))):
+        return VideoItem(source=source)
     return DocumentItem(source=source)
 
 
@@ -112,31 +127,34 @@ def _media_ok(kind_key: str, inner: Any) -> bool:
     return keys <= _FILE_KEYS and isinstance(get(inner, "fileUri"), str) and bool(get(inner, "fileUri"))
 
 
+def part_extras(part: Mapping[str, Any], kind: str) -> dict[str, Any]:
+    """Fields of a known part that this mapper does not model (kept in ``provider_data["gemini"]``)."""
+    known = {kind, "thoughtSignature"} | ({"thought"} if kind == "text" else set())
+    return {k: jcopy(v) for k, v in part.items() if camel(k) not in known}
+
+
 def _part_kind(part: Mapping[str, Any]) -> str | None:
-    """The part's kind key when the part is one this mapper maps exactly, else ``None`` (-> raw)."""
+    """The part's kind key when its content is one this mapper maps, else ``None`` (-> raw).
+
+    Fields beside the kind that the mapper does not model do not make the part raw: see
+    :func:`part_extras`. A functionCall/functionResponse with a field added to the part is kept the same way.
+    """
     keys = keyset(part)
     kinds = [k for k in _KIND_KEYS if k in keys]
     if len(kinds) != 1:
         return None
     kind = kinds[0]
-    extra = keys - {kind, "thoughtSignature"}
     if kind == "text":
-        extra -= {"thought"}
         if not isinstance(get(part, "text"), str):
             return None
         if "thought" in keys and get(part, "thought") is not True:
             return None
-    if extra:
-        return None
     sig = get(part, "thoughtSignature")
     if "thoughtSignature" in keys and not isinstance(sig, str):
         return None
     inner = get(part, kind)
     if kind in ("inlineData", "fileData"):
-        if not _media_ok(kind, inner):
-            return None
-        mime = get(inner, "mimeType")
-        return None if isinstance(mime, str) and mime.startswith("video/") else kind
+        return kind if _media_ok(kind, inner) else None
     if kind == "functionCall":
         ok = isinstance(inner, Mapping) and keyset(inner) <= _CALL_KEYS and isinstance(inner.get("name"), str) and inner.get("name")
         ok = ok and isinstance(inner.get("args", {}), Mapping) and isinstance(inner.get("id", ""), str)
@@ -156,8 +174,7 @@ def _response_part_ok(part: Any) -> bool:
     (key,) = keyset(part)
     if key not in ("inlineData", "fileData"):
         return False
-    inner = get(part, key)
-    return _media_ok(key, inner) and not (isinstance(get(inner, "mimeType"), str) and get(inner, "mimeType").startswith("video/"))
+    return _media_ok(key, get(part, key))
 
 
 @dataclass
@@ -214,6 +231,10 @@ class PartDecoder:
         if kind is None:
             return [RawItem(provider=NAME, value=jcopy(part), origin=self._origin(), **self._role_fields())]
         sig = get(part, "thoughtSignature")
+        extras = part_extras(part, kind)
+        pdata: Any = UNSET
+        if extras:  # kept, not lost: written back to Gemini; other targets report them dropped
+            pdata = {NAME: extras}
         lead: list[Item] = []
         if sig is not None and not (kind == "text" and get(part, "thought") is True):
             lead.append(ReasoningItem(opaque=self._sig(sig), origin=self._origin(), message=self.key))
@@ -224,17 +245,19 @@ class PartDecoder:
             if get(part, "thought") is True:
                 return [
                     ReasoningItem(
-                        text=text, opaque=self._sig(sig) if sig is not None else UNSET, origin=self._origin(), message=self.key
+                        text=text,
+                        opaque=self._sig(sig) if sig is not None else UNSET,
+                        origin=self._origin(),
+                        message=self.key,
+                        provider_data=pdata,
                     )
                 ]
-            if text == "" and sig is None:
+            if text == "" and sig is None and not extras:
                 self.report.add("dropped", "empty text part (not sent back)", index=self.index, item_type="text", pointer=ptr)
                 return []
             item = TextItem(text=text, origin=self._origin(), **self._role_fields())
         elif kind in ("inlineData", "fileData"):
-            media = _media_item(kind, inner)
-            assert media is not None  # video parts are raw (see _part_kind)
-            item = msgspec.structs.replace(media, origin=self._origin(), **self._role_fields())
+            item = msgspec.structs.replace(_media_item(kind, inner), origin=self._origin(), **self._role_fields())
         elif kind == "functionCall":
             wire_id = inner.get("id")
             k = self._calls
@@ -248,6 +271,8 @@ class PartDecoder:
             )
         else:  # functionResponse
             item = self._function_response(j, inner)
+        if pdata is not UNSET:
+            item = msgspec.structs.replace(item, provider_data=pdata)
         return lead + [item]
 
     def _function_response(self, j: int, fr: Mapping[str, Any]) -> ToolResultItem:
@@ -266,9 +291,7 @@ class PartDecoder:
                 content.append(StructuredItem(data=jcopy(dict(resp))))
         for p in fr.get("parts", []) or []:
             (pkey,) = keyset(p)
-            media = _media_item(pkey, get(p, pkey))
-            assert media is not None  # video refused by _response_part_ok
-            content.append(media)
+            content.append(_media_item(pkey, get(p, pkey)))
         return ToolResultItem(
             call_id=self.result_id(fr.get("id"), fr["name"], j),
             content=content,
@@ -281,7 +304,7 @@ class PartDecoder:
 # --------------------------------------------------------------------------- encoding
 
 
-def media_part(item: ImageItem | AudioItem | DocumentItem, *, policy: Policy, report: Report, index: int | None) -> list[dict[str, Any]]:
+def media_part(item: ImageItem | AudioItem | VideoItem | DocumentItem, *, policy: Policy, report: Report, index: int | None) -> list[dict[str, Any]]:
     """A media item -> one ``inlineData``/``fileData``/``text`` part (or none, reported)."""
     src = item.source
     item_type = tag_of(item)
@@ -336,6 +359,7 @@ class PartEncoder:
     _calls_turn: list[bool] = field(default_factory=list)
     _native: bool = False
     _pending: tuple[str, Any, int] | None = None
+    _extras: dict[str, Any] = field(default_factory=dict)
 
     @staticmethod
     def sends_id(call: ToolCallItem) -> bool:
@@ -356,6 +380,10 @@ class PartEncoder:
     def _place(self, role: str, key: Any, parts: list[dict[str, Any]], *, result: bool = False) -> None:
         if not parts:
             return
+        if self._extras:  # the item's provider_data["gemini"]: fields of its part that no canonical field holds
+            for k, v in self._extras.items():
+                parts[-1].setdefault(k, v)
+            self._extras = {}
         if self._pending is not None:
             sig, pkey, pidx = self._pending
             if (pkey == key or role == "model") and "thoughtSignature" not in parts[0]:
@@ -406,7 +434,15 @@ class PartEncoder:
     # -- items
 
     def add(self, idx: int, item: Any) -> None:
-        """Encode one non-system item."""
+        """Encode one non-system item (its ``provider_data["gemini"]`` fields go back onto its part)."""
+        tag = item.type if isinstance(item, UnknownItem) else tag_of(item)
+        self._extras = own_provider_data(getattr(item, "provider_data", UNSET), NAME, self.report, what=f"a {tag} item", index=idx, item_type=tag)
+        try:
+            self._add(idx, item)
+        finally:
+            self._extras = {}
+
+    def _add(self, idx: int, item: Any) -> None:
         key = getattr(item, "message", UNSET)
         origin = getattr(item, "origin", UNSET)
         self._native = origin is not UNSET and origin.provider == NAME
@@ -418,7 +454,7 @@ class PartEncoder:
                 report.add("dropped", "empty text part not sent", index=idx, item_type="text")
                 return
             self._place("model" if item.role == "assistant" else "user", key, [{"text": item.text}])
-        elif isinstance(item, (ImageItem, AudioItem, DocumentItem)):
+        elif isinstance(item, (ImageItem, AudioItem, VideoItem, DocumentItem)):
             self._media_notes(idx, item)
             self._place("model" if item.role == "assistant" else "user", key, media_part(item, policy=policy, report=report, index=idx))
         elif isinstance(item, ToolCallItem):
@@ -481,9 +517,12 @@ class PartEncoder:
         non_media: list[Any] = []
         media: list[dict[str, Any]] = []
         for c in item.content:
+            pd = getattr(c, "provider_data", UNSET)
+            if isinstance(pd, dict) and pd:  # nested parts carry no Gemini fields: all reported
+                own_provider_data({k: v for k, v in pd.items() if k != NAME}, NAME, self.report, what=f"a {tag_of(c)} in a tool result", index=idx, item_type="tool_result")
             if isinstance(c, (TextItem, StructuredItem)):
                 non_media.append(c)
-            elif isinstance(c, (ImageItem, AudioItem, DocumentItem)):
+            elif isinstance(c, (ImageItem, AudioItem, VideoItem, DocumentItem)):
                 if isinstance(c.source, TextSource):
                     non_media.append(TextItem(text=c.source.text))
                     self.report.add("changed", "text document in a tool result sent as text", index=idx, item_type="tool_result")

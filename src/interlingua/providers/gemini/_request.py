@@ -101,10 +101,17 @@ class _Linker:
 
 
 def decode_tools(tools: Any, report: Report) -> list[ToolDefinition]:
-    """``tools[]`` -> tool definitions (function declarations only; others reported)."""
+    """``tools[]`` -> tool definitions (function declarations only; others reported).
+
+    A single ``Tool`` object instead of the list (the API accepts it: recorded requests answered 200)
+    is read as a one-element list; it is written back as a list, which is reported (``changed``).
+    """
     out: list[ToolDefinition] = []
+    if isinstance(tools, Mapping):
+        report.add("changed", "Gemini tools given as one object, not a list; written back as a one-element list", item_type="tools", pointer="/tools")
+        tools = [tools]
     if not isinstance(tools, list):
-        raise ConversionError("Gemini tools must be a list", item_type="tools")
+        raise ConversionError("Gemini tools must be a list (or one Tool object)", item_type="tools")
     for t, tool in enumerate(tools):
         if not isinstance(tool, Mapping):
             raise ConversionError(f"Gemini tools[{t}] is not an object", item_type="tools")

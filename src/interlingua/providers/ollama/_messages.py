@@ -33,6 +33,7 @@ from ...errors import MalformedArgumentsError
 from ...items import (
     ArtifactRefItem,
     AudioItem,
+    VideoItem,
     Base64Source,
     DocumentItem,
     ErrorItem,
@@ -49,6 +50,7 @@ from ...items import (
     ToolResultItem,
 )
 from ...mapping.arguments import tool_call_from_text
+from ...mapping.settings import own_provider_data
 from ...mapping.report import Policy, Report
 from ._common import NAME, jcopy, sniff_image_type, tag_of
 
@@ -237,9 +239,12 @@ class MessageEncoder:
         msg["content"] += text
 
     def add(self, idx: int, item: Any) -> None:
-        """Encode one item."""
+        """Encode one item (another provider's ``provider_data`` on it is reported dropped)."""
         key = getattr(item, "message", UNSET)
         policy, report = self.policy, self.report
+        if getattr(item, "provider_data", UNSET) is not UNSET:
+            tag = tag_of(item) if not isinstance(item, UnknownItem) else item.type
+            own_provider_data(item.provider_data, NAME, report, what=f"a {tag} item", index=idx, item_type=tag)
         if isinstance(item, TextItem):
             role = {"developer": "system"}.get(item.role, item.role) if item.role is not UNSET else "user"
             if item.role == "developer":
@@ -279,7 +284,7 @@ class MessageEncoder:
         elif isinstance(item, RefusalItem):
             for t in report.unsupported(policy, "Ollama has no refusal field", index=idx, item_type="refusal", marker=item.text):
                 self._text("assistant", key, t.text, idx, "refusal")
-        elif isinstance(item, (AudioItem, DocumentItem, ArtifactRefItem, HandoffCallItem, HandoffResultItem)):
+        elif isinstance(item, (AudioItem, VideoItem, DocumentItem, ArtifactRefItem, HandoffCallItem, HandoffResultItem)):
             tag = tag_of(item)
             for t in report.unsupported(policy, f"Ollama cannot carry a {tag} item", index=idx, item_type=tag):
                 self._text("assistant" if isinstance(item, HandoffCallItem) else "user", key, t.text, idx, tag)
@@ -335,6 +340,8 @@ class MessageEncoder:
         texts: list[str] = []
         images: list[str] = []
         for c in item.content:
+            if getattr(c, "provider_data", UNSET) is not UNSET:
+                own_provider_data(c.provider_data, NAME, self.report, what=f"a {tag_of(c)} in a tool result", index=idx, item_type="tool_result")
             if isinstance(c, TextItem):
                 texts.append(c.text)
             elif isinstance(c, StructuredItem):

@@ -31,6 +31,7 @@ from ...items import (
 )
 from ...items import RawItem
 from ...mapping.arguments import tool_call_from_text
+from ...mapping.extras import extra_fields
 from ...mapping.report import Report
 from ._common import NAME, image_source, openrouter_opaque, parse_data_url
 
@@ -54,6 +55,11 @@ _PART_KEYS = {
     "file": frozenset({"type", "file", "cache_control"}),
 }
 _TTL = re.compile(r"^[0-9]+[smh]$")
+
+
+def extra_free(part: dict[str, Any], extras: dict[str, Any]) -> dict[str, Any]:
+    """``part`` without the keys of ``extras``."""
+    return {k: v for k, v in part.items() if k not in extras}
 
 
 def _json_copy(value: Any) -> Any:
@@ -140,7 +146,27 @@ class MessageDecoder:
         return U
 
     def _part(self, part: Any, role: Any, *, index: int, key: str, pointer: str) -> Item | None:
-        """One content part -> item (``None`` when it is dropped, with a report entry)."""
+        """One content part -> item (``None`` when it is dropped, with a report entry).
+
+        A user/system/developer part of a known type with fields this mapper does not model (OpenRouter
+        ``prompt_cache_breakpoint``, ...) keeps its content; those fields go to the item's
+        ``provider_data["openai-chat"]`` (written back to OpenAI Chat, reported dropped elsewhere).
+        """
+        if role in ("system", "developer", "user") and isinstance(part, dict) and part.get("type") in _PART_KEYS:
+            extras = extra_fields(part, _PART_KEYS[part["type"]])
+            if extras:
+                saved, self.report = self.report, Report()
+                try:
+                    item = self._part_fields(extra_free(part, extras), role, index=index, key=key, pointer=pointer)
+                    sub = self.report
+                finally:
+                    self.report = saved
+                if isinstance(item, (TextItem, ImageItem, AudioItem, DocumentItem)):
+                    self.report.extend(sub)
+                    return msgspec.structs.replace(item, provider_data={NAME: extras})
+        return self._part_fields(part, role, index=index, key=key, pointer=pointer)
+
+    def _part_fields(self, part: Any, role: Any, *, index: int, key: str, pointer: str) -> Item | None:
         if not isinstance(part, dict):
             self.report.add("dropped", "content part is not a JSON object", index=index, pointer=pointer)
             return None
@@ -170,6 +196,10 @@ class MessageDecoder:
             fmt = body.get("format") if isinstance(body.get("format"), str) else None
             media = AUDIO_MEDIA_TYPES.get(fmt or "", f"audio/{fmt}" if fmt else "application/octet-stream")
             return AudioItem(source=Base64Source(media_type=media, data=body["data"]), format=fmt if fmt else U, **common)
+        if kind == "thinking" and role == "assistant":
+            reasoning = self._thinking(part, key=key)
+            if reasoning is not None:
+                return reasoning
         if kind == "file" and isinstance(part.get("file"), dict):
             doc = self._file(part["file"], common, index=index, pointer=pointer)
             if doc is not None:
@@ -178,6 +208,25 @@ class MessageDecoder:
         self.report.add("changed", f"content part {kind!r} has no canonical form; kept as a raw item", index=index, item_type=str(kind), pointer=pointer)
         common.pop("cache_breakpoint", None)  # the raw part keeps its cache_control
         return RawItem(provider=NAME, value=_json_copy(part), **common)
+
+    def _thinking(self, part: dict[str, Any], *, key: str) -> ReasoningItem | None:
+        """Mistral's assistant ``{"type": "thinking", "thinking": [{"type": "text", "text": ...}], "closed"?}``
+        content chunk (Mistral API reference, ``ThinkChunk``; docs.mistral.ai "Reasoning") -> ``reasoning``.
+
+        The text is the chunk texts joined. The chunk's other fields (``type``, ``closed``) and, when it had
+        more than one text, the list itself go to ``provider_data["openai-chat"]`` so the chunk is written
+        back exactly to OpenAI-compatible servers; other targets get the reasoning text. ``None``: another
+        shape (kept raw).
+        """
+        chunks = part.get("thinking")
+        if not isinstance(chunks, list) or not chunks:
+            return None
+        if not all(isinstance(c, dict) and set(c) == {"type", "text"} and c["type"] == "text" and isinstance(c["text"], str) for c in chunks):
+            return None
+        own: dict[str, Any] = {"content_part": {k: _json_copy(v) for k, v in part.items() if k != "thinking"}}
+        if len(chunks) != 1:
+            own["thinking"] = _json_copy(chunks)
+        return ReasoningItem(text="".join(c["text"] for c in chunks), message=key, origin=self.origin, provider_data={NAME: own})
 
     def _file(self, body: dict[str, Any], common: dict[str, Any], *, index: int, pointer: str) -> DocumentItem | None:
         """``file:{file_data?, file_id?, filename?}`` -> :class:`DocumentItem` (``None``: keep raw)."""

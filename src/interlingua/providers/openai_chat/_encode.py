@@ -21,6 +21,7 @@ from ...codec import Item, UnknownItem
 from ...items import (
     ArtifactRefItem,
     AudioItem,
+    VideoItem,
     Base64Source,
     DocumentItem,
     ErrorItem,
@@ -41,12 +42,13 @@ from ...mapping.arguments import arguments_json
 from ...mapping.ids import IdMap
 from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
+from ...mapping.extras import merge_own
 from ._common import NAME, OPENROUTER_ISSUER, OPENROUTER_NAMESPACE, Dialect, data_url
 
 __all__ = ["MessageEncoder", "raw_kind"]
 
 U = msgspec.UNSET
-_CONTENT_CLASSES = (TextItem, ImageItem, AudioItem, DocumentItem, ArtifactRefItem)
+_CONTENT_CLASSES = (TextItem, ImageItem, AudioItem, VideoItem, DocumentItem, ArtifactRefItem)
 _ASSISTANT_CLASSES = (ToolCallItem, ReasoningItem, RefusalItem, StructuredItem)
 _AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
 
@@ -254,6 +256,8 @@ class MessageEncoder:
                     return [{"type": "input_audio", "input_audio": {"data": src.data, "format": fmt}}]
                 return self._unsupported(index, "audio", f"input_audio takes wav or mp3, not {fmt or src.media_type!r}")
             return self._unsupported(index, "audio", "input_audio takes base64 data only")
+        if isinstance(item, VideoItem):
+            return self._unsupported(index, "video", "OpenAI Chat has no video input (no video content part)")
         if isinstance(item, DocumentItem):
             src = item.source
             body = {}
@@ -379,7 +383,7 @@ class MessageEncoder:
         fields: list[tuple[int, RawItem]] = []
         for i, item in group.items:
             if isinstance(item, TextItem):
-                parts.append(self._text_part(i, item))
+                parts.append(merge_own(self._text_part(i, item), item, NAME, self.report, index=i, item_type="text"))
             elif isinstance(item, RawItem):
                 if raw_kind(item.value) == "fields":
                     fields.append((i, item))
@@ -389,6 +393,7 @@ class MessageEncoder:
                 parts.extend(self._unsupported(i, _tag(item), f"{group.role} messages take text parts only"))
             else:
                 media = self._media_part(i, item, group.role)
+                merge_own(media[0] if len(media) == 1 and media[0].get("type") != "text" else {}, item, NAME, self.report, index=i, item_type=_tag(item))
                 if len(media) == 1 and media[0].get("type") != "text":
                     self.cache(i, item, media[0])
                 elif getattr(item, "cache_breakpoint", U) is not U:
@@ -413,7 +418,7 @@ class MessageEncoder:
         parts: list[dict[str, Any]] = []
         for item in result.content:
             if isinstance(item, TextItem):
-                parts.append(self.cache(index, item, {"type": "text", "text": item.text}))
+                parts.append(merge_own(self.cache(index, item, {"type": "text", "text": item.text}), item, NAME, self.report, index=index, item_type="text"))
             elif isinstance(item, StructuredItem):
                 self.report.add("changed", "structured tool output sent as JSON text", index=index, item_type="structured")
                 parts.append({"type": "text", "text": msgspec.json.encode(item.data).decode()})
@@ -492,6 +497,8 @@ class MessageEncoder:
                 entries.append(("text", item))
             elif isinstance(item, RefusalItem):
                 entries.append(("refusal", item.text))
+            elif isinstance(item, ReasoningItem) and _thinking_part(item) is not None:
+                entries.append(("thinking", _thinking_part(item)))
             elif isinstance(item, ReasoningItem):
                 reasoning.append((i, item))
             elif isinstance(item, StructuredItem):
@@ -567,6 +574,9 @@ class MessageEncoder:
             msg["content"] = self._content(parts, where)
 
     def _response_content(self, msg: dict[str, Any], entries: list[tuple[str, Any]]) -> None:
+        if any(k == "thinking" for k, _ in entries):  # Mistral: a list of thinking and text chunks
+            msg["content"] = [v if k == "thinking" else {"type": "text", "text": v.text} if k == "text" else {"type": "refusal", "refusal": v} for k, v in entries]
+            return
         text: list[str] = []
         annotations: list[dict[str, Any]] = []
         offset = 0
@@ -585,6 +595,20 @@ class MessageEncoder:
         msg["refusal"] = "".join(refusals) if refusals else None
         if annotations:
             msg["annotations"] = annotations
+
+
+def _thinking_part(item: ReasoningItem) -> dict[str, Any] | None:
+    """A reasoning item read from a Mistral ``thinking`` content chunk -> that chunk again (see
+    ``MessageDecoder._thinking``), ``None`` for any other reasoning item."""
+    own = item.provider_data.get(NAME) if item.provider_data is not U else None
+    if not isinstance(own, dict) or not isinstance(own.get("content_part"), dict) or item.text is U:
+        return None
+    part = copy.deepcopy(own["content_part"])
+    chunks = own.get("thinking")
+    joined = "".join(c.get("text", "") for c in chunks if isinstance(c, dict)) if isinstance(chunks, list) else None
+    part["thinking"] = copy.deepcopy(chunks) if joined == item.text else [{"type": "text", "text": item.text}]
+    part["type"] = "thinking"
+    return part
 
 
 _URL_KINDS = ("url_citation", "web_search_result_location")

@@ -143,6 +143,7 @@ class ChatStreamAccumulator:
         self._id: str | None = None
         self._model: str | None = None
         self._content: list[str] | None = None
+        self._parts: list[dict[str, Any]] | None = None  # Mistral: content chunks (thinking/text), once a list arrives
         self._refusal: list[str] | None = None
         self._reasoning_content: list[str] = []
         self._reasoning: list[str] = []
@@ -157,6 +158,8 @@ class ChatStreamAccumulator:
 
     def _message(self) -> dict[str, Any]:
         msg: dict[str, Any] = {"role": "assistant", "content": "".join(self._content) if self._content is not None else None}
+        if self._parts is not None:
+            msg["content"] = [self._built(p) for p in self._parts]
         if self._refusal is not None:
             msg["refusal"] = "".join(self._refusal)
         if self._reasoning_content:
@@ -168,6 +171,50 @@ class ChatStreamAccumulator:
         if self._calls:
             msg["tool_calls"] = [self._call_entry(c) for _, c in sorted(self._calls.items())]
         return msg
+
+    @staticmethod
+    def _built(part: dict[str, Any]) -> dict[str, Any]:
+        if part.get("type") == "thinking":
+            return {**part, "thinking": [{"type": "text", "text": "".join(part["thinking"])}]}
+        if part.get("type") == "text":
+            return {**part, "text": "".join(part["text"])}
+        return part
+
+    def _chunks(self, content: list[Any]) -> list[StreamEvent]:
+        """Mistral ``delta.content`` as a list of chunks: ``thinking`` texts join into one thinking
+        chunk, ``text`` chunks (and later string deltas) into one text chunk, as in a non-stream response
+        (Mistral API reference, ``ThinkChunk``/``TextChunk``); any other chunk is kept as it came."""
+        if self._parts is None:
+            self._parts = []
+            if self._content:
+                self._parts.append({"type": "text", "text": list(self._content)})
+        out: list[StreamEvent] = []
+        for chunk in content:
+            if not isinstance(chunk, dict):
+                continue
+            kind = chunk.get("type")
+            if kind == "thinking" and isinstance(chunk.get("thinking"), list):
+                texts = [t["text"] for t in chunk["thinking"] if isinstance(t, dict) and t.get("type") == "text" and isinstance(t.get("text"), str)]
+                last = self._parts[-1] if self._parts else None
+                if last is None or last.get("type") != "thinking":
+                    last = {k: v for k, v in chunk.items() if k != "thinking"} | {"thinking": []}
+                    self._parts.append(last)
+                else:
+                    last.update({k: v for k, v in chunk.items() if k not in ("thinking", "type")})  # e.g. closed
+                last["thinking"].extend(texts)
+                out.extend(ReasoningDelta(t) for t in texts if t)
+            elif kind == "text" and isinstance(chunk.get("text"), str):
+                out.extend(self._text_chunk(chunk["text"]))
+            else:
+                self._parts.append(chunk)
+        return out
+
+    def _text_chunk(self, text: str) -> list[StreamEvent]:
+        assert self._parts is not None
+        if not self._parts or self._parts[-1].get("type") != "text" or not isinstance(self._parts[-1].get("text"), list):
+            self._parts.append({"type": "text", "text": []})
+        self._parts[-1]["text"].append(text)
+        return [TextDelta(text)] if text else []
 
     @staticmethod
     def _call_entry(call: dict[str, Any]) -> dict[str, Any]:
@@ -251,7 +298,12 @@ class ChatStreamAccumulator:
             return []
         out: list[StreamEvent] = []
         content = delta.get("content")
-        if isinstance(content, str):
+        if isinstance(content, list):
+            out.extend(self._chunks(content))
+        elif isinstance(content, str) and self._parts is not None:
+            if content:
+                out.extend(self._text_chunk(content))
+        elif isinstance(content, str):
             if self._content is None:
                 self._content = []
             self._content.append(content)

@@ -19,6 +19,7 @@ from ...codec import Item, UnknownItem
 from ...items import (
     ArtifactRefItem,
     AudioItem,
+    VideoItem,
     Base64Source,
     DocumentItem,
     FileSource,
@@ -33,6 +34,7 @@ from ...items import (
     ToolResultItem,
     UrlSource,
 )
+from ...mapping.extras import as_provider_data, extra_fields, merge_own
 from ...mapping.arguments import arguments_json, tool_call_from_text
 from ...mapping.ids import IdMap
 from ...mapping.opaque import replayable
@@ -167,8 +169,10 @@ def _decode_part(part: Any, role: Any, ctx: DecodeContext, index: int, pointer: 
         text = part.get("text")
         if not isinstance(text, str):
             raise _NotCanonical
+        extras: Any = UNSET
         if kind == "input_text" and set(part) - {"type", "text"}:
-            raise _NotCanonical
+            # fields not modelled (OpenRouter prompt_cache_breakpoint, ...): the text is kept, they go to provider_data
+            extras = as_provider_data(NAME, extra_fields(part, ("type", "text")))
         annotations: Any = UNSET
         if kind == "output_text":
             if not assistant_parts or set(part) - {"type", "text", "annotations", "logprobs"}:
@@ -180,7 +184,7 @@ def _decode_part(part: Any, role: Any, ctx: DecodeContext, index: int, pointer: 
                 if not all(isinstance(a, Mapping) for a in raw_ann):
                     raise _NotCanonical
                 annotations = [annotation_from_wire(a) for a in raw_ann]
-        return TextItem(text=text, role=role, annotations=annotations)
+        return TextItem(text=text, role=role, annotations=annotations, provider_data=extras)
     if kind == "refusal" and assistant_parts:
         text = part.get("refusal")
         if not isinstance(text, str) or set(part) - {"type", "refusal"}:
@@ -372,6 +376,22 @@ def _encode_document(item: DocumentItem, ctx: EncodeContext, index: int) -> list
 def encode_content(item: Any, ctx: EncodeContext, index: int, *, assistant: bool) -> list[dict[str, Any]]:
     """One content item -> wire parts (``[]`` when dropped under the policy; reported).
 
+    The item's ``provider_data["openai-responses"]`` fields go back onto its part; another
+    provider's ``provider_data`` is reported dropped (:func:`~interlingua.mapping.extras.merge_own`).
+    """
+    parts = _encode_content(item, ctx, index, assistant=assistant)
+    if getattr(item, "provider_data", UNSET) is not UNSET:
+        tag = str(type(item).__struct_config__.tag)
+        if len(parts) == 1:
+            merge_own(parts[0], item, NAME, ctx.report, index=index, item_type=tag)
+        else:
+            merge_own({}, item, NAME, ctx.report, index=index, item_type=tag)
+    return parts
+
+
+def _encode_content(item: Any, ctx: EncodeContext, index: int, *, assistant: bool) -> list[dict[str, Any]]:
+    """One content item -> wire parts, without its provider_data (see :func:`encode_content`).
+
     Raises:
         ConversionError: under policy ``error`` for content the Responses API cannot carry
             (audio: ``input_audio`` is not in the message-content union of OAI e43b422; artifact refs;
@@ -402,6 +422,8 @@ def encode_content(item: Any, ctx: EncodeContext, index: int, *, assistant: bool
         if parts is not None:
             return parts
         return _degrade(ctx, f"document source {describe(item.source)!r} cannot be sent to {NAME}", index, "document", assistant)
+    if isinstance(item, VideoItem):
+        return _degrade(ctx, "video input is not in the Responses message-content union", index, "video", assistant)
     if isinstance(item, AudioItem):
         return _degrade(ctx, "audio input is not in the Responses message-content union", index, "audio", assistant)
     if isinstance(item, ArtifactRefItem):
@@ -549,7 +571,7 @@ def encode_tool_result(item: ToolResultItem, ctx: EncodeContext, index: int) -> 
         ctx.report.add("changed", "is_error has no function_call_output field; the output is sent without it", index=index, item_type="tool_result")
     if not content:
         output: Any = ""
-    elif len(content) == 1 and isinstance(content[0], TextItem) and (content[0].annotations is UNSET or not content[0].annotations):
+    elif len(content) == 1 and isinstance(content[0], TextItem) and (content[0].annotations is UNSET or not content[0].annotations) and content[0].provider_data is UNSET:
         output = content[0].text
     else:
         output = []

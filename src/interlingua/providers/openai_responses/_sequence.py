@@ -20,6 +20,7 @@ from ...codec import UnknownItem
 from ...items import (
     ArtifactRefItem,
     AudioItem,
+    VideoItem,
     DocumentItem,
     ErrorItem,
     HandoffCallItem,
@@ -38,7 +39,7 @@ from ._items import EncodeContext, describe, encode_message, encode_raw, encode_
 
 __all__ = ["encode_sequence"]
 
-_CONTENT = (TextItem, ImageItem, AudioItem, DocumentItem, ArtifactRefItem, RefusalItem, StructuredItem)
+_CONTENT = (TextItem, ImageItem, AudioItem, VideoItem, DocumentItem, ArtifactRefItem, RefusalItem, StructuredItem)
 
 
 @dataclass
