@@ -30,7 +30,7 @@ runner = CliRunner()
 
 def _format_of(path: Path) -> str:
     folder = path.parent.name
-    if folder in ("openrouter", "openai_chat_extra") or path.name.startswith("pai_ollama_cloud"):
+    if folder in ("openrouter", "openai_chat_extra", "openai_compatible") or path.name.startswith("pai_ollama_cloud"):
         return "openai-chat"  # OpenAI-compatible endpoints (see the fixtures README)
     return folder.replace("_", "-")
 
