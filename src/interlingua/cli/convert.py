@@ -216,11 +216,7 @@ def _decode_canonical(data: bytes, kind: Kind) -> Transcript | ModelResponse:
     transcript = decode_transcript(data)
     if kind is Kind.request:
         return transcript
-    return ModelResponse(
-        items=list(transcript.items),
-        usage=transcript.usage if transcript.usage is not msgspec.UNSET else None,
-        stop_reason=transcript.stop_reason if transcript.stop_reason is not msgspec.UNSET else None,
-    )
+    return ModelResponse.from_transcript(transcript)
 
 
 def _encode(
