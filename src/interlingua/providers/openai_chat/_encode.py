@@ -438,6 +438,16 @@ class MessageEncoder:
         self._calls.add(call_id)
         entry = {"id": call_id, "type": "function", "function": {"name": item.name, "arguments": args}}
         extra = item_fields(item, NAME, self.report, index=index, what=f"tool call {item.name!r}")
+        if extra and not self.response:
+            # ChatCompletionMessageToolCallParam is {id, type, function{name, arguments}}: a response's
+            # extra fields (``index``, Snowflake ``custom``) go back into a response body only.
+            self.report.add(
+                "dropped",
+                f"tool call {item.name!r}: response fields {', '.join(sorted(extra))} are not part of a request's tool call",
+                index=index,
+                item_type="tool_call",
+            )
+            return entry
         restore_fields(entry["function"], extra.pop("function", None) or {})
         return restore_fields(entry, extra)
 
