@@ -212,9 +212,8 @@ def decode_message(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index: 
     org = ctx.origin(item_id) if isinstance(item_id, str) else (ctx.origin(None) if assistant else UNSET)
     if raw.get("id") is not None and not assistant:
         ctx.report.add("dropped", "id of a non-assistant message is not carried", index=index, item_type="message", pointer=f"{pointer}/id")
-    if raw.get("phase") is not None:
-        ctx.report.add("dropped", f"message phase {raw.get('phase')!r} has no canonical field", index=index, item_type="message", pointer=f"{pointer}/phase")
-    _report_extra(raw, _MESSAGE_FIELDS | {"phase"}, ctx, index, pointer, "message")
+    # The message's own unmodelled fields (``phase``, ...) ride on its first item (ADR 0008).
+    message_extra = unknown_fields(raw, _MESSAGE_FIELDS)
     if isinstance(content, str):
         items: list[Item] = [TextItem(text=content, role=role)]
     elif isinstance(content, list) and content:
@@ -235,7 +234,23 @@ def decode_message(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index: 
         if org is not UNSET:
             item = msgspec.structs.replace(item, origin=org)  # type: ignore[type-var]
         out.append(msgspec.structs.replace(item, message=key))  # type: ignore[type-var]
+    if out and message_extra:
+        out[0] = keep_fields(out[0], NAME, {_MESSAGE_EXTRA: message_extra})
     return out
+
+
+_MESSAGE_EXTRA = "message"
+"""Key, in a content item's own ``provider_data``, of its message's unmodelled fields (the part's own fields sit beside it)."""
+
+
+def _message_extra(items: Sequence[tuple[int, Any]]) -> dict[str, Any]:
+    """The message fields kept on the first of ``items`` (other providers' data is reported by :func:`encode_content`)."""
+    for _, item in items:
+        pd = getattr(item, "provider_data", UNSET)
+        own = pd.get(NAME) if isinstance(pd, dict) else None
+        if isinstance(own, dict) and isinstance(own.get(_MESSAGE_EXTRA), dict):
+            return plain(own[_MESSAGE_EXTRA])
+    return {}
 
 
 def decode_function_call(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index: int, pointer: str) -> Item:
@@ -384,7 +399,9 @@ def encode_content(item: Any, ctx: EncodeContext, index: int, *, assistant: bool
     if isinstance(item, TextItem):
         if assistant:
             anns = encode_annotations(item, ctx, index)
-            return [restore_fields({"type": "output_text", "text": item.text, "annotations": anns}, item_fields(item, NAME, ctx.report, index=index))]
+            own = item_fields(item, NAME, ctx.report, index=index)
+            own.pop(_MESSAGE_EXTRA, None)
+            return [restore_fields({"type": "output_text", "text": item.text, "annotations": anns}, own)]
         if item.annotations is not UNSET and item.annotations:
             ctx.report.add("dropped", "annotations on input text are not carried", index=index, item_type="text")
         return [{"type": "input_text", "text": item.text}]
@@ -493,6 +510,13 @@ def encode_message(items: Sequence[tuple[int, Any]], role: str, ctx: EncodeConte
     - a single text part without annotations -> ``{role, content: "<text>"}``;
     - anything else -> ``{type:"message", role, content:[parts]}``.
     """
+    out_messages = _encode_message(items, role, ctx, output_form=output_form)
+    if out_messages:
+        restore_fields(out_messages[0], _message_extra(items))
+    return out_messages
+
+
+def _encode_message(items: Sequence[tuple[int, Any]], role: str, ctx: EncodeContext, *, output_form: bool) -> list[dict[str, Any]]:
     assistant = role == "assistant"
     by_item = [(index, encode_content(item, ctx, index, assistant=assistant)) for index, item in items]
     parts = [part for _, item_parts in by_item for part in item_parts]
