@@ -57,7 +57,7 @@ def keep_fields(item: S, name: str, fields: Mapping[str, Any]) -> S:
 
 def item_fields(item: Any, name: str, report: Report, *, index: int | None = None, what: str | None = None) -> dict[str, Any]:
     """The own ``provider_data`` fields of a canonical item (a deep copy); other providers' entries are reported as dropped."""
-    item_type = getattr(item, "type", None)
+    item_type = getattr(item, "type", None) or getattr(getattr(type(item), "__struct_config__", None), "tag", None)
     return own_provider_data(
         getattr(item, "provider_data", msgspec.UNSET), name, report, what=what or f"a {item_type} item", index=index, item_type=item_type
     )
