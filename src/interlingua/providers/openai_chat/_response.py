@@ -139,8 +139,8 @@ def encode_response(response: ModelResponse, *, dialect: Dialect, rule: IdRule, 
     }
     if response.usage is not None:
         body["usage"] = usage_to_wire(response.usage)
-    kept = response_fields(response.provider_data, NAME, report)
-    restore_fields(body, kept.get("body") or {}, override=("id", "object", "created", "model"))
-    restore_fields(body["choices"][0], kept.get("choice") or {}, override=("finish_reason",))
-    restore_fields(message, kept.get("message") or {}, override=("content", "refusal"))
+    own = response_fields(response.provider_data, NAME, report)
+    restore_fields(body, own.get("body") or {}, override=("id", "object", "created", "model"))
+    restore_fields(body["choices"][0], own.get("choice") or {}, override=("finish_reason",))
+    restore_fields(message, own.get("message") or {}, override=("content", "refusal"))
     return body
