@@ -43,6 +43,7 @@ from .items import (
     ImageItem,
     SessionHeader,
     InputItem,
+    ResponseInfo,
     StopReason,
     Settings,
     ToolChoice,
@@ -548,6 +549,7 @@ class _TranscriptShell(msgspec.Struct, forbid_unknown_fields=True):
     metadata: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
     usage: Usage | msgspec.UnsetType = msgspec.UNSET
     stop_reason: StopReason | msgspec.UnsetType = msgspec.UNSET
+    response: ResponseInfo | msgspec.UnsetType = msgspec.UNSET
 
 
 class _VersionOnly(msgspec.Struct):
@@ -610,7 +612,7 @@ def decode_transcript(
                 raise
             problems.extend(exc.problems)
             items.append(None)
-    for name in ("tools", "metadata", "tool_choice", "settings"):
+    for name in ("tools", "metadata", "tool_choice", "settings", "response"):
         val = getattr(shell, name)
         if val is not msgspec.UNSET:
             check_json_safe(val, f"/{name}", max_depth=limits.max_depth)
@@ -627,6 +629,7 @@ def decode_transcript(
         metadata=shell.metadata,
         usage=shell.usage,
         stop_reason=shell.stop_reason,
+        response=shell.response,
     )
 
 
@@ -670,6 +673,7 @@ class _EnvelopeShell(msgspec.Struct, forbid_unknown_fields=True):
     created_at: str | msgspec.UnsetType = msgspec.UNSET
     usage: Usage | msgspec.UnsetType = msgspec.UNSET
     stop_reason: StopReason | msgspec.UnsetType = msgspec.UNSET
+    response: ResponseInfo | msgspec.UnsetType = msgspec.UNSET
 
 
 _envelope_shell_decoder = msgspec.json.Decoder(_EnvelopeShell)
@@ -739,6 +743,7 @@ def decode_envelope(data: bytes | str, *, mode: Mode = "preserving", limits: Lim
         created_at=shell.created_at,
         usage=shell.usage,
         stop_reason=shell.stop_reason,
+        response=shell.response,
     )
 
 

@@ -827,6 +827,49 @@ class RefusalItem(Struct, tag_field='type', tag='refusal'):
     """
 
 
+class ResponseInfo(Struct):
+    """
+    Metadata of one model response: its id, the model that answered, and the provider's other response-level fields (creation time, system fingerprint, service tier, per-choice or per-candidate fields), so the response can be written back to the same provider unchanged.
+    """
+
+    id: (
+        Annotated[
+            str,
+            Meta(
+                description='Provider response id (`chatcmpl-…`, `resp_…`, `msg_…`, Gemini `responseId`).'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Provider response id (`chatcmpl-…`, `resp_…`, `msg_…`, Gemini `responseId`).
+    """
+    model: (
+        Annotated[
+            str,
+            Meta(
+                description='Model name as the provider reported it (Gemini `modelVersion`).'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Model name as the provider reported it (Gemini `modelVersion`).
+    """
+    provider_data: (
+        Annotated[
+            ProviderData,
+            Meta(
+                description="The response's fields that no canonical field holds (`created`, `system_fingerprint`, `service_tier`, Gemini `createTime`, `finishMessage`, ...), keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    The response's fields that no canonical field holds (`created`, `system_fingerprint`, `service_tier`, Gemini `createTime`, `finishMessage`, ...), keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
+    """
+
+
 class ResponseFormat(Struct):
     """
     Output format: `text`, `json_object` (any JSON object) or `json_schema` (JSON matching `schema`) (OpenAI `response_format`/`text.format`, Gemini `responseMimeType` + `responseSchema`/`responseJsonSchema`, Anthropic `output_format`, Ollama `format`).
@@ -2897,6 +2940,18 @@ class Transcript(Struct):
     """
     Stop reason of that response.
     """
+    response: (
+        Annotated[
+            ResponseInfo,
+            Meta(
+                description="Metadata of that response (id, model, the provider's response-level fields)."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Metadata of that response (id, model, the provider's response-level fields).
+    """
 
 
 class Envelope(Struct):
@@ -2968,4 +3023,16 @@ class Envelope(Struct):
     ) = UNSET
     """
     Stop reason of that response (on its last item).
+    """
+    response: (
+        Annotated[
+            ResponseInfo,
+            Meta(
+                description='Metadata of the response that produced this item (on its last item).'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Metadata of the response that produced this item (on its last item).
     """

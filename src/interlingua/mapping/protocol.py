@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from ..codec import SCHEMA_VERSION, Item
-from ..items import ModelCapabilities, StopReason, Transcript, Usage
+from ..items import ModelCapabilities, ResponseInfo, StopReason, Transcript, Usage
 from .ids import IdRule
 from .report import Policy, Report
 
@@ -49,6 +49,10 @@ class ModelResponse:
         stop_reason: Why the response stopped, with the provider's raw value.
         model: Model name the provider reported.
         response_id: Provider response id.
+        provider_data: The response's fields no canonical field holds (``created``,
+            ``system_fingerprint``, ``service_tier``, per-choice or per-candidate fields), keyed by mapper
+            name: ``{"openai-chat": {"created": 1700000000, "choice": {"logprobs": null}}}``. Written
+            back only by that mapper (ADR 0009).
     """
 
     items: list[Item] = field(default_factory=list)
@@ -56,16 +60,46 @@ class ModelResponse:
     stop_reason: StopReason | None = None
     model: str | None = None
     response_id: str | None = None
+    provider_data: dict[str, Any] | None = None
 
-    def to_transcript(self) -> Transcript:
-        """A transcript document holding these items, with usage and stop reason."""
+    def info(self) -> ResponseInfo | None:
+        """The response metadata as a :class:`~interlingua.items.ResponseInfo` (``None`` when there is none)."""
         import msgspec
 
+        if not (self.model or self.response_id or self.provider_data):
+            return None
+        return ResponseInfo(
+            id=self.response_id if self.response_id else msgspec.UNSET,
+            model=self.model if self.model else msgspec.UNSET,
+            provider_data=self.provider_data if self.provider_data else msgspec.UNSET,
+        )
+
+    def to_transcript(self) -> Transcript:
+        """A transcript document holding these items, with usage, stop reason and response metadata."""
+        import msgspec
+
+        info = self.info()
         return Transcript(
             schema_version=SCHEMA_VERSION,
             items=list(self.items),  # type: ignore[arg-type]
             usage=self.usage if self.usage is not None else msgspec.UNSET,
             stop_reason=self.stop_reason if self.stop_reason is not None else msgspec.UNSET,
+            response=info if info is not None else msgspec.UNSET,
+        )
+
+    @classmethod
+    def from_transcript(cls, transcript: Transcript) -> ModelResponse:
+        """The response a transcript document holds: its items, usage, stop reason and ``response`` metadata."""
+        import msgspec
+
+        info = transcript.response if isinstance(transcript.response, ResponseInfo) else None
+        return cls(
+            items=list(transcript.items),
+            usage=transcript.usage if transcript.usage is not msgspec.UNSET else None,
+            stop_reason=transcript.stop_reason if transcript.stop_reason is not msgspec.UNSET else None,
+            model=info.model if info is not None and isinstance(info.model, str) else None,
+            response_id=info.id if info is not None and isinstance(info.id, str) else None,
+            provider_data=dict(info.provider_data) if info is not None and isinstance(info.provider_data, dict) else None,
         )
 
 

@@ -32,7 +32,7 @@ from interlingua.items import (
     ToolResultItem,
     Transcript,
 )
-from interlingua.mapping import ModelResponse
+from interlingua.mapping import ModelResponse, get_mapper
 
 UNSET = msgspec.UNSET
 ENC = "gAAAAABo-ENCRYPTED-" + "x" * 64
@@ -366,9 +366,14 @@ def test_assistant_replay_with_annotations_and_refusal(oar, wire):
     assert wire.request(out) == wire.request(body)
 
 
-def test_message_phase_is_reported(oar):
+def test_message_phase_goes_back_to_responses_and_is_reported_elsewhere(oar):
     conv = dec(oar, {"input": [{"role": "assistant", "content": "x", "phase": "commentary"}]})
-    assert [(e.action, e.pointer) for e in conv.report] == [("dropped", "/input/0/phase")]
+    assert list(conv.report) == []
+    assert conv.value.items[0].provider_data == {"openai-responses": {"message": {"phase": "commentary"}}}
+    back = enc(oar, conv.value)
+    assert back.value["input"] == [{"role": "assistant", "content": "x", "phase": "commentary"}]
+    other = get_mapper("anthropic").encode_request(conv.value, model="claude-sonnet-4-5")
+    assert [e.reason for e in other.report if e.action == "dropped"] == ["openai-responses provider data (message) of a text item is not for anthropic"]
 
 
 def test_audio_follows_the_policy(oar):

@@ -43,6 +43,7 @@ from ...items import (
 from ...mapping.ids import IdMap, IdRule
 from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
+from ...mapping.extras import unknown_fields
 from ...mapping.settings import own_provider_data
 
 __all__ = [
@@ -189,35 +190,28 @@ def _common(ctx: DecodeContext, *, role: bool = True) -> dict[str, Any]:
     return out
 
 
-def _cache(block: dict[str, Any]) -> dict[str, Any]:
-    """Item fields for a block's ``cache_control``.
+def _cache(block: dict[str, Any], known: set[str]) -> dict[str, Any]:
+    """Item fields for a block's ``cache_control`` and for its fields the mapper does not model.
 
     ``{type: "ephemeral", ttl?}`` (ANT ``cache_control_ephemeral_param.py``; ttl ``5m``/``1h``) ->
     ``cache_breakpoint``; any other shape is kept as it is in ``provider_data["anthropic"]``, so a
-    same-provider round trip writes it back exactly.
+    same-provider round trip writes it back exactly. So are the block's keys outside ``known``
+    (``tool_use.caller``, new fields; ADR 0008): :meth:`Encoder.mark` writes them back.
     """
+    extra = unknown_fields(block, known | {"type", "cache_control"})
     cc = block.get("cache_control")
-    if cc is None:
-        return {}
-    if isinstance(cc, dict) and cc.get("type") == "ephemeral" and set(cc) <= {"type", "ttl"}:
-        ttl = cc.get("ttl", msgspec.UNSET)
-        if ttl is msgspec.UNSET or (isinstance(ttl, str) and _TTL.fullmatch(ttl)):
-            return {"cache_breakpoint": CacheBreakpoint(ttl=ttl)}
-    return {"provider_data": {NAME: {"cache_control": copy.deepcopy(cc)}}}
-
-
-def _report_extra(block: dict[str, Any], known: set[str], ctx: DecodeContext, ptr: str) -> None:
-    for key in sorted(set(block) - known - {"type", "cache_control"}):
-        value = block[key]
-        if value is None:
-            continue
-        ctx.report.add(
-            "dropped",
-            f"block field {key!r} has no canonical form ({key} on a {block.get('type')} block)",
-            index=ctx.index,
-            item_type=str(block.get("type")),
-            pointer=f"{ptr}/{key}",
-        )
+    out: dict[str, Any] = {}
+    if cc is not None:
+        ttl = cc.get("ttl", msgspec.UNSET) if isinstance(cc, dict) else msgspec.UNSET
+        if isinstance(cc, dict) and cc.get("type") == "ephemeral" and set(cc) <= {"type", "ttl"} and (
+            ttl is msgspec.UNSET or (isinstance(ttl, str) and _TTL.fullmatch(ttl))
+        ):
+            out["cache_breakpoint"] = CacheBreakpoint(ttl=ttl)
+        else:
+            extra["cache_control"] = copy.deepcopy(cc)
+    if extra:
+        out["provider_data"] = {NAME: extra}
+    return out
 
 
 def _decode_source(source: Any, *, image: bool) -> Any:
@@ -246,16 +240,14 @@ def _decode_text(block: dict[str, Any], ctx: DecodeContext, ptr: str, *, nested:
         if not all(isinstance(c, dict) for c in citations):
             return None
         fields["annotations"] = [decode_citation(c) for c in citations]
-    _report_extra(block, {"text", "citations"}, ctx, ptr)
-    return TextItem(text=text, **fields, **_cache(block))
+    return TextItem(text=text, **fields, **_cache(block, {"text", "citations"}))
 
 
 def _decode_image(block: dict[str, Any], ctx: DecodeContext, ptr: str, *, nested: bool = False) -> ImageItem | None:
     source = _decode_source(block.get("source"), image=True)
     if source is None:
         return None
-    _report_extra(block, {"source"}, ctx, ptr)
-    return ImageItem(source=source, **(_common(ctx) if not nested else {}), **_cache(block))
+    return ImageItem(source=source, **(_common(ctx) if not nested else {}), **_cache(block, {"source"}))
 
 
 def _decode_document(block: dict[str, Any], ctx: DecodeContext, ptr: str, *, nested: bool = False) -> DocumentItem | None:
@@ -278,8 +270,7 @@ def _decode_document(block: dict[str, Any], ctx: DecodeContext, ptr: str, *, nes
             fields["citations"] = citations["enabled"]
     elif citations is not None:
         return None
-    _report_extra(block, {"source", "title", "context", "citations"}, ctx, ptr)
-    return DocumentItem(source=source, **fields, **_cache(block))
+    return DocumentItem(source=source, **fields, **_cache(block, {"source", "title", "context", "citations"}))
 
 
 def _decode_nested(block: Any, ctx: DecodeContext, ptr: str) -> Any:
@@ -362,13 +353,13 @@ def _decode_tool_use(block: dict[str, Any], ctx: DecodeContext, ptr: str) -> Too
     caller = block.get("caller")
     if caller is not None and caller != _DIRECT_CALLER:
         return None  # programmatic calls (code execution) have no canonical form: kept raw
-    _report_extra(block, {"id", "name", "input", "caller"}, ctx, ptr)
-    return ToolCallItem(id=call_id, name=name, arguments=copy.deepcopy(args), **_common(ctx, role=False), **_cache(block))
+    return ToolCallItem(id=call_id, name=name, arguments=copy.deepcopy(args), **_common(ctx, role=False), **_cache(block, {"id", "name", "input"}))
 
 
-def call_fields(ctx: DecodeContext) -> dict[str, Any]:
-    """Fields a tool_use call of this message carries (message key, origin); used by the stream."""
-    return _common(ctx, role=False)
+def call_fields(ctx: DecodeContext, block: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Fields a tool_use call of this message carries (message key, origin, and ``block``'s cache
+    breakpoint and unmodelled fields such as ``caller``); used by the stream."""
+    return {**_common(ctx, role=False), **(_cache(block, {"id", "name", "input"}) if block is not None else {})}
 
 
 def _decode_tool_result(block: dict[str, Any], ctx: DecodeContext, ptr: str) -> ToolResultItem | None:
@@ -400,8 +391,7 @@ def _decode_tool_result(block: dict[str, Any], ctx: DecodeContext, ptr: str) -> 
     is_error = block.get("is_error")
     if isinstance(is_error, bool):
         fields["is_error"] = is_error
-    _report_extra(block, {"tool_use_id", "content", "is_error"}, ctx, ptr)
-    return ToolResultItem(call_id=call_id, content=content, **fields, **_cache(block))
+    return ToolResultItem(call_id=call_id, content=content, **fields, **_cache(block, {"tool_use_id", "content", "is_error"}))
 
 
 # --------------------------------------------------------------------------- encoding

@@ -16,6 +16,7 @@ import msgspec
 from ...codec import Item
 from ...errors import MappingError
 from ...items import Origin, RefusalItem, StopReason, TextItem, Usage
+from ...mapping.extras import response_fields, restore_fields, unknown_fields
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded
@@ -109,11 +110,12 @@ _USAGE_KEYS = frozenset(
 """Fields of an Anthropic usage record (ANT ``usage.py``)."""
 
 
-def encode_usage(usage: Usage) -> dict[str, Any]:
+def encode_usage(usage: Usage, extra: Any = ()) -> dict[str, Any]:
     """:class:`Usage` -> Anthropic ``usage``.
 
     ``details`` is used as given only when it is an Anthropic usage record (Anthropic keys only,
-    ``input_tokens`` present) that agrees with the counts; otherwise the record is built from the counts.
+    ``input_tokens`` present; ``extra``: further keys the decoder saw on this provider's record) that
+    agrees with the counts; otherwise the record is built from the counts.
     """
 
     def val(v: Any) -> int:
@@ -129,7 +131,7 @@ def encode_usage(usage: Usage) -> dict[str, Any]:
     if (
         isinstance(details, dict)
         and "input_tokens" in details
-        and set(details) <= _USAGE_KEYS
+        and set(details) <= _USAGE_KEYS | set(extra)
         and all(details.get(k) == v for k, v in out.items())
     ):
         return copy.deepcopy(details)
@@ -201,9 +203,27 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
             stop_reason=decode_stop(body.get("stop_reason")),
             model=body["model"] if isinstance(body.get("model"), str) else None,
             response_id=body["id"] if isinstance(body.get("id"), str) else None,
+            provider_data=_kept(body),
         ),
         report,
     )
+
+
+_MESSAGE_KEYS = frozenset({"id", "type", "role", "content", "model", "stop_reason", "stop_sequence", "stop_details", "usage"})
+
+
+def _kept(body: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Response-level fields no canonical field holds (ADR 0009): ``body`` (``container``,
+    ``context_management``, ...) and ``usage_keys`` (``usage`` keys outside :data:`_USAGE_KEYS`, such as
+    ``inference_geo``, ``iterations``), so :func:`encode_response` writes the usage record back as given."""
+    kept: dict[str, Any] = {}
+    top = unknown_fields(body, _MESSAGE_KEYS)
+    if top:
+        kept["body"] = top
+    usage = body.get("usage")
+    if isinstance(usage, dict) and set(usage) - _USAGE_KEYS:
+        kept["usage_keys"] = sorted(set(usage) - _USAGE_KEYS)
+    return {NAME: kept} if kept else None
 
 
 def _encode_stop(stop: StopReason | None, report: Report) -> str | None:
@@ -266,5 +286,8 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
     }
     if refusal is not None:
         body["stop_details"] = {"type": "refusal", "explanation": refusal.text or None}
-    body["usage"] = encode_usage(response.usage) if response.usage is not None else {"input_tokens": 0, "output_tokens": 0}
+    own = response_fields(response.provider_data, NAME, report)
+    usage_keys = own.get("usage_keys") if isinstance(own.get("usage_keys"), list) else ()
+    body["usage"] = encode_usage(response.usage, usage_keys) if response.usage is not None else {"input_tokens": 0, "output_tokens": 0}
+    restore_fields(body, own.get("body") or {})
     return Conversion(body, report)

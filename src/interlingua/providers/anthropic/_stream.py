@@ -194,7 +194,7 @@ class AnthropicAccumulator:
             text = "".join(self._json[index])
             call_id = str(block.get("id") or f"toolu_stream_{index}")
             name = str(block.get("name") or "unknown")
-            return tool_call_from_text(call_id, name, text, **call_fields(ctx))
+            return tool_call_from_text(call_id, name, text, **call_fields(ctx, block))
         if block.get("type") in _JSON_BLOCKS and index in self._json:
             block = dict(block)
             parsed = self._parse(index)

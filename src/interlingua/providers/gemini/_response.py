@@ -29,10 +29,11 @@ import msgspec
 from ...codec import Item
 from ...errors import ConversionError
 from ...items import ErrorItem, Origin, StopReason, ToolCallItem, Usage
+from ...mapping.extras import response_fields, restore_fields, unknown_fields
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded
-from ._common import NAME, error_item, get, jcopy, keyset
+from ._common import NAME, error_item, get, has, jcopy, keyset, snake
 from ._parts import PartDecoder, PartEncoder
 
 UNSET = msgspec.UNSET
@@ -60,10 +61,10 @@ def _own_raw(stop: StopReason) -> str | None:
     return raw if stop_reason(raw, stop.reason == "tool_use").reason == stop.reason else None
 
 
-def _own_usage(u: Usage) -> bool:
-    """``details`` is a Gemini ``usageMetadata`` record (Gemini keys only) agreeing with the counts."""
+def _own_usage(u: Usage, extra: Any = ()) -> bool:
+    """``details`` is a Gemini ``usageMetadata`` record (Gemini keys, and the ``extra`` keys the decoder saw) agreeing with the counts."""
     details = u.details
-    if not isinstance(details, Mapping) or not details or not all(_USAGE_KEY.match(k) for k in keyset(details)):
+    if not isinstance(details, Mapping) or not details or not all(_USAGE_KEY.match(k) or k in extra for k in keyset(details)):
         return False
     back = usage_from(details)
     return all(getattr(back, f) == getattr(u, f) for f in _COUNTS)
@@ -177,7 +178,50 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
             stop = StopReason(reason="content_filter", raw=block)
     md = get(body, "usageMetadata")
     usage = usage_from(md) if isinstance(md, Mapping) else None
-    return Conversion(ModelResponse(items=items, usage=usage, stop_reason=stop, model=model, response_id=rid), report)
+    return Conversion(
+        ModelResponse(items=items, usage=usage, stop_reason=stop, model=model, response_id=rid, provider_data=_kept(body, rid, model, block)),
+        report,
+    )
+
+
+def _both(*keys: str) -> set[str]:
+    return {k for key in keys for k in (key, snake(key))}
+
+
+def _kept(body: Mapping[str, Any], rid: str | None, model: str | None, block: Any) -> dict[str, Any] | None:
+    """Response-level fields no canonical field holds (ADR 0009), for :func:`encode_response` to write back.
+
+    ``body``: ``createTime``, ``modelStatus``, ...; ``candidate``: ``avgLogprobs``, ``finishMessage``,
+    ``groundingMetadata``, ``safetyRatings``, a Vertex integer ``finishReason``, ...; ``usage_keys``: the
+    ``usageMetadata`` keys outside the token counts (``serviceTier``, ...), so the record goes back as given.
+    """
+    known = _both("candidates", "usageMetadata") | (_both("responseId") if rid else set()) | (_both("modelVersion") if model else set())
+    if isinstance(block, str) and block:
+        known |= _both("promptFeedback")
+    kept: dict[str, Any] = {}
+    top = unknown_fields(body, known)
+    if top:
+        kept["body"] = top
+    candidates = get(body, "candidates")
+    if isinstance(candidates, list) and candidates and isinstance(candidates[0], Mapping):
+        cand = candidates[0]
+        extra = unknown_fields(cand, _both("content", "finishReason", "index"))
+        finish = get(cand, "finishReason")
+        if finish is not None and not isinstance(finish, str):
+            extra["finishReason"] = finish  # Vertex's integer enum
+        content = get(cand, "content")
+        if not has(cand, "content"):
+            extra["content"] = None  # no content at all (a blocked candidate)
+        elif isinstance(content, Mapping) and not content.get("parts"):
+            extra["content"] = dict(content)  # content without parts (``{}``, a role alone)
+        if extra:
+            kept["candidate"] = extra
+    md = get(body, "usageMetadata")
+    if isinstance(md, Mapping):
+        other = sorted(k for k in keyset(md) if not _USAGE_KEY.match(k))
+        if other:
+            kept["usage_keys"] = other
+    return {NAME: kept} if kept else None
 
 
 def encode_response(response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
@@ -206,6 +250,7 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
             report.add("changed", "user-side items in a response sent as model parts", item_type="content")
         parts.extend(content["parts"])
     body: dict[str, Any] = {}
+    own = response_fields(response.provider_data, NAME, report)
     stop = response.stop_reason
     if block is not None and not parts:
         raw = _own_raw(stop) if stop is not None else None
@@ -217,10 +262,13 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
         if stop is not None:
             cand["finishReason"] = _own_raw(stop) or _BACK[stop.reason]
         cand["index"] = 0
+        restore_fields(cand, own.get("candidate") or {}, override=("finishReason", "content"))
+        if cand.get("content") is None:
+            del cand["content"]
         body["candidates"] = [cand]
     if response.usage is not None:
         u = response.usage
-        if _own_usage(u):
+        if _own_usage(u, own.get("usage_keys") or ()):
             body["usageMetadata"] = jcopy(u.details)
         else:
             md: dict[str, Any] = {}
@@ -239,4 +287,5 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
         body["modelVersion"] = use_model
     if response.response_id:
         body["responseId"] = response.response_id
+    restore_fields(body, own.get("body") or {})
     return Conversion(body, report)

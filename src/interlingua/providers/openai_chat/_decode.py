@@ -30,6 +30,7 @@ from ...items import (
     ToolResultItem,
 )
 from ...items import RawItem
+from ...mapping.extras import keep_fields, unknown_fields
 from ...mapping.arguments import tool_call_from_text
 from ...mapping.extras import extra_fields
 from ...mapping.report import Report
@@ -293,7 +294,13 @@ class MessageDecoder:
         if not isinstance(call_id, str) or not call_id:
             call_id = f"call_{index}_{position}"
             self.report.add("changed", f"tool call without an id; given {call_id!r}", index=index, item_type="tool_call", pointer=pointer)
-        return self._call(call_id, fn["name"], fn.get("arguments"), key=key, index=index, pointer=pointer)
+        call = self._call(call_id, fn["name"], fn.get("arguments"), key=key, index=index, pointer=pointer)
+        # Fields this mapper does not model (``index``, Snowflake ``custom``, ...) go back to OpenAI Chat.
+        extra = unknown_fields(entry, ("id", "type", "function"))
+        fn_extra = unknown_fields(fn, ("name", "arguments"))
+        if fn_extra:
+            extra["function"] = fn_extra
+        return keep_fields(call, NAME, extra)
 
     def _call(self, call_id: str, name: str, arguments: Any, *, key: str, index: int, pointer: str) -> ToolCallItem:
         if isinstance(arguments, dict):

@@ -38,6 +38,7 @@ from ...items import (
     ToolResultItem,
     UrlSource,
 )
+from ...mapping.extras import item_fields, restore_fields
 from ...mapping.arguments import arguments_json
 from ...mapping.ids import IdMap
 from ...mapping.opaque import replayable
@@ -481,7 +482,20 @@ class MessageEncoder:
         self.cache(index, item, None)  # a tool_calls entry is no content part: reported when it has a breakpoint
         call_id = self.ids.get(item.id, index=index)
         self._calls.add(call_id)
-        return {"id": call_id, "type": "function", "function": {"name": item.name, "arguments": args}}
+        entry = {"id": call_id, "type": "function", "function": {"name": item.name, "arguments": args}}
+        extra = item_fields(item, NAME, self.report, index=index, what=f"tool call {item.name!r}")
+        if extra and not self.response:
+            # ChatCompletionMessageToolCallParam is {id, type, function{name, arguments}}: a response's
+            # extra fields (``index``, Snowflake ``custom``) go back into a response body only.
+            self.report.add(
+                "dropped",
+                f"tool call {item.name!r}: response fields {', '.join(sorted(extra))} are not part of a request's tool call",
+                index=index,
+                item_type="tool_call",
+            )
+            return entry
+        restore_fields(entry["function"], extra.pop("function", None) or {})
+        return restore_fields(entry, extra)
 
     def _assistant(self, group: _Group) -> dict[str, Any] | None:
         msg: dict[str, Any] = {"role": "assistant"}

@@ -15,6 +15,7 @@ import msgspec
 
 from ...errors import ConversionError
 from ...items import Origin, ReasoningItem
+from ...mapping.extras import response_fields, restore_fields, unknown_fields
 from ...mapping.ids import IdMap, IdRule
 from ...mapping.protocol import ModelResponse
 from ...mapping.report import Policy, Report
@@ -67,7 +68,45 @@ def decode_response(body: Mapping[str, Any], report: Report) -> ModelResponse:
         stop = stop_reason(choice.get("finish_reason"))
         for extra in range(1, len(choices)):
             report.add("dropped", "only choices[0] is canonical; further choices left out", index=extra, pointer=f"/choices/{extra}")
-    return ModelResponse(items=items, usage=usage_from_wire(body.get("usage")), stop_reason=stop, model=model, response_id=response_id)
+    # Response-level fields no canonical field holds (ADR 0009): the body's metadata (``created``,
+    # ``system_fingerprint``, ``service_tier``, gateway fields), choices[0]'s and its message's.
+    kept: dict[str, Any] = {}
+    top = unknown_fields(body, {"choices", "usage"} | ({"id"} if response_id else set()) | ({"model"} if model else set()))
+    if top:
+        kept["body"] = top
+    if choices and isinstance(choices[0], dict):
+        choice_extra = unknown_fields(choices[0], ("message", "finish_reason", "index"))
+        if "finish_reason" in choices[0] and choices[0]["finish_reason"] != finish_reason(stop):
+            choice_extra["finish_reason"] = choices[0]["finish_reason"]  # outside OpenAI's enum ("eos", "", null)
+        if choice_extra:
+            kept["choice"] = choice_extra
+        message = choices[0].get("message")
+        message_extra = unknown_fields(message, _MESSAGE_KEYS) if isinstance(message, dict) else {}
+        if isinstance(message, dict) and message.get("refusal") == "":
+            message_extra["refusal"] = ""
+        if isinstance(message, dict) and message.get("content") == "":
+            message_extra["content"] = ""  # an empty text, which no item holds
+        if isinstance(message, dict) and isinstance(message.get("content"), list) and message["content"] and all(
+            isinstance(p, dict) and set(p) <= {"type", "text"} and p.get("text") == "" for p in message["content"]
+        ):
+            message_extra["content"] = message["content"]  # an empty content list (Mistral ``[{"text": ""}]``)
+        if message_extra:
+            kept["message"] = message_extra
+    return ModelResponse(
+        items=items,
+        usage=usage_from_wire(body.get("usage")),
+        stop_reason=stop,
+        model=model,
+        response_id=response_id,
+        provider_data={NAME: kept} if kept else None,
+    )
+
+
+# ``choices[0].message`` keys the message decoder models (openai-python ``chat_completion_message.py``
+# and the compatible hosts' reasoning fields).
+_MESSAGE_KEYS = frozenset(
+    {"role", "content", "refusal", "tool_calls", "function_call", "annotations", "audio", "reasoning", "reasoning_content", "reasoning_details"}
+)
 
 
 def encode_response(response: ModelResponse, *, dialect: Dialect, rule: IdRule, model: str | None, policy: Policy, report: Report) -> dict[str, Any]:
@@ -100,4 +139,8 @@ def encode_response(response: ModelResponse, *, dialect: Dialect, rule: IdRule, 
     }
     if response.usage is not None:
         body["usage"] = usage_to_wire(response.usage)
+    own = response_fields(response.provider_data, NAME, report)
+    restore_fields(body, own.get("body") or {}, override=("id", "object", "created", "model"))
+    restore_fields(body["choices"][0], own.get("choice") or {}, override=("finish_reason",))
+    restore_fields(message, own.get("message") or {}, override=("content", "refusal"))
     return body

@@ -34,7 +34,7 @@ from ...items import (
     ToolResultItem,
     UrlSource,
 )
-from ...mapping.extras import as_provider_data, extra_fields, merge_own
+from ...mapping.extras import as_provider_data, extra_fields, item_fields, keep_fields, merge_own, restore_fields, unknown_fields
 from ...mapping.arguments import arguments_json, tool_call_from_text
 from ...mapping.ids import IdMap
 from ...mapping.opaque import replayable
@@ -175,7 +175,7 @@ def _decode_part(part: Any, role: Any, ctx: DecodeContext, index: int, pointer: 
             extras = as_provider_data(NAME, extra_fields(part, ("type", "text")))
         annotations: Any = UNSET
         if kind == "output_text":
-            if not assistant_parts or set(part) - {"type", "text", "annotations", "logprobs"}:
+            if not assistant_parts:
                 raise _NotCanonical
             raw_ann = part.get("annotations")
             if raw_ann is not None and not isinstance(raw_ann, list):
@@ -184,6 +184,8 @@ def _decode_part(part: Any, role: Any, ctx: DecodeContext, index: int, pointer: 
                 if not all(isinstance(a, Mapping) for a in raw_ann):
                     raise _NotCanonical
                 annotations = [annotation_from_wire(a) for a in raw_ann]
+            # ``logprobs`` and any other field of the part go back to this provider (ADR 0009).
+            return keep_fields(TextItem(text=text, role=role, annotations=annotations), NAME, unknown_fields(part, ("type", "text", "annotations")))
         return TextItem(text=text, role=role, annotations=annotations, provider_data=extras)
     if kind == "refusal" and assistant_parts:
         text = part.get("refusal")
@@ -213,9 +215,8 @@ def decode_message(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index: 
     org = ctx.origin(item_id) if isinstance(item_id, str) else (ctx.origin(None) if assistant else UNSET)
     if raw.get("id") is not None and not assistant:
         ctx.report.add("dropped", "id of a non-assistant message is not carried", index=index, item_type="message", pointer=f"{pointer}/id")
-    if raw.get("phase") is not None:
-        ctx.report.add("dropped", f"message phase {raw.get('phase')!r} has no canonical field", index=index, item_type="message", pointer=f"{pointer}/phase")
-    _report_extra(raw, _MESSAGE_FIELDS | {"phase"}, ctx, index, pointer, "message")
+    # The message's own unmodelled fields (``phase``, ...) ride on its first item (ADR 0009).
+    message_extra = unknown_fields(raw, _MESSAGE_FIELDS)
     if isinstance(content, str):
         items: list[Item] = [TextItem(text=content, role=role)]
     elif isinstance(content, list) and content:
@@ -236,7 +237,23 @@ def decode_message(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index: 
         if org is not UNSET:
             item = msgspec.structs.replace(item, origin=org)  # type: ignore[type-var]
         out.append(msgspec.structs.replace(item, message=key))  # type: ignore[type-var]
+    if out and message_extra:
+        out[0] = keep_fields(out[0], NAME, {_MESSAGE_EXTRA: message_extra})
     return out
+
+
+_MESSAGE_EXTRA = "message"
+"""Key, in a content item's own ``provider_data``, of its message's unmodelled fields (the part's own fields sit beside it)."""
+
+
+def _message_extra(items: Sequence[tuple[int, Any]]) -> dict[str, Any]:
+    """The message fields kept on the first of ``items`` (other providers' data is reported by :func:`encode_content`)."""
+    for _, item in items:
+        pd = getattr(item, "provider_data", UNSET)
+        own = pd.get(NAME) if isinstance(pd, dict) else None
+        if isinstance(own, dict) and isinstance(own.get(_MESSAGE_EXTRA), dict):
+            return plain(own[_MESSAGE_EXTRA])
+    return {}
 
 
 def decode_function_call(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index: int, pointer: str) -> Item:
@@ -247,9 +264,9 @@ def decode_function_call(raw: Mapping[str, Any], key: str, ctx: DecodeContext, i
     call_id, name, args = raw.get("call_id"), raw.get("name"), raw.get("arguments")
     if not (isinstance(call_id, str) and call_id and isinstance(name, str) and name and isinstance(args, str)):
         return raw_item(raw, key)
-    _report_extra(raw, _CALL_FIELDS, ctx, index, pointer, "function_call")
     item_id = raw.get("id")
-    return tool_call_from_text(call_id, name, args, origin=ctx.origin(item_id if isinstance(item_id, str) else None), message=key)
+    call = tool_call_from_text(call_id, name, args, origin=ctx.origin(item_id if isinstance(item_id, str) else None), message=key)
+    return keep_fields(call, NAME, unknown_fields(raw, _CALL_FIELDS))  # unmodelled fields go back to this provider
 
 
 def decode_function_call_output(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index: int, pointer: str) -> Item:
@@ -291,15 +308,16 @@ def decode_reasoning(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index
         return raw_item(raw, key)
     if encrypted is not None and not isinstance(encrypted, str):
         return raw_item(raw, key)
-    _report_extra(raw, _REASONING_FIELDS, ctx, index, pointer, "reasoning")
     item_id = raw.get("id")
-    return ReasoningItem(
+    # Unmodelled fields (and a ``status``, which the encoder does not write) go back to this provider.
+    extra = unknown_fields(raw, _REASONING_FIELDS - {"status"})
+    return keep_fields(ReasoningItem(
         summary=[s["text"] for s in summary_raw],
         text=content_raw[0]["text"] if content_raw else UNSET,
         opaque=OpaqueReasoning(namespace=NAMESPACE, issuer=ISSUER, value=encrypted) if encrypted is not None else UNSET,
         origin=ctx.origin(item_id if isinstance(item_id, str) else None),
         message=key,
-    )
+    ), NAME, extra)
 
 
 def decode_wire_item(raw: Any, key: str, ctx: DecodeContext, index: int, pointer: str) -> list[Item]:
@@ -400,7 +418,9 @@ def _encode_content(item: Any, ctx: EncodeContext, index: int, *, assistant: boo
     if isinstance(item, TextItem):
         if assistant:
             anns = encode_annotations(item, ctx, index)
-            return [{"type": "output_text", "text": item.text, "annotations": anns}]
+            own = item_fields(item, NAME, ctx.report, index=index)
+            own.pop(_MESSAGE_EXTRA, None)
+            return [restore_fields({"type": "output_text", "text": item.text, "annotations": anns}, own)]
         if item.annotations is not UNSET and item.annotations:
             ctx.report.add("dropped", "annotations on input text are not carried", index=index, item_type="text")
         return [{"type": "input_text", "text": item.text}]
@@ -511,12 +531,19 @@ def encode_message(items: Sequence[tuple[int, Any]], role: str, ctx: EncodeConte
     - a single text part without annotations -> ``{role, content: "<text>"}``;
     - anything else -> ``{type:"message", role, content:[parts]}``.
     """
+    out_messages = _encode_message(items, role, ctx, output_form=output_form)
+    if out_messages:
+        restore_fields(out_messages[0], _message_extra(items))
+    return out_messages
+
+
+def _encode_message(items: Sequence[tuple[int, Any]], role: str, ctx: EncodeContext, *, output_form: bool) -> list[dict[str, Any]]:
     assistant = role == "assistant"
     by_item = [(index, encode_content(item, ctx, index, assistant=assistant)) for index, item in items]
     parts = [part for _, item_parts in by_item for part in item_parts]
     if not parts:
         return []
-    msg_id = next((own_item_id(item.origin, "msg_") for _, item in items if own_item_id(item.origin, "msg_")), None)
+    msg_id = next((own_item_id(item.origin, "") for _, item in items if own_item_id(item.origin, "")), None)
     if assistant and (msg_id or output_form):
         out: dict[str, Any] = {"type": "message", "role": "assistant", "content": parts, "status": "completed"}
         if msg_id:
@@ -558,10 +585,10 @@ def encode_tool_call(item: ToolCallItem, ctx: EncodeContext, index: int) -> dict
     if args is None:
         return None
     out: dict[str, Any] = {"type": "function_call", "call_id": ctx.ids.get(item.id, index=index), "name": item.name, "arguments": args}
-    fc_id = own_item_id(item.origin, "fc_")
+    fc_id = own_item_id(item.origin, "")
     if fc_id:
         out["id"] = fc_id
-    return out
+    return restore_fields(out, item_fields(item, NAME, ctx.report, index=index))
 
 
 def encode_tool_result(item: ToolResultItem, ctx: EncodeContext, index: int) -> dict[str, Any]:
@@ -591,7 +618,7 @@ def encode_reasoning(item: ReasoningItem, ctx: EncodeContext, index: int) -> dic
     only reasoning this provider made is sent. Opaque state from another issuer is left out and
     reported, never turned into visible text.
     """
-    rs_id = own_item_id(item.origin, "rs_")
+    rs_id = own_item_id(item.origin, "")
     if rs_id is None:
         ctx.report.add("dropped", f"reasoning not made by {NAME} (no rs_ id) cannot be replayed; left out with its opaque state, not turned into text", index=index, item_type="reasoning")
         return None
@@ -608,7 +635,7 @@ def encode_reasoning(item: ReasoningItem, ctx: EncodeContext, index: int) -> dic
         out["encrypted_content"] = opaque.value
     if item.redacted is True:
         ctx.report.add("changed", "redacted flag has no reasoning field", index=index, item_type="reasoning")
-    return out
+    return restore_fields(out, item_fields(item, NAME, ctx.report, index=index))
 
 
 def encode_raw(item: RawItem, ctx: EncodeContext, index: int) -> dict[str, Any] | None:

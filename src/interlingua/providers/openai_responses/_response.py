@@ -12,11 +12,12 @@ from typing import Any
 from ...codec import Item
 from ...errors import ConversionError
 from ...items import ErrorItem, RefusalItem, StopReason, TextItem, ToolCallItem, ToolResultItem, Usage
+from ...mapping.extras import response_fields, restore_fields, unknown_fields
 from ...mapping.ids import IdMap
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded
-from ._common import ID_RULE, UNSET, error_item, plain
+from ._common import ID_RULE, NAME, UNSET, error_item, plain
 from ._items import DecodeContext, EncodeContext, decode_wire_item, describe
 from ._sequence import encode_sequence
 
@@ -114,28 +115,57 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     if reason.reason == "error":
         code = error.get("code") if isinstance(error, Mapping) else None
         items.append(error_item(code))
+    # Response-level fields no canonical field holds (ADR 0009): ``created_at``, ``completed_at``,
+    # ``service_tier``, ``tool_usage``, a non-standard ``status`` spelling, ...
+    known = {"output", "usage", "error"} | ({"id"} if response_id else set()) | ({"model"} if model else set())
+    kept = unknown_fields(body, known)
+    if kept.get("status") == _status_of(reason, items):
+        del kept["status"]
+    usage = body.get("usage")
+    usage_keys: list[str] = []
+    usage_extra = unknown_fields(usage, _USAGE_KEYS) if isinstance(usage, Mapping) else {}
+    if usage_extra:  # gateway ``cost``, ``is_byok``, ...: the record still goes back as given
+        usage_keys = sorted(usage_extra)
     return Conversion(
-        ModelResponse(items=items, usage=decode_usage(body.get("usage")), stop_reason=reason, model=model, response_id=response_id),
+        ModelResponse(
+            items=items,
+            usage=decode_usage(body.get("usage")),
+            stop_reason=reason,
+            model=model,
+            response_id=response_id,
+            provider_data={NAME: {k: v for k, v in (("body", kept), ("usage_keys", usage_keys)) if v}} if kept or usage_keys else None,
+        ),
         report,
     )
+
+
+def _status_of(reason: StopReason, items: list[Item]) -> str:
+    """The ``status`` :func:`encode_response` writes for ``reason``."""
+    if reason.reason in _INCOMPLETE_BACK:
+        return "incomplete"
+    if reason.reason == "error" or any(isinstance(i, ErrorItem) for i in items):
+        return "failed"
+    if reason.reason == "other" and reason.raw in ("cancelled", "queued", "in_progress"):
+        return str(reason.raw)
+    return "completed"
 
 
 _COUNTS = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens", "total_tokens")
 _USAGE_KEYS = {"input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"}
 
 
-def _own_usage(usage: Usage) -> bool:
-    """``details`` is a Responses usage record (Responses keys only) agreeing with the counts."""
+def _own_usage(usage: Usage, extra: Any = ()) -> bool:
+    """``details`` is a Responses usage record (Responses keys, and the ``extra`` keys the decoder saw) agreeing with the counts."""
     details = usage.details
-    if not isinstance(details, Mapping) or "input_tokens" not in details or not set(details) <= _USAGE_KEYS:
+    if not isinstance(details, Mapping) or "input_tokens" not in details or not set(details) <= _USAGE_KEYS | set(extra):
         return False
     back = decode_usage(details)
     return back is not None and all(getattr(back, f) == getattr(usage, f) for f in _COUNTS)
 
 
-def _usage_to_wire(usage: Usage) -> dict[str, Any]:
+def _usage_to_wire(usage: Usage, extra: Any = ()) -> dict[str, Any]:
     """:class:`Usage` -> ``usage``: ``details`` as given when it is this provider's record, else built from the counts."""
-    if _own_usage(usage):
+    if _own_usage(usage, extra):
         return plain(usage.details)
     out: dict[str, Any] = {}
     out["input_tokens"] = usage.input_tokens if usage.input_tokens is not UNSET else 0
@@ -215,6 +245,14 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
         body["error"] = {"code": _ERROR_BACK.get(code, "server_error"), "message": errors[0].message if errors else "response failed"}
     elif reason == "other" and response.stop_reason is not None and response.stop_reason.raw in ("cancelled", "queued", "in_progress"):
         body["status"] = response.stop_reason.raw
-    body["usage"] = _usage_to_wire(response.usage) if response.usage is not None else None
+    own = response_fields(response.provider_data, NAME, report)
+    usage_keys = own.get("usage_keys") if isinstance(own.get("usage_keys"), list) else ()
+    body["usage"] = _usage_to_wire(response.usage, usage_keys) if response.usage is not None else None
+    restore_fields(body, own.get("body") or {}, override=_PLACEHOLDERS)
     return Conversion(body, report)
+
+
+# What encode_response writes only because the SDK's ``Response`` requires it (or from the stop reason):
+# the decoded body's own value goes back instead.
+_PLACEHOLDERS = ("id", "object", "created_at", "status", "model", "incomplete_details", "parallel_tool_calls", "tool_choice", "tools")
 
