@@ -352,12 +352,8 @@ def convert_request(
 def _read_response(response: Input, source: str, force: bool, report: Report) -> ModelResponse:
     mapper = _mapper(source)
     if mapper is None:
-        transcript = _canonical(response)
-        return ModelResponse(
-            items=list(transcript.items),
-            usage=transcript.usage if transcript.usage is not msgspec.UNSET else None,
-            stop_reason=transcript.stop_reason if transcript.stop_reason is not msgspec.UNSET else None,
-        )
+        # items, usage, stop reason and the response metadata (ADR 0009) the document holds
+        return ModelResponse.from_transcript(_canonical(response))
     body = _body(response, mapper, "response")
     _check_format(mapper, body, "response", force)
     value: ModelResponse = _decode(mapper, body, "response", report)

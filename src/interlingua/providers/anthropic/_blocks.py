@@ -196,7 +196,7 @@ def _cache(block: dict[str, Any], known: set[str]) -> dict[str, Any]:
     ``{type: "ephemeral", ttl?}`` (ANT ``cache_control_ephemeral_param.py``; ttl ``5m``/``1h``) ->
     ``cache_breakpoint``; any other shape is kept as it is in ``provider_data["anthropic"]``, so a
     same-provider round trip writes it back exactly. So are the block's keys outside ``known``
-    (``tool_use.caller``, new fields; ADR 0008): :meth:`Encoder.mark` writes them back.
+    (``tool_use.caller``, new fields; ADR 0009): :meth:`Encoder.mark` writes them back.
     """
     extra = unknown_fields(block, known | {"type", "cache_control"})
     cc = block.get("cache_control")
