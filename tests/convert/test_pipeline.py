@@ -43,8 +43,8 @@ def _real_inputs() -> list[tuple[str, Path, str]]:
             kind = "request"
         elif name.endswith((".sse", ".ndjson")):
             kind = "stream"
-        elif name.endswith(".json"):
-            kind = "response"
+        elif name.endswith(".response.json") or (name.endswith(".json") and ".request." not in name and name != "index.json"):
+            kind = "response"  # (index.json files list a folder's fixtures: not payloads)
         else:
             continue
         out.append((_format_of(path), path, kind))

@@ -1,7 +1,7 @@
 """Anthropic Messages API mapper (``POST /v1/messages``).
 
 Exports the module-level :data:`mapper` (registry name ``anthropic``). Wire facts and their
-sources: ``/work/shared/reference/wire-formats.md`` section 3; the rules this mapper applies are
+sources: the providers' API references; the rules this mapper applies are
 listed in ``docs/providers/anthropic.md``.
 """
 

@@ -1,7 +1,7 @@
 """Anthropic content blocks <-> canonical items, shared by requests, responses and streams.
 
 Block shapes follow the ANT SDK ``types/*_block_param.py`` and ``types/*_block.py``
-(anthropics/anthropic-sdk-python 009b035; see ``/work/shared/reference/wire-formats.md`` section 3).
+(anthropics/anthropic-sdk-python 009b035; see the providers' API references).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Request shape: ANT ``types/message_create_params.py`` (``system``, ``messages``, ``tools``,
 ``tool_choice``); turn rules from the ``messages`` docstring and the API errors quoted in
-``/work/shared/reference/wire-formats.md`` section 3. Generation settings (``model``, ``max_tokens``,
+the providers' API references. Generation settings (``model``, ``max_tokens``,
 ``temperature``, ``thinking``, ``output_config``, ``stream``, ...) go to ``Transcript.settings`` and
 back (rules in ``_settings.py`` and docs/providers/anthropic.md).
 """

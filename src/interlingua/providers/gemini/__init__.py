@@ -1,4 +1,4 @@
-"""Google Gemini ``generateContent`` mapper (wire-formats.md section 4; GEN ``types.py``).
+"""Google Gemini ``generateContent`` mapper (the providers' API references; GEN ``types.py``).
 
 Rules: :mod:`._request` (history, system instruction, tools), :mod:`._parts` (parts <-> items, thought
 signatures, function call ids), :mod:`._response` (candidates, finish reasons, usage), :mod:`._stream`

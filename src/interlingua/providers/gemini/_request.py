@@ -1,4 +1,4 @@
-"""Gemini ``generateContent`` request body <-> transcript (wire-formats.md section 4, GEN ``types.py``).
+"""Gemini ``generateContent`` request body <-> transcript (the providers' API references, GEN ``types.py``).
 
 Request shape: ``{contents:[{role: "user"|"model", parts:[...]}], systemInstruction?: Content,
 tools?: [{functionDeclarations:[...]}], toolConfig?: {functionCallingConfig:{mode, allowedFunctionNames?}}}``.

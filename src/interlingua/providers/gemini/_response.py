@@ -1,4 +1,4 @@
-"""Gemini ``GenerateContentResponse`` <-> model response (wire-formats.md section 4, GEN ``types.py``).
+"""Gemini ``GenerateContentResponse`` <-> model response (the providers' API references, GEN ``types.py``).
 
 * ``candidates[0].content.parts`` -> output items (message key ``f"resp:{responseId}"``, ``"resp"`` without
   one; origin ``{provider "gemini", model = modelVersion, response_id = responseId}``). Other candidates are

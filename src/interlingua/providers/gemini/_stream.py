@@ -1,4 +1,4 @@
-"""Gemini ``streamGenerateContent?alt=sse`` -> canonical stream events (wire-formats.md section 4).
+"""Gemini ``streamGenerateContent?alt=sse`` -> canonical stream events (the providers' API references).
 
 Each SSE ``data:`` is a whole ``GenerateContentResponse`` chunk. Text parts arrive as deltas (joined;
 thought text separately), function calls arrive whole, ``usageMetadata`` is cumulative. The completion

@@ -1,4 +1,4 @@
-"""Ollama native ``/api/chat`` mapper (wire-formats.md section 5; OLL ``docs/api.md``, ``api/types.go``).
+"""Ollama native ``/api/chat`` mapper (the providers' API references; OLL ``docs/api.md``, ``api/types.go``).
 
 Rules: :mod:`._messages` (messages <-> items, images, thinking, tool calls and results), :mod:`._request`,
 :mod:`._response`, :mod:`._stream` (NDJSON accumulator). Overview with sources: ``docs/providers/ollama.md``.

@@ -1,4 +1,4 @@
-"""Ollama ``/api/chat`` request body <-> transcript (wire-formats.md section 5; OLL ``api/types.go`` ``ChatRequest``).
+"""Ollama ``/api/chat`` request body <-> transcript (the providers' API references; OLL ``api/types.go`` ``ChatRequest``).
 
 ``{model, messages, tools?, think?, format?, options?, stream?, keep_alive?}``:
 

@@ -1,4 +1,4 @@
-"""Ollama ``/api/chat`` response <-> model response (wire-formats.md section 5; OLL ``api/types.go`` ``ChatResponse``).
+"""Ollama ``/api/chat`` response <-> model response (the providers' API references; OLL ``api/types.go`` ``ChatResponse``).
 
 ``{model, created_at, message, done, done_reason, total_duration, load_duration, prompt_eval_count,
 prompt_eval_duration, eval_count, eval_duration}``:

@@ -1,4 +1,4 @@
-"""Ollama ``/api/chat`` NDJSON stream -> canonical stream events (wire-formats.md section 5).
+"""Ollama ``/api/chat`` NDJSON stream -> canonical stream events (the providers' API references).
 
 Each line is ``{model, created_at, message:{role, content, thinking?, tool_calls?}, done:false}``; the
 completion marker is the line with ``done: true`` (with ``done_reason`` and the counts). Content and thinking

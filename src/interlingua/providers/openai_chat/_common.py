@@ -1,6 +1,6 @@
 """Shared constants and small helpers of the OpenAI Chat Completions mapper.
 
-Sources (see ``shared/reference/wire-formats.md`` section 1): openai-python ``types/chat``
+Sources (see the providers' API references): openai-python ``types/chat``
 (``chat_completion*.py``, ``completion_usage.py``) and the provider pages cited per rule.
 """
 

@@ -2,7 +2,7 @@
 
 Message shapes: openai-python ``types/chat/chat_completion_*_message_param.py`` (requests) and
 ``chat_completion_message.py`` (responses); reasoning extensions: DeepSeek ``reasoning_content``,
-OpenRouter ``reasoning`` + ``reasoning_details``, Ollama ``reasoning`` (wire-formats.md section 1).
+OpenRouter ``reasoning`` + ``reasoning_details``, Ollama ``reasoning`` (the providers' API references).
 """
 
 from __future__ import annotations

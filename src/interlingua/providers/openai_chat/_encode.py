@@ -1,6 +1,6 @@
 """Canonical items -> OpenAI Chat messages (requests and response bodies).
 
-Turn shape (wire-formats.md section 1 and hazards 2-5): consecutive items sharing a ``message``
+Turn shape (the providers' API references and hazards 2-5): consecutive items sharing a ``message``
 key become one message; items without a key join the previous message of the same speaker; each
 tool result is its own ``role:"tool"`` message, so parallel calls become one assistant message
 with several ``tool_calls`` followed by one tool message per result. Whatever the source's keys,
@@ -287,7 +287,7 @@ class MessageEncoder:
         """Content parts -> the ``content`` value; ``where[n]`` is the item index of ``parts[n]``.
 
         Empty text parts beside other parts are left out (empty content is a cross-provider hazard,
-        wire-formats.md "Empty content"); each one left out is reported. All-empty: the first stays.
+        the providers' API references); each one left out is reported. All-empty: the first stays.
         """
         if len(parts) == 1 and parts[0].get("type") == "text" and set(parts[0]) == {"type", "text"}:
             return parts[0]["text"]
@@ -553,7 +553,7 @@ class MessageEncoder:
     def _drop_empty_texts(self, msg: dict[str, Any], entries: list[tuple[str, Any]], where: list[int], more: bool) -> tuple[list[tuple[str, Any]], list[int]]:
         """Leave out (and report) empty texts of an assistant message that carries anything else.
 
-        Empty text next to other content is no content (wire-formats.md hazard 5): the decoder
+        Empty text next to other content is no content (the providers' API references hazard 5): the decoder
         reads it so, so it could not come back. ``more``: the message has tool calls or raw fields.
         """
         empty = [k == "text" and not value.text and value.annotations is U for k, value in entries]

@@ -174,7 +174,7 @@ class ChatStreamAccumulator:
 
     @staticmethod
     def _built(part: dict[str, Any]) -> dict[str, Any]:
-        if part.get("type") == "thinking":
+        if part.get("type") == "thinking" and isinstance(part.get("thinking"), list) and all(isinstance(t, str) for t in part["thinking"]):
             return {**part, "thinking": [{"type": "text", "text": "".join(part["thinking"])}]}
         if part.get("type") == "text":
             return {**part, "text": "".join(part["text"])}
@@ -196,7 +196,7 @@ class ChatStreamAccumulator:
             if kind == "thinking" and isinstance(chunk.get("thinking"), list):
                 texts = [t["text"] for t in chunk["thinking"] if isinstance(t, dict) and t.get("type") == "text" and isinstance(t.get("text"), str)]
                 last = self._parts[-1] if self._parts else None
-                if last is None or last.get("type") != "thinking":
+                if last is None or last.get("type") != "thinking" or not isinstance(last.get("thinking"), list):
                     last = {k: v for k, v in chunk.items() if k != "thinking"} | {"thinking": []}
                     self._parts.append(last)
                 else:

@@ -49,7 +49,7 @@ FILE_PROVIDER = "openai"
 """``FileSource.provider`` for OpenAI file ids (one file store serves Chat and Responses)."""
 
 ID_RULE = IdRule(NAME, max_length=64, prefix="call_")
-"""``call_id`` is at most 64 characters (error ``string_above_max_length``; wire-formats.md, id constraints)."""
+"""``call_id`` is at most 64 characters (error ``string_above_max_length``; the providers' API references, id constraints)."""
 
 _DATA_URL = re.compile(r"^data:(?P<mt>[^;,]+)(?P<params>(?:;[^;,]+)*);base64,(?P<data>.*)$", re.DOTALL)
 

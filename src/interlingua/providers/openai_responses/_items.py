@@ -34,7 +34,7 @@ from ...items import (
     ToolResultItem,
     UrlSource,
 )
-from ...mapping.extras import as_provider_data, extra_fields, item_fields, keep_fields, merge_own, restore_fields, unknown_fields
+from ...mapping.extras import as_provider_data, extra_fields, item_fields, keep_fields, restore_fields, unknown_fields
 from ...mapping.arguments import arguments_json, tool_call_from_text
 from ...mapping.ids import IdMap
 from ...mapping.opaque import replayable
@@ -398,12 +398,13 @@ def encode_content(item: Any, ctx: EncodeContext, index: int, *, assistant: bool
     provider's ``provider_data`` is reported dropped (:func:`~interlingua.mapping.extras.merge_own`).
     """
     parts = _encode_content(item, ctx, index, assistant=assistant)
-    if getattr(item, "provider_data", UNSET) is not UNSET:
-        tag = str(type(item).__struct_config__.tag)
+    # Assistant text restores its own fields in _encode_content; the message-level fields
+    # (_MESSAGE_EXTRA) go on the message, never on a part.
+    if getattr(item, "provider_data", UNSET) is not UNSET and not (assistant and isinstance(item, TextItem)):
+        own = item_fields(item, NAME, ctx.report, index=index)
+        own.pop(_MESSAGE_EXTRA, None)
         if len(parts) == 1:
-            merge_own(parts[0], item, NAME, ctx.report, index=index, item_type=tag)
-        else:
-            merge_own({}, item, NAME, ctx.report, index=index, item_type=tag)
+            restore_fields(parts[0], own)
     return parts
 
 

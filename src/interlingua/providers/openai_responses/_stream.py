@@ -1,7 +1,7 @@
 """Responses SSE stream -> canonical stream events.
 
 Framing: SSE with ``event: <type>`` and a JSON ``data:`` line carrying the same ``type``; there is
-no ``[DONE]``. Event shapes: OAI ``types/responses/response_*_event.py`` (wire-formats.md §2,
+no ``[DONE]``. Event shapes: OAI ``types/responses/response_*_event.py`` (the providers' API references,
 "Streaming"). The completion markers are ``response.completed`` and ``response.incomplete``;
 ``response.failed`` and ``error`` end the stream with an error; anything else that ends the
 input is ``truncated``.
