@@ -34,3 +34,20 @@ async def test_audio_to_anthropic_follows_the_policy() -> None:
             # The same conversion through the documented one-call API gives the same body.
             same = convert_request(transcript, source="canonical", target="anthropic", model="claude-sonnet-4-5", policy=policy)
             assert body["messages"] == same.value["messages"]
+
+
+@pytest.mark.parametrize("key", ["sk-ant-\u00e9", "sk ant", "sk-ant\n"])
+def test_a_key_no_header_can_carry_is_an_auth_error_that_shows_none_of_it(key: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from interlingua.cli import app
+    from interlingua.errors import TransportError
+
+    with pytest.raises(TransportError) as ei:
+        Client("anthropic", api_key=key)
+    assert ei.value.code == "auth" and key not in str(ei.value)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    doc = Path(__file__).resolve().parents[2] / "docs" / "examples" / "hello.json"
+    result = CliRunner().invoke(app, ["replay", str(doc), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", "http://127.0.0.1:9"])
+    assert result.exit_code == 1 and "Traceback" not in result.output and "ANTHROPIC_API_KEY" in result.stderr
+    assert key.strip() not in result.output

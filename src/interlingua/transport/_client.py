@@ -273,6 +273,10 @@ class Client:
         self.provider = self._spec.name
         self.mapper = mapper or get_mapper(self._spec.name)
         key = api_key if api_key is not None else next((os.environ[v] for v in self._spec.env_vars if os.environ.get(v)), None)
+        if key and (not key.isascii() or any(ord(c) < 0x21 or ord(c) == 0x7F for c in key)):
+            # An HTTP header cannot carry it; say so without showing any of it.
+            where = "api_key" if api_key is not None else " or ".join(self._spec.env_vars) or "api_key"
+            raise TransportError("auth", f"the API key in {where} holds characters an HTTP header cannot carry (non-ASCII, spaces or control characters)", provider=self._spec.name)
         self._key = _Secret(key) if key else None
         protect_logs(self, self._secrets())
         self.base_url = (base_url or self._spec.default_base_url).rstrip("/")
