@@ -27,7 +27,7 @@ import msgspec
 from .report import Report
 from .settings import own_provider_data
 
-__all__ = ["as_provider_data", "extra_fields", "item_fields", "keep_fields", "merge_own", "response_fields", "restore_fields", "unknown_fields"]
+__all__ = ["as_provider_data", "item_fields", "keep_fields", "merge_own", "response_fields", "restore_fields", "unknown_fields"]
 
 S = TypeVar("S")
 
@@ -86,11 +86,6 @@ def response_fields(provider_data: Mapping[str, Any] | None, name: str, report: 
 
 
 # Request-part helpers (the same rule seen from a part's side).
-
-
-def extra_fields(obj: Mapping[str, Any], known: Collection[str]) -> dict[str, Any]:
-    """:func:`unknown_fields` of a request part."""
-    return unknown_fields(obj, known)
 
 
 def as_provider_data(name: str, extras: Mapping[str, Any]) -> Any:

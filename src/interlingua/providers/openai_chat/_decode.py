@@ -32,7 +32,6 @@ from ...items import (
 from ...items import RawItem
 from ...mapping.extras import keep_fields, unknown_fields
 from ...mapping.arguments import tool_call_from_text
-from ...mapping.extras import extra_fields
 from ...mapping.report import Report
 from ._common import NAME, image_source, openrouter_opaque, parse_data_url
 
@@ -154,7 +153,7 @@ class MessageDecoder:
         ``provider_data["openai-chat"]`` (written back to OpenAI Chat, reported dropped elsewhere).
         """
         if role in ("system", "developer", "user") and isinstance(part, dict) and part.get("type") in _PART_KEYS:
-            extras = extra_fields(part, _PART_KEYS[part["type"]])
+            extras = unknown_fields(part, _PART_KEYS[part["type"]])
             if extras:
                 saved, self.report = self.report, Report()
                 try:

@@ -34,7 +34,7 @@ from ...items import (
     ToolResultItem,
     UrlSource,
 )
-from ...mapping.extras import as_provider_data, extra_fields, item_fields, keep_fields, restore_fields, unknown_fields
+from ...mapping.extras import as_provider_data, item_fields, keep_fields, restore_fields, unknown_fields
 from ...mapping.arguments import arguments_json, tool_call_from_text
 from ...mapping.ids import IdMap
 from ...mapping.opaque import replayable
@@ -172,7 +172,7 @@ def _decode_part(part: Any, role: Any, ctx: DecodeContext, index: int, pointer: 
         extras: Any = UNSET
         if kind == "input_text" and set(part) - {"type", "text"}:
             # fields not modelled (OpenRouter prompt_cache_breakpoint, ...): the text is kept, they go to provider_data
-            extras = as_provider_data(NAME, extra_fields(part, ("type", "text")))
+            extras = as_provider_data(NAME, unknown_fields(part, ("type", "text")))
         annotations: Any = UNSET
         if kind == "output_text":
             if not assistant_parts:
