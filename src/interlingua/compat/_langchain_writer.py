@@ -193,6 +193,19 @@ class _Writer:
                 messages.append(current)
                 key, mtype_now = item_key, mtype
             self.add(current, mtype, item, index)
+        # The reader drops an empty text beside other content of an ai message (LangChain stores "" beside
+        # tool calls): such a text is not written, reported.
+        for m in messages:
+            pieces = [p for p in self.pending if p[0] is m]
+            if m["type"] != "ai" or len(pieces) < 2:
+                continue
+            for entry in list(pieces):
+                _, piece, item, index = entry
+                if isinstance(item, TextItem) and item.text == "" and len(pieces) > 1:
+                    m["data"]["content"].remove(piece["content"][0])
+                    self.pending.remove(entry)
+                    pieces.remove(entry)
+                    self.report.add("dropped", "empty text beside other content of an ai message (LangChain reads it as no content)", index=index, item_type="text")
         # A message nothing was written into (its only item was left out) is no message.
         used = {id(m) for m, _, _, _ in self.pending} | {id(m) for m in whole}
         messages = [m for m in messages if id(m) in used]
