@@ -253,3 +253,23 @@ def test_property_schema_valid_and_round_trip(items: list[Any], response: bool) 
     validate(out.value)
     back = from_otel(json.loads(json.dumps(out.value))).value
     assert not unreported(t, back, out.report)
+
+
+def test_request_settings_of_the_wrong_type_are_reported_not_kept() -> None:
+    conv = from_otel({"gen_ai.request.temperature": "hot", "gen_ai.request.top_k": 1.5, "gen_ai.request.max_tokens": 0, "gen_ai.request.model": "m", INPUT_MESSAGES: []})
+    assert conv.value.settings.model == "m" and conv.value.settings.temperature is msgspec.UNSET
+    assert sorted(e.pointer for e in conv.report) == ["/gen_ai.request.max_tokens", "/gen_ai.request.temperature", "/gen_ai.request.top_k"]
+
+
+def test_a_span_that_makes_no_valid_transcript_is_refused() -> None:
+    with pytest.raises(MalformedInputError, match="usage/input_tokens"):
+        from_otel({"gen_ai.usage.input_tokens": -3, OUTPUT_MESSAGES: [{"role": "assistant", "parts": [], "finish_reason": "stop"}]})
+
+
+def test_unknown_items_of_a_newer_version_follow_the_policy() -> None:
+    from interlingua.codec import decode_transcript
+
+    t = decode_transcript(b'{"schema_version":"1.0","items":[{"type":"text","role":"user","text":"hi"},{"type":"hologram","x":1}]}')
+    with pytest.raises(ConversionError):
+        to_otel(t)
+    assert [(e.action, e.index) for e in to_otel(t, policy="drop").report] == [("dropped", 1)]

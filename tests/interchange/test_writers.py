@@ -217,3 +217,15 @@ def test_property_every_difference_is_reported(fmt: str, items: list[Any]) -> No
     LOADERS[fmt](out.value)
     back = read(json.loads(json.dumps(out.value)), fmt).transcript
     assert not unreported(t, back, out.report)
+
+
+@pytest.mark.parametrize("fmt", WRITERS)
+def test_unknown_items_of_a_newer_version_follow_the_policy(fmt: str) -> None:
+    from interlingua.codec import decode_transcript
+
+    t = decode_transcript(b'{"schema_version":"1.0","items":[{"type":"text","role":"user","text":"hi"},{"type":"hologram","x":1}]}')
+    with pytest.raises(ConversionError):
+        write(t, fmt)
+    out = write(t, fmt, policy="degrade")
+    assert [(e.action, e.index) for e in out.report] == [("degraded", 1)]
+    LOADERS[fmt](out.value)

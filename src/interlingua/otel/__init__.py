@@ -62,8 +62,8 @@ from typing import Any
 
 import msgspec
 
-from ..codec import SCHEMA_VERSION, Item
-from ..errors import MalformedInputError
+from ..codec import SCHEMA_VERSION, Item, decode_transcript, encode_transcript
+from ..errors import DocumentError, MalformedInputError
 from ..items import (
     ArtifactRefItem,
     ArtifactSource,
@@ -167,7 +167,10 @@ _ASSISTANT_SIDE = (ToolCallItem, ReasoningItem, RefusalItem, StructuredItem, Han
 def _kind(item: Any) -> str:
     """The canonical ``type`` of an item (its struct tag)."""
     tag = getattr(getattr(type(item), "__struct_config__", None), "tag", None)
-    return tag if isinstance(tag, str) else getattr(item, "type", None) or "unknown"
+    if isinstance(tag, str):
+        return tag
+    other = getattr(item, "type", None)  # an UnknownItem preserved from a newer minor version
+    return other if isinstance(other, str) else "unknown"
 
 
 def _builtins(item: Any) -> dict[str, Any]:
@@ -292,7 +295,7 @@ class _Writer:
 
     def check(self, item: Any, parts: list[dict[str, Any]], index: int) -> None:
         """Report every field of ``item`` that :func:`from_otel` will not read back from ``parts``."""
-        if not parts or isinstance(item, ErrorItem) or (isinstance(item, RawItem) and item.provider != FORMAT):
+        if not parts or not isinstance(item, msgspec.Struct) or isinstance(item, ErrorItem) or (isinstance(item, RawItem) and item.provider != FORMAT):
             return  # left out or replaced by a marker: already reported
         role = _role(item)
         back = _Reader(Report()).item(parts[0], role or "assistant", "", 0)
@@ -704,7 +707,7 @@ def from_otel(span: Any, *, report: Report | None = None) -> Conversion[Transcri
                 stop = StopReason(reason=mapped, raw=U if mapped == _FROM_FINISH.get(reason) else reason)  # type: ignore[arg-type]
     transcript = Transcript(schema_version=SCHEMA_VERSION, items=items)  # type: ignore[arg-type]
     tools = _read_tools(attrs, report)
-    settings = _read_settings(attrs)
+    settings = _read_settings(attrs, report)
     usage = Usage(**{field: v for field, key in _USAGE if (v := _number(attrs, key, int)) is not U}) if any(attrs.get(k) is not None for _, k in _USAGE) else U
     rid = attrs.get("gen_ai.response.id")
     rmodel = attrs.get("gen_ai.response.model")
@@ -712,6 +715,10 @@ def from_otel(span: Any, *, report: Report | None = None) -> Conversion[Transcri
     if not has_output and (usage is not U or info is not U):
         report.add("changed", "response metadata (usage, id, model) of a span with no output messages is kept on the transcript", index=None)
     transcript = msgspec.structs.replace(transcript, tools=tools, settings=settings, usage=usage, stop_reason=stop, response=info)
+    try:  # every constraint of the schema (non-negative counts, non-empty ids, ...), located
+        decode_transcript(encode_transcript(transcript))
+    except DocumentError as exc:
+        raise MalformedInputError("", f"the span does not make a valid transcript: {exc}", provider=FORMAT) from exc
     return Conversion(transcript, report)
 
 
@@ -739,11 +746,32 @@ def _read_tools(attrs: Mapping[str, Any], report: Report) -> Any:
     return out
 
 
-def _read_settings(attrs: Mapping[str, Any]) -> Any:
+def _setting_ok(field: str, value: Any) -> bool:
+    """Whether a ``gen_ai.request.*`` value fits the canonical setting (numbers in range, integers where counted)."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if field == "model":
+        return isinstance(value, str) and bool(value)
+    if field == "stream":
+        return isinstance(value, bool)
+    if field == "stop":
+        return isinstance(value, str | list | tuple)
+    if field in ("max_output_tokens", "top_k"):
+        return number and float(value).is_integer() and value >= (1 if field == "max_output_tokens" else 0)
+    if field == "seed":
+        return number and float(value).is_integer()
+    if field in ("temperature", "top_p"):
+        return number and value >= 0
+    return number
+
+
+def _read_settings(attrs: Mapping[str, Any], report: Report) -> Any:
     values: dict[str, Any] = {}
     for field, key in _SETTINGS:
         value = attrs.get(key)
         if value is None:
+            continue
+        if not _setting_ok(field, value):
+            report.add("dropped", f"a {type(value).__name__} value is not a valid {field} setting", pointer=f"/{key}")
             continue
         if field == "model" and isinstance(value, str) and value:
             values[field] = value
@@ -752,8 +780,8 @@ def _read_settings(attrs: Mapping[str, Any]) -> Any:
             values[field] = [stop] if isinstance(stop, str) else [s for s in stop if isinstance(s, str)] if isinstance(stop, list | tuple) else U
         elif field == "stream" and isinstance(value, bool):
             values[field] = value
-        elif field in ("max_output_tokens", "seed", "top_k") and isinstance(value, int | float) and not isinstance(value, bool):
-            values[field] = int(value) if field != "top_k" or float(value).is_integer() else value
+        elif field in ("max_output_tokens", "seed", "top_k"):
+            values[field] = int(value)
         elif field in ("temperature", "top_p", "presence_penalty", "frequency_penalty") and isinstance(value, int | float) and not isinstance(value, bool):
             values[field] = value
     values = {k: v for k, v in values.items() if v is not U}
