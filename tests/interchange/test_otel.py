@@ -125,8 +125,11 @@ def test_pydantic_ai_span_variants() -> None:
 
 def test_logfire_variants() -> None:
     attrs = json.loads((HERE / "spans" / "logfire_anthropic.test_sync_messages.0.json").read_text())["attributes"]
-    t = from_otel(attrs).value
+    conv = from_otel(attrs)
+    t = conv.value
     assert t.stop_reason == StopReason(reason="end_turn", raw="end_turn")
+    # Attributes with no place in a transcript are reported, each with its pointer.
+    assert sorted(e.pointer for e in conv.report) == ["/gen_ai.provider.name", "/gen_ai.system", "/gen_ai.usage.raw"]
     assert t.items[0] == TextItem(text="You are a helpful assistant.", role="system")
     tools = json.loads((HERE / "spans" / "logfire_openai.test_sync_chat_tool_call_stream.1.json").read_text())["attributes"]
     conv = from_otel(tools)

@@ -715,11 +715,31 @@ def from_otel(span: Any, *, report: Report | None = None) -> Conversion[Transcri
     if not has_output and (usage is not U or info is not U):
         report.add("changed", "response metadata (usage, id, model) of a span with no output messages is kept on the transcript", index=None)
     transcript = msgspec.structs.replace(transcript, tools=tools, settings=settings, usage=usage, stop_reason=stop, response=info)
+    _unread(attrs, report, stop)
     try:  # every constraint of the schema (non-negative counts, non-empty ids, ...), located
         decode_transcript(encode_transcript(transcript))
     except DocumentError as exc:
         raise MalformedInputError("", f"the span does not make a valid transcript: {exc}", provider=FORMAT) from exc
     return Conversion(transcript, report)
+
+
+_READ = frozenset(
+    {SYSTEM_INSTRUCTIONS, INPUT_MESSAGES, OUTPUT_MESSAGES, TOOL_DEFINITIONS, "gen_ai.response.id", "gen_ai.response.model"}
+    | {key for _, key in _SETTINGS}
+    | {key for _, key in _USAGE}
+)
+
+
+def _unread(attrs: Mapping[str, Any], report: Report, stop: Any) -> None:
+    """Report every ``gen_ai.*`` attribute the transcript does not hold (``chat`` and a finish reason already read aside)."""
+    for key in sorted(k for k in attrs if isinstance(k, str) and k.startswith("gen_ai.") and k not in _READ):
+        value = attrs[key]
+        if key == "gen_ai.operation.name" and value == "chat":
+            continue
+        if key == "gen_ai.response.finish_reasons" and stop is not U and isinstance(value, list | tuple) and len(value) <= 1:
+            continue
+        shown = value if isinstance(value, str | int | float | bool) else type(value).__name__
+        report.add("dropped", f"attribute {key} ({shown!r}) has no place in a transcript", pointer=f"/{key}")
 
 
 def _read_tools(attrs: Mapping[str, Any], report: Report) -> Any:
