@@ -21,9 +21,7 @@ written to ``-o`` unless the whole conversion succeeded.
 from __future__ import annotations
 
 import enum
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import IO, Annotated, Any
 
@@ -34,7 +32,7 @@ from ..codec import _syntax_problem
 from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
 from ..errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, StreamFailedError, UnknownFormatError
 from ..mapping import Mapper, Report, available, get_mapper
-from ._common import require_stdin
+from ._common import require_stdin, write_atomic
 
 __all__ = ["CANONICAL", "convert", "register"]
 
@@ -162,18 +160,7 @@ def _write(out: Path | None, data: bytes) -> None:
         stream.write(data)
         stream.flush()
         return
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent if str(out.parent) else ".")
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomic(out, data)
 
 
 def run(
