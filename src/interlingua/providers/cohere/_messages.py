@@ -22,9 +22,10 @@ Decoding one message (every item gets the message key):
 
 Encoding: consecutive items of one role and message key form one message; the calls of one
 assistant turn and what follows them before the results are one assistant message (the results
-must answer the message that holds their calls). A message holding one plain text is written with
-string ``content``, anything else as parts (the API takes both). Each tool result is one ``tool``
-message.
+must answer the message that holds their calls). The API takes ``content`` as a string or as parts:
+a user, system or tool message holding one plain text is written as a string, assistant content
+always as parts (as responses carry it); a round trip of the other spelling is equal up to that.
+Each tool result is one ``tool`` message.
 """
 
 from __future__ import annotations
@@ -79,7 +80,8 @@ _DETAILS = ("auto", "low", "high")
 
 
 def _tag(item: Any) -> str:
-    return item.type if isinstance(item, UnknownItem) else type(item).__struct_config__.tag  # type: ignore[no-any-return]
+    tag = item.type if isinstance(item, UnknownItem) else type(item).__struct_config__.tag
+    return str(tag)
 
 
 def _parts_ok(content: Any, kinds: tuple[str, ...]) -> bool:
@@ -168,7 +170,7 @@ class MessageDecoder:
             and _citations_ok(msg.get("citations"))
         )
 
-    def _content(self, content: Any, role: str, key: str) -> list[Item]:
+    def _content(self, content: Any, role: Any, key: str) -> list[Item]:
         if isinstance(content, str):
             return [TextItem(text=content, role=role, message=key, origin=self._o())]
         out: list[Item] = []
@@ -182,7 +184,7 @@ class MessageDecoder:
                 out.append(self._image(part, role, key))
         return out
 
-    def _image(self, part: Mapping[str, Any], role: str, key: str) -> ImageItem:
+    def _image(self, part: Mapping[str, Any], role: Any, key: str) -> ImageItem:
         img = part["image_url"]
         url = img["url"]
         m = _DATA_URL.match(url)
@@ -210,10 +212,10 @@ class MessageDecoder:
         citations = msg.get("citations") or []
         if citations:
             parts, plan_item = self._cite(citations, parts, plan_item)
-        reasoning = [p for p in parts if isinstance(p, ReasoningItem)]
-        texts = [p for p in parts if not isinstance(p, ReasoningItem)]
+        reasoning: list[Item] = [p for p in parts if isinstance(p, ReasoningItem)]
+        texts: list[Item] = [p for p in parts if not isinstance(p, ReasoningItem)]
         if reasoning and texts and parts.index(reasoning[-1]) > parts.index(texts[0]):
-            reasoning, texts = [], parts  # keep the wire order when thinking comes after text
+            reasoning, texts = [], list(parts)  # keep the wire order when thinking comes after text
         out: list[Item] = [*reasoning, *([plan_item] if plan_item else []), *texts]
         for k, call in enumerate(msg.get("tool_calls") or ()):
             fn = call["function"]
@@ -255,7 +257,7 @@ class MessageDecoder:
                 self.report.add("dropped", f"citation {n} cites no text of the message", item_type="text", pointer=f"/citations/{n}")
                 continue
             notes.setdefault(target, []).append(ann)
-        out = [msgspec.structs.replace(p, annotations=notes[j]) if j in notes else p for j, p in enumerate(parts)]
+        out: list[Item] = [msgspec.structs.replace(p, annotations=notes[j]) if j in notes and isinstance(p, TextItem) else p for j, p in enumerate(parts)]
         if plan is not None and plan_notes:
             plan = msgspec.structs.replace(plan, annotations=plan_notes)
         return out, plan
@@ -310,8 +312,8 @@ class MessageEncoder:
         return msg.setdefault("content", [])
 
     def _add_part(self, msg: dict[str, Any], part: dict[str, Any]) -> None:
-        if set(part) == {"type", "text"} and part["type"] == "text" and "content" not in msg:
-            msg["content"] = part["text"]  # one plain text: string content (cohere-python takes both forms)
+        if set(part) == {"type", "text"} and part["type"] == "text" and "content" not in msg and msg["role"] != "assistant":
+            msg["content"] = part["text"]  # one plain user/system text: string content (the API takes both forms)
             return
         self._parts(msg).append(part)
 
@@ -336,8 +338,11 @@ class MessageEncoder:
             value = getattr(ann, attr)
             if value is not UNSET:
                 c[wire] = value
-        if where != "plan" and "content_index" not in own and isinstance(msg.get("content"), list):
-            c["content_index"] = where
+        content = msg.get("content")
+        parts: list[Any] = content if isinstance(content, list) else []
+        first = next((j for j, p in enumerate(parts) if p.get("type") == "text"), 0)
+        if where != "plan" and "content_index" not in own and where != first:
+            c["content_index"] = where  # without it the citation reads as the first text's
         return restore_fields(c, own)
 
     def add(self, idx: int, item: Any) -> None:

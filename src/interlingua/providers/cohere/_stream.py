@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from ...items import ErrorItem
+from ...items import ErrorItem, Origin
 from ...mapping.arguments import tool_call_from_text
 from ...mapping.protocol import ModelResponse
 from ...mapping.wire import check_shape, decode_event
@@ -127,7 +127,7 @@ class CohereAccumulator:
         kind = data["type"]
         delta = data.get("delta") or {}
         msg = delta.get("message") or {}
-        index = data.get("index") if isinstance(data.get("index"), int) else 0
+        index: int = data["index"] if isinstance(data.get("index"), int) else 0
         out: list[StreamEvent] = []
         if kind == "message-start":
             self._id = data.get("id") or self._id
@@ -157,14 +157,13 @@ class CohereAccumulator:
             if call.get("id"):
                 cur["id"] = call["id"]
             if fn.get("name"):
-                cur["function"]["name"] += fn["name"] if kind == "tool-call-delta" else ""
-                if kind == "tool-call-start":
-                    cur["function"]["name"] = fn["name"]
+                cur["function"]["name"] = fn["name"] if kind == "tool-call-start" else cur["function"]["name"] + fn["name"]
             cur["function"]["arguments"] += fn.get("arguments") or ""
         elif kind == "tool-call-end":
-            cur = self._calls.get(index)
-            if cur is not None and cur["id"] and cur["function"]["name"]:
-                out.append(ToolCallComplete(tool_call_from_text(cur["id"], cur["function"]["name"], cur["function"]["arguments"] or "{}")))
+            done = self._calls.get(index)
+            if done is not None and done["id"] and done["function"]["name"]:
+                origin = Origin(provider=NAME, response_id=self._id or msgspec.UNSET, item_id=done["id"])
+                out.append(ToolCallComplete(tool_call_from_text(done["id"], done["function"]["name"], done["function"]["arguments"] or "{}", origin=origin, message="resp")))
         elif kind == "citation-start":
             cite = _one(msg.get("citations"))
             if isinstance(cite, Mapping) and cite:
