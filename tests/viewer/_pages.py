@@ -24,6 +24,7 @@ _FORMAT_OF_DIR = {
     "gemini": "gemini",
     "ollama": "ollama",
     "bedrock_converse": "bedrock-converse",
+    "cohere": "cohere",
 }
 
 
