@@ -32,6 +32,7 @@ _FORMAT_DIRS = {
     "anthropic": "anthropic",
     "gemini": "gemini",
     "bedrock_converse": "bedrock-converse",
+    "cohere": "cohere",
 }
 
 

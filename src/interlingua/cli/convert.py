@@ -8,7 +8,7 @@ Usage::
 ``FMT`` is ``canonical``, a registered mapper name, or a framework format (:data:`FRAMEWORKS`):
 ``otel`` (the ``gen_ai.*`` attributes of an OpenTelemetry GenAI span, :mod:`interlingua.otel`),
 ``pydantic-ai`` (a ``ModelMessagesTypeAdapter`` JSON history) or ``langchain`` (``messages_to_dict``
-output), read and written through the canonical form (ADR 0010). This command is a thin shell over
+output), read and written through the canonical form (ADR 0011). This command is a thin shell over
 :func:`interlingua.convert_request` / :func:`~interlingua.convert_response` /
 :func:`~interlingua.convert_stream` (format check, decode, model rules, preflight with the
 policy, encode), so it gives what the Python API gives for the same input. Here live only
@@ -24,9 +24,7 @@ written to ``-o`` unless the whole conversion succeeded.
 from __future__ import annotations
 
 import enum
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import IO, Annotated, Any
 
@@ -37,12 +35,12 @@ from ..codec import _syntax_problem
 from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
 from ..errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, StreamFailedError, UnknownFormatError
 from ..mapping import Mapper, Report, available, get_mapper
-from ._common import require_stdin
+from ._common import require_stdin, write_atomic
 
 __all__ = ["CANONICAL", "FRAMEWORKS", "convert", "register"]
 
 FRAMEWORKS = ("otel", "pydantic-ai", "langchain")
-"""Formats that are not provider wire formats: whole conversations as other tools hold them (ADR 0010)."""
+"""Formats that are not provider wire formats: whole conversations as other tools hold them (ADR 0011)."""
 
 _STREAM_SUFFIXES = (".sse", ".ndjson")
 
@@ -168,18 +166,7 @@ def _write(out: Path | None, data: bytes) -> None:
         stream.write(data)
         stream.flush()
         return
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent if str(out.parent) else ".")
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomic(out, data)
 
 
 def run(
