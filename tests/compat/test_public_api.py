@@ -10,6 +10,7 @@ def test_exported_names() -> None:
         [
             "FORMATS", "LOOKED_FOR", "FormatDetectionError", "Migrated", "detect_format", "read", "read_any",
             "registered", "session_id_for", "session_id_from_bytes", "upcast", "upcast_row", "upcaster",
+            "WRITERS", "write",
         ]
     )
     for name in compat.__all__:
