@@ -390,7 +390,10 @@ class MessageEncoder:
 
     def _fields(self, msg: dict[str, Any], index: int, item: RawItem) -> None:
         for k, v in item.value.items():
-            if k in msg:
+            if k in ("reasoning_content", "reasoning") and not self.wire_back and k != ("reasoning_content" if self.dialect == "deepseek" else "reasoning" if self.dialect in ("openrouter", "ollama") else None):
+                # an empty reasoning field kept from the host's wire (see MessageDecoder.assistant): not for another model
+                self.report.add("dropped", f"empty {k} of the request it was read from is written back only for that model", index=index, item_type="reasoning")
+            elif k in msg:
                 self.report.add("dropped", f"raw message field {k!r} clashes with a field already written", index=index, item_type="raw")
             else:
                 msg[k] = copy.deepcopy(v)
