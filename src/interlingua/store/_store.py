@@ -56,6 +56,16 @@ _ITEM_COLUMNS = ("session_id", "seq", "schema_version", "type", "role", "call_id
 _INSERT_ITEMS_SQL = f"INSERT INTO {ITEMS.name} ({', '.join(_ITEM_COLUMNS)}) VALUES ({', '.join('?' * len(_ITEM_COLUMNS))})"
 
 
+_SELECT_ITEMS_SQL = (
+    f"SELECT seq, schema_version, created_at, item, raw_json, usage, stop_reason FROM {ITEMS.name} "
+    "WHERE session_id = ? AND seq >= ? AND seq <= ? ORDER BY seq"
+)
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
 async def _insert_rows_driver(conn: AsyncConnection, session_id: str, first: int, rows: list[_rows.PreparedRow], now: datetime) -> None:
     """SQLite: the append's rows as one ``executemany`` of pre-built tuples through the driver.
 
@@ -596,6 +606,17 @@ class SessionStore:
         return (await self._load(session_id, since_seq, on_corrupt))[1]
 
     async def _load(self, session_id: str, since_seq: int, on_corrupt: str) -> tuple[SessionInfo, list[Envelope]]:
+        if not self._is_pg:
+            # SQLite: the rows straight from the driver (no per-value result processing; the timestamp
+            # column is parsed once per distinct value), decoded in one typed pass. On any doubt
+            # (a row of another version, one that does not decode) the checked path below runs.
+            async with self._read("loading a session") as conn:
+                info = self._info(await self._require(conn, session_id))
+                raw = (await conn.exec_driver_sql(_SELECT_ITEMS_SQL, (session_id, since_seq, info.head_seq))).all()
+                parse = ITEMS.c.created_at.type._cached_result_processor(conn.dialect, None)
+            fast = _rows.decode_rows_fast(session_id, raw, parse_created=parse or _as_is)
+            if fast is not None:
+                return info, fast
         async with self._read("loading a session", snapshot=True) as conn:
             info = self._info(await self._require(conn, session_id))
             rows = (
