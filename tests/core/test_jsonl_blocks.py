@@ -268,7 +268,8 @@ def test_header_pre_check_agrees_with_the_regex(pad: int, where: str, n: int) ->
     assert list(codec._header_runs(data)) == _regex_runs(data)
     if any(is_header for _, is_header in _regex_runs(data)):
         assert codec._may_hold_header(data)
-    assert (where == "header") == any(is_header for _, is_header in _regex_runs(data))
+    if where == "header":
+        assert any(is_header for _, is_header in _regex_runs(data))
 
 
 def test_header_pre_check_skips_a_block_whose_only_session_word_is_far_from_a_line_start() -> None:
