@@ -93,3 +93,28 @@ async def test_sqlite_load_of_a_corrupt_row_still_quarantines_it(tmp_path: Path)
         assert [e.seq for e in envs] == [0, 1, 3, 4]
     finally:
         await store.close()
+
+
+async def test_sqlite_append_advances_the_head_as_sqlalchemy_would(tmp_path: Path) -> None:
+    """The driver-level UPDATE of the session row: same head, same timestamp text format, same conflicts."""
+    from interlingua.errors import ConflictError, SessionNotFoundError
+
+    db = tmp_path / "s.sqlite3"
+    store = await SessionStore.open(f"sqlite+aiosqlite:///{db}", create=True)
+    try:
+        sid = await store.create_session(session_id="s")
+        assert await store.append(sid, VALID[:3], expected_seq=-1) == 2
+        assert await store.append(sid, VALID[3:4]) == 3
+        with pytest.raises(ConflictError) as info:
+            await store.append(sid, VALID[:1], expected_seq=1)
+        assert info.value.actual == 3
+        with pytest.raises(SessionNotFoundError):
+            await store.append("nope", VALID[:1])
+        with sqlite3.connect(db) as c:
+            created, updated, head = c.execute("SELECT created_at, updated_at, head_seq FROM interlingua_sessions WHERE id = 's'").fetchone()
+        assert head == 3
+        assert len(created) == len(updated) and updated >= created  # the DateTime column's own text format
+        info_ = await store.get_session(sid)
+        assert info_.updated_at >= info_.created_at
+    finally:
+        await store.close()

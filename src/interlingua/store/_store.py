@@ -62,6 +62,10 @@ _SELECT_ITEMS_SQL = (
 )
 
 
+_ADVANCE_SQL = f"UPDATE {SESSIONS.name} SET head_seq = head_seq + ?, updated_at = ? WHERE id = ? RETURNING head_seq"
+_ADVANCE_EXPECTED_SQL = f"UPDATE {SESSIONS.name} SET head_seq = head_seq + ?, updated_at = ? WHERE id = ? AND head_seq = ? RETURNING head_seq"
+
+
 def _as_is(value: Any) -> Any:
     return value
 
@@ -548,11 +552,21 @@ class SessionStore:
         return head
 
     async def _advance(self, conn: AsyncConnection, session_id: str, n: int, expected: int | None, now: datetime) -> int:
-        stmt = sa.update(SESSIONS).where(SESSIONS.c.id == session_id)
-        if expected is not None:
-            stmt = stmt.where(SESSIONS.c.head_seq == expected)
-        stmt = stmt.values(head_seq=SESSIONS.c.head_seq + n, updated_at=now).returning(SESSIONS.c.head_seq)
-        head = (await conn.execute(stmt)).scalar_one_or_none()
+        if self._is_pg:
+            stmt = sa.update(SESSIONS).where(SESSIONS.c.id == session_id)
+            if expected is not None:
+                stmt = stmt.where(SESSIONS.c.head_seq == expected)
+            stmt = stmt.values(head_seq=SESSIONS.c.head_seq + n, updated_at=now).returning(SESSIONS.c.head_seq)
+            head = (await conn.execute(stmt)).scalar_one_or_none()
+        else:
+            # SQLite: the same UPDATE ... RETURNING through the driver (no statement built and compiled
+            # per append); the timestamp bound by the column type's own processor, as SQLAlchemy would.
+            ts = SESSIONS.c.updated_at.type._cached_bind_processor(conn.dialect)
+            params: tuple[Any, ...] = (n, ts(now) if ts else now, session_id)
+            sql = _ADVANCE_SQL if expected is None else _ADVANCE_EXPECTED_SQL
+            if expected is not None:
+                params = (*params, expected)
+            head = (await conn.exec_driver_sql(sql, params)).scalar_one_or_none()
         if head is not None:
             return int(head)
         actual = (await conn.execute(sa.select(SESSIONS.c.head_seq).where(SESSIONS.c.id == session_id))).scalar_one_or_none()
