@@ -7,7 +7,7 @@ invalid batch is refused with nothing written.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -154,8 +154,15 @@ def _str_or_none(v: Any) -> str | None:
     return v if isinstance(v, str) else None
 
 
-def _prepare_item(item: Any, version: str, pointer: str, forbid_nul: bool) -> tuple[str, str | None, str | None, bytes, bool]:
-    """Validate one item; return (type, role, call_id, json, is_unknown)."""
+def _prepare_item(
+    item: Any, version: str, pointer: str, forbid_nul: bool, deferred: list[tuple[bytes, str]] | None = None
+) -> tuple[str, str | None, str | None, bytes, bool]:
+    """Validate one item; return (type, role, call_id, json, is_unknown).
+
+    ``deferred``: a known item's typed decode (Structs are not validated on construction) is left
+    to the caller, who validates the batch's items in one pass (:func:`_validate_deferred`); its
+    (json, pointer) is appended here.
+    """
     minor = _MINOR if version is SCHEMA_VERSION else check_version(version, pointer=f"{pointer}/schema_version")[1]
     # the common case first: one set look-up, not a chain of isinstance
     known = type(item) in _ITEM_CLASS_SET or (not isinstance(item, UnknownItem) and isinstance(item, _ITEM_CLASSES))
@@ -186,7 +193,10 @@ def _prepare_item(item: Any, version: str, pointer: str, forbid_nul: bool) -> tu
         except (UnicodeEncodeError, msgspec.EncodeError, TypeError, NotImplementedError) as exc:
             # e.g. a lone surrogate in a string, which UTF-8 JSON cannot carry
             raise DocumentError(Problem(pointer, f"not encodable as JSON: {exc}")) from exc
-        decode_item(data, mode="strict", pointer=pointer)  # Structs are not validated on construction
+        if deferred is None:
+            decode_item(data, mode="strict", pointer=pointer)  # Structs are not validated on construction
+        else:
+            deferred.append((data, pointer))
         typ = item.__struct_config__.tag
         role = getattr(item, "role", None)
         call_id = getattr(item, "call_id", None)
@@ -225,6 +235,43 @@ def prepare_rows(
         raise DocumentError(Problem("", f"items must be a list of items, got {type(items).__name__}"))
     rows: list[PreparedRow] = []
     last = len(items) - 1
+    deferred: list[tuple[bytes, str]] = []
+    try:
+        _prepare_batch(items, rows, last, deferred, usage, stop_reason, keep_created_at, forbid_nul, keep_text)
+    except DocumentError:
+        # the first invalid item by index: an earlier item's deferred typed check goes first
+        _validate_deferred(deferred)
+        raise
+    _validate_deferred(deferred)
+    return rows
+
+
+def _validate_deferred(deferred: list[tuple[bytes, str]]) -> None:
+    """The typed decode of each known item (:func:`decode_item` strict), for the whole batch at once.
+
+    One typed pass over the items' JSON joined by newlines (``codec._decode_items_block``, whose
+    proofs say each item would pass :func:`decode_item` unchanged); on any doubt, item by item in
+    order, which raises the first item's error with its pointer.
+    """
+    if not deferred:
+        return
+    if _decode_items_block(b"\n".join(d for d, _ in deferred), len(deferred)) is not None:
+        return
+    for data, pointer in deferred:
+        decode_item(data, mode="strict", pointer=pointer)
+
+
+def _prepare_batch(
+    items: Sequence[Any],
+    rows: list[PreparedRow],
+    last: int,
+    deferred: list[tuple[bytes, str]],
+    usage: Usage | None,
+    stop_reason: StopReason | None,
+    keep_created_at: bool,
+    forbid_nul: bool,
+    keep_text: bool,
+) -> None:
     for i, obj in enumerate(items):
         pointer = f"/{i}"
         version, env_usage, env_stop, created = SCHEMA_VERSION, None, None, None
@@ -236,7 +283,7 @@ def prepare_rows(
             if keep_created_at and obj.created_at is not msgspec.UNSET:
                 created = parse_ts(obj.created_at, f"{pointer}/created_at")
             pointer = f"{pointer}/item"
-        typ, role, call_id, data, unknown = _prepare_item(item, version, pointer, forbid_nul)
+        typ, role, call_id, data, unknown = _prepare_item(item, version, pointer, forbid_nul, deferred)
         if i == last:
             env_usage = usage if usage is not None else env_usage
             env_stop = stop_reason if stop_reason is not None else env_stop
@@ -254,7 +301,6 @@ def prepare_rows(
                 created_at=created,
             )
         )
-    return rows
 
 
 def _enc_checked(value: Any, cls: type, pointer: str) -> JsonText | None:
@@ -313,11 +359,14 @@ def decode_row(session_id: str, row: Any) -> Envelope:
 _FAST_GROUP_BYTES = 1 << 20
 
 
-def decode_rows_fast(session_id: str, rows: Sequence[Any]) -> list[Envelope] | None:
+def decode_rows_fast(session_id: str, rows: Sequence[Any], *, parse_created: Callable[[Any], Any] | None = None) -> list[Envelope] | None:
     """:func:`decode_row` for a whole page of rows, items decoded in one typed pass per ~1 MB.
 
     Only rows of exactly this schema version; the items' JSON texts joined by newlines must pass
     ``codec._decode_items_block``'s proofs (one object per line, depth and size bounds, known types).
+    ``parse_created``: the rows come from the driver unprocessed, and this turns a ``created_at``
+    value into a datetime (the column type's own result processor); it runs once per distinct value
+    (an append's rows share one timestamp).
     Returns ``None`` on any doubt: the caller then decodes row by row (and quarantines what fails).
     """
     envs: list[Envelope] = []
@@ -348,7 +397,7 @@ def decode_rows_fast(session_id: str, rows: Sequence[Any]) -> list[Envelope] | N
                 created = row.created_at
                 stamp = stamps.get(created)
                 if stamp is None:
-                    stamp = stamps[created] = format_ts(created)
+                    stamp = stamps[created] = format_ts(created if parse_created is None else parse_created(created))
                 env = Envelope(schema_version=version, session_id=session_id, seq=row.seq, item=item, created_at=stamp)
                 if row.usage is not None:
                     env.usage = usage_dec(row.usage)
