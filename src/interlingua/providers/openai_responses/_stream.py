@@ -41,6 +41,17 @@ _NAME = "openai-responses"
 _Obj = dict[str, Any]
 
 
+_MAX_GAP = 64
+"""How far past the parts seen so far an index may point (parts arrive in order; a few may be skipped)."""
+
+
+def _check_index(index: int, have: int, name: str) -> None:
+    """A part index must not be negative nor far past the parts seen: a hostile ``content_index:
+    123456789012`` would otherwise make the accumulator allocate that many parts."""
+    if index < 0 or index > have + _MAX_GAP:
+        raise MalformedInputError(f"/{name}", f"{name} {index} is out of range: {have} part(s) so far", provider=_NAME)
+
+
 class _Item(msgspec.Struct):
     """An output item as the stream decoder reads it (OAI ``types/responses/response_output_item.py``)."""
 
@@ -187,6 +198,7 @@ class ResponsesAccumulator:
             content = item["content"] = []
         ci = data.get("content_index")
         ci = ci if isinstance(ci, int) else len(content) - 1
+        _check_index(ci, len(content), "content_index")
         while len(content) <= ci:
             content.append({"type": part_type, field: ""})
         part = content[ci]
@@ -203,6 +215,7 @@ class ResponsesAccumulator:
             parts = item[key] = []
         si = data.get(index_name)
         si = si if isinstance(si, int) else max(len(parts) - 1, 0)
+        _check_index(si, len(parts), index_name)
         while len(parts) <= si:
             parts.append({"type": kind, "text": ""})
         if isinstance(parts[si], dict):
