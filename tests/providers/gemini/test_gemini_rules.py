@@ -24,6 +24,7 @@ from interlingua.items import (
     Transcript,
     UrlSource,
 )
+from interlingua.mapping import get_mapper
 from interlingua.providers.gemini import mapper
 from interlingua.streaming import StreamDone, StreamError, collect
 
@@ -159,13 +160,19 @@ def test_signature_on_empty_text_part_survives() -> None:
     assert mapper.encode_request(t).value == body
 
 
-def test_empty_text_parts_dropped_and_reported() -> None:
-    conv = mapper.decode_request({"contents": [{"role": "user", "parts": [{"text": ""}, {"text": "hi"}]}]})
-    assert conv.value.items == [TextItem(role="user", text="hi", message="m0")]
-    assert [(e.action, e.pointer) for e in conv.report] == [("dropped", "/contents/0/parts/0")]
-    enc = encode(TextItem(role="user", text=""), TextItem(role="user", text="x"))
-    assert enc.value["contents"] == [{"role": "user", "parts": [{"text": "x"}]}]
-    assert enc.report.entries[0].action == "dropped"
+def test_empty_text_parts_of_a_request_are_kept_and_sent_back() -> None:
+    """test_google/test_google_model_empty_user_prompt.yaml and test_google_model_empty_assistant_response.yaml:
+    the API answered requests holding ``{"text": ""}`` (a user turn, a model turn) with 200."""
+    body = {"contents": [{"role": "user", "parts": [{"text": ""}, {"text": "hi"}]}, {"role": "model", "parts": [{"text": ""}]}]}
+    conv = mapper.decode_request(copy.deepcopy(body))
+    assert conv.value.items == [TextItem(role="user", text="", message="m0"), TextItem(role="user", text="hi", message="m0"),
+                                TextItem(role="assistant", text="", message="m1")]
+    assert not conv.report
+    enc = mapper.encode_request(conv.value)
+    assert enc.value["contents"] == body["contents"] and not enc.report
+    # a response's empty filler part is still left out (reported)
+    resp = mapper.decode_response({"candidates": [{"content": {"role": "model", "parts": [{"text": ""}, {"text": "a"}]}, "finishReason": "STOP"}]})
+    assert [i.text for i in resp.value.items] == ["a"] and [e.action for e in resp.report] == ["dropped"]
 
 
 def test_snake_case_input_reads_like_camel_case() -> None:
@@ -247,9 +254,12 @@ def test_tools_and_tool_choice() -> None:
     tools = conv.value.tools
     assert [t.provider_data["gemini"]["schema_field"] for t in tools] == ["parameters", "parametersJsonSchema"]
     assert conv.value.tool_choice.mode == "none"
-    assert [e.pointer for e in conv.report] == ["/tools/1/googleSearch"]
+    assert [(e.action, e.pointer) for e in conv.report] == [("changed", "/tools/1/googleSearch")]
     out = mapper.encode_request(conv.value).value
-    assert out["tools"] == [body["tools"][0]]
+    assert out["tools"] == body["tools"]  # the Gemini tool is kept (settings provider data) and goes back in place
+    chat = get_mapper("openai-chat").encode_request(conv.value, policy="drop")
+    assert [t["function"]["name"] for t in chat.value["tools"]] == ["a", "b"]
+    assert any(e.action == "dropped" and "tools" in e.reason for e in chat.report), chat.report.lines()
     from interlingua.items import ToolChoice, ToolDefinition
 
     choices = {"auto": "AUTO", "required": "ANY", "none": "NONE"}

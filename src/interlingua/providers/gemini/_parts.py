@@ -2,7 +2,9 @@
 
 Decoding rules (one part -> items, in order):
 
-* ``{text}`` -> ``text`` (role of the content); ``{text:""}`` alone is dropped (streams send it).
+* ``{text}`` -> ``text`` (role of the content); ``{text:""}`` alone is dropped from responses and
+  streams (they send it as filler) and kept as ``text("")`` in requests (the API takes it: recorded
+  requests with an empty user prompt or an empty model turn were answered 200), so it goes back as it came.
 * ``{text, thought:true}`` -> ``reasoning(text)``.
 * ``{inlineData{mimeType, data}}`` -> ``image``/``audio``/``video`` by ``image/*``/``audio/*``/``video/*``,
   anything else -> ``document``; the source is ``Base64Source(mimeType, data)`` (``data`` in the
@@ -18,6 +20,8 @@ Decoding rules (one part -> items, in order):
 * ``{functionResponse{id?, name, response, parts?}}`` -> ``tool_result``: ``response`` ``{"output": x}``
   gives ``x`` (text when a string, else ``structured``), ``{"error": x}`` the same with ``is_error``,
   any other object is the output as a whole (``structured``); ``parts`` media follow as content items.
+  ``{"output": {...}}`` and the bare ``{...}`` give the same item: the wrapped form is remembered in the
+  result's ``provider_data["gemini"]["functionResponseWrap"] = "output"`` and written back to Gemini.
   ``{"error": ""}`` with ``parts`` is an error result holding only those media (no empty text item).
 * ``thoughtSignature`` -> ``reasoning(opaque={namespace "gemini.thought_signature", issuer "gemini",
   value exactly as received, model})``; on a thought part it sits on that reasoning item, on any other
@@ -76,6 +80,10 @@ _INLINE_KEYS = {"mimeType", "data"}
 _FILE_KEYS = {"mimeType", "fileUri"}
 _CALL_KEYS = {"id", "name", "args"}
 _RESPONSE_KEYS = {"id", "name", "response", "parts"}
+_WRAP = "functionResponseWrap"
+"""Key in a ``tool_result``'s ``provider_data["gemini"]``: ``"output"`` when the wire ``response`` held an
+object under ``output`` (``{"output": {...}}``), which reads the same as the bare object; not a Part field,
+so the encoder takes it out before writing the part's other kept fields."""
 
 
 def is_files_api_uri(uri: str) -> bool:
@@ -190,6 +198,9 @@ class PartDecoder:
         origin: Base origin for model-produced items (``None``: only tool calls get one, to remember the wire id).
         model: Model for opaque signatures, when known.
         pointer: JSON pointer of the content, for report entries.
+        index: Index of the content, for report entries.
+        keep_empty: Keep an empty text part as ``text("")`` (requests: the API accepts it and the part
+            goes back as it came) instead of dropping it (responses and streams send it as filler).
     """
 
     speaker: str
@@ -201,6 +212,7 @@ class PartDecoder:
     model: str | None = None
     pointer: str = ""
     index: int | None = None
+    keep_empty: bool = False
     _calls: int = field(default=0, init=False)
 
     def _origin(self, item_id: str | None = None) -> Any:
@@ -252,7 +264,7 @@ class PartDecoder:
                         provider_data=pdata,
                     )
                 ]
-            if text == "" and sig is None and not extras:
+            if text == "" and sig is None and not extras and not self.keep_empty:
                 self.report.add("dropped", "empty text part (not sent back)", index=self.index, item_type="text", pointer=ptr)
                 return []
             item = TextItem(text=text, origin=self._origin(), **self._role_fields())
@@ -271,6 +283,8 @@ class PartDecoder:
             )
         else:  # functionResponse
             item = self._function_response(j, inner)
+            if item.provider_data is not UNSET:  # how the response object was written (see _function_response)
+                pdata = {NAME: {**item.provider_data[NAME], **(pdata[NAME] if pdata is not UNSET else {})}}
         if pdata is not UNSET:
             item = msgspec.structs.replace(item, provider_data=pdata)
         return lead + [item]
@@ -278,6 +292,7 @@ class PartDecoder:
     def _function_response(self, j: int, fr: Mapping[str, Any]) -> ToolResultItem:
         content: list[Any] = []
         is_error: Any = UNSET
+        pdata: Any = UNSET
         resp = fr.get("response")
         if isinstance(resp, Mapping) and resp:
             keys = set(resp)
@@ -287,6 +302,10 @@ class PartDecoder:
                 value = resp["error"] if keys == {"error"} else resp["output"]
                 if not (keys == {"error"} and value == "" and fr.get("parts")):  # {"error": ""} beside media: the error flag alone
                     content.append(TextItem(text=value) if isinstance(value, str) else StructuredItem(data=jcopy(value)))
+                if keys == {"output"} and isinstance(value, Mapping) and value and set(value) not in ({"output"}, {"error"}):
+                    # {"output": {...}} and the bare {...} are one structured output; the encoder writes the
+                    # bare form, so the wrapping is remembered (the model saw {"output": ...})
+                    pdata = {NAME: {_WRAP: "output"}}
             else:
                 content.append(StructuredItem(data=jcopy(dict(resp))))
         for p in fr.get("parts", []) or []:
@@ -298,6 +317,7 @@ class PartDecoder:
             name=fr["name"],
             is_error=is_error,
             message=self.key,
+            provider_data=pdata,
         )
 
 
@@ -360,6 +380,7 @@ class PartEncoder:
     _native: bool = False
     _pending: tuple[str, Any, int] | None = None
     _extras: dict[str, Any] = field(default_factory=dict)
+    _wrap: Any = None
 
     @staticmethod
     def sends_id(call: ToolCallItem) -> bool:
@@ -437,6 +458,7 @@ class PartEncoder:
         """Encode one non-system item (its ``provider_data["gemini"]`` fields go back onto its part)."""
         tag = item.type if isinstance(item, UnknownItem) else tag_of(item)
         self._extras = own_provider_data(getattr(item, "provider_data", UNSET), NAME, self.report, what=f"a {tag} item", index=idx, item_type=tag)
+        self._wrap = self._extras.pop(_WRAP, None)
         try:
             self._add(idx, item)
         finally:
@@ -450,9 +472,6 @@ class PartEncoder:
         if isinstance(item, TextItem):
             if item.annotations is not UNSET and item.annotations:
                 report.add("dropped", "text annotations have no Gemini equivalent", index=idx, item_type="text")
-            if item.text == "" and not (self._pending is not None and self._pending[1] == key):
-                report.add("dropped", "empty text part not sent", index=idx, item_type="text")
-                return
             self._place("model" if item.role == "assistant" else "user", key, [{"text": item.text}])
         elif isinstance(item, (ImageItem, AudioItem, VideoItem, DocumentItem)):
             self._media_notes(idx, item)
@@ -548,7 +567,7 @@ class PartEncoder:
             if isinstance(c, TextItem):
                 response = {slot: c.text}
             elif isinstance(c.data, dict) and not err and c.data and set(c.data) not in ({"output"}, {"error"}):
-                response = jcopy(c.data)
+                response = {"output": jcopy(c.data)} if self._wrap == "output" else jcopy(c.data)
             else:
                 response = {slot: jcopy(c.data)}
         else:
