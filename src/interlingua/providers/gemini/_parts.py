@@ -381,6 +381,7 @@ class PartEncoder:
     _pending: tuple[str, Any, int] | None = None
     _extras: dict[str, Any] = field(default_factory=dict)
     _wrap: Any = None
+    _idx: int | None = None
 
     @staticmethod
     def sends_id(call: ToolCallItem) -> bool:
@@ -425,7 +426,13 @@ class PartEncoder:
                 # parts the model gives after its calls (a flat source's next call) join that turn. Items
                 # decoded from Gemini keep the turns Gemini sent (recorded requests with one model turn
                 # per call, answered by one user turn, were accepted).
-                self.report.add("changed", f"model parts of message {key!r} joined to the function call turn before them (message {ckey!r})", item_type="tool_call")
+                self.report.add(
+                    "changed",
+                    f"model parts of message {key!r} joined to the function call turn before them (message {ckey!r}, "
+                    f"/contents/{len(self.contents) - 1}/parts/{len(cur['parts'])})",
+                    index=self._idx,
+                    item_type="tool_call",
+                )
                 joins = True
             if joins:
                 cur["parts"].extend(parts)
@@ -459,6 +466,7 @@ class PartEncoder:
         tag = item.type if isinstance(item, UnknownItem) else tag_of(item)
         self._extras = own_provider_data(getattr(item, "provider_data", UNSET), NAME, self.report, what=f"a {tag} item", index=idx, item_type=tag)
         self._wrap = self._extras.pop(_WRAP, None)
+        self._idx = idx
         try:
             self._add(idx, item)
         finally:

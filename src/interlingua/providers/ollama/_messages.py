@@ -197,13 +197,21 @@ class MessageEncoder:
             if isinstance(it, ToolCallItem):
                 self.calls.setdefault(it.id, it)
 
-    def _target(self, role: str, key: Any, slot: str) -> dict[str, Any]:
+    def _target(self, role: str, key: Any, slot: str, idx: int | None = None) -> dict[str, Any]:
+        """The message the ``slot`` content of item ``idx`` goes into (the current one or a new one);
+        a join across ``message`` keys is reported with the item's index and the output message's."""
         stage = _STAGE[slot]
         if self.messages:
             cur, ckey = self.messages[-1], self._keys[-1]
             same = key is UNSET or ckey is UNSET or ckey == key
             if role == "assistant" == cur["role"] and (not same or stage < self._stage[-1]) and self._turn_continues(cur, slot):
-                self.report.add("changed", f"assistant {slot} of message {key!r} joined to the assistant message with tool calls before it (message {ckey!r})", item_type="tool_call")
+                self.report.add(
+                    "changed",
+                    f"assistant {slot} of message {key!r} joined to the assistant message with tool calls before it "
+                    f"(message {ckey!r}, /messages/{len(self.messages) - 1})",
+                    index=idx,
+                    item_type="tool_call",
+                )
                 self._stage[-1] = max(stage, self._stage[-1])
                 return cur
             if cur["role"] == role and role != "tool" and same and stage >= self._stage[-1]:
@@ -233,7 +241,7 @@ class MessageEncoder:
         return slot == "tool_calls" and set(msg) <= {"role", "content", "thinking"} and not msg.get("content") and bool(msg.get("thinking"))
 
     def _text(self, role: str, key: Any, text: str, idx: int, item_type: str) -> None:
-        msg = self._target(role, key, "content")
+        msg = self._target(role, key, "content", idx)
         if msg["content"]:
             self.report.add("changed", "several texts in one message joined", index=idx, item_type=item_type)
         msg["content"] += text
@@ -296,7 +304,7 @@ class MessageEncoder:
     def _image(self, role: str, key: Any, src: Base64Source, idx: int) -> None:
         if sniff_image_type(src.data) != src.media_type:
             self.report.add("changed", f"image media type {src.media_type} is not sent (Ollama reads the bytes)", index=idx, item_type="image")
-        msg = self._target(role, key, "images")
+        msg = self._target(role, key, "images", idx)
         msg.setdefault("images", []).append(src.data)
 
     def _reasoning(self, idx: int, item: ReasoningItem, key: Any) -> None:
@@ -310,7 +318,7 @@ class MessageEncoder:
             if item.opaque is UNSET:
                 self.report.add("dropped", "reasoning without text", index=idx, item_type="reasoning")
             return
-        msg = self._target("assistant", key, "thinking")
+        msg = self._target("assistant", key, "thinking", idx)
         if msg.get("thinking"):
             self.report.add("changed", "several reasoning texts in one message joined", index=idx, item_type="reasoning")
             msg["thinking"] += text
@@ -328,7 +336,7 @@ class MessageEncoder:
         call: dict[str, Any] = {"function": {"name": item.name, "arguments": jcopy(item.arguments)}}
         if self.sends_id(item):
             call = {"id": item.id, **call}
-        msg = self._target("assistant", key, "tool_calls")
+        msg = self._target("assistant", key, "tool_calls", idx)
         msg.setdefault("tool_calls", []).append(call)
 
     def _result(self, idx: int, item: ToolResultItem, key: Any) -> None:
