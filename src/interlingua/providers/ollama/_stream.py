@@ -4,7 +4,8 @@ Each line is ``{model, created_at, message:{role, content, thinking?, tool_calls
 completion marker is the line with ``done: true`` (with ``done_reason`` and the counts). Content and thinking
 arrive as deltas; tool calls arrive whole. A ``{"error": "..."}`` line (HTTP status stays 200) ends the
 stream with a :class:`StreamError` (stable code, safe message); the end of input before ``done: true`` gives
-``truncated``. ``/api/generate`` lines (``response`` text) are read as content deltas.
+``truncated``. ``/api/generate`` lines (``response`` text, top-level ``thinking``) are read as content and
+reasoning deltas.
 
 The final response is :func:`decode_response` of the equivalent non-streamed body (the done line with the
 joined content and thinking and every tool call), so stream and response items are equal. Because an
@@ -75,7 +76,7 @@ class OllamaAccumulator:
         self._done = False
 
     def _body(self, final: Mapping[str, Any]) -> dict[str, Any]:
-        body = {k: jcopy(v) for k, v in final.items() if k not in ("message", "response")}
+        body = {k: jcopy(v) for k, v in final.items() if k not in ("message", "response", "thinking")}
         message: dict[str, Any] = {"role": "assistant", "content": self._content}
         if self._thinking:
             message["thinking"] = self._thinking
@@ -119,9 +120,14 @@ class OllamaAccumulator:
                 out.append(TextDelta(content))
             if isinstance(msg.get("tool_calls"), list):
                 self._calls.extend(jcopy(msg["tool_calls"]))
-        elif isinstance(line.get("response"), str) and line["response"]:
-            self._content += line["response"]
-            out.append(TextDelta(line["response"]))
+        else:  # /api/generate: ``thinking`` and ``response`` at the top level
+            thinking, text = line.get("thinking"), line.get("response")
+            if isinstance(thinking, str) and thinking:
+                self._thinking += thinking
+                out.append(ReasoningDelta(thinking))
+            if isinstance(text, str) and text:
+                self._content += text
+                out.append(TextDelta(text))
         if line.get("done") is True:
             self._done = True
             response = decode_response(self._body(line)).value
