@@ -346,3 +346,34 @@ def test_generate_stream_and_response_read_top_level_thinking() -> None:
     assert [(type(i).__name__, getattr(i, "text", None)) for i in done.response.items] == [("ReasoningItem", "Let me see."), ("TextItem", "Yes")]
     one = mapper.decode_response({"model": "gemma4", "created_at": "t", "response": "Yes", "thinking": "Let me see.", "done": True, "done_reason": "stop", "eval_count": 3})
     assert one.value.items == done.response.items and not one.report
+
+
+@pytest.mark.parametrize("where", [0, 1, 2])
+def test_unknown_message_field_keeps_the_content_and_goes_back_to_ollama(where: int) -> None:
+    """The issue-13 class "one unknown field turns the whole message into raw", on Ollama: the docs' tool
+    history (ollama_docs.chat_tools_history.request.json) with a field added to a user, assistant-with-calls
+    or tool message. The content is decoded as usual; the field goes back onto the same message."""
+    from pathlib import Path
+
+    from interlingua.mapping import get_mapper
+
+    body = json.loads((Path(__file__).resolve().parents[2] / "fixtures" / "real" / "ollama" / "ollama_docs.chat_tools_history.request.json").read_text())
+    body["messages"][where]["cache_hint"] = {"ttl": 60}
+    conv = mapper.decode_request(copy.deepcopy(body))
+    assert not conv.report, conv.report.lines()
+    from interlingua.items import RawItem
+
+    assert not any(isinstance(i, RawItem) for i in conv.value.items)
+    back = mapper.encode_request(conv.value, model=body["model"])
+    assert back.value["messages"] == body["messages"] and not back.report
+    for target in ("anthropic", "gemini"):
+        other = get_mapper(target).encode_request(conv.value, model="m", policy="drop")
+        assert "cache_hint" not in json.dumps(other.value)
+        assert any(e.action == "dropped" and "cache_hint" in e.reason for e in other.report), other.report.lines()
+
+
+def test_unknown_message_field_of_a_response_goes_back() -> None:
+    body = {"model": "m", "created_at": "t", "message": {"role": "assistant", "content": "hi", "annotations": [1]}, "done": True, "done_reason": "stop"}
+    conv = mapper.decode_response(copy.deepcopy(body))
+    assert not conv.report
+    assert mapper.encode_response(conv.value).value == body

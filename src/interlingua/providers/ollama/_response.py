@@ -164,6 +164,9 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
             message.setdefault("images", []).extend(m["images"])
         if m.get("tool_calls"):
             message.setdefault("tool_calls", []).extend(m["tool_calls"])
+        for k, v in m.items():  # message fields kept from an Ollama response (provider data)
+            if k not in ("role", "content", "thinking", "images", "tool_calls"):
+                message.setdefault(k, v)
     body: dict[str, Any] = {}
     if model or response.model:
         body["model"] = model or response.model
