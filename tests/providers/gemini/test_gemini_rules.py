@@ -398,8 +398,10 @@ def test_inputs_not_mutated() -> None:
         {"functionResponse": {"name": "f", "response": [1]}},
         {"inlineData": {"mimeType": "image/png", "data": 5}},
         {"text": "a", "thoughtSignature": 5},
-        {"text": "a", "thought": False},
+        {"text": "a", "thought": "no"},
         {"functionCall": {"name": "f", "args": {}, "willContinue": True}},
+        {"functionCall": {"name": "f", "partialArgs": [{"jsonPath": "$.a", "stringValue": "x"}]}},
+        {"functionResponse": {"name": "f", "response": {}, "parts": [{"inlineData": {"mimeType": "image/png", "data": "AAAA", "displayName": "x"}}]}},
     ],
 )
 def test_parts_of_unexpected_shape_kept_raw_and_sent_back(part: dict[str, Any]) -> None:
@@ -483,3 +485,26 @@ def test_result_of_a_call_dropped_for_malformed_arguments_is_dropped_too(policy)
     lines = [str(e) for e in conv.report]
     assert any(line.startswith("dropped: item 1 tool_call:") and "call_1" in line for line in lines), lines
     assert "dropped: item 2 tool_result: result of the dropped tool call 'call_1'" in lines, lines
+
+
+@pytest.mark.parametrize(
+    ("part", "kept"),
+    [
+        ({"text": "a", "thought": False}, {"thought": False}),
+        ({"inlineData": {"mimeType": "image/png", "data": PNG, "displayName": "chart.png"}}, {"inlineData": {"displayName": "chart.png"}}),
+        ({"fileData": {"fileUri": "https://example.com/o.pdf", "mimeType": "application/pdf", "displayName": "o.pdf"}}, {"fileData": {"displayName": "o.pdf"}}),
+        ({"functionResponse": {"name": "f", "response": {"output": "x"}, "scheduling": "WHEN_IDLE"}}, {"functionResponse": {"scheduling": "WHEN_IDLE"}}),
+    ],
+)
+def test_known_part_with_an_unmodelled_field_keeps_its_content(part: dict[str, Any], kept: dict[str, Any]) -> None:
+    """Issue 13 rule: a field the mapper does not model, on a part (or inside its body) it does model,
+    keeps the content and goes to ``provider_data["gemini"]`` (Gemini API reference: ``Blob``/``FileData``
+    ``displayName``, ``FunctionResponse.scheduling``); written back to Gemini, reported by other targets."""
+    calls = [{"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]}] if "functionResponse" in part else []
+    body = {"contents": [*calls, {"role": "user", "parts": [part]}]}
+    conv = mapper.decode_request(copy.deepcopy(body))
+    item = conv.value.items[-1]
+    assert not isinstance(item, RawItem) and item.provider_data == {"gemini": kept}
+    assert mapper.encode_request(conv.value).value == body
+    other = get_mapper("anthropic").encode_request(conv.value, model="claude-sonnet-4-5", policy="drop")
+    assert any(e.action == "dropped" and "gemini provider data" in e.reason for e in other.report), other.report.lines()

@@ -13,9 +13,12 @@ Decoding rules (one part -> items, in order):
   (``https://generativelanguage.googleapis.com/...``) and ``gs://`` URIs, ``UrlSource`` for other URLs
   (YouTube URLs included: ``{"fileData": {"fileUri": "https://www.youtube.com/watch?v=..."}}`` is a video,
   with or without ``mimeType``; Gemini "Video understanding" guide).
-* A known part with fields this mapper does not model (``videoMetadata``, ``mediaResolution``, a field
-  added later) keeps its content; those fields go to the item's ``provider_data["gemini"]`` (written back
-  to Gemini only, reported as dropped by every other target).
+* A known part with fields this mapper does not model (``videoMetadata``, ``mediaResolution``,
+  ``thought: false``, a field added later) keeps its content; those fields go to the item's
+  ``provider_data["gemini"]`` (written back to Gemini only, reported as dropped by every other target).
+  Fields inside the kind's body that the mapper does not model (``inlineData.displayName``,
+  ``functionResponse.scheduling``, ...) go there under the kind key (``{"functionResponse": {...}}``)
+  and are merged back into that body. A streamed call fragment (``partialArgs``/``willContinue``) is raw.
 * ``{functionCall{id?, name, args}}`` -> ``tool_call`` (id from the caller: the wire id, or a derived one).
 * ``{functionResponse{id?, name, response, parts?}}`` -> ``tool_result``: ``response`` ``{"output": x}``
   gives ``x`` (text when a string, else ``structured``), ``{"error": x}`` the same with ``is_error``,
@@ -126,19 +129,40 @@ def _media_item(kind_key: str, inner: Mapping[str, Any]) -> ImageItem | AudioIte
     return DocumentItem(source=source)
 
 
-def _media_ok(kind_key: str, inner: Any) -> bool:
+_INNER_KEYS = {"inlineData": _INLINE_KEYS, "fileData": _FILE_KEYS, "functionCall": _CALL_KEYS, "functionResponse": _RESPONSE_KEYS}
+"""The fields of each kind's body the mapper models; any other one (``displayName``, ``willContinue``,
+``scheduling``, a field added later) is kept by :func:`part_extras`."""
+
+
+def _media_ok(kind_key: str, inner: Any, *, strict: bool = False) -> bool:
+    """Whether an ``inlineData``/``fileData`` body has the fields a media item needs (``strict``: and no
+    others, for media nested in a ``functionResponse``, which has no place for kept fields)."""
     if not isinstance(inner, Mapping):
         return False
     keys = keyset(inner)
+    if strict and not keys <= _INNER_KEYS[kind_key]:
+        return False
+    if not isinstance(get(inner, "mimeType", ""), str):
+        return False
     if kind_key == "inlineData":
-        return keys == _INLINE_KEYS and isinstance(get(inner, "mimeType"), str) and isinstance(get(inner, "data"), str)
-    return keys <= _FILE_KEYS and isinstance(get(inner, "fileUri"), str) and bool(get(inner, "fileUri"))
+        return _INLINE_KEYS <= keys and isinstance(get(inner, "mimeType"), str) and isinstance(get(inner, "data"), str)
+    return isinstance(get(inner, "fileUri"), str) and bool(get(inner, "fileUri"))
 
 
 def part_extras(part: Mapping[str, Any], kind: str) -> dict[str, Any]:
-    """Fields of a known part that this mapper does not model (kept in ``provider_data["gemini"]``)."""
-    known = {kind, "thoughtSignature"} | ({"thought"} if kind == "text" else set())
-    return {k: jcopy(v) for k, v in part.items() if camel(k) not in known}
+    """Fields of a known part that this mapper does not model (kept in ``provider_data["gemini"]``).
+
+    Fields beside the kind key are kept as they are (``videoMetadata``, ``thought: false``, ...);
+    fields inside the kind's body that the mapper does not model go under the kind key in camelCase
+    (``{"functionCall": {"willContinue": true}}``) and are merged back into that body.
+    """
+    known = {kind, "thoughtSignature"} | ({"thought"} if kind == "text" and get(part, "thought") is True else set())
+    out = {k: jcopy(v) for k, v in part.items() if camel(k) not in known}
+    inner = get(part, kind)
+    if kind in _INNER_KEYS and isinstance(inner, Mapping):
+        if inner_extras := {k: jcopy(v) for k, v in inner.items() if camel(k) not in _INNER_KEYS[kind]}:
+            out[kind] = inner_extras
+    return out
 
 
 def _part_kind(part: Mapping[str, Any]) -> str | None:
@@ -155,7 +179,7 @@ def _part_kind(part: Mapping[str, Any]) -> str | None:
     if kind == "text":
         if not isinstance(get(part, "text"), str):
             return None
-        if "thought" in keys and get(part, "thought") is not True:
+        if "thought" in keys and not isinstance(get(part, "thought"), bool):
             return None
     sig = get(part, "thoughtSignature")
     if "thoughtSignature" in keys and not isinstance(sig, str):
@@ -164,11 +188,14 @@ def _part_kind(part: Mapping[str, Any]) -> str | None:
     if kind in ("inlineData", "fileData"):
         return kind if _media_ok(kind, inner) else None
     if kind == "functionCall":
-        ok = isinstance(inner, Mapping) and keyset(inner) <= _CALL_KEYS and isinstance(inner.get("name"), str) and inner.get("name")
+        ok = isinstance(inner, Mapping) and isinstance(inner.get("name"), str) and inner.get("name")
+        # a streamed fragment of a call (partialArgs / willContinue, streamed function call arguments)
+        # is no whole call: kept raw
+        ok = ok and not ({"partialArgs", "willContinue"} & keyset(inner))
         ok = ok and isinstance(inner.get("args", {}), Mapping) and isinstance(inner.get("id", ""), str)
         return kind if ok else None
     if kind == "functionResponse":
-        ok = isinstance(inner, Mapping) and keyset(inner) <= _RESPONSE_KEYS and isinstance(inner.get("name"), str)
+        ok = isinstance(inner, Mapping) and isinstance(inner.get("name"), str)
         ok = ok and isinstance(inner.get("response", {}), Mapping) and isinstance(inner.get("id", ""), str)
         parts = inner.get("parts", []) if isinstance(inner, Mapping) else []
         ok = ok and isinstance(parts, list) and all(_response_part_ok(p) for p in parts)
@@ -182,7 +209,7 @@ def _response_part_ok(part: Any) -> bool:
     (key,) = keyset(part)
     if key not in ("inlineData", "fileData"):
         return False
-    return _media_ok(key, get(part, key))
+    return _media_ok(key, get(part, key), strict=True)
 
 
 @dataclass
@@ -404,7 +431,12 @@ class PartEncoder:
             return
         if self._extras:  # the item's provider_data["gemini"]: fields of its part that no canonical field holds
             for k, v in self._extras.items():
-                parts[-1].setdefault(k, v)
+                body = parts[-1].get(k)
+                if isinstance(body, dict) and isinstance(v, Mapping):  # fields inside the kind's body
+                    for ik, iv in v.items():
+                        body.setdefault(ik, jcopy(iv))
+                else:
+                    parts[-1].setdefault(k, jcopy(v))
             self._extras = {}
         if self._pending is not None:
             sig, pkey, pidx = self._pending
