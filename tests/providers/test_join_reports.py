@@ -7,6 +7,8 @@
 * Gemini stream joins: text deltas of one kind are joined into one part; a field beside ``text`` on
   a joined delta, and candidates after the first, are reported with the chunk and part index and a
   pointer into the stream read as an array of events.
+* Ollama stream joins: the lines' messages are joined into one; a message field beside the joined ones
+  goes onto the final message, reported with the line when it was not on the first line or differs.
 """
 
 from __future__ import annotations
@@ -101,4 +103,34 @@ def test_gemini_stream_extra_candidates_reported_with_the_chunk() -> None:
 def test_real_gemini_streams_join_without_a_report() -> None:
     for path in sorted((REAL / "gemini").glob("*.response.sse")):
         done = _done(path.read_bytes())
+        assert not done.report, (path.name, done.report.lines())
+
+
+def _ollama_done(lines: list[dict[str, Any]]) -> StreamDone:
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    (done,) = [e for e in iter_stream(get_mapper("ollama"), data) if isinstance(e, StreamDone)]
+    return done
+
+
+def test_ollama_stream_join_reports_message_fields_with_the_line() -> None:
+    """The docs' text stream (ollama_docs.chat_stream_text.response.ndjson shape) with a message field on
+    later lines: it goes onto the final message, and the join is reported with the line."""
+    base = {"model": "llama3.2", "created_at": "2023-08-04T08:52:19.385406455-07:00"}
+    lines = [
+        {**base, "message": {"role": "assistant", "content": "The"}, "done": False},
+        {**base, "message": {"role": "assistant", "content": " sky", "annotations": [1]}, "done": False},
+        {**base, "message": {"role": "assistant", "content": " is", "annotations": [2]}, "done": False},
+        {**base, "message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop", "eval_count": 3},
+    ]
+    done = _ollama_done(lines)
+    assert [e.pointer for e in done.report] == ["/1/message/annotations", "/2/message/annotations"]
+    assert [e.action for e in done.report] == ["changed", "dropped"]
+    back = get_mapper("ollama").encode_response(done.response).value
+    assert back["message"] == {"role": "assistant", "content": "The sky is", "annotations": [1]}
+
+
+def test_real_ollama_streams_join_without_a_report() -> None:
+    for path in sorted((REAL / "ollama").glob("ollama_docs.chat_stream_*.ndjson")):
+        data = path.read_bytes()
+        (done,) = [e for e in iter_stream(get_mapper("ollama"), data) if isinstance(e, StreamDone)]
         assert not done.report, (path.name, done.report.lines())
