@@ -134,12 +134,19 @@ def test_function_response_output_error_and_whole_object_forms() -> None:
     assert whole.name == "f"
 
 
-def test_foreign_opaque_dropped_and_reported() -> None:
+def test_foreign_opaque_dropped_and_reported_its_text_sent_as_a_thought() -> None:
+    """The opaque state of another issuer cannot be replayed; its text goes as a thought part without a
+    signature, as pydantic-ai's test_google_model_thinking_part_from_other_model.yaml sent OpenAI
+    reasoning to Gemini (answered 200)."""
     anth = ReasoningItem(text="hmm", opaque=OpaqueReasoning(namespace="anthropic.signature", issuer="anthropic", value="sig"))
     conv = encode(TextItem(role="user", text="q"), anth, TextItem(role="assistant", text="a"))
-    assert conv.value["contents"][1]["parts"] == [{"text": "a"}]
+    assert conv.value["contents"][1]["parts"] == [{"text": "hmm", "thought": True}, {"text": "a"}]
     assert [(e.action, e.item_type) for e in conv.report] == [("dropped", "reasoning")]
-    assert "anthropic" in conv.report.entries[0].reason
+    assert "anthropic" in conv.report.entries[0].reason and "thought part" in conv.report.entries[0].reason
+    # opaque state alone (no text) is left out whole
+    bare = ReasoningItem(opaque=OpaqueReasoning(namespace="anthropic.signature", issuer="anthropic", value="sig"))
+    conv1 = encode(TextItem(role="user", text="q"), bare, TextItem(role="assistant", text="a"))
+    assert conv1.value["contents"][1]["parts"] == [{"text": "a"}] and "reasoning left out" in conv1.report.entries[0].reason
     # a Gemini signature from another model is dropped too when the target model is known
     other = ReasoningItem(opaque=OpaqueReasoning(namespace="gemini.thought_signature", issuer="gemini", value="s", model="gemini-2.5-pro"))
     conv2 = encode(TextItem(role="user", text="q"), other, TextItem(role="assistant", text="a"), model="gemini-3-pro-preview")

@@ -628,10 +628,17 @@ class PartEncoder:
                 ok, why = False, f"opaque {item.opaque.namespace} is not a Gemini thought signature"
             if ok and not isinstance(item.opaque.value, str):
                 ok, why = False, "thought signature is not a string"
-            if not ok:
+            has_text = item.text is not UNSET or (item.summary is not UNSET and bool(item.summary))
+            if not ok and not has_text:
                 self.report.add("dropped", f"{why}; reasoning left out", index=idx, item_type="reasoning")
                 return
-            sig = item.opaque.value
+            if not ok:
+                # another issuer's (or model's) state cannot be replayed, but its text can: Gemini takes
+                # thought text without a signature (pydantic-ai's test_google_model_thinking_part_from_other_model
+                # sent OpenAI reasoning summaries as thought parts and was answered 200)
+                self.report.add("dropped", f"{why}; its opaque state is left out, the text is sent as a thought part", index=idx, item_type="reasoning")
+            else:
+                sig = item.opaque.value
         text: str | None = item.text if item.text is not UNSET else None
         if text is None and item.summary is not UNSET and item.summary:
             text = "\n\n".join(item.summary)
