@@ -3,7 +3,9 @@
 Request shape: ``{contents:[{role: "user"|"model", parts:[...]}], systemInstruction?: Content,
 tools?: [{functionDeclarations:[...]}], toolConfig?: {functionCallingConfig:{mode, allowedFunctionNames?}}}``.
 
-* ``systemInstruction`` parts -> leading ``text(role="system")`` items with message key ``"system"``.
+* ``systemInstruction`` parts -> leading ``text(role="system")`` items with message key ``"system"``; its
+  other fields (``role: "user"``, as the google-genai SDK sends it) -> ``settings.provider_data["gemini"]
+  ["systemInstruction"]``, written back with the system instruction.
 * ``contents[i]`` -> items with message key ``f"m{i}"``; role ``model`` -> assistant, anything else -> user
   (a missing role is ``user``, GEN ``Content``).
 * A ``functionCall`` without ``id`` gets the canonical id ``f"gemini_m{i}_c{k}"`` (``k`` = ordinal of the call
@@ -16,9 +18,16 @@ tools?: [{functionDeclarations:[...]}], toolConfig?: {functionCallingConfig:{mod
   ``parametersJsonSchema``) and any other declaration fields go to ``provider_data["gemini"]``.
   A ``parameters`` ``Schema`` becomes JSON Schema (``OBJECT`` -> ``object``, ``nullable`` -> a
   ``"null"`` type) and goes back to Gemini as a ``Schema``.
-  Non-function tools (``googleSearch``, ``codeExecution``, ...) are left out and reported.
+  A ``parameters`` Schema that would not come back the same (lower-case types) is kept as given in
+  ``provider_data["gemini"]["schema"]`` while the parameters are unchanged. Non-function tools
+  (``googleSearch``, ``codeExecution``, ...) have no canonical form (reported ``changed``); they and the
+  layout of ``tools`` (one object, several ``Tool`` objects) are kept in
+  ``settings.provider_data["gemini"]["tools"]`` (:func:`tools_layout`) and written back in place.
 * ``toolConfig.functionCallingConfig.mode``: ``AUTO`` -> auto, ``NONE`` -> none, ``ANY`` -> required
-  (``tool`` when ``allowedFunctionNames`` names exactly one), ``VALIDATED`` -> auto (reported).
+  (``tool`` when ``allowedFunctionNames`` names exactly one), ``VALIDATED`` -> auto (reported). A
+  ``functionCallingConfig`` the tool choice does not write back the same (``VALIDATED``, several allowed
+  names) is kept in ``settings.provider_data["gemini"]["toolConfig"]`` and written back while the tool
+  choice reads the same from it and every allowed name is still a tool (ADR 0010).
 * ``generationConfig``, ``safetySettings``, ``cachedContent``, ``labels`` and every other top-level key
   -> ``Transcript.settings`` (canonical settings, the rest in ``settings.provider_data["gemini"]``;
   rules in ``_settings.py`` and docs/providers/gemini.md). ``toolConfig`` keys other than
