@@ -27,7 +27,7 @@ tools?: [{functionDeclarations:[...]}], toolConfig?: {functionCallingConfig:{mod
   (``tool`` when ``allowedFunctionNames`` names exactly one), ``VALIDATED`` -> auto (reported). A
   ``functionCallingConfig`` the tool choice does not write back the same (``VALIDATED``, several allowed
   names) is kept in ``settings.provider_data["gemini"]["toolConfig"]`` and written back while the tool
-  choice reads the same from it and every allowed name is still a tool (ADR 0010).
+  choice reads the same from it and every allowed name is still a tool (ADR 0012).
 * ``generationConfig``, ``safetySettings``, ``cachedContent``, ``labels`` and every other top-level key
   -> ``Transcript.settings`` (canonical settings, the rest in ``settings.provider_data["gemini"]``;
   rules in ``_settings.py`` and docs/providers/gemini.md). ``toolConfig`` keys other than
