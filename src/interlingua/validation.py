@@ -258,7 +258,7 @@ class _CompactChecker:
         return problems
 
 
-class _SpilledIds(dict):  # type: ignore[type-arg]
+class _SpilledIds(dict[str, int]):
     """The ``id -> flags`` dict of a session whose state was partly moved to the spill database:
     a key not held here is looked up there (and kept here once found)."""
 
