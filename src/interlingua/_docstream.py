@@ -119,11 +119,13 @@ class TranscriptStream:
 
     # ------------------------------------------------------------------ buffer
 
-    def _more(self, at_least: int = 0) -> bool:
-        """Read more bytes (dropping what was consumed); False at the end of the file."""
+    def _more(self, cap: int | None = None) -> bool:
+        """Read more bytes (dropping what was consumed), at most ``cap``; False at the end of the file."""
         if self.eof:
             return False
-        want = max(self.chunk, at_least, len(self.data) - self.pos)  # doubles while one value is larger
+        want = max(self.chunk, len(self.data) - self.pos)  # doubles while one value is larger
+        if cap is not None:
+            want = max(min(want, cap), 1)
         block = self.fh.read(want)
         if not block:
             self.eof = True
@@ -268,7 +270,8 @@ class TranscriptStream:
             if last is None:
                 if len(data) - pos > limit:
                     raise LimitError(Problem(f"/items/{self.count}", f"item is larger than {limit} bytes; the limit is {limit}"))
-                if not self._more():
+                # read on, doubling, but never more than one byte past the limit for one item
+                if not self._more(cap=limit + 1 - (len(data) - pos)):
                     raise Fallback  # the document ends inside an element
                 continue
             try:

@@ -293,8 +293,7 @@ def _canonical_to_canonical(stream: Any, out: IO[bytes], label: str) -> None:
     problems: list[Problem] = []
     written = False
     try:
-        items = iter(stream)
-        for i, item in enumerate(_located(_each, items, label)):
+        for i, item in enumerate(_located_items(stream, label)):
             pointer = f"/items/{i}"
             checker = table.get("")
             before = len(checker.seen)
@@ -335,8 +334,11 @@ def _canonical_to_canonical(stream: Any, out: IO[bytes], label: str) -> None:
     out.write(b"\n  ]" + empty[at + len(b'\n  "items": []') :])
 
 
-def _each(items: Any) -> Any:
-    yield from items
+def _located_items(stream: Any, label: str) -> Any:
+    try:
+        yield from stream
+    except DocumentError as exc:  # an item over the limit, as read_conversation locates it
+        raise exc.located(file=label) from exc
 
 
 def _head(version: str) -> bytes:
