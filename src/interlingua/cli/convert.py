@@ -32,7 +32,7 @@ import typer
 
 from ..codec import _syntax_problem
 from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
-from ..errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, StreamFailedError, UnknownFormatError
+from ..errors import DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, StreamFailedError, UnknownFormatError
 from ..mapping import Mapper, Report, available, get_mapper
 from ._common import require_stdin
 
@@ -415,6 +415,7 @@ def run(
         conv = convert_stream(data, source=from_, target=to, model=model, policy=pol, report=report)
         return _pretty(conv.value)
     body = _json(data, f"the {from_} {kind.value if kind else 'input'}")
+    del data  # not held while the body is converted
     if not isinstance(body, dict):
         raise _Fail(1, f"malformed {from_} input: expected a JSON object, got {type(body).__name__}")
     if kind is not None:
@@ -482,7 +483,10 @@ def convert(
         raise typer.Exit(1) from None
     except DocumentError as exc:
         _warn(report)
-        typer.echo(f"error: invalid transcript: {exc}", err=True)
+        if isinstance(exc, LimitError) and from_ != CANONICAL:  # the canonical form of provider input is over a limit
+            typer.echo(f"error: {exc.located(file=_label(source))}", err=True)
+        else:
+            typer.echo(f"error: invalid transcript: {exc}", err=True)
         raise typer.Exit(1) from None
     except InterlinguaError as exc:
         _warn(report)

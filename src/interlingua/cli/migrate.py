@@ -59,7 +59,7 @@ from ..codec import DEFAULT_LIMITS, SCHEMA_VERSION, UnknownItem
 from ..compat import FORMATS, Migrated, read_any
 from ..compat._base import SESSION_ID_PREFIX
 from ..session_file import header_bytes
-from ..errors import InterlinguaError, LimitError, Problem
+from ..errors import DocumentError, InterlinguaError, LimitError, Problem
 
 __all__ = ["migrate", "register"]
 
@@ -553,8 +553,9 @@ class _Rejects:
         self.count = 0
         self.pending: list[tuple[int, bytes]] = []
 
-    def add(self, record: Record, reason: str) -> None:
-        entry = {"source": record.source, "line": record.line, "reason": reason, "record": record.text if record.text is not None else record.value}
+    def add(self, record: Record, reason: str, *, copy: bool = True) -> None:
+        """Add a reject; ``copy=False`` (a record refused for its size) leaves ``record`` null."""
+        entry = {"source": record.source, "line": record.line, "reason": reason, "record": (record.text if record.text is not None else record.value) if copy else None}
         self.pending.append((record.line or 0, _encoder.encode(entry) + b"\n"))
         self.count += 1
 
@@ -584,8 +585,13 @@ def _where(record: Record) -> str:
 def _convert(record: Record, fmt: str) -> tuple[Migrated | None, str | None]:
     if record.error is not None:
         return None, record.error
+    from ..conversion import check_limits
+
     try:
         migrated = read_any(record.value, fmt)
+        check_limits(migrated.transcript.items, what=f"the {migrated.format or fmt} conversation")
+    except LimitError as exc:
+        return None, f"{type(exc).__name__}: {exc.located(file=record.source, line=record.line)}"
     except InterlinguaError as exc:
         return None, f"{type(exc).__name__}: {exc}"
     except _MALFORMED as exc:
@@ -652,6 +658,8 @@ def run(
             try:
                 count = _stream_document(record, sink, ids)
             except InterlinguaError as exc:  # refused for its size: named by its path, not copied
+                if isinstance(exc, DocumentError):
+                    exc = exc.located(file=record.source)
                 reject_file.add(record, f"{type(exc).__name__}: {exc}")
                 if fail_fast:
                     typer.echo(f"error: {_where(record)}: {exc}", err=True)
@@ -664,7 +672,7 @@ def run(
             return False
         migrated, reason = _convert(record, fmt)
         if migrated is None:
-            reject_file.add(record, reason or "unreadable")
+            reject_file.add(record, reason or "unreadable", copy=not (reason or "").startswith("LimitError"))
             if fail_fast:
                 typer.echo(f"error: {_where(record)}: {reason}", err=True)
                 return True
@@ -672,7 +680,7 @@ def run(
         try:
             written = sink.write(migrated, ids.assign(migrated))
         except InterlinguaError as exc:
-            reject_file.add(record, f"{type(exc).__name__}: {exc}")
+            reject_file.add(record, f"{type(exc).__name__}: {exc}", copy=not isinstance(exc, LimitError))
             if fail_fast:
                 typer.echo(f"error: {_where(record)}: {exc}", err=True)
                 return True
