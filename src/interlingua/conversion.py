@@ -16,7 +16,8 @@ The steps, in order:
    registered mapper's accepts it, :class:`~interlingua.errors.FormatMismatchError` names that
    format (``force=True`` decodes it as ``source`` anyway).
 2. **Decode** to a canonical :class:`~interlingua.items.Transcript` (the ``source`` mapper, or the
-   codec for ``canonical``).
+   codec for ``canonical``). What a mapper made is held to the canonical limits
+   (:func:`check_limits`: ``max_item_bytes``, nesting, inline base64), as the codec holds a file.
 3. **Model.** The ``model`` argument; else, when ``source`` and ``target`` are the same provider,
    the model the request was made with (``settings.model``); else none, and the report says the
    body has no model (pass ``model=``).

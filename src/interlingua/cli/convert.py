@@ -11,6 +11,11 @@ Usage::
 policy, encode), so it gives what the Python API gives for the same input. Here live only
 reading the input, telling a stream from a JSON body, and printing.
 
+A transcript document file given with ``--from canonical`` is read item by item
+(:mod:`interlingua._docstream`, ADR 0010) and, with ``--to canonical``, written item by item: a
+document of a million items converts in tens of MB. stdin, session files and provider bodies are
+read whole.
+
 Exit codes: 0 converted; 1 refused (the input plainly belongs to another format than
 ``--from`` -- the hint is the first line, ``--force`` decodes it anyway --, policy error,
 capability violations, malformed input such as a body that is not JSON, invalid transcript, failed or
