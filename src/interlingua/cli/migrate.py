@@ -374,8 +374,12 @@ class _JsonlSink:
         self.fh.write(header)
         spool.seek(0)
         buf = bytearray()
-        for i, line in enumerate(spool):
-            buf += _envelope_line(head, i, line[:-1], tail if i == count - 1 else b"")
+        item = b',"item":'
+        for i, line in enumerate(spool):  # every line is within the limits (checked above)
+            if i == count - 1:
+                buf += head + str(i).encode() + item + line[:-1] + tail + b"}\n"
+            else:
+                buf += head + str(i).encode() + item + line[:-1] + b"}\n"
             if len(buf) > 1 << 20:
                 self.fh.write(buf)
                 buf = bytearray()
@@ -452,21 +456,35 @@ def _stream_document(record: Record, sink: _JsonlSink, ids: _SessionIds) -> int 
     count = longest = 0
     with open(record.stream, "rb") as fh, tempfile.TemporaryFile(dir=sink.file.tmp and os.path.dirname(sink.file.tmp) or None) as spool:
         stream = TranscriptStream(fh)
+        batch: list[bytes] = []
+
+        def flush() -> None:
+            nonlocal count, longest
+            if not batch:
+                return
+            if count == 0:
+                digest.update(b'{"schema_version":' + _item_encoder.encode(stream.version) + b',"items":[')
+            else:
+                digest.update(b",")
+            digest.update(b",".join(batch))
+            size = max(map(len, batch))
+            if size > DEFAULT_LIMITS.max_item_bytes:
+                at = next(i for i, enc in enumerate(batch) if len(enc) == size)
+                raise LimitError(Problem(f"/items/{count + at}", f"item is {size} bytes; the limit is {DEFAULT_LIMITS.max_item_bytes}"))
+            longest = max(longest, size)
+            spool.write(b"\n".join(batch) + b"\n")
+            count += len(batch)
+            batch.clear()
+
         try:
+            encode = _item_encoder.encode
             for item in stream:
                 if type(item) is UnknownItem:  # as the whole path holds it: re-encoded from the parsed value
                     item = UnknownItem(_encoder.encode(_decoder.decode(item.raw)), item.type)
-                enc = _item_encoder.encode(item)
-                if count == 0:
-                    digest.update(b'{"schema_version":' + _item_encoder.encode(stream.version) + b',"items":[')
-                else:
-                    digest.update(b",")
-                digest.update(enc)
-                if len(enc) > DEFAULT_LIMITS.max_item_bytes:
-                    raise LimitError(Problem(f"/items/{count}", f"item is {len(enc)} bytes; the limit is {DEFAULT_LIMITS.max_item_bytes}"))
-                spool.write(enc + b"\n")
-                longest = max(longest, len(enc))
-                count += 1
+                batch.append(encode(item))
+                if len(batch) >= 4096:
+                    flush()
+            flush()
         except Fallback:
             return None
         shell = stream.shell
