@@ -195,8 +195,12 @@ class _Spool:
         if out is None:
             self.fh: IO[bytes] = tempfile.TemporaryFile()
             return
+        from .migrate import _remove_stale
+
+        _remove_stale(out)  # left by a run that was killed
         try:
-            fd, self.tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent if str(out.parent) else ".")
+            # named with the pid, as migrate names its own: a later run removes it if this one is killed
+            fd, self.tmp = tempfile.mkstemp(prefix=f".{out.name}.{os.getpid()}.", suffix=".tmp", dir=out.parent if str(out.parent) else ".")
         except OSError as exc:
             raise _Fail(2, f"cannot write {out}: {exc.strerror or exc}") from exc
         umask = os.umask(0)
@@ -466,6 +470,18 @@ def convert(
     """
     if source == "-":
         require_stdin("convert")
+    if output is None:
+        _convert(from_, to, source, kind, policy, model, output, force, session)
+        return
+    from .migrate import _terminate_cleanly
+
+    with _terminate_cleanly():  # SIGTERM/SIGHUP: the temporary output is removed
+        _convert(from_, to, source, kind, policy, model, output, force, session)
+
+
+def _convert(
+    from_: str, to: str, source: str, kind: Kind | None, policy: PolicyChoice, model: str | None, output: Path | None, force: bool, session: str | None
+) -> None:
     report = Report()
     try:
         data = run(from_, to, kind=kind, policy=policy.value, model=model, source=source, report=report, force=force, session=session, output=output)
