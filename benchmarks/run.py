@@ -725,8 +725,8 @@ def row_memory(ctx: Context) -> Row:
     row.extra["kb_per_session"] = growth_mb * 1024 / added_sessions if added_sessions else None
     row.notes.append(
         f"files are copies of the dataset with sessions renamed per copy ({a['sessions']} and {b['sessions']} sessions), so the "
-        "number of sessions grows with the size; `validate_jsonl_stream` keeps per-session state for the whole file "
-        "(an `ItemChecker` with the ids and call ids seen, and the last seq)"
+        "number of sessions grows with the size; `validate_jsonl_stream` keeps per-session state (the ids and call ids seen, "
+        "and the last seq) in memory up to 200,000 ids and 20,000 sessions, the rest in a temporary SQLite database"
         + (f": about {row.extra['kb_per_session']:.1f} KB per 30-item session here" if added_sessions else "")
     )
     return row
