@@ -557,6 +557,40 @@ def validate_document_bytes(data: bytes, *, mode: Mode = "preserving", limits: L
     return result
 
 
+def _validate_document_file(path: Path, *, mode: Mode, limits: Limits, file: str) -> ValidationResult | None:
+    """:func:`validate_document_bytes` of a document file read item by item (bounded memory,
+    :class:`~interlingua._docstream.TranscriptStream`); ``None`` when it must be read whole (any
+    item that does not decode, or an unusual document: the whole path then reports every problem)."""
+    from ._docstream import Fallback, TranscriptStream
+
+    table = _SessionTable()
+    problems: list[Problem] = []
+    count = 0
+    try:
+        with open(path, "rb") as fh:
+            stream = TranscriptStream(fh, mode=mode, limits=limits)
+            for count, item in enumerate(stream, 1):
+                checker = table.get("")
+                before = len(checker.seen)
+                found = checker.check(item, f"/items/{count - 1}")
+                if found:
+                    problems.extend(p.located(file) for p in found)
+                if len(checker.seen) != before:
+                    table.grew(len(checker.seen) - before)
+    except (Fallback, DocumentError):
+        return None
+    finally:
+        table.close()
+    shell = stream.shell
+    if shell.tools is not msgspec.UNSET:
+        names: set[str] = set()
+        for i, tool in enumerate(shell.tools):
+            if tool.name in names:
+                problems.append(Problem(f"/tools/{i}/name", f"duplicate tool name {tool.name!r}", file))
+            names.add(tool.name)
+    return ValidationResult(files=1, items=count, problems=problems)
+
+
 def validate_jsonl_stream(
     source: str | os.PathLike[str] | IO[bytes],
     *,
@@ -791,6 +825,12 @@ def validate_path(
                     raise FileNotFoundError(f"no such file: {label}")
                 result.merge(validate_jsonl_stream(path, mode=mode, limits=limits, file=label, progress=progress))
             else:
+                streamed = _validate_document_file(path, mode=mode, limits=limits, file=label)
+                if streamed is not None:
+                    result.merge(streamed)
+                    if progress is not None:
+                        progress(path.stat().st_size)
+                    continue
                 data = path.read_bytes()
                 result.merge(validate_document_bytes(data, mode=mode, limits=limits, file=label))
                 if progress is not None:

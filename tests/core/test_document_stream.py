@@ -235,3 +235,29 @@ def test_migrate_of_a_document_writes_what_the_whole_document_path_writes(tmp_pa
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
     assert len(files) > 40
     assert runner.invoke(app, ["validate", str(tmp_path / "a.jsonl")]).exit_code == 0
+
+
+def test_validate_of_a_document_file_reports_what_validate_of_its_bytes_reports(tmp_path: Path) -> None:
+    from interlingua.validation import validate_bytes, validate_path
+
+    bad = msgspec.json.encode({"schema_version": "1.0", "items": [
+        {"type": "tool_result", "call_id": "nope", "content": [{"type": "text", "text": "x", "role": "user"}]},
+        {"type": "text", "text": "no role", "id": "a"},
+        {"type": "text", "role": "user", "text": "b", "id": "a"},
+        {"type": "tool_call", "id": "c", "name": "f"},
+    ], "tools": [{"name": "f", "parameters": {}}, {"name": "f", "parameters": {}}]})
+    broken = b'{"schema_version":"1.0","items":[{"type":"text","role":"user","text":1},{"type":"text"}]}'
+    docs = [*real_documents(), bad, broken]
+    for n, doc in enumerate(docs):
+        path = tmp_path / f"d{n}.json"
+        path.write_bytes(doc)
+        got = validate_path([str(path)])
+        want = validate_bytes(doc, file=str(path))
+        assert (got.items, [(p.file, p.line, p.pointer, p.message) for p in got.problems]) == (
+            want.items, [(p.file, p.line, p.pointer, p.message) for p in want.problems]), doc[:100]
+    from interlingua.validation import _validate_document_file
+
+    semantic = tmp_path / f"d{len(docs) - 2}.json"
+    assert len(validate_path([str(semantic)]).problems) == 6
+    assert _validate_document_file(semantic, mode="preserving", limits=Limits(), file="x") is not None  # read item by item
+    assert _validate_document_file(tmp_path / f"d{len(docs) - 1}.json", mode="preserving", limits=Limits(), file="x") is None  # read whole
