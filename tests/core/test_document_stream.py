@@ -172,12 +172,13 @@ def _real_files(tmp_path: Path) -> list[Path]:
     return files
 
 
-@pytest.mark.parametrize("target", ["canonical", "openai-chat", "anthropic", "gemini"])
-def test_convert_from_a_file_writes_what_the_whole_document_path_writes(tmp_path: Path, target: str) -> None:
+@pytest.mark.parametrize("target,kind", [("canonical", "request"), ("openai-chat", "request"), ("anthropic", "request"), ("gemini", "request"), ("openai-responses", "response"), ("anthropic", "response")])
+def test_convert_from_a_file_writes_what_the_whole_document_path_writes(tmp_path: Path, target: str, kind: str) -> None:
     # a file is read item by item; stdin is read whole: same bytes, same exit code, same messages
     for path in _real_files(tmp_path):
-        streamed = runner.invoke(app, ["convert", "--from", "canonical", "--to", target, "--policy", "drop", str(path)])
-        whole = runner.invoke(app, ["convert", "--from", "canonical", "--to", target, "--policy", "drop", "-"], input=path.read_bytes())
+        args = ["convert", "--from", "canonical", "--to", target, "--kind", kind, "--policy", "drop"]
+        streamed = runner.invoke(app, [*args, str(path)])
+        whole = runner.invoke(app, [*args, "-"], input=path.read_bytes())
         assert (streamed.exit_code, streamed.stdout_bytes, streamed.stderr) == (whole.exit_code, whole.stdout_bytes, whole.stderr), path
 
 
