@@ -2028,7 +2028,7 @@ def render(report: Report) -> str:
         w("## (4b) Memory: whole-process peak RSS of the CLI on large inputs")
         w("")
         w("Each command runs once as its own process (`interlingua ...` under GNU `time`: its own peak RSS, `%M`), on inputs the "
-          "benchmark generates. A transcript document is read item by item (`interlingua._docstream`, ADR 0010); `validate` keeps "
+          "benchmark generates. A transcript document is read item by item (`interlingua._docstream`, ADR 0013); `validate` keeps "
           "per-session state in memory up to a budget and spills the rest to a temporary SQLite database.")
         w("")
         w("| command | input | peak RSS | exit | wall time | last stderr line |")

@@ -1,4 +1,4 @@
-"""Read a transcript document item by item, in bounded memory (see ADR 0010).
+"""Read a transcript document item by item, in bounded memory (see ADR 0013).
 
 msgspec decodes one JSON text whole; a transcript document of a million items decoded whole
 holds every item at once (about 1 GB for a 68 MB file). :class:`TranscriptStream` reads the

@@ -12,7 +12,7 @@ policy, encode), so it gives what the Python API gives for the same input. Here 
 reading the input, telling a stream from a JSON body, and printing.
 
 A transcript document file given with ``--from canonical`` is read item by item
-(:mod:`interlingua._docstream`, ADR 0010) and, with ``--to canonical``, written item by item: a
+(:mod:`interlingua._docstream`, ADR 0013) and, with ``--to canonical``, written item by item: a
 document of a million items converts in tens of MB. stdin, session files and provider bodies are
 read whole.
 
