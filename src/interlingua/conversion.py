@@ -40,6 +40,7 @@ Every refusal is an :class:`~interlingua.errors.InterlinguaError`; the input is 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypeAlias
 
@@ -49,6 +50,7 @@ from .capabilities import Resolver, fit, resolve
 from .codec import decode_transcript, encode_transcript
 from .errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, Problem, StreamFailedError, UnknownFormatError
 from .items import Settings, Transcript
+from .mapping.company import keep_company, keep_company_items
 from .mapping.protocol import Conversion, Mapper, ModelResponse
 from .mapping.registry import BUILTIN, available, get_mapper
 from .mapping.report import POLICIES, Policy, Report
@@ -241,7 +243,18 @@ def _decode(mapper: Mapper, body: Mapping[str, Any], kind: Kind, report: Report)
     except _MALFORMED as exc:
         raise MappingError(f"malformed {mapper.name} {kind} body: {type(exc).__name__}: {exc}") from exc
     report.extend(conv.report)
-    return conv.value
+    return _company(conv.value, report)
+
+
+def _company(value: Any, report: Report) -> Any:
+    """A call that could not be decoded keeps its results company (:mod:`interlingua.mapping.company`)."""
+    if isinstance(value, Transcript):
+        return keep_company(value, report)
+    if isinstance(value, ModelResponse):
+        kept = keep_company_items(value.items, report)
+        if kept is not None:
+            return dataclasses.replace(value, items=kept)
+    return value
 
 
 def _hint(mapper: Mapper, body: Mapping[str, Any], report: Report) -> None:
@@ -454,4 +467,4 @@ def convert_stream(
     if not isinstance(last, StreamDone) or not isinstance(last.response, ModelResponse):
         raise StreamFailedError(mapper.name, "truncated", "the stream ended without a result")
     report.extend(last.report)
-    return _encode_response(last.response, source, target, model, policy, report)
+    return _encode_response(_company(last.response, report), source, target, model, policy, report)

@@ -201,6 +201,9 @@ def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, 
     decls: list[dict[str, Any]] = []
     for n, tool in enumerate(tools):
         pdata = tool.provider_data.get("gemini", {}) if tool.provider_data is not UNSET else {}
+        if not isinstance(pdata, Mapping):  # written by hand: not what decode_tools keeps
+            report.add("dropped", f"provider_data 'gemini' of tool {tool.name!r} is not an object", index=n, item_type="tools")
+            pdata = {}
         for owner in tool.provider_data if tool.provider_data is not UNSET else {}:
             if owner != "gemini":  # another provider's tool fields (e.g. an Anthropic server tool's type)
                 report.add("dropped", f"provider_data {owner!r} of tool {tool.name!r} is not for gemini", index=n, item_type="tools")
@@ -209,9 +212,16 @@ def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, 
             decl["description"] = tool.description
         if tool.parameters is not UNSET:
             schema_field = pdata.get("schema_field", "parametersJsonSchema")
+            if schema_field not in ("parameters", "parametersJsonSchema"):
+                report.add("changed", f"provider_data gemini.schema_field of tool {tool.name!r} is {schema_field!r}, not 'parameters' or 'parametersJsonSchema'; written as parametersJsonSchema", index=n, item_type="tools")
+                schema_field = "parametersJsonSchema"
             params = jcopy(tool.parameters)
             decl[schema_field] = json_schema_to_schema(params) if schema_field == "parameters" else params
-        for key, value in (pdata.get("fields") or {}).items():
+        fields = pdata.get("fields") or {}
+        if not isinstance(fields, Mapping):
+            report.add("dropped", f"provider_data gemini.fields of tool {tool.name!r} is not an object", index=n, item_type="tools")
+            fields = {}
+        for key, value in fields.items():
             decl[key] = jcopy(value)
         if tool.strict is not UNSET:
             report.add("dropped", "tool strict flag has no Gemini equivalent", index=n, item_type="tools")
