@@ -60,10 +60,10 @@ def keep_company_items(items: Sequence[T], report: Report) -> list[T] | None:
                 field = "id" if empty_id else what
                 report.add("dropped", f"{kind} with an empty {field} cannot be replayed; left out with its results", index=n, item_type=kind)
                 if not empty_id:
-                    dropped_calls[item.id] = n  # type: ignore[index]
+                    dropped_calls[item.id] = n
                 changed = True
                 continue
-            (calls if kind == "tool_call" else handoffs).add(item.id)  # type: ignore[arg-type]
+            (calls if kind == "tool_call" else handoffs).add(item.id)
         elif isinstance(item, (ToolResultItem, HandoffResultItem)):
             tool = isinstance(item, ToolResultItem)
             if item.call_id not in (calls if tool else handoffs):
