@@ -312,12 +312,82 @@ def test_gemini_schema_field_of_the_wrong_kind_is_reported_not_a_crash(value: An
         assert res.exit_code == 0 and "not an object" in res.stderr, res.output
 
 
-# --------------------------------------------------------------------------- duplicate keys (item 8)
+# --------------------------------------------------------------------------- duplicate keys (item 8, ADR 0010)
+
+# (item as written, the item every reader must read: the last value of each repeated key)
+REPEATS = [
+    ('{"type":"text","role":"user","text":"a","text":"b"}', {"type": "text", "role": "user", "text": "b"}),
+    ('{"type":"hologram","type":"text","role":"user","text":"a"}', {"type": "text", "role": "user", "text": "a"}),
+    ('{"type":"refusal","text":"no","type":"text","role":"user"}', {"type": "text", "role": "user", "text": "no"}),
+    ('{"type":"image","role":"user","source":{"type":"file","type":"url","url":"https://example.com/a.png"}}', {"type": "image", "role": "user", "source": {"type": "url", "url": "https://example.com/a.png"}}),
+    ('{"type":"tool_call","id":"c1","id":"c2","name":"f","arguments":{"a":1,"a":2}}', {"type": "tool_call", "id": "c2", "name": "f", "arguments": {"a": 2}}),
+]
 
 
-def test_duplicate_type_keys_are_not_blamed_on_the_mode() -> None:
-    raw = '{"type":"tool_call","id":"c1","name":"f","arguments":{},"type":"text"}'
+@pytest.mark.parametrize(("raw", "expected"), REPEATS, ids=[r for r, _ in REPEATS])
+def test_a_repeated_key_counts_with_its_last_value_in_every_canonical_reader(raw: str, expected: dict[str, Any], tmp_path: Path) -> None:
     for mode in ("preserving", "strict"):
-        with pytest.raises(DocumentError) as exc:
-            decode_item(raw, mode=mode)  # type: ignore[arg-type]
-        assert "preserving mode" not in str(exc.value)
+        item = decode_item(raw, mode=mode)  # type: ignore[arg-type]
+        assert msgspec.to_builtins(item) == expected
+    doc = tmp_path / "d.json"
+    doc.write_text('{"schema_version":"1.0","schema_version":"1.0","items":[%s]}' % raw)
+    env = tmp_path / "e.jsonl"
+    env.write_text('{"schema_version":"1.0","session_id":"s","seq":5,"seq":0,"item":%s}\n' % raw)
+    for path in (doc, env):
+        assert invoke("validate", str(path)).exit_code == 0, path.name
+        assert invoke("validate", "--strict", str(path)).exit_code == 0, path.name
+    res = invoke("convert", "--from", "canonical", "--to", "canonical", str(doc))
+    assert res.exit_code == 0 and json.loads(res.stdout)["items"] == [expected]
+    db = tmp_path / "s.sqlite3"
+    assert invoke("store", "import", "--url", str(db), str(env)).exit_code == 0
+    exported = invoke("store", "export", "--url", str(db), "s")
+    assert [json.loads(line)["item"] for line in exported.stdout.splitlines() if '"item"' in line] == [expected]
+
+
+def test_a_repeated_type_whose_last_reading_is_invalid_is_refused_everywhere_and_says_why(tmp_path: Path) -> None:
+    raw = '{"type":"tool_call","id":"c1","name":"f","arguments":{},"type":"text"}'
+    doc = tmp_path / "d.json"
+    doc.write_text('{"schema_version":"1.0","items":[%s]}' % raw)
+    env = tmp_path / "e.jsonl"
+    env.write_text('{"schema_version":"1.0","session_id":"s","seq":0,"item":%s}\n' % raw)
+    for path in (doc, env):
+        assert invoke("validate", str(path)).exit_code == 1
+    res = invoke("convert", "--from", "canonical", "--to", "canonical", str(doc))
+    assert res.exit_code == 1 and "counts with its last value" in res.stderr and "preserving mode" not in res.stderr
+    res = invoke("store", "import", "--url", str(tmp_path / "s.sqlite3"), str(env))
+    assert res.exit_code == 1 and "counts with its last value" in res.stderr
+    # the last `type` unknown: kept as an unknown item in preserving mode, refused in strict mode
+    doc.write_text('{"schema_version":"1.0","items":[{"type":"text","role":"user","text":"a","type":"hologram"}]}')
+    assert invoke("validate", str(doc)).exit_code == 0
+    res = invoke("validate", "--strict", str(doc))
+    assert res.exit_code == 1 and "unknown item type 'hologram'" in res.stdout
+
+
+WIRE_REPEATS = [
+    ("anthropic", "request", '{"model":"claude-sonnet-4-5","max_tokens":5,"messages":[{"role":"assistant","content":"a","role":"user"}]}', {"type": "text", "text": "a", "role": "user"}),
+    ("openai-chat", "request", '{"model":"gpt-4.1","messages":[{"role":"user","content":"a","content":"b"}]}', {"type": "text", "text": "b", "role": "user"}),
+    ("gemini", "request", '{"contents":[{"role":"user","parts":[{"text":"a","text":"b"}]}]}', {"type": "text", "text": "b", "role": "user"}),
+    ("ollama", "request", '{"model":"llama3.2","messages":[{"role":"user","content":"a","content":"b"}]}', {"type": "text", "text": "b", "role": "user"}),
+    ("openai-responses", "request", '{"model":"gpt-4.1","input":[{"type":"message","role":"system","role":"user","content":"a"}]}', {"type": "text", "text": "a", "role": "user"}),
+]
+
+
+@pytest.mark.parametrize(("fmt", "kind", "raw", "first"), WIRE_REPEATS, ids=[w[0] for w in WIRE_REPEATS])
+def test_a_repeated_key_in_a_provider_body_counts_with_its_last_value(fmt: str, kind: str, raw: str, first: dict[str, Any], tmp_path: Path) -> None:
+    path = tmp_path / "b.json"
+    path.write_text(raw)
+    res = invoke("convert", "--from", fmt, "--to", "canonical", "--kind", kind, str(path))
+    assert res.exit_code == 0, res.output
+    item = json.loads(res.stdout)["items"][0]
+    assert {k: item[k] for k in first} == first
+
+
+def test_a_repeated_key_in_a_stream_event_counts_with_its_last_value() -> None:
+    from interlingua.streaming import StreamDone, collect
+
+    raw = (REAL / "openai_chat/openai_python.stream_text.sse").read_bytes()
+    bad = raw.replace(b'"delta":{"content":"', b'"delta":{"content":"IGNORED","content":"', 1)
+    assert bad != raw
+    a, b = collect(get_mapper("openai-chat"), raw)[-1], collect(get_mapper("openai-chat"), bad)[-1]
+    assert isinstance(a, StreamDone) and isinstance(b, StreamDone)
+    assert a.response.items == b.response.items
