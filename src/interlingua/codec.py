@@ -512,6 +512,26 @@ def _decode_one_item(raw: bytes, pointer: str, mode: Mode, newer_minor: bool, li
     return _checked_item(item, raw, pointer, limits)
 
 
+def check_item_limits(item: Item, encoded: bytes, *, pointer: str = "", limits: Limits = DEFAULT_LIMITS) -> None:
+    """Check an item built in memory (a mapper's output) against the limits every reader applies.
+
+    What a writer writes must read back: an item over ``max_item_bytes``, nested deeper than
+    ``max_depth`` or holding oversized inline base64 is refused here as it would be on reading.
+
+    Args:
+        item: The item.
+        encoded: Its compact JSON (as it will be written).
+        pointer: JSON pointer of the item, for the error.
+        limits: The bounds (the readers' defaults unless given).
+
+    Raises:
+        LimitError: over a limit.
+    """
+    if len(encoded) > limits.max_item_bytes:
+        raise LimitError(Problem(pointer, f"item is {len(encoded)} bytes; the limit is {limits.max_item_bytes}"))
+    _checked_item(item, encoded, pointer, limits)
+
+
 def _checked_item(item: Any, raw: bytes, pointer: str, limits: Limits) -> Item:
     if not _few_brackets(raw, limits.max_depth) and _item_too_deep(item, limits.max_depth):
         raise LimitError(Problem(pointer, f"nesting deeper than {limits.max_depth} levels"))

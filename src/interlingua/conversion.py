@@ -47,7 +47,7 @@ from typing import Any, Literal, TypeAlias
 import msgspec
 
 from .capabilities import Resolver, fit, resolve
-from .codec import decode_transcript, encode_transcript
+from .codec import UnknownItem, check_item_limits, decode_transcript, encode_transcript
 from .errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, Problem, StreamFailedError, UnknownFormatError
 from .items import Settings, Transcript
 from .mapping.company import keep_company, keep_company_items
@@ -278,8 +278,14 @@ def _check_policy(policy: str) -> Policy:
 
 
 def _document(transcript: Transcript) -> dict[str, Any]:
+    """The transcript document, after the limits every reader applies (what is written must read back)."""
+    for i, item in enumerate(transcript.items):
+        check_item_limits(item, _item_json.encode(item), pointer=f"/items/{i}")
     value: dict[str, Any] = msgspec.json.decode(encode_transcript(transcript))
     return value
+
+
+_item_json = msgspec.json.Encoder(enc_hook=lambda obj: msgspec.Raw(obj.raw) if isinstance(obj, UnknownItem) else obj)
 
 
 # --------------------------------------------------------------------------- the calls

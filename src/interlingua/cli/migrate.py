@@ -54,7 +54,7 @@ from typing import IO, Annotated, Any
 import msgspec
 import typer
 
-from ..codec import SCHEMA_VERSION, UnknownItem
+from ..codec import SCHEMA_VERSION, UnknownItem, check_item_limits, decode_session_header
 from ..compat import FORMATS, Migrated, read_any, session_id_from_bytes
 from ..session_file import header_bytes
 from ..errors import InterlinguaError
@@ -324,16 +324,14 @@ class _JsonlSink:
         # Everything here came from parsed JSON, so it is JSON-safe: encode once, without the
         # codec's per-object walk (bytes identical to encode_envelope).
         transcript = migrated.transcript
-        self.fh.write(
-            header_bytes(
-                sid,
-                metadata=_given(transcript.metadata),
-                tools=_given(transcript.tools),
-                tool_choice=_given(transcript.tool_choice),
-                settings=_given(transcript.settings),
-            )
-            + b"\n"
+        header = header_bytes(
+            sid,
+            metadata=_given(transcript.metadata),
+            tools=_given(transcript.tools),
+            tool_choice=_given(transcript.tool_choice),
+            settings=_given(transcript.settings),
         )
+        decode_session_header(header)  # read back as store import and validate will (depth of tools, settings, metadata)
         head = b'{"schema_version":"' + SCHEMA_VERSION.encode() + b'","session_id":' + _item_encoder.encode(sid) + b',"seq":'
         # A transcript's usage and stop reason belong to the response that ended it: the last envelope.
         tail = b""
@@ -344,7 +342,11 @@ class _JsonlSink:
         out = bytearray()
         last = len(transcript.items) - 1
         for i, item in enumerate(transcript.items):
-            out += head + str(i).encode() + b',"item":' + _item_encoder.encode(item) + (tail if i == last else b"") + b"}\n"
+            encoded = _item_encoder.encode(item)
+            # the readers' limits (depth, item size, inline base64): nothing is written that validate refuses
+            check_item_limits(item, encoded, pointer=f"/items/{i}")
+            out += head + str(i).encode() + b',"item":' + encoded + (tail if i == last else b"") + b"}\n"
+        self.fh.write(header + b"\n")
         self.fh.write(out)
         return True
 
