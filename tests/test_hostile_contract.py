@@ -391,3 +391,46 @@ def test_a_repeated_key_in_a_stream_event_counts_with_its_last_value() -> None:
     a, b = collect(get_mapper("openai-chat"), raw)[-1], collect(get_mapper("openai-chat"), bad)[-1]
     assert isinstance(a, StreamDone) and isinstance(b, StreamDone)
     assert a.response.items == b.response.items
+
+
+# --------------------------------------------------------------------------- format detection (found by the fuzz run)
+
+ALL_BODIES = sorted(p for p in REAL.glob("*/*.json") if "error" not in p.name and p.name != "index.json" and p.stat().st_size < 200_000)
+
+
+@pytest.mark.parametrize("path", ALL_BODIES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_mapper_s_format_check_takes_any_field_of_any_type(path: Path) -> None:
+    """``convert`` asks every mapper's ``kind_of`` about a body before decoding it: ``{"type": []}`` in
+    an OpenAI Chat content block was a TypeError there, out of reach of the decoders' own tests."""
+    from interlingua.compat import detect_format
+    from interlingua.conversion import detect_kind
+    from interlingua.errors import InterlinguaError
+    from interlingua.mapping import available
+
+    doc = json.loads(path.read_text())
+    mappers = [get_mapper(name) for name in available()]
+    for ptr in _all_pointers(doc)[1:]:
+        for wrong in ([], {}, None, 7, "", {"type": []}):
+            body = _set(doc, ptr, wrong)
+            for mapper in mappers:
+                assert mapper.kind_of(body) in (None, "request", "response"), (mapper.name, ptr, wrong)
+                try:
+                    detect_kind(body, source=mapper.name)
+                except InterlinguaError:
+                    pass
+            try:
+                detect_format(body)  # migrate's auto detection
+            except InterlinguaError:
+                pass
+
+
+def _all_pointers(value: Any, ptr: str = "") -> list[str]:
+    out = [ptr]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if "/" not in k and "~" not in k:
+                out += _all_pointers(v, f"{ptr}/{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += _all_pointers(v, f"{ptr}/{i}")
+    return out

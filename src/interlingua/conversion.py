@@ -47,7 +47,7 @@ from typing import Any, Literal, TypeAlias
 import msgspec
 
 from .capabilities import Resolver, fit, resolve
-from .codec import UnknownItem, check_item_limits, decode_transcript, encode_transcript
+from .codec import UnknownItem, check_item_limits, check_json_safe, decode_transcript, encode_transcript
 from .errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, Problem, StreamFailedError, UnknownFormatError
 from .items import Settings, Transcript
 from .mapping.company import keep_company, keep_company_items
@@ -281,6 +281,10 @@ def _document(transcript: Transcript) -> dict[str, Any]:
     """The transcript document, after the limits every reader applies (what is written must read back)."""
     for i, item in enumerate(transcript.items):
         check_item_limits(item, _item_json.encode(item), pointer=f"/items/{i}")
+    for name in ("tools", "metadata", "tool_choice", "settings", "response"):
+        part = getattr(transcript, name)
+        if part is not msgspec.UNSET:
+            check_json_safe(part, f"/{name}")  # the readers' depth limit, as for a session header
     value: dict[str, Any] = msgspec.json.decode(encode_transcript(transcript))
     return value
 
