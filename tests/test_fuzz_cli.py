@@ -33,6 +33,7 @@ from typer.testing import CliRunner, Result
 
 from interlingua.cli import app
 from interlingua.conversion import convert_request
+from interlingua.mapping import available
 from interlingua.validation import validate_bytes, validate_path
 
 pytestmark = pytest.mark.fuzz
@@ -42,6 +43,8 @@ SEED = 19
 SHARDS = 16
 PER_SHARD = 250  # 4,000 cases in all
 DIRS = {"anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama", "openai_chat": "openai-chat", "openai_responses": "openai-responses", "openrouter": "openai-chat", "openai_chat_extra": "openai-chat", "openai_compatible": "openai-chat", "bedrock_converse": "bedrock-converse"}
+# any other fixture folder named after a registered mapper (a provider added later is fuzzed too)
+DIRS.update({d.name: d.name.replace("_", "-") for d in REAL.iterdir() if d.is_dir() and d.name not in DIRS and d.name.replace("_", "-") in available()})
 FORMATS = sorted(set(DIRS.values()))
 TARGETS = ["canonical", *FORMATS]
 BODIES = sorted(
