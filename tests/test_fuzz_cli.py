@@ -104,7 +104,7 @@ def _mutate_json(doc: Any, rng: random.Random) -> tuple[str, bytes]:
         del cur[slot]
         return f"{ptr} deleted", msgspec.json.encode(doc)
     if kind == "repeat" and isinstance(cur, dict):
-        # the key given twice: first with a wrong value, then its own (the last one counts, ADR 0010)
+        # the key given twice: first with a wrong value, then its own (the last one counts, ADR 0011)
         cur[slot] = _MARK
         text = msgspec.json.encode(doc)
         again = msgspec.json.encode(rng.choice(WRONG)) + b"," + msgspec.json.encode(slot) + b":" + msgspec.json.encode(old)

@@ -312,7 +312,7 @@ def test_gemini_schema_field_of_the_wrong_kind_is_reported_not_a_crash(value: An
         assert res.exit_code == 0 and "not an object" in res.stderr, res.output
 
 
-# --------------------------------------------------------------------------- duplicate keys (item 8, ADR 0010)
+# --------------------------------------------------------------------------- duplicate keys (item 8, ADR 0011)
 
 # (item as written, the item every reader must read: the last value of each repeated key)
 REPEATS = [

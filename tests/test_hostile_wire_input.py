@@ -315,7 +315,7 @@ def test_invalid_surrogate_pair_in_a_body_is_invalid_json_not_a_stream(tmp_path:
 
 
 def test_duplicate_type_key_is_named_not_blamed_on_the_mode() -> None:
-    """Item 8: a duplicated ``type`` counts with its last value (ADR 0010) and the error says so."""
+    """Item 8: a duplicated ``type`` counts with its last value (ADR 0011) and the error says so."""
     raw = '{"type":"tool_call","id":"c1","name":"f","arguments":{},"type":"text"}'
     for mode in ("preserving", "strict"):
         with pytest.raises(DocumentError) as exc:

@@ -457,7 +457,7 @@ _REPEATED = " (a key given more than once counts with its last value)"
 
 
 def _last_wins(raw: bytes, decoder: msgspec.json.Decoder[Any], problem: Problem, pointer: str) -> tuple[Any, Problem]:
-    """Duplicate keys: the last value counts, in every reader (ADR 0010).
+    """Duplicate keys: the last value counts, in every reader (ADR 0011).
 
     msgspec keeps the last value of a repeated field but picks a tagged union's class by the first
     ``type`` key, so ``{"type": "x", ..., "type": "text"}`` fails with ``Invalid value`` at a
