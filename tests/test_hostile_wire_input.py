@@ -315,13 +315,13 @@ def test_invalid_surrogate_pair_in_a_body_is_invalid_json_not_a_stream(tmp_path:
 
 
 def test_duplicate_type_key_is_named_not_blamed_on_the_mode() -> None:
-    """Item 8: in preserving mode, a duplicated ``type`` is reported as such."""
+    """Item 8: a duplicated ``type`` counts with its last value (ADR 0015) and the error says so."""
     raw = '{"type":"tool_call","id":"c1","name":"f","arguments":{},"type":"text"}'
     for mode in ("preserving", "strict"):
         with pytest.raises(DocumentError) as exc:
             decode_item(raw, mode=mode)  # type: ignore[arg-type]
         msg = exc.value.problems[0].message
-        assert "more than one `type` key" in msg and "preserving mode" not in msg
+        assert "a key given more than once counts with its last value" in msg and "preserving mode" not in msg
 
 
 def test_unknown_type_in_strict_mode_still_points_to_preserving_mode() -> None:

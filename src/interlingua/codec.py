@@ -453,13 +453,44 @@ def _enc_hook(obj: Any) -> Any:
     raise NotImplementedError(f"{type(obj).__name__} is not JSON-safe")
 
 
+_REPEATED = " (a key given more than once counts with its last value)"
+
+
+def _last_wins(raw: bytes, decoder: msgspec.json.Decoder[Any], problem: Problem, pointer: str) -> tuple[Any, Problem]:
+    """Duplicate keys: the last value counts, in every reader (ADR 0015).
+
+    msgspec keeps the last value of a repeated field but picks a tagged union's class by the first
+    ``type`` key, so ``{"type": "x", ..., "type": "text"}`` fails with ``Invalid value`` at a
+    ``type``. On that error only, the object is read generically (last value wins), written once
+    and decoded again. Returns ``(value, problem)``: the value when the re-read decodes, else
+    ``None`` and the problem to report (the re-read's own, marked, when it differs).
+    """
+    if not problem.message.startswith("Invalid value"):
+        return None, problem
+    try:
+        norm = msgspec.json.encode(_any_decoder.decode(raw))
+    except (msgspec.DecodeError, RecursionError, TypeError, ValueError):
+        return None, problem
+    try:
+        return decoder.decode(norm), problem
+    except msgspec.ValidationError as exc:
+        again = _split_msgspec_error(exc, pointer)
+        if again == problem:  # nothing was repeated: the same error
+            return None, problem
+        return None, Problem(again.pointer, again.message + _REPEATED)
+    except (msgspec.DecodeError, RecursionError):
+        return None, problem
+
+
 def _decode_one_item(raw: bytes, pointer: str, mode: Mode, newer_minor: bool, limits: Limits) -> Item:
     if len(raw) > limits.max_item_bytes:
         raise LimitError(Problem(pointer, f"item is {len(raw)} bytes; the limit is {limits.max_item_bytes}"))
     try:
         item = _item_decoder.decode(raw)
     except msgspec.ValidationError as exc:
-        problem = _split_msgspec_error(exc, pointer)
+        again, problem = _last_wins(raw, _item_decoder, _split_msgspec_error(exc, pointer), pointer)
+        if again is not None:
+            return _checked_item(again, raw, pointer, limits)
         if mode == "preserving":
             try:
                 generic = _any_decoder.decode(raw)
@@ -478,6 +509,30 @@ def _decode_one_item(raw: bytes, pointer: str, mode: Mode, newer_minor: bool, li
         raise DocumentError(Problem(pointer, f"invalid JSON: {exc}")) from exc
     except RecursionError as exc:
         raise LimitError(Problem(pointer, "nesting too deep")) from exc
+    return _checked_item(item, raw, pointer, limits)
+
+
+def check_item_limits(item: Item, encoded: bytes, *, pointer: str = "", limits: Limits = DEFAULT_LIMITS) -> None:
+    """Check an item built in memory (a mapper's output) against the limits every reader applies.
+
+    What a writer writes must read back: an item over ``max_item_bytes``, nested deeper than
+    ``max_depth`` or holding oversized inline base64 is refused here as it would be on reading.
+
+    Args:
+        item: The item.
+        encoded: Its compact JSON (as it will be written).
+        pointer: JSON pointer of the item, for the error.
+        limits: The bounds (the readers' defaults unless given).
+
+    Raises:
+        LimitError: over a limit.
+    """
+    if len(encoded) > limits.max_item_bytes:
+        raise LimitError(Problem(pointer, f"item is {len(encoded)} bytes; the limit is {limits.max_item_bytes}"))
+    _checked_item(item, encoded, pointer, limits)
+
+
+def _checked_item(item: Any, raw: bytes, pointer: str, limits: Limits) -> Item:
     if not _few_brackets(raw, limits.max_depth) and _item_too_deep(item, limits.max_depth):
         raise LimitError(Problem(pointer, f"nesting deeper than {limits.max_depth} levels"))
     if isinstance(item, _MEDIA_CLASSES) or getattr(item, "content", None):

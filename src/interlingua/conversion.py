@@ -41,15 +41,17 @@ Every refusal is an :class:`~interlingua.errors.InterlinguaError`; the input is 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypeAlias
 
 import msgspec
 
 from .capabilities import Resolver, fit, resolve
-from .codec import DEFAULT_LIMITS, Limits, _check_base64, _encoder, _item_too_deep, decode_transcript, encode_transcript
+from .codec import DEFAULT_LIMITS, Limits, UnknownItem, _check_base64, _encoder, _item_too_deep, check_item_limits, check_json_safe, decode_transcript, encode_transcript
 from .errors import DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, Problem, StreamFailedError, UnknownFormatError
 from .items import Settings, Transcript
+from .mapping.company import keep_company, keep_company_items
 from .mapping.protocol import Conversion, Mapper, ModelResponse
 from .mapping.registry import BUILTIN, available, get_mapper
 from .mapping.report import POLICIES, Policy, Report
@@ -243,7 +245,7 @@ def _decode(mapper: Mapper, body: Mapping[str, Any], kind: Kind, report: Report)
     except _MALFORMED as exc:
         raise MappingError(f"malformed {mapper.name} {kind} body: {type(exc).__name__}: {exc}") from exc
     report.extend(conv.report)
-    value = conv.value
+    value = _company(conv.value, report)
     items = value.items if isinstance(value, (Transcript, ModelResponse)) else None
     if items is not None:
         check_limits(items, what=f"the {mapper.name} {kind}")
@@ -291,6 +293,17 @@ def _longest_string(item: Any) -> int:
     return longest
 
 
+def _company(value: Any, report: Report) -> Any:
+    """A call that could not be decoded keeps its results company (:mod:`interlingua.mapping.company`)."""
+    if isinstance(value, Transcript):
+        return keep_company(value, report)
+    if isinstance(value, ModelResponse):
+        kept = keep_company_items(value.items, report)
+        if kept is not None:
+            return dataclasses.replace(value, items=kept)
+    return value
+
+
 def _hint(mapper: Mapper, body: Mapping[str, Any], report: Report) -> None:
     """When decoding lost something and the shape says another built-in format, say so (a warning)."""
     if not report or mapper.name not in BUILTIN:
@@ -312,8 +325,18 @@ def _check_policy(policy: str) -> Policy:
 
 
 def _document(transcript: Transcript) -> dict[str, Any]:
+    """The transcript document, after the limits every reader applies (what is written must read back)."""
+    for i, item in enumerate(transcript.items):
+        check_item_limits(item, _item_json.encode(item), pointer=f"/items/{i}")
+    for name in ("tools", "metadata", "tool_choice", "settings", "response"):
+        part = getattr(transcript, name)
+        if part is not msgspec.UNSET:
+            check_json_safe(part, f"/{name}")  # the readers' depth limit, as for a session header
     value: dict[str, Any] = msgspec.json.decode(encode_transcript(transcript))
     return value
+
+
+_item_json = msgspec.json.Encoder(enc_hook=lambda obj: msgspec.Raw(obj.raw) if isinstance(obj, UnknownItem) else obj)
 
 
 # --------------------------------------------------------------------------- the calls
@@ -501,5 +524,6 @@ def convert_stream(
     if not isinstance(last, StreamDone) or not isinstance(last.response, ModelResponse):
         raise StreamFailedError(mapper.name, "truncated", "the stream ended without a result")
     report.extend(last.report)
-    check_limits(last.response.items, what=f"the {mapper.name} stream")
-    return _encode_response(last.response, source, target, model, policy, report)
+    response = _company(last.response, report)
+    check_limits(response.items, what=f"the {mapper.name} stream")
+    return _encode_response(response, source, target, model, policy, report)

@@ -94,7 +94,9 @@ def read_sessions(
 
     Every line is checked: versions, items (``mode``), header fields (no unknown or null fields,
     unique ``change_no``), a header's id matching its envelopes, seqs ``0, 1, 2, ...`` within each
-    session, and each session appearing once. A file with no session at all (empty, blank lines
+    session, each session appearing once, and the semantic checks of ``interlingua validate`` within
+    each session (a top-level content item has a role, item ids are unique, a result follows its call,
+    tool-call arguments are an object). A file with no session at all (empty, blank lines
     only) is an error: a file truncated to zero by a crash must not read as an empty session.
 
     Args:
@@ -118,10 +120,16 @@ def read_sessions(
     def fail(message: str, line: int, pointer: str = "") -> DocumentError:
         return DocumentError(Problem(pointer, message, label, line))
 
+    from .validation import ItemChecker
+
+    checker = ItemChecker()
+
     def start(block: SessionBlock) -> SessionBlock:
+        nonlocal checker
         if block.session_id in seen:
             raise fail(f"session {block.session_id!r} appears twice in the file (a session's lines must be contiguous)", block.line)
         seen.add(block.session_id)
+        checker = ItemChecker()  # the semantic checks of `validate`, per session (ids, calls before results)
         return block
 
     for rec in iter_jsonl(source, mode=mode, limits=limits, errors="yield", file_label=label):
@@ -153,6 +161,9 @@ def read_sessions(
             if env.seq == 0 and current.envelopes:
                 other = f"; a second conversation of session {env.session_id!r}? each session needs its own id"
             raise fail(f"expected seq {len(current.envelopes)} in session {env.session_id!r} (seqs run 0, 1, 2, ...), got {env.seq}{other}", rec.line, "/seq")
+        found = checker.check(env.item, "/item")
+        if found:
+            raise DocumentError([p.located(label, rec.line) for p in found])
         current.envelopes.append(env)
         current.line_nos.append(rec.line)
     if current is not None:

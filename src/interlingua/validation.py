@@ -663,6 +663,7 @@ def _validate_jsonl_lines(
         rec = part
         if rec.header is not None:
             header_session = rec.header.session.id
+            problems.extend(p.located(file, rec.line) for p in _header_problems(rec.header.session))
             continue
         if rec.error is not None:
             result.items += 1
@@ -684,7 +685,21 @@ def _validate_jsonl_lines(
             table.grew(len(checker.seen) - before)
     if progress is not None:
         progress(reader.tell() - reported)
+    if result.items == 0 and header_session is None and not problems:
+        # as store import refuses it: a file truncated to zero by a crash is not a valid empty stream
+        problems.append(Problem("", "no envelope and no session header in the file (it is empty or holds only blank lines)", file))
     return result
+
+
+def _header_problems(record: Any) -> list[Problem]:
+    """The header checks ``store import`` makes beyond the schema (``change_no`` unique in a session)."""
+    from .session_file import _check_header
+
+    try:
+        _check_header(record)
+    except DocumentError as exc:
+        return exc.problems
+    return []
 
 
 def _line_problems(error: DocumentError, file: str | None, line: int, source: Any) -> list[Problem]:

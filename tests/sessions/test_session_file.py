@@ -66,9 +66,9 @@ def test_read_conversation_needs_a_pick_among_several(tmp_path: Path) -> None:
     [
         ([], None, "no session in the file"),
         (["", "   "], None, "no session in the file"),
-        (['{"schema_version":"1.0","session":{"id":"a"}}', '{"schema_version":"1.0","session_id":"b","seq":0,"item":{"type":"text","text":"x"}}'], 2, "differs from the header"),
-        (['{"schema_version":"1.0","session_id":"a","seq":0,"item":{"type":"text","text":"x"}}', '{"schema_version":"1.0","session_id":"a","seq":0,"item":{"type":"text","text":"x"}}'], 2, "a second conversation"),
-        (['{"schema_version":"1.0","session_id":"a","seq":0,"item":{"type":"text","text":"x"}}', '{"schema_version":"1.0","session_id":"b","seq":0,"item":{"type":"text","text":"x"}}', '{"schema_version":"1.0","session_id":"a","seq":0,"item":{"type":"text","text":"x"}}'], 3, "appears twice"),
+        (['{"schema_version":"1.0","session":{"id":"a"}}', '{"schema_version":"1.0","session_id":"b","seq":0,"item":{"type":"text","role":"user","text":"x"}}'], 2, "differs from the header"),
+        (['{"schema_version":"1.0","session_id":"a","seq":0,"item":{"type":"text","role":"user","text":"x"}}', '{"schema_version":"1.0","session_id":"a","seq":0,"item":{"type":"text","role":"user","text":"x"}}'], 2, "a second conversation"),
+        (['{"schema_version":"1.0","session_id":"a","seq":0,"item":{"type":"text","role":"user","text":"x"}}', '{"schema_version":"1.0","session_id":"b","seq":0,"item":{"type":"text","role":"user","text":"x"}}', '{"schema_version":"1.0","session_id":"a","seq":0,"item":{"type":"text","role":"user","text":"x"}}'], 3, "appears twice"),
         (['{"schema_version":"1.0","session":{"id":"a","metadata":null}}'], 1, "metadata"),
         (['{"schema_version":"1.0","session":{"id":"a","tools":null}}'], 1, "tools"),
         (['{"schema_version":"1.0","session":{"id":"a","extra":1}}'], 1, "unknown field"),

@@ -55,7 +55,7 @@ from typing import IO, Annotated, Any
 import msgspec
 import typer
 
-from ..codec import DEFAULT_LIMITS, SCHEMA_VERSION, UnknownItem
+from ..codec import DEFAULT_LIMITS, SCHEMA_VERSION, UnknownItem, check_item_limits, decode_session_header
 from ..compat import FORMATS, Migrated, read_any
 from ..compat._base import SESSION_ID_PREFIX
 from ..session_file import header_bytes
@@ -352,7 +352,10 @@ class _JsonlSink:
         out = bytearray()
         last = len(transcript.items) - 1
         for i, item in enumerate(transcript.items):
-            out += _envelope_line(head, i, _item_encoder.encode(item), tail if i == last else b"")
+            encoded = _item_encoder.encode(item)
+            # the readers' limits (depth, item size, inline base64): nothing is written that validate refuses
+            check_item_limits(item, encoded, pointer=f"/items/{i}")
+            out += _envelope_line(head, i, encoded, tail if i == last else b"")
         self.fh.write(header)
         self.fh.write(out)
         return True
@@ -407,6 +410,7 @@ def _header_line(sid: str, transcript: Any) -> bytes:
     )
     if len(line) > DEFAULT_LIMITS.max_line_bytes:
         raise LimitError(Problem("/session", f"the session header (metadata, tools, settings) is {len(line)} bytes; the limit of a line is {DEFAULT_LIMITS.max_line_bytes}"))
+    decode_session_header(line)  # read back as store import and validate will (depth of tools, settings, metadata)
     return line + b"\n"
 
 

@@ -153,7 +153,8 @@ async def _call(
     if fixture is not None:
         transport = ReplayTransport(fixture)
         # Replaying needs no real key (CI without secrets); one from the environment is still used.
-        key = next((os.environ[v] for v in PROVIDERS[provider].env_vars if os.environ.get(v)), "replay-without-key")
+        spec = PROVIDERS.get(provider)  # none: Client names the providers it has HTTP rules for
+        key = next((os.environ[v] for v in (spec.env_vars if spec is not None else ()) if os.environ.get(v)), "replay-without-key")
     if record is not None:
         transport = RecordingTransport(record, transport)
     async with Client(provider, api_key=key, base_url=base_url, transport=transport, timeouts=timeouts or Timeouts()) as client:

@@ -16,6 +16,7 @@ from ..codec import encode_transcript
 from ..errors import MappingError
 from ..items import Transcript
 from ..mapping import Report, get_mapper
+from ..mapping.company import keep_company
 
 __all__ = ["Migrated", "Reader", "session_id_for", "session_id_from_bytes", "via_mapper", "wrap_list"]
 
@@ -72,7 +73,8 @@ def via_mapper(name: str, body: Mapping[str, Any], fmt: str) -> Migrated:
         MappingError: the mapper refused the body.
     """
     conv = get_mapper(name).decode_request(body)
-    return Migrated(conv.value, conv.report, fmt)
+    report = Report(list(conv.report.entries))
+    return Migrated(keep_company(conv.value, report), report, fmt)
 
 
 def wrap_list(obj: Any, key: str, fmt: str) -> Mapping[str, Any]:

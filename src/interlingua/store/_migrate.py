@@ -46,16 +46,24 @@ class SchemaState:
         revision: The revision recorded in the database, ``None`` when none is.
         status: ``"current"``, ``"empty"`` (no store tables at all), ``"older"``,
             ``"unknown"`` (a revision this interlingua does not know, e.g. from a newer
-            release) or ``"unversioned"`` (store tables without a recorded revision).
+            release), ``"unversioned"`` (store tables without a recorded revision) or
+            ``"corrupt"`` (the version table holds more than one row; the store's revisions
+            are linear, so it must hold exactly one).
+        revisions: Every revision the version table holds (more than one only when ``corrupt``).
     """
 
     revision: str | None
-    status: Literal["current", "empty", "older", "unknown", "unversioned"]
+    status: Literal["current", "empty", "older", "unknown", "unversioned", "corrupt"]
+    revisions: tuple[str, ...] = ()
 
 
 def _state(sync_conn: sa.Connection) -> SchemaState:
     ctx = MigrationContext.configure(sync_conn, opts={"version_table": VERSION_TABLE})
-    rev = ctx.get_current_revision()
+    # get_current_heads reads every row; get_current_revision raises alembic's CommandError on more than one
+    heads = tuple(ctx.get_current_heads())
+    if len(heads) > 1:
+        return SchemaState(None, "corrupt", tuple(sorted(heads)))
+    rev = heads[0] if heads else None
     script = ScriptDirectory.from_config(alembic_config())
     if rev is None:
         names = set(sa.inspect(sync_conn).get_table_names())
@@ -63,12 +71,12 @@ def _state(sync_conn: sa.Connection) -> SchemaState:
             return SchemaState(None, "unversioned")
         return SchemaState(None, "empty")
     if rev == script.get_current_head():
-        return SchemaState(rev, "current")
+        return SchemaState(rev, "current", heads)
     try:
         script.get_revision(rev)
     except Exception:
-        return SchemaState(rev, "unknown")
-    return SchemaState(rev, "older")
+        return SchemaState(rev, "unknown", heads)
+    return SchemaState(rev, "older", heads)
 
 
 async def read_state(conn: AsyncConnection) -> SchemaState:

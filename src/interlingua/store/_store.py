@@ -167,6 +167,15 @@ class SessionStore:
         cmd = f"interlingua store upgrade --url '{safe_url(self._url)}'"
         if state.status == "current":
             return
+        if state.status == "corrupt":
+            head = head_revision()
+            raise StoreError(
+                f"the database at {safe_url(self._url)} records {len(state.revisions)} schema revisions "
+                f"({', '.join(state.revisions)}) in table {VERSION_TABLE}, which must hold exactly one row (the store's "
+                f"revisions are linear). Repair: keep the row of the revision the tables are at (this interlingua's newest "
+                f"is {head}) and delete the others, e.g. DELETE FROM {VERSION_TABLE} WHERE version_num <> '{head}'; "
+                f"then run `{cmd}`"
+            )
         if state.status == "unknown":
             raise StoreError(
                 f"the database at {safe_url(self._url)} is at schema revision {state.revision}, which this interlingua "

@@ -30,9 +30,10 @@ import json
 import threading
 from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import httpx
+import msgspec
 
 from ..errors import TransportError
 from ._redact import SENSITIVE_HEADERS, SENSITIVE_PARAMS, protect_logs, redact, redact_bytes
@@ -244,24 +245,72 @@ class _ReplayStream(httpx.AsyncByteStream):
             raise httpx.RemoteProtocolError("recorded exchange ended with a broken connection")
 
 
+class _FixtureRequest(msgspec.Struct):
+    method: str
+    url: str
+    headers: dict[str, str] = {}
+    body: str | None = None
+
+
+class _FixtureResponse(msgspec.Struct):
+    status: Annotated[int, msgspec.Meta(ge=100, le=599)]
+    headers: dict[str, str] = {}
+    encoding: Literal["utf-8", "base64"] = "utf-8"
+    chunks: list[str] = []
+    disconnect: bool = False
+
+
+class _FixtureExchange(msgspec.Struct):
+    version: Literal[1]
+    request: _FixtureRequest
+    response: _FixtureResponse
+
+
+_exchange_decoder = msgspec.json.Decoder(_FixtureExchange)
+
+
+def _check_exchange(line: bytes, n: int) -> dict[str, Any]:
+    """One fixture line, checked field by field (the fields replay reads; others are kept as given)."""
+    what = f"fixture line {n}"
+    try:
+        _exchange_decoder.decode(line)
+        exchange: dict[str, Any] = msgspec.json.decode(line)
+        if exchange["response"].get("encoding") == "base64":
+            for i, chunk in enumerate(exchange["response"].get("chunks", [])):
+                try:
+                    base64.b64decode(chunk, validate=True)
+                except ValueError as exc:
+                    raise TransportError("invalid_request", f"{what}: /response/chunks/{i} is not base64", provider="replay") from exc
+        httpx.URL(exchange["request"]["url"])
+    except msgspec.ValidationError as exc:
+        if "`$.version`" in str(exc):
+            raise TransportError("invalid_request", f"{what} is not a version {FIXTURE_VERSION} exchange", provider="replay") from exc
+        raise TransportError("invalid_request", f"{what} is not a version {FIXTURE_VERSION} exchange: {exc}", provider="replay") from exc
+    except msgspec.DecodeError as exc:
+        raise TransportError("invalid_request", f"{what} is not a version {FIXTURE_VERSION} exchange: invalid JSON ({exc})", provider="replay") from exc
+    except RecursionError as exc:
+        raise TransportError("invalid_request", f"{what}: nesting too deep", provider="replay") from exc
+    except httpx.InvalidURL as exc:
+        raise TransportError("invalid_request", f"{what}: /request/url is not a URL ({exc})", provider="replay") from exc
+    return exchange
+
+
 def load_fixture(path: str | Path) -> list[dict[str, Any]]:
     """Read a fixture file's exchanges.
 
+    Each line is checked before anything is replayed: JSON (no NaN, no lone surrogates), ``version``
+    1, ``request.method``/``url`` strings, ``response.status`` an HTTP status, ``headers`` string to
+    string, ``chunks`` strings (base64 ones when ``encoding`` is ``"base64"``), ``disconnect`` a
+    boolean.
+
     Raises:
-        TransportError: ``invalid_request`` when a line is not an exchange of a known version.
+        TransportError: ``invalid_request`` when a line is not such an exchange (naming the line and field).
     """
     exchanges = []
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(Path(path).read_bytes().splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            exchange = json.loads(line)
-            ok = exchange.get("version") == FIXTURE_VERSION and "request" in exchange and "response" in exchange
-        except (ValueError, AttributeError):
-            ok = False
-        if not ok:
-            raise TransportError("invalid_request", f"fixture line {n} is not a version {FIXTURE_VERSION} exchange", provider="replay")
-        exchanges.append(exchange)
+        exchanges.append(_check_exchange(line, n))
     return exchanges
 
 

@@ -87,7 +87,7 @@ def decode_usage(usage: Any) -> Usage | None:
     if cw is not None:
         fields["cache_write_tokens"] = cw
     details = usage.get("output_tokens_details")
-    if isinstance(details, dict) and isinstance(details.get("thinking_tokens"), int) and details["thinking_tokens"] >= 0:
+    if isinstance(details, dict) and isinstance(details.get("thinking_tokens"), int) and not isinstance(details["thinking_tokens"], bool) and details["thinking_tokens"] >= 0:
         fields["reasoning_tokens"] = details["thinking_tokens"]
     if "input_tokens" in fields and out is not None:
         fields["total_tokens"] = fields["input_tokens"] + out

@@ -72,8 +72,8 @@ def _decode_tools(config: Any, report: Report) -> tuple[list[ToolDefinition], To
             raise MalformedInputError(ptr, "a tool is a one-member object (toolSpec, systemTool or cachePoint)", provider=NAME)
         ((key, value),) = tool.items()
         if key == "toolSpec" and isinstance(value, dict):
-            if not isinstance(value.get("name"), str):
-                raise MalformedInputError(f"{ptr}/toolSpec/name", "toolSpec.name is a string", provider=NAME)
+            if not isinstance(value.get("name"), str) or not value["name"]:
+                raise MalformedInputError(f"{ptr}/toolSpec/name", "toolSpec.name is a non-empty string", provider=NAME)
             fields: dict[str, Any] = {}
             extra = {k: copy.deepcopy(v) for k, v in value.items() if k not in ("name", "description", "inputSchema", "strict")}
             if isinstance(value.get("description"), str):
@@ -88,7 +88,7 @@ def _decode_tools(config: Any, report: Report) -> tuple[list[ToolDefinition], To
             if extra:
                 fields["provider_data"] = {NAME: extra}
             out.append(ToolDefinition(name=value["name"], **fields))
-        elif key == "systemTool" and isinstance(value, dict) and isinstance(value.get("name"), str):
+        elif key == "systemTool" and isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"]:
             out.append(ToolDefinition(name=value["name"], provider_data={NAME: {"systemTool": copy.deepcopy(value)}}))
         elif key == "cachePoint" and out:
             data = out[-1].provider_data
@@ -169,7 +169,7 @@ def _decode_settings(body: Mapping[str, Any]) -> Settings | None:
         for key, value in extra.items():
             if key == "top_k" and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
                 fields["top_k"] = value
-            elif key == "thinking" and isinstance(value, dict) and value.get("type") == "enabled" and set(value) == {"type", "budget_tokens"} and isinstance(value["budget_tokens"], int) and value["budget_tokens"] >= 0:
+            elif key == "thinking" and isinstance(value, dict) and value.get("type") == "enabled" and set(value) == {"type", "budget_tokens"} and isinstance(value["budget_tokens"], int) and not isinstance(value["budget_tokens"], bool) and value["budget_tokens"] >= 0:
                 reasoning["budget_tokens"] = value["budget_tokens"]
             elif key == "reasoning_effort" and value in _EFFORTS:
                 reasoning["effort"] = value

@@ -304,6 +304,9 @@ def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, 
     decls: list[dict[str, Any]] = []
     for n, tool in enumerate(tools):
         pdata = tool.provider_data.get("gemini", {}) if tool.provider_data is not UNSET else {}
+        if not isinstance(pdata, Mapping):  # written by hand: not what decode_tools keeps
+            report.add("dropped", f"provider_data 'gemini' of tool {tool.name!r} is not an object", index=n, item_type="tools")
+            pdata = {}
         for owner in tool.provider_data if tool.provider_data is not UNSET else {}:
             if owner != "gemini":  # another provider's tool fields (e.g. an Anthropic server tool's type)
                 report.add("dropped", f"provider_data {owner!r} of tool {tool.name!r} is not for gemini", index=n, item_type="tools")
@@ -312,13 +315,20 @@ def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, 
             decl["description"] = tool.description
         if tool.parameters is not UNSET:
             schema_field = pdata.get("schema_field", "parametersJsonSchema")
+            if schema_field not in ("parameters", "parametersJsonSchema"):
+                report.add("changed", f"provider_data gemini.schema_field of tool {tool.name!r} is {schema_field!r}, not 'parameters' or 'parametersJsonSchema'; written as parametersJsonSchema", index=n, item_type="tools")
+                schema_field = "parametersJsonSchema"
             params = jcopy(tool.parameters)
             original = pdata.get("schema")
             if schema_field == "parameters" and isinstance(original, Mapping) and schema_to_json_schema(original) == params:
                 decl[schema_field] = jcopy(original)  # the Schema as it came, while the canonical one is unchanged
             else:
                 decl[schema_field] = json_schema_to_schema(params) if schema_field == "parameters" else params
-        for key, value in (pdata.get("fields") or {}).items():
+        fields = pdata.get("fields") or {}
+        if not isinstance(fields, Mapping):
+            report.add("dropped", f"provider_data gemini.fields of tool {tool.name!r} is not an object", index=n, item_type="tools")
+            fields = {}
+        for key, value in fields.items():
             decl[key] = jcopy(value)
         if tool.strict is not UNSET:
             report.add("dropped", "tool strict flag has no Gemini equivalent", index=n, item_type="tools")

@@ -90,7 +90,7 @@ def usage_from(md: Mapping[str, Any]) -> Usage:
 
     def num(key: str) -> Any:
         v = get(md, key)
-        return v if isinstance(v, int) and v >= 0 else UNSET
+        return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else UNSET
 
     prompt, cand, thoughts = num("promptTokenCount"), num("candidatesTokenCount"), num("thoughtsTokenCount")
     output: Any = UNSET

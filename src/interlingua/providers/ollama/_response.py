@@ -125,7 +125,7 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     if details:
         def num(k: str) -> Any:
             v = details.get(k)
-            return v if isinstance(v, int) and v >= 0 else UNSET
+            return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else UNSET
 
         usage = Usage(input_tokens=num("prompt_eval_count"), output_tokens=num("eval_count"), details=details)
     kept = unknown_fields(body, _BODY_KEYS | ({"thinking"} if generate else set()))

@@ -92,8 +92,8 @@ def _annotation(raw: Any) -> Annotation | None:
         kind=kind,
         url=body["url"] if isinstance(body.get("url"), str) else U,
         title=body["title"] if isinstance(body.get("title"), str) else U,
-        start_index=body["start_index"] if isinstance(body.get("start_index"), int) and body["start_index"] >= 0 else U,
-        end_index=body["end_index"] if isinstance(body.get("end_index"), int) and body["end_index"] >= 0 else U,
+        start_index=body["start_index"] if isinstance(body.get("start_index"), int) and not isinstance(body["start_index"], bool) and body["start_index"] >= 0 else U,
+        end_index=body["end_index"] if isinstance(body.get("end_index"), int) and not isinstance(body["end_index"], bool) and body["end_index"] >= 0 else U,
         provider_data=_json_copy(rest) if rest else U,
     )
 

@@ -40,6 +40,8 @@ def foreign_request_fields(body: Mapping[str, Any]) -> str | None:
             if not isinstance(block, Mapping):
                 continue
             kind = block.get("type")
+            if not isinstance(kind, str):
+                continue
             if kind in _FOREIGN_BLOCKS or (kind in ("image", "document") and isinstance(block.get("source"), Mapping)):
                 return f"a {kind!r} content block"
     return None
