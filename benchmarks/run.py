@@ -77,12 +77,16 @@ class Size:
     jsonschema_every: int
     memory_mb: tuple[int, int]
     process_mb: tuple[int, ...] = (10, 100)
+    migrate_mb: int = 20
+    """Input size (MB) of the ``migrate --store`` vs ``migrate -o`` row."""
+    import_items: int = 1_000_000
+    """Items of the one-session file whose ``store import`` peak RSS is measured."""
 
 
 SIZES: dict[str, Size] = {
-    "tiny": Size(conversations=8, rounds=3, warmup=1, jsonschema_every=8, memory_mb=(1, 4), process_mb=(1,)),
+    "tiny": Size(conversations=8, rounds=3, warmup=1, jsonschema_every=8, memory_mb=(1, 4), process_mb=(1,), migrate_mb=1, import_items=20_000),
     "small": Size(conversations=300, rounds=7, warmup=1, jsonschema_every=40, memory_mb=(16, 128)),
-    "full": Size(conversations=2000, rounds=7, warmup=1, jsonschema_every=100, memory_mb=(64, 1024)),
+    "full": Size(conversations=2000, rounds=7, warmup=1, jsonschema_every=100, memory_mb=(64, 1024), migrate_mb=50),
 }
 
 TARGETS = {
@@ -108,6 +112,10 @@ TARGETS = {
     "store_load_vs_raw": 0.5,
     # `interlingua validate small.json`, whole process, at most this many times `python -c "import interlingua"`
     "startup_vs_import": 2.0,
+    # `interlingua migrate IN --store DB` (SQLite), whole process, at most this many times `migrate IN -o OUT.jsonl`
+    "migrate_store_vs_o": 3.0,
+    # `interlingua store import` of a one-session file of ~1M items: peak RSS (MB) of the whole process
+    "import_peak_mb": 300.0,
 }
 
 
@@ -1655,6 +1663,112 @@ def row_store_pg(ctx: Context) -> list[Row]:
         )
         return []
     return _store_rows(ctx, "postgres", url)
+
+
+def _migrate_input(ctx: Context, dest: Path, target_bytes: int) -> tuple[int, int]:
+    """OpenAI Chat request bodies (one conversation a line, as a request log holds them) of the
+    dataset's conversations, repeated with a copy number in the first user message until
+    ``target_bytes``; returns (bytes, conversations)."""
+    import msgspec
+
+    from interlingua.mapping import get_mapper
+
+    oc = get_mapper("openai-chat")
+    bodies = [oc.encode_request(t, model="gpt-4.1", policy="drop").value for t in _dataset.transcripts(ctx.ds)]
+    written = n = 0
+    with open(dest, "wb") as fh:
+        k = 0
+        while written < target_bytes:
+            for body in bodies:
+                first = body["messages"][0]
+                copy = dict(body, messages=[dict(first, content=f"[{k}] {first['content']}"), *body["messages"][1:]]) if k else body
+                line = msgspec.json.encode(copy) + b"\n"
+                fh.write(line)
+                written += len(line)
+                n += 1
+            k += 1
+    return written, n
+
+
+@register_row("migrate-store")
+def row_migrate_store(ctx: Context) -> Row:
+    """(10) ``interlingua migrate IN --store DB`` (SQLite) vs ``interlingua migrate IN -o OUT.jsonl``, whole processes."""
+    src = ctx.workdir / "migrate-input.jsonl"
+    nbytes, n_conv = _migrate_input(ctx, src, ctx.size.migrate_mb * 1_000_000)
+    db, out = ctx.workdir / "migrate.sqlite3", ctx.workdir / "migrate-out.jsonl"
+    cli = _cli_command()
+    il = Measure(f"`interlingua migrate IN --store DB` (SQLite, a new database file each run)", "interlingua", nbytes=nbytes, items=n_conv)
+    o = Measure("`interlingua migrate IN -o OUT.jsonl` (the same input)", "peer", nbytes=nbytes, items=n_conv, note="the target's yardstick")
+    again = Measure(
+        "`interlingua migrate IN --store DB` again into the filled database (every conversation already stored)",
+        "peer",
+        nbytes=nbytes,
+        items=n_conv,
+        note="re-run: each conversation is converted and validated, then found stored; nothing written",
+    )
+
+    def fresh() -> None:
+        for p in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+            if p.exists():
+                p.unlink()
+
+    def run_store() -> None:
+        fresh()
+        r = _child_rusage([*cli, "migrate", str(src), "--store", str(db), "--quiet"])
+        assert r["rc"] == 0, r
+        il.seconds.append(r["wall"])
+        il.cpu_seconds.append(r["cpu"])
+        il.rss_kb.append(r["maxrss_kb"])
+
+    def run_o() -> None:
+        r = _child_rusage([*cli, "migrate", str(src), "-o", str(out), "--quiet"])
+        assert r["rc"] == 0, r
+        o.seconds.append(r["wall"])
+        o.cpu_seconds.append(r["cpu"])
+        o.rss_kb.append(r["maxrss_kb"])
+
+    def run_again() -> None:
+        if not db.exists():
+            run_store()
+            il.seconds.pop(), il.cpu_seconds.pop(), il.rss_kb.pop()
+        r = _child_rusage([*cli, "migrate", str(src), "--store", str(db), "--quiet"])
+        assert r["rc"] == 0, r
+        again.seconds.append(r["wall"])
+        again.cpu_seconds.append(r["cpu"])
+        again.rss_kb.append(r["maxrss_kb"])
+
+    contenders = [(il, run_store), (o, run_o), (again, run_again)]
+    rounds = ctx.size.rounds if ctx.size.migrate_mb <= 20 else max(3, ctx.size.rounds // 2)
+    for _ in range(1):  # warm-up: page cache, .pyc files
+        for m, fn in contenders:
+            fn()
+            m.seconds.pop(), m.cpu_seconds.pop(), m.rss_kb.pop()
+    for r in range(rounds):
+        for _m, fn in contenders if r % 2 == 0 else contenders[::-1]:
+            fn()
+    row = Row("migrate-store", f"(10) `migrate --store` vs `migrate -o`, same input ({nbytes / 1e6:.0f} MB), whole process", il, [o, again], None)
+    r_o = row.ratio_cpu(o)
+    limit = TARGETS["migrate_store_vs_o"]
+    row.targets = [
+        Target(
+            f"<= {limit:g}x the CPU of `migrate -o` on SQLite",
+            None if r_o is None else 1 / r_o <= limit,
+            "—" if r_o is None else f"{1 / r_o:.2f}x",
+        )
+    ]
+    row.notes.append(
+        f"input: {n_conv} OpenAI Chat request bodies, one a line ({nbytes / 1e6:.1f} MB, the dataset's conversations repeated with a copy "
+        "number in the first user message); each sample is a fresh process (start-up and imports included); CPU is the child's user + system "
+        "time (the SQLite driver's worker thread included); the database file is removed before each `--store` sample, outside the timing"
+    )
+    if r_o:
+        row.notes.append(f"`migrate --store` takes {1 / r_o:.2f}x the CPU of `migrate -o` (target <= {limit:g}x)")
+    if il.rss_kb and o.rss_kb:
+        row.notes.append(f"peak RSS: `--store` {max(il.rss_kb) / 1024:.1f} MB, `-o` {max(o.rss_kb) / 1024:.1f} MB")
+    fresh()
+    for p in (src, out):
+        p.unlink(missing_ok=True)
+    return row
 
 
 # --------------------------------------------------------------------------- environment

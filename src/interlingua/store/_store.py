@@ -37,12 +37,14 @@ from ._engine import JsonText, create_engine, normalize_url, safe_url, translate
 from ._migrate import head_revision, read_state, upgrade_sync
 from ._schema import ITEMS, QUARANTINE, SESSION_CHANGES, SESSIONS, VERSION_TABLE
 from ..session_file import SessionBlock, read_sessions
-from ._types import CorruptRowError, CorruptRowWarning, ImportResult, QuarantinedRow, SessionChange, SessionInfo
+from ._types import CorruptRowError, CorruptRowWarning, ImportResult, NewSession, QuarantinedRow, SessionChange, SessionInfo
 
 __all__ = ["SessionStore"]
 
 _UNSET: Any = msgspec.UNSET
 _CHUNK = 1000
+_DRIVER_CHUNK = _CHUNK
+_SESSIONS_PER_INSERT = 500
 _PAGE = 500
 _JSON_NULL = JsonText("null")
 _SESSION_ID_MAX = 128
@@ -56,13 +58,13 @@ _ITEM_COLUMNS = ("session_id", "seq", "schema_version", "type", "role", "call_id
 _INSERT_ITEMS_SQL = f"INSERT INTO {ITEMS.name} ({', '.join(_ITEM_COLUMNS)}) VALUES ({', '.join('?' * len(_ITEM_COLUMNS))})"
 
 
-async def _insert_rows_driver(conn: AsyncConnection, session_id: str, first: int, rows: list[_rows.PreparedRow], now: datetime) -> None:
-    """SQLite: the append's rows as one ``executemany`` of pre-built tuples through the driver.
+async def _insert_rows_driver(conn: AsyncConnection, segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], now: datetime) -> None:
+    """SQLite: rows of one or several sessions as ``executemany`` of pre-built tuples through the driver.
 
-    The values are exactly what SQLAlchemy would bind: each column's own bind processor
-    (the dialect's ``DateTime`` text format, the JSON serializer that passes the store's
-    already-encoded :class:`JsonText` through) is applied here once per value, without building
-    a parameter dict and compiling parameters per row.
+    ``segments`` holds ``(session_id, first seq, rows)``. The values are exactly what SQLAlchemy
+    would bind: each column's own bind processor (the dialect's ``DateTime`` text format, the JSON
+    serializer that passes the store's already-encoded :class:`JsonText` through) is applied here
+    once per value, without building a parameter dict and compiling parameters per row.
     """
     dialect = conn.dialect
     procs = {c: ITEMS.c[c].type._cached_bind_processor(dialect) for c in ("created_at", "item", "usage", "stop_reason")}
@@ -82,10 +84,50 @@ async def _insert_rows_driver(conn: AsyncConnection, session_id: str, first: int
             r.usage if r.usage is None or not js_usage else js_usage(r.usage),
             r.stop_reason if r.stop_reason is None or not js_stop else js_stop(r.stop_reason),
         )
+        for session_id, first, rows in segments
         for j, r in enumerate(rows)
     ]
-    for start in range(0, len(params), _CHUNK):
-        await conn.exec_driver_sql(_INSERT_ITEMS_SQL, params[start : start + _CHUNK])
+    for start in range(0, len(params), _DRIVER_CHUNK):
+        await conn.exec_driver_sql(_INSERT_ITEMS_SQL, params[start : start + _DRIVER_CHUNK])
+
+
+_SESSION_COLUMNS = ("id", "created_at", "updated_at", "head_seq", "metadata", "tools", "tool_choice", "settings")
+_INSERT_SESSIONS_SQL = (
+    f"INSERT INTO {SESSIONS.name} ({', '.join(_SESSION_COLUMNS)}) VALUES ({', '.join('?' * len(_SESSION_COLUMNS))}) ON CONFLICT (id) DO NOTHING"
+)
+
+
+async def _insert_sessions_driver(conn: AsyncConnection, batch: Sequence[tuple[str, dict[str, Any], list[_rows.PreparedRow]]], now: datetime) -> set[str]:
+    """SQLite: the batch's session rows whose ids are not stored yet; returns the ids it created.
+
+    Runs inside a write transaction, which on SQLite holds the database write lock from its
+    ``BEGIN IMMEDIATE``: no other writer can add one of these ids between the look-up and the
+    insert. Two statements for the whole batch, whatever its size (pre-bound tuples through the
+    driver, as :func:`_insert_rows_driver`), so no statement is compiled per batch length.
+    """
+    ids = [sid for sid, _v, _r in batch]
+    stored: set[str] = set()
+    for start in range(0, len(ids), _SESSIONS_PER_INSERT):
+        chunk = ids[start : start + _SESSIONS_PER_INSERT]
+        sql = f"SELECT id FROM {SESSIONS.name} WHERE id IN ({', '.join('?' * len(chunk))})"
+        stored.update(r[0] for r in (await conn.exec_driver_sql(sql, tuple(chunk))).all())
+    dialect = conn.dialect
+    procs = {c: SESSIONS.c[c].type._cached_bind_processor(dialect) for c in _SESSION_COLUMNS[4:] + ("created_at",)}
+    ts = procs["created_at"]
+    now_v = ts(now) if ts else now
+
+    def js(column: str, value: Any) -> Any:
+        proc = procs[column]
+        return value if value is None or proc is None else proc(value)
+
+    params = [
+        (sid, now_v, now_v, len(rows) - 1, *(js(c, values[c]) for c in _SESSION_COLUMNS[4:]))
+        for sid, values, rows in batch
+        if sid not in stored
+    ]
+    if params:
+        await conn.exec_driver_sql(_INSERT_SESSIONS_SQL, params)
+    return {p[0] for p in params}
 
 
 def _check_session_id(session_id: object) -> str:
@@ -487,8 +529,8 @@ class SessionStore:
     ) -> bool:
         """Create a session holding ``items`` in one transaction, unless ``session_id`` exists.
 
-        The bulk path of ``interlingua migrate --store``: :meth:`create_session` and
-        :meth:`append` in one transaction (all or nothing), idempotent by id.
+        :meth:`create_session` and :meth:`append` in one transaction (all or nothing),
+        idempotent by id; :meth:`add_sessions` does the same for many sessions at once.
 
         Returns:
             ``True`` when the session was created, ``False`` when a session with that id exists
@@ -497,29 +539,101 @@ class SessionStore:
         Raises:
             DocumentError: invalid id, values or items (nothing written).
         """
-        sid = _check_session_id(session_id)
-        values = self._session_values(metadata, tools, tool_choice, settings, clear_with_null=False)
-        rows = _rows.prepare_rows(items, usage=usage, stop_reason=stop_reason, forbid_nul=self._is_pg, keep_text=self._is_pg)
+        new = NewSession(session_id, items, metadata, tools, tool_choice, settings, usage, stop_reason)
+        return (await self._add_prepared([self._prepare_new(new, "")]))[0]
+
+    async def add_sessions(self, sessions: Iterable[NewSession]) -> list[bool]:
+        """Create many sessions, each holding its items, in one transaction; ids that exist are left alone.
+
+        The bulk path of ``interlingua migrate --store``: every session is validated first (nothing
+        is written when one is invalid), then all of them go in one transaction, a few statements
+        for the whole batch (one multi-row insert of the sessions, one ``executemany`` of their
+        items): all or nothing for the batch, so never part of a session. A session whose id is
+        stored already, or appears earlier in the batch, is skipped (``False``) and left unchanged.
+
+        Args:
+            sessions: :class:`~interlingua.store.NewSession` values. Keep a batch to what fits in
+                memory comfortably (the caller's choice; ``migrate`` sends a few thousand items).
+
+        Returns:
+            One flag per session, in order: ``True`` when it was created.
+
+        Raises:
+            DocumentError: an invalid session, pointer ``/<n>/...`` (``/<n>/items/<i>/...`` for
+                an item); nothing written.
+        """
+        prepared = [self._prepare_new(new, f"/{n}") for n, new in enumerate(sessions)]
+        return await self._add_prepared(prepared)
+
+    def _prepare_new(self, new: NewSession, prefix: str) -> tuple[str, dict[str, Any], list[_rows.PreparedRow]]:
+        """Validate and encode one new session (id, session values, item rows) before any database work."""
+        try:
+            sid = _check_session_id(new.session_id)
+            values = self._session_values(new.metadata, new.tools, new.tool_choice, new.settings, clear_with_null=False)
+        except DocumentError as exc:
+            if not prefix:
+                raise
+            raise _rows._relocate(exc, prefix) from exc
+        try:
+            rows = _rows.prepare_rows(
+                new.items, usage=new.usage, stop_reason=new.stop_reason, forbid_nul=self._is_pg, keep_text=self._is_pg
+            )
+        except DocumentError as exc:
+            if not prefix:
+                raise
+            raise _rows._relocate(exc, f"{prefix}/items") from exc
+        return sid, values, rows
+
+    async def _add_prepared(self, prepared: list[tuple[str, dict[str, Any], list[_rows.PreparedRow]]]) -> list[bool]:
+        if not prepared:
+            return []
+        # The first of several sessions with one id wins, as if they were added one by one.
+        first: dict[str, int] = {}
+        for n, (sid, _values, _rows_) in enumerate(prepared):
+            first.setdefault(sid, n)
+        batch = [prepared[n] for n in sorted(first.values())]
         now = _now()
-        async with self._write("adding a session") as conn:
-            created = (
-                await conn.execute(
-                    self._insert(SESSIONS)
-                    .values(id=sid, created_at=now, updated_at=now, head_seq=len(rows) - 1, **values)
-                    .on_conflict_do_nothing(index_elements=["id"])
-                    .returning(SESSIONS.c.id)
-                )
-            ).scalar_one_or_none()
-            if created is None:
-                return False
-            if any(v is not None for v in values.values()):
-                await conn.execute(sa.insert(SESSION_CHANGES).values(session_id=sid, change_no=0, effective_seq=0, created_at=now, **values))
-            if rows:
-                if self._is_pg:
-                    await self._insert_rows(conn, sid, 0, rows, now)
-                else:
-                    await _insert_rows_driver(conn, sid, 0, rows, now)
-        return True
+        async with self._write("adding sessions") as conn:
+            if self._is_pg:
+                created = await self._insert_sessions_pg(conn, batch, now)
+            else:
+                created = await _insert_sessions_driver(conn, batch, now)
+            if created:
+                changes = [
+                    {"session_id": sid, "change_no": 0, "effective_seq": 0, "created_at": now, **values}
+                    for sid, values, _r in batch
+                    if sid in created and any(v is not None for v in values.values())
+                ]
+                if changes:
+                    await conn.execute(sa.insert(SESSION_CHANGES), changes)
+                segments = [(sid, 0, rows) for sid, _v, rows in batch if sid in created and rows]
+                if segments:
+                    await self._insert_segments(conn, segments, now)
+        return [sid in created and first[sid] == n for n, (sid, _v, _r) in enumerate(prepared)]
+
+    async def _insert_sessions_pg(self, conn: AsyncConnection, batch: list[tuple[str, dict[str, Any], list[_rows.PreparedRow]]], now: datetime) -> set[str]:
+        """PostgreSQL: multi-row ``INSERT ... ON CONFLICT DO NOTHING RETURNING id`` (safe against a
+        concurrent writer of the same id); the ids it created."""
+        created: set[str] = set()
+        for start in range(0, len(batch), _SESSIONS_PER_INSERT):
+            chunk = batch[start : start + _SESSIONS_PER_INSERT]
+            stmt = (
+                self._insert(SESSIONS)
+                .values([{"id": sid, "created_at": now, "updated_at": now, "head_seq": len(rows) - 1, **values} for sid, values, rows in chunk])
+                .on_conflict_do_nothing(index_elements=["id"])
+                .returning(SESSIONS.c.id)
+            )
+            created.update((await conn.execute(stmt)).scalars())
+        return created
+
+    async def _insert_segments(self, conn: AsyncConnection, segments: list[tuple[str, int, list[_rows.PreparedRow]]], now: datetime) -> None:
+        """Insert the rows of several sessions (``(session_id, first seq, rows)`` each) in a few statements."""
+        if self._is_pg:
+            params = [r.values(sid, first + j, now) for sid, first, rows in segments for j, r in enumerate(rows)]
+            for start in range(0, len(params), _CHUNK):
+                await conn.execute(sa.insert(ITEMS), params[start : start + _CHUNK])
+        else:
+            await _insert_rows_driver(conn, segments, now)
 
     async def _append_rows(self, session_id: str, rows: list[_rows.PreparedRow], expected_seq: int | None) -> int:
         if not rows:
@@ -531,10 +645,7 @@ class SessionStore:
         async with self._write("appending items") as conn:
             head = await self._advance(conn, session_id, len(rows), expected_seq, now)
             first = head - len(rows) + 1
-            if self._is_pg:
-                await self._insert_rows(conn, session_id, first, rows, now)
-            else:
-                await _insert_rows_driver(conn, session_id, first, rows, now)
+            await self._insert_segments(conn, [(session_id, first, rows)], now)
         return head
 
     async def _advance(self, conn: AsyncConnection, session_id: str, n: int, expected: int | None, now: datetime) -> int:
