@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+from dataclasses import dataclass
 import shutil
 import tempfile
 import uuid
 import warnings
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, cast
 
 import msgspec
 import sqlalchemy as sa
@@ -31,12 +32,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ..codec import SCHEMA_VERSION, encode_envelope
 from ..errors import ConflictError, DocumentError, MigrationRequiredError, Problem, SessionExistsError, SessionNotFoundError, StoreError
-from ..items import Envelope, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
+from ..items import Envelope, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
 from . import _jsonl, _rows
 from ._engine import JsonText, create_engine, normalize_url, safe_url, translate_errors
 from ._migrate import head_revision, read_state, upgrade_sync
 from ._schema import ITEMS, QUARANTINE, SESSION_CHANGES, SESSIONS, VERSION_TABLE
-from ..session_file import SessionBlock, read_sessions
+from ..session_file import EnvelopeBatch, SessionEnd, SessionPart, SessionStart, iter_session_parts
 from ._types import CorruptRowError, CorruptRowWarning, ImportResult, NewSession, QuarantinedRow, SessionChange, SessionInfo
 
 __all__ = ["SessionStore"]
@@ -953,52 +954,76 @@ class SessionStore:
                 spool = stack.enter_context(tempfile.TemporaryFile())
                 shutil.copyfileobj(source, spool)
                 source = spool
-            # Pass 1: the whole file is checked before any session is written, one session in
-            # memory at a time.
-            for _ in self._blocks(source, label):
-                pass
-            return [r async for r in self._import_blocks(source, label, new_ids, session_ids)]
+            # Pass 1: the whole file is checked before any session is written (every line, the ids,
+            # the header values, every row as it will be written), a batch of envelopes at a time.
+            plans: list[_ImportPlan] = []
+            now = _now()
+            for part in self._parts(source, label):
+                if isinstance(part, SessionStart):
+                    n = len(plans)
+                    if session_ids is not None:
+                        if n >= len(session_ids):
+                            raise DocumentError(Problem("", f"the file holds more than {len(session_ids)} session(s); import it without an id", label, part.line))
+                        target = _check_session_id(session_ids[n])
+                    else:
+                        target = str(uuid.uuid4()) if new_ids else self._located_id(part, label)
+                    plan = _ImportPlan(part.session_id, target, part.header)
+                    self._located_settings(plan, now, label, part.header_line)
+                    plans.append(plan)
+                elif isinstance(part, EnvelopeBatch):
+                    self._located_rows(part, label)
+                else:
+                    plans[-1].count = part.count
+            # Pass 2: each session in one transaction, its rows inserted a batch at a time.
+            results = []
+            parts = self._parts(source, label)
+            with contextlib.closing(parts):
+                for plan in plans:
+                    results.append(await self._import_streamed(parts, plan, label))
+            return results
 
     @staticmethod
-    def _blocks(source: str | os.PathLike[str] | IO[bytes], label: str | None) -> Iterator[SessionBlock]:
+    def _parts(source: str | os.PathLike[str] | IO[bytes], label: str | None) -> Generator[SessionPart, None, None]:
         if not isinstance(source, (str, os.PathLike)):
             source.seek(0)
-        return read_sessions(source, label=label)
+        return iter_session_parts(source, label=label)
 
-    async def _import_blocks(
-        self, source: str | os.PathLike[str] | IO[bytes], label: str | None, new_ids: bool, session_ids: Sequence[str] | None
-    ) -> AsyncIterator[ImportResult]:
-        for n, block in enumerate(self._blocks(source, label)):
-            if session_ids is not None:
-                if n >= len(session_ids):
-                    raise DocumentError(Problem("", f"the file holds more than {len(session_ids)} session(s); import it without an id", label, block.line))
-                target = _check_session_id(session_ids[n])
-            else:
-                target = str(uuid.uuid4()) if new_ids else _check_session_id(block.session_id)
-            yield await self._import_block(block, target, label)
-
-    async def _import_block(self, block: SessionBlock, new_id: str, label: str | None) -> ImportResult:
-        envs, line_nos = block.envelopes, block.line_nos
-        sess = msgspec.to_builtins(block.header) if block.header is not None else {}
+    @staticmethod
+    def _located_id(part: SessionStart, label: str | None) -> str:
         try:
-            rows = _rows.prepare_rows(envs, keep_created_at=True, forbid_nul=self._is_pg, keep_text=self._is_pg)
+            return _check_session_id(part.session_id)
         except DocumentError as exc:
-            # Pointers are /<index>/...: report them at that envelope's line, inside the line.
+            pointer = "/session/id" if part.header is not None else "/session_id"
+            raise DocumentError([Problem(pointer, p.message) for p in exc.problems]).located(file=label, line=part.line) from exc
+
+    def _located_settings(self, plan: _ImportPlan, now: datetime, label: str | None, line: int | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        sess = msgspec.to_builtins(plan.header) if plan.header is not None else {}
+        try:
+            return self._import_settings(plan.target, sess, now)
+        except DocumentError as exc:
+            raise DocumentError([Problem("/session" + p.pointer, p.message) for p in exc.problems]).located(file=label, line=line) from exc
+
+    def _located_rows(self, part: EnvelopeBatch, label: str | None) -> list[_rows.PreparedRow]:
+        """The batch's rows; a problem is reported at its envelope's line, inside the line."""
+        try:
+            # Read by a typed decode just now: encoded only, not validated again.
+            return _rows.prepare_rows(part.envelopes, keep_created_at=True, forbid_nul=self._is_pg, keep_text=self._is_pg, validated=True)
+        except DocumentError as exc:
             index, _, rest = exc.problems[0].pointer[1:].partition("/")
-            line = line_nos[int(index)] if index.isdigit() and int(index) < len(line_nos) else None
+            line = part.line_nos[int(index)] if index.isdigit() and int(index) < len(part.line_nos) else None
             raise DocumentError([Problem("/" + rest if rest else "", p.message) for p in exc.problems[:1]]).located(file=label, line=line) from exc
+
+    async def _import_streamed(self, parts: Iterator[SessionPart], plan: _ImportPlan, label: str | None) -> ImportResult:
+        """Import the session ``parts`` is at (pass 2): one transaction; or compare it with the stored one."""
+        start = next(parts)
+        assert isinstance(start, SessionStart) and start.session_id == plan.source_id, "the file changed between the two passes"
         now = _now()
-        try:
-            values, change_rows = self._import_settings(new_id, sess, now)
-        except DocumentError as exc:
-            raise DocumentError([Problem("/session" + p.pointer, p.message) for p in exc.problems]).located(
-                file=label, line=block.header_line
-            ) from exc
+        values, change_rows = self._located_settings(plan, now, label, start.header_line)
         async with self._write("importing a session") as conn:
             inserted = (
                 await conn.execute(
                     self._insert(SESSIONS)
-                    .values(id=new_id, created_at=now, updated_at=now, head_seq=len(rows) - 1, **values)
+                    .values(id=plan.target, created_at=now, updated_at=now, head_seq=plan.count - 1, **values)
                     .on_conflict_do_nothing(index_elements=["id"])
                     .returning(SESSIONS.c.id)
                 )
@@ -1006,13 +1031,55 @@ class SessionStore:
             if inserted is not None:
                 if change_rows:
                     await conn.execute(sa.insert(SESSION_CHANGES), change_rows)
-                await self._insert_rows(conn, new_id, 0, rows, now)
-                return ImportResult(new_id, "imported", len(rows), block.session_id)
-        info, stored = await self._load(new_id, 0, "raise")
-        differs = _import_difference(block, info, stored)
+                written = 0
+                for part in parts:
+                    if isinstance(part, SessionEnd):
+                        break
+                    assert isinstance(part, EnvelopeBatch)
+                    rows = self._located_rows(part, label)
+                    await self._insert_segments(conn, [(plan.target, part.first_seq, rows)], now)
+                    written += len(rows)
+                if written != plan.count:
+                    raise StoreError(f"{label or 'the file'} changed while it was imported (session {plan.source_id!r}); nothing of it was written")
+                return ImportResult(plan.target, "imported", plan.count, plan.source_id)
+        differs = await self._import_difference(parts, plan)
         if differs:
-            raise SessionExistsError(new_id, differs)
-        return ImportResult(new_id, "unchanged", len(rows), block.session_id)
+            raise SessionExistsError(plan.target, differs)
+        return ImportResult(plan.target, "unchanged", plan.count, plan.source_id)
+
+    async def _import_difference(self, parts: Iterator[SessionPart], plan: _ImportPlan) -> str:
+        """What differs between the file's session (the rest of ``parts``, read to its end) and the
+        stored session of the same id (``""``: nothing), streaming both a page at a time."""
+        info = await self.get_session(plan.target)
+        differs = ""
+        header = plan.header
+        for name in ("metadata", "tools", "tool_choice", "settings"):
+            given = getattr(header, name) if header is not None else msgspec.UNSET
+            if given is not msgspec.UNSET and given != getattr(info, name):
+                differs = name.replace("_", " ")
+                break
+        if not differs and info.length != plan.count:
+            differs = f"items ({info.length} stored, {plan.count} in the file)"
+        stored = cast("AsyncGenerator[Envelope, None]", self.stream(plan.target)) if not differs else None
+        for part in parts:
+            if isinstance(part, SessionEnd):
+                break
+            assert isinstance(part, EnvelopeBatch)
+            if stored is None:
+                continue  # read on to the session's end
+            for b in part.envelopes:
+                try:
+                    a = await anext(stored)
+                except StopAsyncIteration:
+                    a = None
+                if a is None or (a.item, a.usage, a.stop_reason) != (b.item, b.usage, b.stop_reason):
+                    differs = f"items (first difference at seq {b.seq})"
+                    await stored.aclose()
+                    stored = None
+                    break
+        if stored is not None:
+            await stored.aclose()
+        return differs
 
     def _import_settings(self, new_id: str, sess: dict[str, Any], now: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """Validate and encode an imported session header's values and change history."""
@@ -1035,23 +1102,18 @@ class SessionStore:
         return values, change_rows
 
 
+@dataclass
+class _ImportPlan:
+    """One session of a file being imported: found in pass 1, written in pass 2."""
+
+    source_id: str
+    target: str
+    header: SessionRecord | None
+    count: int = 0
+
+
 def _seekable(fh: IO[bytes]) -> bool:
     try:
         return bool(fh.seekable())
     except (AttributeError, OSError, ValueError):
         return False
-
-
-def _import_difference(block: SessionBlock, info: SessionInfo, stored: list[Envelope]) -> str:
-    """What differs between a session block and the stored session of the same id (``""``: nothing)."""
-    header = block.header
-    for name in ("metadata", "tools", "tool_choice", "settings"):
-        given = getattr(header, name) if header is not None else msgspec.UNSET
-        if given is not msgspec.UNSET and given != getattr(info, name):
-            return name.replace("_", " ")
-    if len(stored) != len(block.envelopes):
-        return f"items ({len(stored)} stored, {len(block.envelopes)} in the file)"
-    for a, b in zip(stored, block.envelopes):
-        if (a.item, a.usage, a.stop_reason) != (b.item, b.usage, b.stop_reason):
-            return f"items (first difference at seq {b.seq})"
-    return ""
