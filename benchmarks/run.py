@@ -18,7 +18,8 @@ Rows: (1) decode + validate JSONL into typed items, (2) encode typed items to JS
 request-body conversions, (6) stream accumulation vs SSE parsing alone, (7) the session store
 on SQLite vs raw ``sqlite3`` and the OpenAI Agents SDK, (8) the same on PostgreSQL (only with
 ``$INTERLINGUA_TEST_PG_URL``), (9) whole-process start-up of ``interlingua validate`` vs
-``python -c "import interlingua"`` and ``python -c pass``. Figures not built yet: :data:`PENDING_ROWS`; add one with
+``python -c "import interlingua"`` and ``python -c pass``, (10) ``migrate --store`` (SQLite) vs ``migrate -o`` on the same input,
+whole processes, (11) peak RSS of ``store import`` of a one-session file of a million items. Figures not built yet: :data:`PENDING_ROWS`; add one with
 :func:`register_row`.
 """
 
@@ -1768,6 +1769,79 @@ def row_migrate_store(ctx: Context) -> Row:
     fresh()
     for p in (src, out):
         p.unlink(missing_ok=True)
+    return row
+
+
+def _one_session_file(dest: Path, items: int) -> int:
+    """A session file of one session: a header line and ``items`` short text envelopes; returns its bytes."""
+    from interlingua.session_file import header_bytes
+
+    roles = ("user", "assistant")
+    with open(dest, "wb") as fh:
+        fh.write(header_bytes("big", metadata={"source": "benchmark"}) + b"\n")
+        for start in range(0, items, 10_000):
+            fh.write(
+                "".join(
+                    f'{{"schema_version":"1.0","session_id":"big","seq":{s},"item":{{"type":"text","role":"{roles[s % 2]}","text":"m{s}"}}}}\n'
+                    for s in range(start, min(items, start + 10_000))
+                ).encode()
+            )
+    return dest.stat().st_size
+
+
+@register_row("store-import-rss")
+def row_store_import_rss(ctx: Context) -> Row:
+    """(11) Peak RSS of ``interlingua store import`` of one large session (SQLite), whole process, at two sizes."""
+    cli = _cli_command()
+    runs = []
+    for n in (ctx.size.import_items // 10, ctx.size.import_items):
+        src, db = ctx.workdir / f"import-{n}.jsonl", ctx.workdir / f"import-{n}.sqlite3"
+        nbytes = _one_session_file(src, n)
+        r = _child_rusage([*cli, "store", "import", str(src), "--url", str(db), "--quiet"])
+        assert r["rc"] == 0, r
+        runs.append({"items": n, "nbytes": nbytes, **{k: r[k] for k in ("wall", "cpu", "maxrss_kb")}})
+        for p in (src, db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+            p.unlink(missing_ok=True)
+    a, b = runs
+    il = Measure(
+        f"`interlingua store import FILE` (SQLite): one session of {b['items']:,} items ({b['nbytes'] / 1e6:.0f} MB), whole process",
+        "interlingua",
+        seconds=[b["wall"]],
+        cpu_seconds=[b["cpu"]],
+        nbytes=b["nbytes"],
+        items=b["items"],
+        rss_kb=[b["maxrss_kb"]],
+        note=f"one run; peak RSS {b['maxrss_kb'] / 1024:.1f} MB",
+    )
+    small = Measure(
+        f"the same at {a['items']:,} items ({a['nbytes'] / 1e6:.0f} MB)",
+        "peer",
+        seconds=[a["wall"]],
+        cpu_seconds=[a["cpu"]],
+        nbytes=a["nbytes"],
+        items=a["items"],
+        rss_kb=[a["maxrss_kb"]],
+        note=f"one run; peak RSS {a['maxrss_kb'] / 1024:.1f} MB",
+    )
+    row = Row("store-import-rss", f"(11) peak RSS of `store import` of a one-session file of {b['items']:,} items (SQLite, whole process)", il, [small], None)
+    limit = TARGETS["import_peak_mb"]
+    peak = b["maxrss_kb"] / 1024
+    row.targets = [
+        Target(
+            f"peak RSS < {limit:g} MB (the issue: a 1M-item, ~68 MB session)",
+            peak < limit if b["items"] >= 1_000_000 else None,
+            f"{a['maxrss_kb'] / 1024:.1f} MB at {a['items']:,} items, {peak:.1f} MB at {b['items']:,} items",
+        )
+    ]
+    row.extra["import_rss"] = runs
+    row.notes.append(
+        f"peak RSS (GNU time, the whole process): {a['maxrss_kb'] / 1024:.1f} MB at {a['items']:,} items ({a['nbytes'] / 1e6:.0f} MB), "
+        f"{peak:.1f} MB at {b['items']:,} items ({b['nbytes'] / 1e6:.0f} MB): {(b['maxrss_kb'] - a['maxrss_kb']) / 1024:.1f} MB more for "
+        f"{(b['nbytes'] - a['nbytes']) / 1e6:.0f} MB more input. The file is read twice (checked whole, then written), 2,000 envelopes at a "
+        "time, one transaction for the session"
+    )
+    if b["items"] < 1_000_000:
+        row.notes.append(f"scaled down at size `{ctx.size_name}`: the issue's figure is at 1,000,000 items (`--size small` or larger)")
     return row
 
 
