@@ -218,3 +218,10 @@ def test_import_memory_does_not_grow_with_the_session(tmp_path: Path) -> None:
     assert (n_s, n_l) == (10_000, 100_000)
     # Holding the whole session (as the import did before it streamed) took ~110 MB more here; streamed, ~8 MB.
     assert rss_l - rss_s < 24 * 1024, (rss_s, rss_l)
+
+
+def test_head_constant_is_the_newest_migration_script() -> None:
+    """Opening a store at head skips Alembic by comparing with ``HEAD``: it must be the scripts' head."""
+    from interlingua.store._migrate import HEAD, head_revision
+
+    assert head_revision() == HEAD

@@ -303,11 +303,12 @@ def _prepare_fast(
 ) -> list[PreparedRow] | None:
     """:func:`prepare_rows` for the common batch, whole-batch operations in C; ``None`` on any doubt.
 
-    Only batches of known items (or envelopes of exactly this schema version holding them): the
-    JSON-safety walk per item (it raises with the item's pointer), then one ``encode_lines`` for
-    all items and one typed ``decode_lines`` per ~1 MB of them (the check :func:`decode_item`
-    would make). Anything else, or any failure, returns ``None`` and the item-by-item path runs,
-    which locates the problem.
+    Only batches of known items (or envelopes of exactly this schema version holding them): one
+    ``encode_lines`` for all items, then one typed ``decode_lines`` per ~1 MB of them (the check
+    :func:`decode_item` would make) whose result must equal the items given. That equality is the
+    JSON-safety proof without a Python walk of every value: NaN, infinities, bytes, non-string keys,
+    tuples or other non-JSON values do not come back equal from their JSON. Anything else, or any
+    failure, returns ``None`` and the item-by-item path runs, which locates the problem.
     """
     known = _ITEM_CLASS_SET
     version = SCHEMA_VERSION
@@ -327,9 +328,6 @@ def _prepare_fast(
         for item in plain:
             if type(item) not in known:
                 return None
-    if not validated:
-        for i, item in enumerate(plain):
-            check_json_safe(item, f"/{i}/item" if envs is not None else f"/{i}")
     try:
         blob = _enc.encode_lines(plain)
     except (UnicodeEncodeError, msgspec.EncodeError, TypeError, NotImplementedError, OverflowError):
@@ -345,7 +343,8 @@ def _prepare_fast(
         for end, text in enumerate(texts, 1):
             size += len(text) + 1
             if size >= _FAST_GROUP_BYTES or end == len(texts):
-                if _decode_items_block("\n".join(texts[start:end]).encode(), end - start) is None:
+                decoded = _decode_items_block("\n".join(texts[start:end]).encode(), end - start)
+                if decoded is None or decoded != plain[start:end]:
                     return None
                 start, size = end, 0
     rows: list[PreparedRow] = []
