@@ -335,10 +335,11 @@ PENDING_ROWS: list[dict[str, str]] = [
         "hook": "a @register_row builder in benchmarks/run.py next to row_mapping (the request rows (5)/(5b) are measured)",
     },
     {
-        "row": "session store: list sessions, stream a long session, export/import JSONL",
+        "row": "session store: list sessions, stream a long session, export/import JSONL speed",
         "compare": "interlingua store (SQLite, PostgreSQL) vs the same raw driver floor as (7)/(8)",
         "floor": "raw SELECT / COPY through the same driver",
-        "hook": "extend _store_rows in benchmarks/run.py (append and load are measured in (7)/(8))",
+        "hook": "extend _store_rows in benchmarks/run.py (append and load are measured in (7)/(8), `migrate --store` in (10), "
+        "the peak RSS of `store import` in (11))",
     },
 ]
 """Figures the issue asks for whose code lives on other branches: listed in the report, not measured."""
