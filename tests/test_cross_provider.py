@@ -30,8 +30,9 @@ SOURCES: list[tuple[str, Path]] = (
     + [("gemini", p) for p in sorted((REAL / "gemini").glob("*.request.json"))]
     + [("ollama", p) for p in sorted((REAL / "ollama").glob("ollama_docs.*.request.json"))]
     + [("bedrock-converse", p) for p in sorted((REAL / "bedrock_converse").glob("*.request.json"))]
+    + [("cohere", p) for p in sorted((REAL / "cohere").glob("*.request.json"))]
 )
-TARGETS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "bedrock-converse"]
+TARGETS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "bedrock-converse", "cohere"]
 CASES = [(src, path, tgt) for src, path in SOURCES for tgt in TARGETS if tgt != src]
 
 

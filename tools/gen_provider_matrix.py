@@ -33,7 +33,7 @@ from interlingua.mapping.settings import settings_of
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "providers.md"
-TARGETS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "bedrock-converse"]
+TARGETS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "bedrock-converse", "cohere"]
 BEGIN, END = "<!-- matrix:begin -->", "<!-- matrix:end -->"
 SETTINGS_BEGIN, SETTINGS_END = "<!-- settings:begin -->", "<!-- settings:end -->"
 DIALECTS = ["deepseek", "openrouter", "ollama"]

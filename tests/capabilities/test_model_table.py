@@ -125,6 +125,10 @@ EXPECTED: list[tuple[str, str, str]] = [
     ("bedrock-converse", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", "*anthropic.claude*"),
     ("bedrock-converse", "anthropic.claude-3-7-sonnet-20250219-v1:0", "*anthropic.claude*"),
     ("bedrock-converse", "us.amazon.nova-micro-v1:0", "*amazon.nova*"),
+    ("cohere", "command-a-vision-07-2025", "command-a-vision*"),
+    ("cohere", "command-a-reasoning-08-2025", "command-a-reasoning*"),
+    ("cohere", "command-r7b-12-2024", "command*"),
+    ("cohere", "command-a-03-2025", "command*"),
 ]
 
 

@@ -97,6 +97,8 @@ def test_validate_into_head_exits_quietly(tmp_path: Path) -> None:
         ["validate", "-"],
         ["store", "import", "-", "--url", "s.sqlite3"],
         ["replay", "-", "--provider", "anthropic", "--model", "m"],
+        ["view"],
+        ["view", "-", "-o", "out.html"],
     ],
 )
 def test_no_input_on_a_terminal_is_a_usage_message_not_a_wait(args: list[str], tmp_path: Path) -> None:
@@ -139,6 +141,7 @@ MALFORMED = {
         ["migrate", "{f}", "-o", "out.jsonl"],
         ["store", "import", "--url", "s.sqlite3", "{f}"],
         ["replay", "{f}", "--provider", "anthropic", "--model", "m", "--fixture", str(HELLO_FIXTURE)],
+        ["view", "{f}", "-o", "out.html"],
     ],
     ids=lambda c: " ".join(c[:2] if c[0] != "convert" else c[:5] + c[5:7]).replace("{f}", ""),
 )
@@ -164,6 +167,11 @@ def test_malformed_input_exits_1_with_an_error_line(command: list[str], name: st
         ["replay", "missing.json", "--provider", "anthropic", "--model", "m"],
         ["replay", str(WEATHER), "--provider", "nosuch", "--model", "m"],
         ["schema", "nosuch"],
+        ["view", "missing.json"],
+        ["view", "--store", "missing.sqlite3", "--session", "s"],
+        ["view", "--store", "s.sqlite3"],
+        ["view", str(WEATHER), "--session", "s"],
+        ["view", str(WEATHER), "-o", "no/such/dir/out.html"],
         ["validate", "--nosuch", str(WEATHER)],
         ["nosuch"],
     ],

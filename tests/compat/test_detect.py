@@ -31,6 +31,11 @@ from interlingua.errors import UnknownFormatError
         ({"schema_version": "1.0", "items": []}, "interlingua"),
         ([{"role": "user", "content": [{"text": "hi"}]}, {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t", "name": "f", "input": {}}}]}], "bedrock-converse"),
         ({"messages": [{"role": "user", "content": [{"text": "hi"}]}], "system": [{"text": "be brief"}]}, "bedrock-converse"),
+        ([{"role": "user", "content": "hi"}, {"role": "assistant", "tool_plan": "I will look", "tool_calls": [{"id": "f_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}], "cohere"),
+        ([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "yo"}]}], "cohere"),
+        ({"messages": [{"role": "user", "content": "hi"}], "model": "command-r-plus", "stop_sequences": ["Paris"]}, "cohere"),
+        ({"messages": [{"role": "user", "content": "hi"}], "tool_choice": "REQUIRED"}, "cohere"),
+        ({"messages": [{"role": "user", "content": "hi"}], "max_tokens": 5, "stop_sequences": ["x"]}, "anthropic"),
         ([{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "openai-chat"),
         ([{"schema_version": "1.0", "session_id": "s", "seq": 0, "item": {"type": "text", "text": "x", "role": "user"}}], "interlingua"),
     ],
@@ -74,14 +79,15 @@ def test_request_body_keys_name_their_api(body, fmt: str) -> None:
 
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
-_EXPECTED_DIR = {"anthropic": {"anthropic"}, "gemini": {"gemini"}, "openai_responses": {"openai-responses"}, "openai_chat": {"openai-chat"}, "openai_chat_extra": {"openai-chat"}, "openai_compatible": {"openai-chat"}, "openrouter": {"openai-chat"}, "ollama": {"ollama", "openai-chat"}, "bedrock_converse": {"bedrock-converse"}}
+_EXPECTED_DIR = {"anthropic": {"anthropic"}, "gemini": {"gemini"}, "openai_responses": {"openai-responses"}, "openai_chat": {"openai-chat"}, "openai_chat_extra": {"openai-chat"}, "openai_compatible": {"openai-chat"}, "openrouter": {"openai-chat"}, "ollama": {"ollama", "openai-chat"}, "bedrock_converse": {"bedrock-converse"}, "cohere": {"cohere", "openai-chat"}}
 
 
 @pytest.mark.parametrize("path", sorted(REAL.glob("*/*.request.json")), ids=lambda p: p.name)
 def test_real_request_bodies_are_detected(path: Path) -> None:
     """Real recorded request bodies (tests/fixtures/real): detected as their API and read without refusal.
 
-    Ollama's plain-text bodies and Ollama Cloud's OpenAI-compatible ones read as openai-chat (the same transcript).
+    Ollama's plain-text bodies and Ollama Cloud's OpenAI-compatible ones read as openai-chat (the same transcript);
+    so do Cohere bodies with nothing Cohere's own in them.
     """
     body = json.loads(path.read_text())
     fmt = detect_format(body)

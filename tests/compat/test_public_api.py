@@ -10,9 +10,10 @@ def test_exported_names() -> None:
         [
             "FORMATS", "LOOKED_FOR", "FormatDetectionError", "Migrated", "detect_format", "read", "read_any",
             "registered", "session_id_for", "session_id_from_bytes", "upcast", "upcast_row", "upcaster",
+            "WRITERS", "write",
         ]
     )
     for name in compat.__all__:
         assert hasattr(compat, name)
     assert compat.Migrated.__module__ == "interlingua.compat"
-    assert compat.FORMATS == ("openai-chat", "anthropic", "gemini", "ollama", "openai-responses", "pydantic-ai", "langchain", "interlingua", "bedrock-converse")
+    assert compat.FORMATS == ("openai-chat", "anthropic", "gemini", "ollama", "openai-responses", "pydantic-ai", "langchain", "interlingua", "bedrock-converse", "cohere")

@@ -35,6 +35,7 @@ CASES = {
     "langchain.json": "langchain",
     "langchain_legacy_openai.json": "langchain",
     "bedrock_converse.json": "bedrock-converse",
+    "cohere.json": "cohere",
 }
 
 

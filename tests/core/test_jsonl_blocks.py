@@ -230,3 +230,49 @@ def test_compact_checker_reports_what_item_checker_reports() -> None:
     a, b = ItemChecker(), _CompactChecker()
     for n, item in enumerate(items * 2):
         assert a.check(item, f"/{n}") == b.check(item, f"/{n}"), item
+
+
+_HEADER = b'{"schema_version":"1.0","session":{"id":"s2","created_at":"2026-01-01T00:00:00Z"}}'
+
+
+def _regex_runs(data: bytes) -> list[tuple[bytes, bool]]:
+    """``_header_runs`` without its pre-check: the line-start regex alone decides."""
+    out: list[tuple[bytes, bool]] = []
+    start = 0
+    for m in codec._HEADER_LINE.finditer(data):
+        if not codec._looks_like_header(m.group().strip()):
+            continue
+        if m.start() > start:
+            out.append((data[start : m.start()], False))
+        out.append((m.group(), True))
+        start = m.end()
+    if start < len(data):
+        out.append((data[start:], False))
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(pad=st.integers(0, 80), where=st.sampled_from(["key", "value", "header"]), n=st.integers(1, 6))
+def test_header_pre_check_agrees_with_the_regex(pad: int, where: str, n: int) -> None:
+    """The cheap ``"session"`` search may skip the header regex only where the regex finds nothing:
+    the word as a string value (as in tool arguments), as a key at any offset, and a real header."""
+    text = b'"' + b"x" * pad + b'"'
+    if where == "key":
+        odd = b'{"a":' + text + b',"session":1}'
+    elif where == "value":
+        odd = _line(0, b'{"type":"text","text":' + text + b',"metadata":{"tags":["session"]}}')
+    else:
+        odd = _HEADER
+    lines = [*_good(n), odd, *_good(n)]
+    data = b"\n".join(lines) + b"\n"
+    assert list(codec._header_runs(data)) == _regex_runs(data)
+    if any(is_header for _, is_header in _regex_runs(data)):
+        assert codec._may_hold_header(data)
+    if where == "header":
+        assert any(is_header for _, is_header in _regex_runs(data))
+
+
+def test_header_pre_check_skips_a_block_whose_only_session_word_is_far_from_a_line_start() -> None:
+    data = b"\n".join([*_good(3), _line(3, b'{"type":"text","text":"x","metadata":{"tags":["session"]}}')]) + b"\n"
+    assert not codec._may_hold_header(data)
+    assert codec._may_hold_header(_HEADER + b"\n" + data)

@@ -37,6 +37,7 @@ MODELS = {
     "anthropic": "claude-sonnet-4-5",
     "gemini": "gemini-2.5-pro",
     "ollama": "llama3.2",
+    "cohere": "command-a-03-2025",
 }
 
 
@@ -50,7 +51,7 @@ def _source_of(path: Path) -> str | None:
         if "generate_" in name:  # /api/generate, not a chat body
             return None
         return "ollama"
-    return {"openai_responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"}.get(d)
+    return {"openai_responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini", "cohere": "cohere"}.get(d)
 
 
 def request_fixtures() -> list[tuple[str, Path]]:

@@ -30,6 +30,12 @@ Anthropic: a body the stable types refuse is accepted when the beta types
 (``anthropic.types.beta``: ``MessageCreateParams*``, ``BetaMessage``) take it (beta blocks such as
 ``compaction`` round-trip from beta streams).
 
+Cohere: the v2 chat request has no SDK model: its fields are the parameters of
+``cohere.V2Client.chat`` (evaluated annotations), gathered into one model that forbids unknown keys
+(plus ``stream``, which ``chat``/``chat_stream`` put in the body), with ``Sequence`` read as ``list``
+and the open ``Union[Literal[...], Any]`` enums (``tool_choice``, ``safety_mode``) closed to their
+literals. The SDK models allow extra keys; the walk refuses them as for the others.
+
 Ollama: ``ollama._types.ChatRequest.messages`` is ``Sequence[Mapping[str, Any] | Message]`` and
 ``options`` is ``Mapping | Options``; both are checked against ``Message`` and ``Options`` (the
 typed branches). ``images`` on the wire are base64 strings (the SDK's ``Image`` is its input
@@ -55,8 +61,8 @@ import pydantic
 import typing_extensions
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
-Target = Literal["openai-chat", "openai-responses", "anthropic", "gemini", "ollama"]
-TARGETS: tuple[Target, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini", "ollama")
+Target = Literal["openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "cohere"]
+TARGETS: tuple[Target, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "cohere")
 
 _FORBID = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)
 
@@ -371,6 +377,32 @@ def _images(images: Any, path: str) -> list[str]:
     return out
 
 
+def _closed(tp: Any) -> Any:
+    """``Sequence[X]`` -> ``list[X]``; ``Union[Literal[...], Any, None]`` -> ``Union[Literal[...], None]``."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is collections.abc.Sequence:
+        return list[_closed(args[0])]  # type: ignore[misc]
+    if origin in (Union, types.UnionType):
+        kept = tuple(_closed(a) for a in args if a is not Any)
+        return Union[kept] if len(kept) > 1 else kept[0]  # type: ignore[return-value]
+    return tp
+
+
+@cache
+def _cohere_request_model() -> type[BaseModel]:
+    """The v2 chat request body: ``cohere.V2Client.chat``'s parameters as one closed model."""
+    from cohere.v2.client import V2Client
+
+    hints = typing.get_type_hints(V2Client.chat)
+    fields: dict[str, Any] = {}
+    for name, tp in hints.items():
+        if name in ("return", "request_options"):
+            continue
+        fields[name] = (_closed(tp), ... if name in ("model", "messages") else None)
+    fields["stream"] = (bool | None, None)
+    return pydantic.create_model("V2ChatRequest", __config__=ConfigDict(extra="forbid"), **fields)  # type: ignore[call-overload, no-any-return]
+
+
 def _request_type(target: Target, body: Any) -> Any:
     streaming = isinstance(body, dict) and body.get("stream") is True
     if target == "openai-chat":
@@ -411,6 +443,8 @@ def check_request(target: Target, body: Any) -> list[str]:
         return check_model(_gemini_request_model(), body, aliases_only=True)
     if target == "ollama":
         return _ollama_request(body)
+    if target == "cohere":
+        return check_model(_cohere_request_model(), body)
     raise ValueError(target)
 
 
@@ -418,7 +452,7 @@ def check_response(target: Target, body: Any) -> list[str]:
     """Problems with response ``body`` for ``target`` under its SDK's response model (empty: accepted).
 
     Models: openai ``ChatCompletion``, ``responses.Response``; anthropic ``Message``; google-genai
-    ``GenerateContentResponse`` (REST names only); ollama ``ChatResponse``.
+    ``GenerateContentResponse`` (REST names only); ollama ``ChatResponse``; cohere ``V2ChatResponse``.
     """
     if target == "openai-chat":
         from openai.types.chat import ChatCompletion
@@ -450,6 +484,10 @@ def check_response(target: Target, body: Any) -> list[str]:
             return check_model(ollama._types.ChatResponse, body, extra_keys=OLLAMA_SERVER_KEYS)
         out = check_model(ollama._types.ChatResponse, {**body, "message": {k: v for k, v in message.items() if k != "images"}}, extra_keys=OLLAMA_SERVER_KEYS)
         return out + _images(message.get("images"), "/message")
+    if target == "cohere":
+        from cohere import V2ChatResponse
+
+        return check_model(V2ChatResponse, body)
     raise ValueError(target)
 
 

@@ -31,6 +31,7 @@ VALID = {
     "anthropic": (load("anthropic/pai_anthropic_parallel_tool_calls.1.request.json"), load("anthropic/pai_anthropic_parallel_tool_calls.0.response.json")),
     "gemini": (GEMINI_REQUEST, load("gemini/pai_google_thinking_part.0.response.json")),
     "ollama": (load("ollama/ollama_docs.chat_tools_history.request.json"), load("ollama/ollama_docs.chat_tools_nostream.response.json")),
+    "cohere": (load("cohere/pai_test_tool_choice_matrix_auto_cohere.1.request.json"), load("cohere/pai_test_tool_choice_matrix_auto_cohere.0.response.json")),
 }
 # A Responses response the SDK accepts: the 2025 recording with the usage field the SDK now requires
 # and without ``store``, which the SDK's ``Response`` no longer has.
@@ -51,6 +52,8 @@ NESTED = {
     ("gemini", "response"): ("/usageMetadata", None, "promptTokenCount"),
     ("ollama", "request"): ("/messages/1/tool_calls/0/function", "name", "name"),
     ("ollama", "response"): ("/message/tool_calls/0/function", "name", "name"),
+    ("cohere", "request"): ("/messages/1/tool_calls/0", "id", "id"),
+    ("cohere", "response"): ("/message/tool_calls/0", "id", "id"),
 }
 
 

@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("replay", "Send TRANSCRIPT to a model and print the output items as a transcript document."),
     "migrate": ("migrate", "Migrate stored conversations of legacy formats to canonical envelopes or stored sessions."),
     "store": ("store", "Work with a session store (SQLite file or PostgreSQL)."),
+    "view": ("view", "Render a conversation as one self-contained HTML page (no script, no network access)."),
 }
 """Command name -> (module under ``interlingua.cli`` whose ``register(app)`` defines it, one-line help).
 

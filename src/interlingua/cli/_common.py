@@ -24,6 +24,7 @@ __all__ = [
     "format_names",
     "plain_table",
     "require_stdin",
+    "write_atomic",
 ]
 
 EXIT_OK = 0
@@ -173,3 +174,31 @@ def quiet_broken_pipe() -> None:
         os.close(devnull)
     except (OSError, ValueError, AttributeError):
         pass
+
+
+def write_atomic(out: os.PathLike[str] | str, data: bytes) -> None:
+    """Write ``data`` to ``out`` through a temporary file beside it, renamed into place.
+
+    A reader never sees a half-written file, and a failed write (disk full, a signal) leaves the
+    old file, if any, as it was and no temporary file behind. The file gets the mode a plain
+    ``open`` would give it (``0o666`` less the umask).
+
+    Raises:
+        OSError: the directory cannot be written (nothing is left behind).
+    """
+    import tempfile
+    from pathlib import Path
+
+    path = Path(out)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.chmod(tmp, 0o666 & ~umask)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -5,7 +5,10 @@ Usage::
     interlingua convert --from FMT --to FMT [--kind request|response|stream]
                         [--policy error|drop|degrade] [--model M] [--force] [INPUT] [-o OUT]
 
-``FMT`` is ``canonical`` or a registered mapper name. This command is a thin shell over
+``FMT`` is ``canonical``, a registered mapper name, or a framework format (:data:`FRAMEWORKS`):
+``otel`` (the ``gen_ai.*`` attributes of an OpenTelemetry GenAI span, :mod:`interlingua.otel`),
+``pydantic-ai`` (a ``ModelMessagesTypeAdapter`` JSON history) or ``langchain`` (``messages_to_dict``
+output), read and written through the canonical form (ADR 0011). This command is a thin shell over
 :func:`interlingua.convert_request` / :func:`~interlingua.convert_response` /
 :func:`~interlingua.convert_stream` (format check, decode, model rules, preflight with the
 policy, encode), so it gives what the Python API gives for the same input. Here live only
@@ -21,9 +24,7 @@ written to ``-o`` unless the whole conversion succeeded.
 from __future__ import annotations
 
 import enum
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import IO, Annotated, Any
 
@@ -34,9 +35,12 @@ from ..codec import _syntax_problem
 from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
 from ..errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, StreamFailedError, UnknownFormatError
 from ..mapping import Mapper, Report, available, get_mapper
-from ._common import require_stdin
+from ._common import require_stdin, write_atomic
 
-__all__ = ["CANONICAL", "convert", "register"]
+__all__ = ["CANONICAL", "FRAMEWORKS", "convert", "register"]
+
+FRAMEWORKS = ("otel", "pydantic-ai", "langchain")
+"""Formats that are not provider wire formats: whole conversations as other tools hold them (ADR 0011)."""
 
 _STREAM_SUFFIXES = (".sse", ".ndjson")
 
@@ -70,15 +74,15 @@ class _Fail(Exception):
 
 
 def _format(name: str) -> None:
-    """Exit 2 when ``name`` is neither canonical nor a format that loads."""
-    if name == CANONICAL:
+    """Exit 2 when ``name`` is neither canonical, a framework format nor a format that loads."""
+    if name == CANONICAL or name in FRAMEWORKS:
         return
     if name not in available():
-        raise _Fail(2, f"unknown format {name!r}; known: {', '.join([CANONICAL, *available()])}")
+        raise _Fail(2, f"unknown format {name!r}; known: {', '.join([CANONICAL, *available(), *FRAMEWORKS])}")
     try:
         get_mapper(name)
     except UnknownFormatError as exc:  # a plugin that fails to load
-        raise _Fail(2, f"{exc}; known: {', '.join([CANONICAL, *available()])}") from exc
+        raise _Fail(2, f"{exc}; known: {', '.join([CANONICAL, *available(), *FRAMEWORKS])}") from exc
 
 
 def _binary(stream: Any) -> IO[bytes]:
@@ -162,18 +166,7 @@ def _write(out: Path | None, data: bytes) -> None:
         stream.write(data)
         stream.flush()
         return
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent if str(out.parent) else ".")
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomic(out, data)
 
 
 def run(
@@ -200,6 +193,8 @@ def run(
     _format(from_)
     _format(to)
     pol: Any = policy
+    if from_ in FRAMEWORKS or to in FRAMEWORKS:
+        return _via_transcript(from_, to, kind=kind, policy=pol, model=model, source=source, report=report, force=force, session=session)
     if from_ == CANONICAL and kind is Kind.stream:
         raise _Fail(2, "--kind stream needs --from <provider>: a canonical transcript is not a stream")
     data = _read(source)
@@ -239,12 +234,49 @@ def run(
     return _pretty(conv.value)
 
 
+def _via_transcript(
+    from_: str, to: str, *, kind: Kind | None, policy: Any, model: str | None, source: str, report: Report, force: bool, session: str | None
+) -> bytes:
+    """A conversion with a framework format on one side: the source to a transcript, the transcript to the target."""
+    from ..codec import decode_transcript, encode_transcript
+
+    if from_ in FRAMEWORKS:
+        if session is not None:
+            raise _Fail(2, "--session picks a session of a session file: it needs --from canonical")
+        value = _json(_read(source), f"the {from_} input")
+        if from_ == "otel":
+            from ..otel import from_otel
+
+            transcript = from_otel(value, report=report).value
+        else:
+            from ..compat import read
+
+            migrated = read(value, from_)
+            report.extend(migrated.report)
+            transcript = migrated.transcript
+    else:  # canonical or a provider format: the usual path, to canonical
+        doc = run(from_, CANONICAL, kind=kind, policy=policy, model=model, source=source, report=report, force=force, session=session)
+        transcript = decode_transcript(doc)
+    if to == "otel":
+        from ..otel import to_otel
+
+        return _pretty(to_otel(transcript, policy=policy, report=report).value)
+    if to in FRAMEWORKS:
+        from ..compat import write
+
+        return _pretty(write(transcript, to, policy=policy, report=report).value)
+    if to == CANONICAL:
+        return _pretty(msgspec.json.decode(encode_transcript(transcript)))
+    conv = (convert_response if kind is Kind.response else convert_request)(transcript, source=CANONICAL, target=to, model=model, policy=policy, report=report)
+    return _pretty(conv.value)
+
+
 # --------------------------------------------------------------------------- command
 
 
 def convert(
-    from_: Annotated[str, typer.Option("--from", metavar="FORMAT", help="Source format: {formats}.", show_default=False)],
-    to: Annotated[str, typer.Option("--to", metavar="FORMAT", help="Target format: {formats}.", show_default=False)],
+    from_: Annotated[str, typer.Option("--from", metavar="FORMAT", help="Source format: {formats}; or otel, pydantic-ai, langchain.", show_default=False)],
+    to: Annotated[str, typer.Option("--to", metavar="FORMAT", help="Target format: {formats}; or otel, pydantic-ai, langchain.", show_default=False)],
     source: Annotated[str, typer.Argument(metavar="INPUT", help="Input file, or `-` for stdin (the default).", show_default=False)] = "-",
     kind: Annotated[
         Kind | None, typer.Option("--kind", help="What the input holds; detected when not given.", show_default=False)

@@ -5,11 +5,15 @@ transcript plus a report (:class:`Migrated`). Formats (:data:`FORMATS`):
 
 * ``openai-chat``: OpenAI Chat message lists, with the deprecated ``functions``/``function_call``
   form and ``role: "function"`` messages;
-* ``anthropic``, ``gemini``, ``ollama``, ``openai-responses``: message lists (or stored request
-  bodies) of those APIs, read by the provider mappers;
+* ``anthropic``, ``gemini``, ``ollama``, ``openai-responses``, ``bedrock-converse``, ``cohere``:
+  message lists (or stored request bodies) of those APIs, read by the provider mappers;
 * ``pydantic-ai``: ``ModelMessagesTypeAdapter`` JSON, older field names included;
 * ``langchain``: ``messages_to_dict`` output;
 * ``interlingua``: documents and envelopes of any schema version the upcaster chain reads.
+
+:func:`write` is the way back for the frameworks (:data:`WRITERS`: ``pydantic-ai``, ``langchain``):
+a canonical transcript to the JSON those frameworks load, with a report of every field the
+framework's form does not keep.
 
 :func:`detect_format` picks the format; :func:`read_any` detects and reads. Older
 interlingua versions go through the upcaster chain (:func:`upcaster`, :func:`upcast`,
@@ -22,7 +26,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import UnknownFormatError
-from . import _anthropic, _bedrock_converse, _gemini, _interlingua, _langchain, _ollama, _openai_chat, _openai_responses, _pydantic_ai
+from ..items import Transcript
+from ..mapping import Conversion, Policy, Report
+from . import _anthropic, _bedrock_converse, _cohere, _gemini, _interlingua, _langchain, _langchain_writer, _ollama, _openai_chat, _openai_responses, _pydantic_ai, _pydantic_ai_writer
 from ._base import Migrated, session_id_for, session_id_from_bytes
 from ._detect import LOOKED_FOR, FormatDetectionError, detect_format
 from ._upcast import registered, upcast, upcast_row, upcaster
@@ -30,6 +36,7 @@ from ._upcast import registered, upcast, upcast_row, upcaster
 __all__ = [
     "FORMATS",
     "LOOKED_FOR",
+    "WRITERS",
     "FormatDetectionError",
     "Migrated",
     "detect_format",
@@ -41,11 +48,12 @@ __all__ = [
     "upcast",
     "upcast_row",
     "upcaster",
+    "write",
 ]
 
 _READERS: dict[str, Callable[[Any], Migrated]] = {
     m.FORMAT: m.read
-    for m in (_openai_chat, _anthropic, _gemini, _ollama, _openai_responses, _pydantic_ai, _langchain, _interlingua, _bedrock_converse)
+    for m in (_openai_chat, _anthropic, _gemini, _ollama, _openai_responses, _pydantic_ai, _langchain, _interlingua, _bedrock_converse, _cohere)
 }
 
 FORMATS: tuple[str, ...] = tuple(_READERS)
@@ -65,6 +73,33 @@ def read(obj: Any, fmt: str) -> Migrated:
     return reader(obj)
 
 
+_WRITERS: dict[str, Callable[..., Conversion[list[dict[str, Any]]]]] = {
+    _pydantic_ai.FORMAT: _pydantic_ai_writer.write,
+    _langchain.FORMAT: _langchain_writer.write,
+}
+
+WRITERS: tuple[str, ...] = tuple(_WRITERS)
+"""Every format a transcript can be written back to (the inverse of its reader)."""
+
+
+def write(transcript: Transcript, fmt: str, *, policy: Policy = "error", report: Report | None = None) -> Conversion[list[dict[str, Any]]]:
+    """Write ``transcript`` as format ``fmt`` (a name from :data:`WRITERS`).
+
+    ``pydantic-ai``: a ``ModelMessagesTypeAdapter`` JSON history (``[{"kind": "request"|"response",
+    "parts": [...]}, ...]``); ``langchain``: ``messages_to_dict`` output (``[{"type", "data"}, ...]``).
+    Every field the framework's form does not keep is reported per item; what has no form at all
+    (``error`` items, another provider's ``raw`` items) follows ``policy``.
+
+    Raises:
+        UnknownFormatError: ``fmt`` is not a writer's format.
+        ConversionError: under policy ``error``, an item the format has no form for.
+    """
+    writer = _WRITERS.get(fmt)
+    if writer is None:
+        raise UnknownFormatError(f"no writer for format {fmt!r}; known: {', '.join(WRITERS)}")
+    return writer(transcript, policy=policy, report=report)
+
+
 def read_any(obj: Any, fmt: str = "auto") -> Migrated:
     """Detect the format of ``obj`` (unless ``fmt`` names one) and read it.
 
@@ -77,7 +112,7 @@ def read_any(obj: Any, fmt: str = "auto") -> Migrated:
     return read(obj, detect_format(obj) if fmt == "auto" else fmt)
 
 
-for _name, _obj in ((n, globals()[n]) for n in ("Migrated", "FormatDetectionError", "detect_format", "read", "read_any", "session_id_for", "upcast", "upcast_row", "upcaster", "registered")):
+for _name, _obj in ((n, globals()[n]) for n in ("Migrated", "FormatDetectionError", "detect_format", "read", "read_any", "write", "session_id_for", "upcast", "upcast_row", "upcaster", "registered")):
     try:
         _obj.__module__ = __name__
     except (AttributeError, TypeError):

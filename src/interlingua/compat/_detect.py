@@ -15,11 +15,16 @@ Rules, first match wins (each looks at every message, so one odd message does no
 6. A list of messages whose every content block is a one-member object without ``type``
    (``{"text": ...}``, ``{"toolUse": {...}}``, ...: Converse ``ContentBlock`` unions), or a
    request body with ``inferenceConfig``/``toolConfig``/``modelId``: ``bedrock-converse``.
-7. A request body whose own keys name its API: ``system``, ``thinking``, ``anthropic_version``,
+7. Cohere v2: a message with ``tool_plan``, an assistant ``thinking`` part without a
+   ``signature`` (Anthropic's always has one), a tool message with ``document`` parts; or a body
+   with ``p``/``k``/``safety_mode``/``citation_options``/``strict_tools``/``documents``, a
+   ``tool_choice`` of ``REQUIRED``/``NONE``, a ``thinking`` object with ``token_budget``, or
+   ``stop_sequences`` without ``max_tokens`` (Anthropic requires it): ``cohere``.
+8. A request body whose own keys name its API: ``system``, ``thinking``, ``anthropic_version``,
    ``stop_sequences``, ``top_k``, tools with ``input_schema`` or an object ``tool_choice``
    with an Anthropic ``type``: ``anthropic``; ``options``, ``keep_alive``, ``think``,
    ``format``: ``ollama``.
-8. A list of ``{"role", ...}`` messages (or an object with ``messages``):
+9. A list of ``{"role", ...}`` messages (or an object with ``messages``):
    ``anthropic`` when a block is ``tool_use``/``tool_result``/``thinking``/
    ``redacted_thinking`` or an image has a ``source``; ``ollama`` when a message has
    ``images``/``thinking``/``tool_name`` or a tool call's ``arguments`` is an object;
@@ -46,6 +51,7 @@ LOOKED_FOR = (
     "gemini: a list of {'role': 'user'|'model', 'parts': [...]}, or an object with 'contents'",
     "openai-responses: a list of input items ({'type': 'message'|'function_call'|'function_call_output'|'reasoning', ...}), or an object with 'input'",
     "bedrock-converse: messages whose content blocks are one-member objects ({'text': ...}, {'toolUse': {...}}), or a body with 'inferenceConfig'/'toolConfig'",
+    "cohere: messages with 'tool_plan', unsigned 'thinking' parts or 'document' tool content, or a body with 'p'/'k'/'safety_mode'/'documents' or tool_choice 'REQUIRED'/'NONE'",
     "anthropic / ollama / openai-chat: a list of {'role', 'content'} messages, or an object with 'messages'",
 )
 """What :func:`detect_format` looks for, in order (used in its error message)."""
@@ -90,6 +96,33 @@ def _converse(messages: list[Any]) -> bool:
     return bool(blocks) and all(isinstance(b, dict) and len(b) == 1 and next(iter(b)) in _CONVERSE_BLOCKS for b in blocks)
 
 
+_COHERE_BODY_KEYS = frozenset({"p", "k", "safety_mode", "citation_options", "strict_tools", "documents", "priority"})
+
+
+def _cohere_messages(messages: list[Any]) -> bool:
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        if "tool_plan" in m:
+            return True
+        blocks = _blocks(m)
+        if m.get("role") == "assistant" and any(b.get("type") == "thinking" and "signature" not in b for b in blocks):
+            return True
+        if m.get("role") == "tool" and any(b.get("type") == "document" and isinstance(b.get("document"), dict) for b in blocks):
+            return True
+    return False
+
+
+def _cohere_body(body: Mapping[str, Any]) -> bool:
+    thinking = body.get("thinking")
+    return bool(
+        _COHERE_BODY_KEYS & body.keys()
+        or body.get("tool_choice") in ("REQUIRED", "NONE")
+        or (isinstance(thinking, dict) and "token_budget" in thinking)
+        or ("stop_sequences" in body and "max_tokens" not in body)
+    )
+
+
 def _message_list(messages: list[Any]) -> str:
     if messages and all(isinstance(m, dict) and m.get("role") in ("user", "assistant") for m in messages) and _converse(messages):
         return "bedrock-converse"
@@ -101,6 +134,8 @@ def _message_list(messages: list[Any]) -> str:
         return "openai-responses"
     if not all("role" in m for m in messages):
         raise _fail("some messages have no 'role'")
+    if _cohere_messages(messages):
+        return "cohere"
     for m in messages:
         for b in _blocks(m):
             if b.get("type") in _ANTHROPIC_BLOCKS or (b.get("type") in ("image", "document") and isinstance(b.get("source"), dict)):
@@ -149,6 +184,8 @@ def detect_format(obj: Any) -> str:
         if isinstance(obj.get("messages"), list):
             if {"inferenceConfig", "toolConfig", "modelId", "additionalModelRequestFields"} & obj.keys() or (obj["messages"] and _converse(obj["messages"]) and all(isinstance(m, dict) and m.get("role") in ("user", "assistant") for m in obj["messages"])):
                 return "bedrock-converse"
+            if _cohere_body(obj):
+                return "cohere"
             return _body_hint(obj) or _message_list(obj["messages"])
         raise _fail(f"an object with keys {sorted(obj)[:8]}")
     if not isinstance(obj, list):

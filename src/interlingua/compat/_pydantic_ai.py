@@ -11,7 +11,8 @@ Mapping (message ``i`` -> items keyed ``m{i}``):
 
 * ``system-prompt`` -> ``text(role="system")``; ``user-prompt`` -> ``role="user"`` content: a string,
   or a list of strings and ``{"kind": "image-url"|"audio-url"|"document-url"|"binary", ...}``
-  objects (``binary`` ``data`` is base64; its ``media_type`` picks image/audio/document).
+  objects (``binary`` ``data`` is base64, URL-safe as pydantic writes it, read into the standard
+  alphabet; its ``media_type`` picks image/audio/document).
   ``video-url`` and other kinds have no canonical form: kept as ``raw`` (reported).
 * ``instructions`` on a request -> ``text(role="system", message="instructions{i}")`` before its
   parts, only when it differs from the instructions last emitted (pydantic-ai re-sends them).
@@ -126,7 +127,9 @@ class _Reader:
                 item = _media(kind, media_type, UrlSource(url=value["url"], media_type=media_type or U), role)
                 return _replace(item, message=key) if role is not U else item
             if kind == "binary" and isinstance(value.get("data"), str) and media_type:
-                item = _media(kind, media_type, Base64Source(media_type=media_type, data=value["data"]), role)
+                # pydantic serializes bytes as URL-safe base64 (``ser_json_bytes="base64"``): same bytes, standard alphabet here.
+                data = value["data"].replace("-", "+").replace("_", "/")
+                item = _media(kind, media_type, Base64Source(media_type=media_type, data=data), role)
                 return _replace(item, message=key) if role is not U else item
             if kind == "text" and isinstance(value.get("content"), str):  # TextContent
                 return self.content(value["content"], role, key, index, pointer)

@@ -93,8 +93,12 @@ def as_provider_data(name: str, extras: Mapping[str, Any]) -> Any:
     return {name: dict(extras)} if extras else msgspec.UNSET
 
 
-def merge_own(part: dict[str, Any], item: Any, name: str, report: Report, *, index: int | None, item_type: str) -> dict[str, Any]:
+def merge_own(
+    part: dict[str, Any], item: Any, name: str, report: Report, *, index: int | None, item_type: str, skip: Collection[str] = ()
+) -> dict[str, Any]:
     """Write ``item.provider_data[name]`` back onto the wire ``part`` (fields the part already has win);
-    other providers' entries are reported dropped. Returns ``part``."""
-    return restore_fields(part, item_fields(item, name, report, index=index, what=f"a {item_type} item"))
+    other providers' entries are reported dropped. Keys in ``skip`` (a mapper's own hints about how
+    the wire held the item, not wire fields) are not written. Returns ``part``."""
+    own = item_fields(item, name, report, index=index, what=f"a {item_type} item")
+    return restore_fields(part, {k: v for k, v in own.items() if k not in skip})
 

@@ -91,6 +91,13 @@ class IdMap:
             if self.rule.accepts(value):
                 self._taken.add(value)
 
+    def keep(self, original: str) -> str:
+        """Map ``original`` to itself whatever the rule says (an id the target itself issued or took
+        before, such as a wire id read from the same provider), so its results get it too."""
+        self._forward.setdefault(original, original)
+        self._taken.add(original)
+        return self._forward[original]
+
     def get(self, original: str, *, index: int | None = None) -> str:
         """Return the target id for ``original``, deriving (and reporting) it on first use."""
         if original in self._forward:

@@ -15,6 +15,7 @@ Three pieces, so that a wrongly typed field anywhere in provider input is a clea
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
@@ -24,12 +25,32 @@ import msgspec
 from ..codec import DEFAULT_LIMITS, _split_msgspec_error, decode_json
 from ..errors import MalformedInputError
 
-__all__ = ["DECODE_FAILURES", "check_shape", "decode_event", "guarded", "json_type", "locate_failure"]
+__all__ = ["DECODE_FAILURES", "check_shape", "decode_event", "fast_event", "guarded", "json_copy", "json_type", "locate_failure"]
 
 DECODE_FAILURES = (TypeError, KeyError, AttributeError, IndexError, ValueError, msgspec.ValidationError)
 """Exceptions a decoder raises when the input has a shape it does not expect."""
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of a JSON value (plain ``dict``/``list`` of JSON scalars), as ``copy.deepcopy`` gives.
+
+    Plain dicts, lists and JSON scalars are copied by a direct walk (several times faster than
+    ``deepcopy``, which keeps a memo for shared and cyclic references that decoded JSON never has);
+    anything else (a dict subclass, a tuple, another object) is handed to ``copy.deepcopy``.
+    """
+    t = type(value)
+    if t is dict:
+        return {k: v if type(v) in _ATOMS else json_copy(v) for k, v in value.items()}
+    if t is list:
+        return [v if type(v) in _ATOMS else json_copy(v) for v in value]
+    if t in _ATOMS:
+        return value
+    return copy.deepcopy(value)
 
 
 def json_type(value: Any) -> str:
@@ -57,6 +78,30 @@ def decode_event(data: str | bytes, *, provider: str | None = None) -> Any:
         LimitError: deeper or larger than :data:`interlingua.codec.DEFAULT_LIMITS` allows for one line.
     """
     return decode_json(data, max_bytes=DEFAULT_LIMITS.max_line_bytes, one_line=True)
+
+
+_FAST_MAX_CHARS = DEFAULT_LIMITS.max_line_bytes // 4
+"""A text of at most this many characters is at most ``max_line_bytes`` bytes in UTF-8 (4 bytes a character)."""
+
+
+def fast_event(decoder: msgspec.json.Decoder[Any], data: str) -> Any:
+    """Decode one stream event straight into a fast-path Struct, or ``None``: then run the checked path.
+
+    The fast path of a stream accumulator for its most frequent event (a text delta). ``decoder``
+    decodes into a Struct declared with ``forbid_unknown_fields=True`` whose fields are all typed
+    (no ``Any``, no free-form ``dict``), so a successful decode proves everything
+    :func:`decode_event` + :func:`check_shape` check: every value of the event was decoded and
+    typed by msgspec (an unknown field would be skipped unchecked, so it is refused), the nesting
+    depth is bounded by the Struct's own shape, and the text is within the line size limit. On any
+    failure (a malformed text, a wrongly typed or unknown field, an unusual shape) it returns
+    ``None`` and the accumulator runs its checked path, which raises the same error as before.
+    """
+    if len(data) > _FAST_MAX_CHARS:
+        return None
+    try:
+        return decoder.decode(data)
+    except (msgspec.DecodeError, UnicodeError):
+        return None
 
 
 def check_shape(data: Any, shape: Any, *, provider: str | None = None, pointer: str = "") -> None:

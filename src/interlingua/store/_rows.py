@@ -7,7 +7,7 @@ invalid batch is refused with nothing written.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -248,46 +248,46 @@ def prepare_rows(
     last = len(items) - 1
     deferred: list[tuple[str, bytes]] = []
     deferred_bytes = 0
-    for i, obj in enumerate(items):
-        pointer = f"/{i}"
-        version, env_usage, env_stop, created = SCHEMA_VERSION, None, None, None
-        item = obj
-        if isinstance(obj, Envelope):
-            item, version = obj.item, obj.schema_version
-            env_usage = obj.usage if obj.usage is not msgspec.UNSET else None
-            env_stop = obj.stop_reason if obj.stop_reason is not msgspec.UNSET else None
-            if keep_created_at and obj.created_at is not msgspec.UNSET:
-                created = parse_ts(obj.created_at, f"{pointer}/created_at")
-            pointer = f"{pointer}/item"
-        queued = len(deferred)
-        try:
+    try:
+        for i, obj in enumerate(items):
+            pointer = f"/{i}"
+            version, env_usage, env_stop, created = SCHEMA_VERSION, None, None, None
+            item = obj
+            if isinstance(obj, Envelope):
+                item, version = obj.item, obj.schema_version
+                env_usage = obj.usage if obj.usage is not msgspec.UNSET else None
+                env_stop = obj.stop_reason if obj.stop_reason is not msgspec.UNSET else None
+                if keep_created_at and obj.created_at is not msgspec.UNSET:
+                    created = parse_ts(obj.created_at, f"{pointer}/created_at")
+                pointer = f"{pointer}/item"
+            queued = len(deferred)
             typ, role, call_id, data, unknown = _prepare_item(item, version, pointer, forbid_nul, deferred, validated)
-        except DocumentError:
-            _check_deferred(deferred)  # an earlier item's problem comes first
-            raise
-        if len(deferred) > queued:
-            deferred_bytes += len(data) + 1
-            if deferred_bytes >= _FAST_GROUP_BYTES:
-                _check_deferred(deferred)
-                deferred.clear()
-                deferred_bytes = 0
-        if i == last:
-            env_usage = usage if usage is not None else env_usage
-            env_stop = stop_reason if stop_reason is not None else env_stop
-        text = data.decode()
-        rows.append(
-            PreparedRow(
-                schema_version=version,
-                type=typ,
-                role=role,
-                call_id=call_id,
-                item=JsonText(text),
-                raw_json=text if unknown or keep_text else None,
-                usage=_enc_checked(env_usage, Usage, f"/{i}/usage"),
-                stop_reason=_enc_checked(env_stop, StopReason, f"/{i}/stop_reason"),
-                created_at=created,
+            if len(deferred) > queued:
+                deferred_bytes += len(data) + 1
+                if deferred_bytes >= _FAST_GROUP_BYTES:
+                    _check_deferred(deferred)
+                    deferred.clear()
+                    deferred_bytes = 0
+            if i == last:
+                env_usage = usage if usage is not None else env_usage
+                env_stop = stop_reason if stop_reason is not None else env_stop
+            text = data.decode()
+            rows.append(
+                PreparedRow(
+                    schema_version=version,
+                    type=typ,
+                    role=role,
+                    call_id=call_id,
+                    item=JsonText(text),
+                    raw_json=text if unknown or keep_text else None,
+                    usage=_enc_checked(env_usage, Usage, f"/{i}/usage"),
+                    stop_reason=_enc_checked(env_stop, StopReason, f"/{i}/stop_reason"),
+                    created_at=created,
+                )
             )
-        )
+    except DocumentError:
+        _check_deferred(deferred)  # the first invalid item by index: an earlier item's typed check goes first
+        raise
     _check_deferred(deferred)
     return rows
 
@@ -451,11 +451,14 @@ def decode_row(session_id: str, row: Any) -> Envelope:
 _FAST_GROUP_BYTES = 1 << 20
 
 
-def decode_rows_fast(session_id: str, rows: Sequence[Any]) -> list[Envelope] | None:
+def decode_rows_fast(session_id: str, rows: Sequence[Any], *, parse_created: Callable[[Any], Any] | None = None) -> list[Envelope] | None:
     """:func:`decode_row` for a whole page of rows, items decoded in one typed pass per ~1 MB.
 
     Only rows of exactly this schema version; the items' JSON texts joined by newlines must pass
     ``codec._decode_items_block``'s proofs (one object per line, depth and size bounds, known types).
+    ``parse_created``: the rows come from the driver unprocessed, and this turns a ``created_at``
+    value into a datetime (the column type's own result processor); it runs once per distinct value
+    (an append's rows share one timestamp).
     Returns ``None`` on any doubt: the caller then decodes row by row (and quarantines what fails).
     """
     envs: list[Envelope] = []
@@ -486,7 +489,7 @@ def decode_rows_fast(session_id: str, rows: Sequence[Any]) -> list[Envelope] | N
                 created = row.created_at
                 stamp = stamps.get(created)
                 if stamp is None:
-                    stamp = stamps[created] = format_ts(created)
+                    stamp = stamps[created] = format_ts(created if parse_created is None else parse_created(created))
                 env = Envelope(schema_version=version, session_id=session_id, seq=row.seq, item=item, created_at=stamp)
                 if row.usage is not None:
                     env.usage = usage_dec(row.usage)

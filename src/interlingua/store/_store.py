@@ -59,6 +59,20 @@ _ITEM_COLUMNS = ("session_id", "seq", "schema_version", "type", "role", "call_id
 _INSERT_ITEMS_SQL = f"INSERT INTO {ITEMS.name} ({', '.join(_ITEM_COLUMNS)}) VALUES ({', '.join('?' * len(_ITEM_COLUMNS))})"
 
 
+_SELECT_ITEMS_SQL = (
+    f"SELECT seq, schema_version, created_at, item, raw_json, usage, stop_reason FROM {ITEMS.name} "
+    "WHERE session_id = ? AND seq >= ? AND seq <= ? ORDER BY seq"
+)
+
+
+_ADVANCE_SQL = f"UPDATE {SESSIONS.name} SET head_seq = head_seq + ?, updated_at = ? WHERE id = ? RETURNING head_seq"
+_ADVANCE_EXPECTED_SQL = f"UPDATE {SESSIONS.name} SET head_seq = head_seq + ?, updated_at = ? WHERE id = ? AND head_seq = ? RETURNING head_seq"
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
 async def _insert_rows_driver(conn: AsyncConnection, segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], now: datetime) -> None:
     """SQLite: rows of one or several sessions as ``executemany`` of pre-built tuples through the driver.
 
@@ -650,11 +664,21 @@ class SessionStore:
         return head
 
     async def _advance(self, conn: AsyncConnection, session_id: str, n: int, expected: int | None, now: datetime) -> int:
-        stmt = sa.update(SESSIONS).where(SESSIONS.c.id == session_id)
-        if expected is not None:
-            stmt = stmt.where(SESSIONS.c.head_seq == expected)
-        stmt = stmt.values(head_seq=SESSIONS.c.head_seq + n, updated_at=now).returning(SESSIONS.c.head_seq)
-        head = (await conn.execute(stmt)).scalar_one_or_none()
+        if self._is_pg:
+            stmt = sa.update(SESSIONS).where(SESSIONS.c.id == session_id)
+            if expected is not None:
+                stmt = stmt.where(SESSIONS.c.head_seq == expected)
+            stmt = stmt.values(head_seq=SESSIONS.c.head_seq + n, updated_at=now).returning(SESSIONS.c.head_seq)
+            head = (await conn.execute(stmt)).scalar_one_or_none()
+        else:
+            # SQLite: the same UPDATE ... RETURNING through the driver (no statement built and compiled
+            # per append); the timestamp bound by the column type's own processor, as SQLAlchemy would.
+            ts = SESSIONS.c.updated_at.type._cached_bind_processor(conn.dialect)
+            params: tuple[Any, ...] = (n, ts(now) if ts else now, session_id)
+            sql = _ADVANCE_SQL if expected is None else _ADVANCE_EXPECTED_SQL
+            if expected is not None:
+                params = (*params, expected)
+            head = (await conn.exec_driver_sql(sql, params)).scalar_one_or_none()
         if head is not None:
             return int(head)
         actual = (await conn.execute(sa.select(SESSIONS.c.head_seq).where(SESSIONS.c.id == session_id))).scalar_one_or_none()
@@ -708,6 +732,17 @@ class SessionStore:
         return (await self._load(session_id, since_seq, on_corrupt))[1]
 
     async def _load(self, session_id: str, since_seq: int, on_corrupt: str) -> tuple[SessionInfo, list[Envelope]]:
+        if not self._is_pg:
+            # SQLite: the rows straight from the driver (no per-value result processing; the timestamp
+            # column is parsed once per distinct value), decoded in one typed pass. On any doubt
+            # (a row of another version, one that does not decode) the checked path below runs.
+            async with self._read("loading a session") as conn:
+                info = self._info(await self._require(conn, session_id))
+                raw = (await conn.exec_driver_sql(_SELECT_ITEMS_SQL, (session_id, since_seq, info.head_seq))).all()
+                parse = ITEMS.c.created_at.type._cached_result_processor(conn.dialect, None)
+            fast = _rows.decode_rows_fast(session_id, raw, parse_created=parse or _as_is)
+            if fast is not None:
+                return info, fast
         async with self._read("loading a session", snapshot=True) as conn:
             info = self._info(await self._require(conn, session_id))
             rows = (

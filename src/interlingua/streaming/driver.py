@@ -25,6 +25,7 @@ __all__ = ["aiter_stream", "collect", "iter_stream"]
 
 
 _TOO_DEEP = "a stream event nests too deeply to decode"
+_TERMINAL = (StreamDone, StreamError)
 _FEED_FAILURES = (InterlinguaError, TypeError, KeyError, AttributeError, IndexError, ValueError, RecursionError)
 
 
@@ -98,14 +99,15 @@ def iter_stream(mapper: Mapper, source: bytes | Iterable[bytes] | httpx.Response
                 yield _malformed(mapper, acc, index, exc)
                 return
             for ev in events:
-                if is_terminal(ev) and isinstance(ev, StreamDone) and not isinstance(source, httpx.Response):
-                    # A recorded stream is read to its end: data after the end marker is reported.
-                    extra = sum(1 for _ in frames)
-                    if extra:
-                        ev.report.add("dropped", f"{extra} stream event(s) after the end marker were ignored")
-                yield ev
-                if is_terminal(ev):
+                if isinstance(ev, _TERMINAL):  # is_terminal, inlined: this loop runs once per event
+                    if isinstance(ev, StreamDone) and not isinstance(source, httpx.Response):
+                        # A recorded stream is read to its end: data after the end marker is reported.
+                        extra = sum(1 for _ in frames)
+                        if extra:
+                            ev.report.add("dropped", f"{extra} stream event(s) after the end marker were ignored")
+                    yield ev
                     return
+                yield ev
     except UnicodeDecodeError:
         yield StreamError(ErrorItem(code="provider_error", message="stream is not valid UTF-8", retryable=False))
         return

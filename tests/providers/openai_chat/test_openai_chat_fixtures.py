@@ -77,14 +77,20 @@ def test_response_round_trip(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", RESPONSES, ids=_id)
-def test_response_encoded_by_default_dialect_reports_reasoning(path: Path) -> None:
+def test_response_read_by_default_dialect_keeps_the_hosts_reasoning(path: Path) -> None:
+    """Read by the default dialect, a compatible host's reasoning fields go back into its response
+    as read (issue 13), and are left out of a request for another model with a report."""
     body = load(path)
     response = OpenAIChatMapper().decode_response(body).value
-    encoded = OpenAIChatMapper().encode_response(response)
-    has_reasoning = any(k in body["choices"][0]["message"] for k in ("reasoning", "reasoning_content", "reasoning_details"))
-    assert bool(encoded.report.entries) == has_reasoning
-    assert "reasoning" not in encoded.value["choices"][0]["message"]
-    assert "reasoning_details" not in encoded.value["choices"][0]["message"]
+    encoded = OpenAIChatMapper().encode_response(response, model=body.get("model"))
+    fields = [k for k in ("reasoning", "reasoning_content", "reasoning_details") if body["choices"][0]["message"].get(k)]
+    assert not encoded.report.entries
+    for k in fields:
+        assert encoded.value["choices"][0]["message"][k] == body["choices"][0]["message"][k]
+    transcript = Transcript(schema_version="1.0", items=list(response.items))
+    request = OpenAIChatMapper().encode_request(transcript, model="gpt-4.1")
+    assert not any(k in m for m in request.value["messages"] for k in fields)
+    assert bool([e for e in request.report if e.item_type == "reasoning"]) == bool(fields)
 
 
 @pytest.mark.parametrize("path", REQUESTS + RESPONSES, ids=_id)

@@ -189,16 +189,22 @@ def test_document_from_other_file_store_is_unsupported() -> None:
 
 
 def test_unknown_part_and_part_fields_are_kept_or_reported() -> None:
-    body = {"messages": [{"role": "user", "content": [{"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}, "extra": 1}, {"type": "input_video", "input_video": {"url": "u"}}]}]}
+    body = {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}, "extra": 1}, {"type": "input_video", "input_video": {"url": "u"}}]}]}
     conv = mapper.decode_request(body)
     assert isinstance(conv.value.items[1], RawItem)
     # cache_control is a cache breakpoint now (OpenRouter, issue 12); other part fields are kept in
     # provider_data (issue 13), written back to OpenAI Chat and reported by other targets
     assert conv.value.items[0].cache_breakpoint == CacheBreakpoint()
-    assert conv.value.items[0].provider_data == {"openai-chat": {"extra": 1}}
+    # the default dialect writes no cache_control of its own: a hint says the part had one (issue 13)
+    assert conv.value.items[0].provider_data == {"openai-chat": {"extra": 1, "cache_control_read": True}}
     reasons = " ".join(str(e) for e in conv.report)
     assert "input_video" in reasons and "cache_control" not in reasons
-    assert mapper.encode_request(conv.value, model="m").value["messages"][0]["content"][0]["extra"] == 1
+    part = mapper.encode_request(conv.value, model="m").value["messages"][0]["content"][0]
+    assert part == {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}, "extra": 1}  # the hint is no wire field
+    # for another model (perhaps OpenAI itself) the default dialect leaves the breakpoint out, reported
+    other = mapper.encode_request(conv.value, model="gpt-4.1")
+    assert "cache_control" not in other.value["messages"][0]["content"][0]
+    assert any("cache_control" in e.reason for e in other.report)
 
 
 # ----------------------------------------------------------------------------- assistant
@@ -482,7 +488,7 @@ def test_deepseek_request_reads_reasoning_content() -> None:
     body = {"messages": [{"role": "assistant", "content": None, "reasoning_content": "hmm", "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c", "content": "1"}]}
     m = OpenAIChatMapper("deepseek")
     t = m.decode_request(body).value
-    assert t.items[0] == ReasoningItem(text="hmm", message="m0")
+    assert t.items[0] == ReasoningItem(text="hmm", message="m0")  # the dialect's own field: no hint
     out = encode(m, t).value
     expected = copy.deepcopy(body)
     del expected["messages"][0]["content"]

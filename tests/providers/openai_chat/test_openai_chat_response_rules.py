@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import msgspec
 import pytest
 from _openai_chat_support import REAL, join_stream, sse_events
 
-from interlingua.codec import to_builtins
+from interlingua.codec import SCHEMA_VERSION, to_builtins
 from interlingua.errors import MalformedArgumentsError
-from interlingua.items import Annotation, RawItem, ReasoningItem, RefusalItem, StopReason, TextItem, ToolCallItem
+from interlingua.items import Annotation, RawItem, ReasoningItem, RefusalItem, StopReason, TextItem, ToolCallItem, Transcript
 from interlingua.mapping import ModelResponse
 from interlingua.providers.openai_chat import OpenAIChatMapper, mapper
 from interlingua.streaming import (
@@ -126,8 +127,15 @@ def test_deepseek_reasoning_content_response() -> None:
     r = mapper.decode_response(body).value
     assert isinstance(r.items[0], ReasoningItem) and r.items[0].text == "2+2 is 4"
     assert OpenAIChatMapper("deepseek").encode_response(r).value["choices"][0]["message"]["reasoning_content"] == "2+2 is 4"
-    dropped = mapper.encode_response(r)
-    assert "reasoning_content" not in dropped.value["choices"][0]["message"] and dropped.report.entries[0].action == "dropped"
+    # read by the default dialect, the host's reasoning goes back into its response as read (issue 13) ...
+    back = mapper.encode_response(r)
+    assert back.value["choices"][0]["message"]["reasoning_content"] == "2+2 is 4" and not back.report
+    # ... but not into a request: ChatCompletionAssistantMessageParam has no reasoning field
+    req = mapper.encode_request(Transcript(schema_version=SCHEMA_VERSION, items=[TextItem(text="q", role="user"), *r.items]), model="gpt-4.1")
+    assert "reasoning_content" not in req.value["messages"][1] and req.report.entries[0].action == "dropped"
+    # reasoning of another source in the default dialect: left out of the response, reported
+    foreign = mapper.encode_response(dataclasses.replace(r, items=[ReasoningItem(text="2+2 is 4"), *r.items[1:]]))
+    assert "reasoning_content" not in foreign.value["choices"][0]["message"] and foreign.report.entries[0].action == "dropped"
 
 
 def test_both_reasoning_fields_differing_is_reported() -> None:

@@ -423,10 +423,16 @@ def test_tools_keep_parameters_exactly_and_report_builtin_tools(oar):
     assert tool.parameters == params and tool.parameters is not params
     assert tool.provider_data == {"openai-responses": {"defer_loading": True}}
     assert conv.value.tool_choice == ToolChoice(mode="tool", name="f", parallel=False)
-    assert [(e.action, e.pointer) for e in conv.report] == [("dropped", "/tools/1")]
+    # the built-in tool is no tool definition: kept in the settings for Responses, at its place (issue 13)
+    assert conv.report.entries == []
+    assert conv.value.settings.provider_data == {"openai-responses": {"tools": [None, {"type": "web_search"}]}}
     out = enc(oar, conv.value).value
-    assert out["tools"] == body["tools"][:1]
+    assert out["tools"] == body["tools"]
     assert out["tool_choice"] == body["tool_choice"] and out["parallel_tool_calls"] is False
+    # another target gets the function tool only, and says the built-in one is left out
+    other = get_mapper("anthropic").encode_request(conv.value, model="claude-sonnet-4-5")
+    assert [t["name"] for t in other.value["tools"]] == ["f"]
+    assert any("openai-responses" in e.reason and "tools" in e.reason for e in other.report)
 
 
 def test_foreign_tool_provider_data_is_not_sent(oar):

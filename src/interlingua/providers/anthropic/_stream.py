@@ -13,7 +13,7 @@ come only in ``message_start``, so such a stream cannot be reported as a success
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -21,7 +21,7 @@ from ...codec import Item
 from ...errors import MalformedInputError
 from ...items import ErrorItem, ToolCallItem
 from ...mapping.arguments import tool_call_from_text
-from ...mapping.wire import check_shape, decode_event
+from ...mapping.wire import check_shape, decode_event, fast_event
 from ...mapping.protocol import ModelResponse
 from ...mapping.report import Report
 from ...streaming.events import (
@@ -157,6 +157,26 @@ _DELTA_SHAPES: dict[str, Any] = {
 """Typed shape of each ``content_block_delta.delta`` type (ANT ``types/raw_content_block_delta.py``)."""
 
 
+class _FastText(msgspec.Struct, tag_field="type", tag="text_delta", forbid_unknown_fields=True):
+    text: str
+
+
+class _FastThinking(msgspec.Struct, tag_field="type", tag="thinking_delta", forbid_unknown_fields=True):
+    thinking: str
+
+
+class _FastDelta(msgspec.Struct, forbid_unknown_fields=True):
+    """A ``content_block_delta`` carrying a text or thinking delta and nothing else: the fast path's shape
+    (see :func:`interlingua.mapping.wire.fast_event`)."""
+
+    type: Literal["content_block_delta"]
+    index: int
+    delta: _FastText | _FastThinking
+
+
+_fast_delta = msgspec.json.Decoder(_FastDelta)
+
+
 class AnthropicAccumulator:
     """Accumulates one Anthropic stream; see :class:`~interlingua.streaming.events.StreamAccumulator`.
 
@@ -237,6 +257,16 @@ class AnthropicAccumulator:
         """Consume one SSE event; return the canonical events it completes."""
         if self._finished:
             return []
+        if event.event == "content_block_delta" and self._message is not None and not self._delta_seen:
+            # Fast path for the most frequent event; any other shape takes the checked path below.
+            fast = fast_event(_fast_delta, event.data)
+            if fast is not None and fast.index in self._blocks:
+                block, delta = self._blocks[fast.index], fast.delta
+                if type(delta) is _FastText:
+                    block["text"] = (block.get("text") or "") + delta.text
+                    return [TextDelta(delta.text)] if delta.text else []
+                block["thinking"] = (block.get("thinking") or "") + delta.thinking
+                return [ReasoningDelta(delta.thinking)] if delta.thinking else []
         if event.event == "ping":
             return []
         data = decode_event(event.data, provider=NAME) if event.data.strip() else None

@@ -8,13 +8,14 @@ the mapper always writes camelCase (GEN ``types.py`` ``_Part_to_mldev``).
 
 from __future__ import annotations
 
-import copy
 import functools
 import re
 from collections.abc import Mapping
 from typing import Any
 
 import msgspec
+
+from ...mapping.wire import json_copy
 
 __all__ = ["ISSUER", "NAME", "SIG_NAMESPACE", "camel", "error_item", "get", "has", "jcopy", "keyset", "snake", "tag_of"]
 
@@ -62,7 +63,7 @@ def keyset(obj: Mapping[str, Any]) -> set[str]:
 
 def jcopy(value: Any) -> Any:
     """A deep copy of a JSON value, so items never alias the caller's input."""
-    return copy.deepcopy(value)
+    return json_copy(value)
 
 
 _STATUS_CODES = {400: "invalid_request", 401: "auth", 403: "auth", 404: "not_found", 408: "timeout", 413: "invalid_request",

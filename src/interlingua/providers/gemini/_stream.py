@@ -23,7 +23,7 @@ from ...errors import MalformedInputError
 from ...items import ErrorItem, ToolCallItem
 from ...mapping.protocol import ModelResponse
 from ...mapping.report import Report
-from ...mapping.wire import check_shape, decode_event
+from ...mapping.wire import check_shape, decode_event, fast_event
 from ...streaming.events import (
     RawEvent,
     ReasoningDelta,
@@ -75,11 +75,40 @@ class _Chunk(msgspec.Struct):
     model_version: str | None = None
 
 
+class _FastPart(msgspec.Struct, forbid_unknown_fields=True):
+    text: str
+
+
+class _FastContent(msgspec.Struct, forbid_unknown_fields=True):
+    parts: list[_FastPart]
+    role: str | None = None
+
+
+class _FastCandidate(msgspec.Struct, forbid_unknown_fields=True):
+    content: _FastContent
+    index: int | None = None
+
+
+class _FastChunk(msgspec.Struct, forbid_unknown_fields=True):
+    """A chunk of plain text parts, not finished (no ``finishReason``, no feedback, no error): the fast
+    path's shape (see :func:`interlingua.mapping.wire.fast_event`). ``usageMetadata`` is decoded as a dict
+    of counts (and lists of per-modality count objects), as the checked path would hold it."""
+
+    candidates: list[_FastCandidate]
+    usageMetadata: dict[str, int | list[dict[str, str | int]]] | None = None  # noqa: N815 - the wire name
+    modelVersion: str | None = None  # noqa: N815 - the wire name
+    responseId: str | None = None  # noqa: N815 - the wire name
+
+
+_fast_chunk = msgspec.json.Decoder(_FastChunk)
+
+
 class GeminiAccumulator:
     """Accumulates one Gemini SSE stream (see the module docstring)."""
 
     def __init__(self) -> None:
         self.parts: list[dict[str, Any]] = []
+        self._pieces: list[str] = []  # texts to join onto the open run's part (joined once, not per delta)
         self._run: str | None = None  # "text" | "thought" while the last part is an open text run
         self._run_sig = False
         self._calls = 0
@@ -90,7 +119,14 @@ class GeminiAccumulator:
         self._block: str | None = None
         self._done = False
 
+    def _join(self) -> None:
+        """Join the pending texts onto the open run's part (before ``parts`` is read or extended)."""
+        if self._pieces:
+            self.parts[-1]["text"] += "".join(self._pieces)
+            self._pieces = []
+
     def _response(self) -> ModelResponse:
+        self._join()
         body: dict[str, Any] = {}
         cand: dict[str, Any] = {"content": {"parts": self.parts, "role": "model"}, "index": 0}
         if self._finish is not None:
@@ -117,7 +153,12 @@ class GeminiAccumulator:
 
     def feed(self, event: RawEvent) -> list[StreamEvent]:
         """One SSE event (a whole response chunk) -> events."""
-        if self._done or not event.data.strip():
+        if self._done:
+            return []
+        fast = fast_event(_fast_chunk, event.data)
+        if fast is not None:
+            return self._fast(fast)
+        if not event.data.strip():
             return []
         chunk = decode_event(event.data, provider=NAME)
         if not isinstance(chunk, Mapping):
@@ -153,9 +194,37 @@ class GeminiAccumulator:
             out.append(StreamDone(self._response()))
         return out
 
+    def _fast(self, chunk: _FastChunk) -> list[StreamEvent]:
+        """The checked path's result for a chunk of plain text parts (see :class:`_FastChunk`)."""
+        if chunk.responseId:
+            self._rid = chunk.responseId
+        if chunk.modelVersion:
+            self._model = chunk.modelVersion
+        out: list[StreamEvent] = []
+        if chunk.candidates:
+            for part in chunk.candidates[0].content.parts:
+                # _part for a {"text": ...} part: no signature, not a thought
+                text = part.text
+                if self._run == "text":
+                    self._pieces.append(text)
+                elif text == "":
+                    continue
+                else:
+                    self._join()
+                    self.parts.append({"text": text})
+                    self._run, self._run_sig = "text", False
+                if text:
+                    out.append(TextDelta(text))
+        md = chunk.usageMetadata
+        if md is not None:
+            self._usage = md
+            out.append(UsageUpdate(usage_from(md)))
+        return out
+
     def _part(self, part: Any) -> list[StreamEvent]:
         kind = _part_kind(part) if isinstance(part, Mapping) else None
         if kind != "text":
+            self._join()
             self._run = None
             self.parts.append(jcopy(part))
             if kind == "functionCall":
@@ -170,7 +239,7 @@ class GeminiAccumulator:
         run = "thought" if get(part, "thought") is True else "text"
         if self._run == run and not (sig is not None and self._run_sig):
             last = self.parts[-1]
-            last["text"] += text
+            self._pieces.append(text)
             if sig is not None:
                 last["thoughtSignature"] = sig
                 self._run_sig = True
@@ -182,6 +251,7 @@ class GeminiAccumulator:
                 new["thought"] = True
             if sig is not None:
                 new["thoughtSignature"] = sig
+            self._join()
             self.parts.append(new)
             self._run, self._run_sig = run, sig is not None
         if not text:

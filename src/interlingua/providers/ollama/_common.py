@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-import copy
 from typing import Any
+
+from ...mapping.wire import json_copy
 
 __all__ = ["DEFAULT_IMAGE_TYPE", "NAME", "error_item", "jcopy", "sniff_image_type", "tag_of"]
 
@@ -46,7 +47,7 @@ def sniff_image_type(data: str) -> str:
 
 def jcopy(value: Any) -> Any:
     """A deep copy of a JSON value, so items never alias the caller's input."""
-    return copy.deepcopy(value)
+    return json_copy(value)
 
 
 def error_item(error: Any) -> Any:

@@ -21,7 +21,7 @@ import msgspec
 
 from ...items import ErrorItem, ToolCallItem
 from ...mapping.protocol import ModelResponse
-from ...mapping.wire import check_shape, decode_event
+from ...mapping.wire import check_shape, decode_event, fast_event
 from ...streaming.events import (
     RawEvent,
     ReasoningDelta,
@@ -64,6 +64,26 @@ class _Line(msgspec.Struct):
     eval_duration: int | None = None
 
 
+class _FastMessage(msgspec.Struct, forbid_unknown_fields=True):
+    content: str
+    role: str | None = None
+    thinking: str | None = None
+    images: None = None
+
+
+class _FastLine(msgspec.Struct, forbid_unknown_fields=True):
+    """A ``done: false`` line carrying a text (or thinking) delta and nothing else: the fast path's shape
+    (see :func:`interlingua.mapping.wire.fast_event`)."""
+
+    message: _FastMessage
+    model: str | msgspec.UnsetType = msgspec.UNSET
+    created_at: str | msgspec.UnsetType = msgspec.UNSET
+    done: bool | None = None
+
+
+_fast_line = msgspec.json.Decoder(_FastLine)
+
+
 class OllamaAccumulator:
     """Accumulates one Ollama NDJSON stream (see the module docstring)."""
 
@@ -100,6 +120,24 @@ class OllamaAccumulator:
         """One NDJSON line -> events."""
         if self._done:
             return []
+        fast = fast_event(_fast_line, event.data)
+        if fast is not None and fast.done is not True:
+            # The checked path's result for a delta line (see _FastLine); the done line takes that path.
+            last: dict[str, Any] = {}
+            if fast.model is not msgspec.UNSET:
+                last["model"] = fast.model
+            if fast.created_at is not msgspec.UNSET:
+                last["created_at"] = fast.created_at
+            self._last = last  # only model and created_at are read from it (for a partial)
+            out: list[StreamEvent] = []
+            thinking, content = fast.message.thinking, fast.message.content
+            if thinking:
+                self._thinking += thinking
+                out.append(ReasoningDelta(thinking))
+            if content:
+                self._content += content
+                out.append(TextDelta(content))
+            return out
         line = decode_event(event.data, provider=NAME)
         if not isinstance(line, Mapping):
             return self._fail(ErrorItem(code="provider_error", message="Ollama stream line is not a JSON object", retryable=False, provider=NAME))
@@ -107,7 +145,7 @@ class OllamaAccumulator:
             return self._fail(error_item(line["error"]))
         check_shape(line, _Line, provider=NAME)
         self._last = dict(line)
-        out: list[StreamEvent] = []
+        out = []
         msg = line.get("message")
         if isinstance(msg, Mapping):
             thinking, content = msg.get("thinking"), msg.get("content")

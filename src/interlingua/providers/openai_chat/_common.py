@@ -12,16 +12,24 @@ from typing import Any, Literal, TypeAlias
 import msgspec
 
 from ...items import Base64Source, OpaqueReasoning, StopReason, UrlSource, Usage
+from ...mapping.ids import IdRule
 
 __all__ = [
+    "ARGUMENTS_ABSENT_KEY",
+    "CACHE_CONTROL_KEY",
     "DIALECTS",
     "Dialect",
     "FINISH_TO_STOP",
+    "HINT_KEYS",
+    "ID_RULE",
     "ISSUER",
     "NAME",
     "OPENROUTER_ISSUER",
     "OPENROUTER_NAMESPACE",
+    "REASONING_FIELDS_KEY",
+    "REQUEST_FIELDS_KEY",
     "STOP_TO_FINISH",
+    "WIRE_ID_KEY",
     "data_url",
     "parse_data_url",
     "stop_reason",
@@ -55,6 +63,38 @@ Reading accepts every dialect's fields; the dialect only decides how reasoning i
 """
 
 DIALECTS: tuple[Dialect, ...] = ("openai", "deepseek", "openrouter", "ollama")
+
+ID_RULE = IdRule("openai-chat", max_length=40, prefix="call_")
+"""OpenAI Chat ``tool_calls[].id``: at most 40 characters (vercel/ai#8132, Portkey gateway#1062, autogen#6377)."""
+
+# Keys of an item's ``provider_data["openai-chat"]`` that record how the wire held it, so the same
+# wire is written back (ADR 0009; issue 13). They are read by this mapper only, never written as fields.
+
+HINT_KEYS = frozenset({"reasoning_fields", "request_fields", "wire_id", "cache_control_read"})
+"""The hint keys below (never copied onto the wire as fields)."""
+
+REASONING_FIELDS_KEY = "reasoning_fields"
+"""On a reasoning item: the message fields it was read from (``reasoning_content``, ``reasoning``,
+``reasoning_details``). An OpenAI-compatible host's reasoning goes back in the same fields in every
+dialect; reasoning without it is written as the dialect says."""
+
+REQUEST_FIELDS_KEY = "request_fields"
+"""On a tool call read from a request: its fields with no canonical form (Mistral replays
+``tool_calls[].index``), written back into requests too. Fields read from a response (no such key)
+go back into response bodies only (``ChatCompletionMessageToolCallParam`` is ``{id, type, function}``)."""
+
+WIRE_ID_KEY = "wire_id"
+"""On a tool call: the wire id when :data:`ID_RULE` refuses it (longer than 40 characters, which
+OpenRouter issues and takes back; an empty id of a compatible host's response). Written back
+unchanged while the canonical id is the one read (the empty id: in a response body only)."""
+
+CACHE_CONTROL_KEY = "cache_control_read"
+"""On a content item: its part had ``cache_control`` (OpenRouter's Anthropic-style breakpoint), so the
+breakpoint goes back as ``cache_control`` in every dialect, not only ``openrouter``."""
+
+ARGUMENTS_ABSENT_KEY = "arguments_absent"
+"""In a tool call's ``function`` fields: the call had no ``arguments`` key (read as ``{}``); written
+back without one while the arguments are still ``{}``."""
 
 FINISH_TO_STOP: dict[str, str] = {
     "stop": "end_turn",

@@ -33,7 +33,19 @@ from ...items import RawItem
 from ...mapping.extras import keep_fields, unknown_fields
 from ...mapping.arguments import tool_call_from_text
 from ...mapping.report import Report
-from ._common import NAME, image_source, openrouter_opaque, parse_data_url
+from ._common import (
+    ARGUMENTS_ABSENT_KEY,
+    CACHE_CONTROL_KEY,
+    ID_RULE,
+    NAME,
+    Dialect,
+    REASONING_FIELDS_KEY,
+    REQUEST_FIELDS_KEY,
+    WIRE_ID_KEY,
+    image_source,
+    openrouter_opaque,
+    parse_data_url,
+)
 
 __all__ = ["AUDIO_MEDIA_TYPES", "MessageDecoder"]
 
@@ -86,6 +98,18 @@ def _annotation(raw: Any) -> Annotation | None:
     )
 
 
+def _dialect_writes(dialect: Dialect, fields: list[str], *, has_calls: bool, request: bool) -> bool:
+    """Whether the ``dialect``'s encoder alone writes reasoning read from ``fields`` back to them
+    (see :data:`._common.Dialect`)."""
+    if dialect == "deepseek":
+        return fields == ["reasoning_content"] and (has_calls or not request)
+    if dialect == "openrouter":
+        return fields in (["reasoning"], ["reasoning", "reasoning_details"], ["reasoning_details"])
+    if dialect == "ollama":
+        return fields == ["reasoning"]
+    return False
+
+
 class MessageDecoder:
     """Decodes the messages of one request or one response into canonical items.
 
@@ -93,9 +117,11 @@ class MessageDecoder:
     ids (so a later ``role:"function"`` message links to its call).
     """
 
-    def __init__(self, report: Report, origin: Origin | None = None) -> None:
+    def __init__(self, report: Report, origin: Origin | None = None, *, request: bool = False, dialect: Dialect = "openai") -> None:
         self.report = report
         self.origin: Any = origin if origin is not None else U
+        self.request = request
+        self.dialect = dialect
         self._pending_function: dict[str, str] = {}
 
     # ------------------------------------------------------------------ entry point
@@ -131,6 +157,16 @@ class MessageDecoder:
         if extra:
             self.report.add("dropped", f"{kind} part fields {extra} have no canonical form", index=index, item_type=kind, pointer=pointer)
 
+    def _cache_hint(self, item: Any, part: Any) -> Any:
+        """``item`` marked as read from a part with ``cache_control`` (``CACHE_CONTROL_KEY``) when the
+        breakpoint became its ``cache_breakpoint`` and the dialect would not write it back (only
+        ``openrouter`` does): written back as ``cache_control`` for the same model."""
+        if self.dialect == "openrouter" or not self.request:
+            return item
+        if isinstance(part, dict) and isinstance(part.get("cache_control"), dict) and getattr(item, "cache_breakpoint", U) is not U:
+            return keep_fields(item, NAME, {CACHE_CONTROL_KEY: True})
+        return item
+
     def cache_breakpoint(self, part: dict[str, Any], *, index: int, pointer: str) -> Any:
         """A part's ``cache_control:{type:"ephemeral", ttl?}`` (OpenRouter, Anthropic-style) -> :class:`CacheBreakpoint`.
 
@@ -163,8 +199,8 @@ class MessageDecoder:
                     self.report = saved
                 if isinstance(item, (TextItem, ImageItem, AudioItem, DocumentItem)):
                     self.report.extend(sub)
-                    return msgspec.structs.replace(item, provider_data={NAME: extras})
-        return self._part_fields(part, role, index=index, key=key, pointer=pointer)
+                    return self._cache_hint(keep_fields(item, NAME, extras), part)
+        return self._cache_hint(self._part_fields(part, role, index=index, key=key, pointer=pointer), part)
 
     def _part_fields(self, part: Any, role: Any, *, index: int, key: str, pointer: str) -> Item | None:
         if not isinstance(part, dict):
@@ -276,7 +312,20 @@ class MessageDecoder:
         opaque: Any = openrouter_opaque(details) if isinstance(details, list) and details else U
         if text is None and opaque is U:
             return []
-        return [ReasoningItem(text=text if text is not None else U, opaque=opaque, message=key, origin=self.origin)]
+        # Which wire fields held it (REASONING_FIELDS_KEY): written back to the same fields whatever the
+        # dialect, so a compatible host gets its own reasoning back (ADR 0009 rule, issue 13); read
+        # from a response, into response bodies only (ChatCompletionAssistantMessageParam has no
+        # reasoning field, so a request gets what the dialect writes).
+        wire = [k for k in ("reasoning_content", "reasoning") if text is not None and msg.get(k) == text]
+        if opaque is not U:
+            wire.append("reasoning_details")
+        item = ReasoningItem(text=text if text is not None else U, opaque=opaque, message=key, origin=self.origin)
+        if _dialect_writes(self.dialect, wire, has_calls=bool(msg.get("tool_calls")), request=self.request):
+            return [item]  # the dialect alone writes these fields back: no hint
+        hint: dict[str, Any] = {REASONING_FIELDS_KEY: wire}
+        if self.request:
+            hint = {REQUEST_FIELDS_KEY: hint}  # read from a request: written back into requests too
+        return [keep_fields(item, NAME, hint)]
 
     def tool_call(self, entry: Any, *, index: int, position: int, key: str) -> Item | None:
         """One ``tool_calls[]`` entry -> :class:`ToolCallItem` (custom and unknown calls -> raw)."""
@@ -290,15 +339,26 @@ class MessageDecoder:
             self.report.add("changed", f"tool call of type {kind!r} has no canonical form; kept as a raw item", index=index, item_type="tool_call", pointer=pointer)
             return RawItem(provider=NAME, value=_json_copy(entry), message=key, role="assistant", origin=self.origin)
         call_id = entry.get("id")
+        extra = unknown_fields(entry, ("id", "type", "function"))
         if not isinstance(call_id, str) or not call_id:
+            if call_id == "" and not self.request:
+                extra[WIRE_ID_KEY] = ""  # a host's empty id goes back into its response as it was
             call_id = f"call_{index}_{position}"
             self.report.add("changed", f"tool call without an id; given {call_id!r}", index=index, item_type="tool_call", pointer=pointer)
+        elif not ID_RULE.accepts(call_id):
+            extra[WIRE_ID_KEY] = call_id  # longer than OpenAI's 40 characters, yet the host issued (or took) it
         call = self._call(call_id, fn["name"], fn.get("arguments"), key=key, index=index, pointer=pointer)
-        # Fields this mapper does not model (``index``, Snowflake ``custom``, ...) go back to OpenAI Chat.
-        extra = unknown_fields(entry, ("id", "type", "function"))
+        # Fields this mapper does not model (``index``, Snowflake ``custom``, ...) go back to OpenAI Chat;
+        # those read from a request (Mistral replays ``index``) go back into requests as well.
         fn_extra = unknown_fields(fn, ("name", "arguments"))
+        if "arguments" not in fn:
+            fn_extra[ARGUMENTS_ABSENT_KEY] = True  # OpenRouter: a call with no parameters and no arguments key
         if fn_extra:
             extra["function"] = fn_extra
+        if self.request:
+            hint = {k: extra.pop(k) for k in list(extra) if k != WIRE_ID_KEY}
+            if hint:
+                extra[REQUEST_FIELDS_KEY] = hint
         return keep_fields(call, NAME, extra)
 
     def _call(self, call_id: str, name: str, arguments: Any, *, key: str, index: int, pointer: str) -> ToolCallItem:
@@ -354,6 +414,11 @@ class MessageDecoder:
         elif fc is not None:
             items.extend(self._extras({"function_call": fc}, frozenset(), key=key, role="assistant"))
         items.extend(self._extras(msg, _ASSISTANT_KEYS, key=key, role="assistant"))
+        # An empty reasoning field is no reasoning, yet DeepSeek wants ``reasoning_content`` on every
+        # tool-call turn (api-docs.deepseek.com thinking mode): kept as message fields, written back here.
+        empty = {k: "" for k in ("reasoning_content", "reasoning") if msg.get(k) == "" and not any(isinstance(it, ReasoningItem) and it.text is not U for it in items)}
+        if empty:
+            items.append(RawItem(provider=NAME, value=empty, message=key, role="assistant", origin=self.origin))
         # Empty text next to other content is no content (hazard 5); a message never vanishes.
         if len(items) > 1:
             items = [it for it in items if not (isinstance(it, TextItem) and it.text == "" and it.annotations is U)]
@@ -370,7 +435,7 @@ class MessageDecoder:
                 if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
                     where = f"/messages/{index}/content/{j}"
                     self._check_part_keys(part, "text", index=index, pointer=where)
-                    out.append(TextItem(text=part["text"], cache_breakpoint=self.cache_breakpoint(part, index=index, pointer=where)))
+                    out.append(self._cache_hint(TextItem(text=part["text"], cache_breakpoint=self.cache_breakpoint(part, index=index, pointer=where)), part))
                 else:
                     self.report.add("dropped", "tool message part is not a text part", index=index, pointer=f"/messages/{index}/content/{j}")
         elif content is not None:

@@ -44,7 +44,19 @@ from ...mapping.ids import IdMap
 from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
 from ...mapping.extras import merge_own
-from ._common import NAME, OPENROUTER_ISSUER, OPENROUTER_NAMESPACE, Dialect, data_url
+from ._common import (
+    ARGUMENTS_ABSENT_KEY,
+    CACHE_CONTROL_KEY,
+    HINT_KEYS,
+    NAME,
+    OPENROUTER_ISSUER,
+    OPENROUTER_NAMESPACE,
+    REASONING_FIELDS_KEY,
+    REQUEST_FIELDS_KEY,
+    WIRE_ID_KEY,
+    Dialect,
+    data_url,
+)
 
 __all__ = ["MessageEncoder", "raw_kind"]
 
@@ -52,6 +64,11 @@ U = msgspec.UNSET
 _CONTENT_CLASSES = (TextItem, ImageItem, AudioItem, VideoItem, DocumentItem, ArtifactRefItem)
 _ASSISTANT_CLASSES = (ToolCallItem, ReasoningItem, RefusalItem, StructuredItem)
 _AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+
+
+def merge_own_part(part: dict[str, Any], item: Any, name: str, report: Report, *, index: int | None, item_type: str) -> dict[str, Any]:
+    """:func:`merge_own` without this mapper's hint keys (``HINT_KEYS``: not wire fields)."""
+    return merge_own(part, item, name, report, index=index, item_type=item_type, skip=HINT_KEYS)
 
 
 def _tag(obj: Any) -> str:
@@ -95,10 +112,17 @@ class MessageEncoder:
         ids: Tool-call id map (max 40 characters on OpenAI Chat).
         model: Target model (opaque state bound to another model is left out).
         response: Encode a response body (string content, annotations kept) instead of a request.
+        same_host: The request is for the model the transcript's settings name (the host it was read
+            from): fields kept from that host's wire (``HINT_KEYS``) are written back as read.
     """
 
-    def __init__(self, *, dialect: Dialect, policy: Policy, report: Report, ids: IdMap, model: str | None, response: bool = False) -> None:
+    def __init__(
+        self, *, dialect: Dialect, policy: Policy, report: Report, ids: IdMap, model: str | None, response: bool = False, same_host: bool = False
+    ) -> None:
         self.dialect = dialect
+        # A request for the model the transcript was read with: the wire as read goes back (the hints
+        # of HINT_KEYS); for another model (another host, perhaps OpenAI itself) the dialect decides.
+        self.wire_back = response or same_host
         self.policy = policy
         self.report = report
         self.ids = ids
@@ -220,7 +244,7 @@ class MessageEncoder:
         bp = getattr(item, "cache_breakpoint", U)
         if bp is U:
             return part if part is not None else {}
-        if part is not None and self.dialect == "openrouter" and not self.response:
+        if part is not None and (self.dialect == "openrouter" or (self.wire_back and _hinted(item, CACHE_CONTROL_KEY))) and not self.response:
             cc: dict[str, Any] = {"type": "ephemeral"}
             if bp.ttl is not U:
                 cc["ttl"] = bp.ttl
@@ -366,7 +390,10 @@ class MessageEncoder:
 
     def _fields(self, msg: dict[str, Any], index: int, item: RawItem) -> None:
         for k, v in item.value.items():
-            if k in msg:
+            if k in ("reasoning_content", "reasoning") and not self.wire_back and k != ("reasoning_content" if self.dialect == "deepseek" else "reasoning" if self.dialect in ("openrouter", "ollama") else None):
+                # an empty reasoning field kept from the host's wire (see MessageDecoder.assistant): not for another model
+                self.report.add("dropped", f"empty {k} of the request it was read from is written back only for that model", index=index, item_type="reasoning")
+            elif k in msg:
                 self.report.add("dropped", f"raw message field {k!r} clashes with a field already written", index=index, item_type="raw")
             else:
                 msg[k] = copy.deepcopy(v)
@@ -384,7 +411,7 @@ class MessageEncoder:
         fields: list[tuple[int, RawItem]] = []
         for i, item in group.items:
             if isinstance(item, TextItem):
-                parts.append(merge_own(self._text_part(i, item), item, NAME, self.report, index=i, item_type="text"))
+                parts.append(merge_own_part(self._text_part(i, item), item, NAME, self.report, index=i, item_type="text"))
             elif isinstance(item, RawItem):
                 if raw_kind(item.value) == "fields":
                     fields.append((i, item))
@@ -394,7 +421,7 @@ class MessageEncoder:
                 parts.extend(self._unsupported(i, _tag(item), f"{group.role} messages take text parts only"))
             else:
                 media = self._media_part(i, item, group.role)
-                merge_own(media[0] if len(media) == 1 and media[0].get("type") != "text" else {}, item, NAME, self.report, index=i, item_type=_tag(item))
+                merge_own_part(media[0] if len(media) == 1 and media[0].get("type") != "text" else {}, item, NAME, self.report, index=i, item_type=_tag(item))
                 if len(media) == 1 and media[0].get("type") != "text":
                     self.cache(i, item, media[0])
                 elif getattr(item, "cache_breakpoint", U) is not U:
@@ -419,7 +446,7 @@ class MessageEncoder:
         parts: list[dict[str, Any]] = []
         for item in result.content:
             if isinstance(item, TextItem):
-                parts.append(merge_own(self.cache(index, item, {"type": "text", "text": item.text}), item, NAME, self.report, index=index, item_type="text"))
+                parts.append(merge_own_part(self.cache(index, item, {"type": "text", "text": item.text}), item, NAME, self.report, index=index, item_type="text"))
             elif isinstance(item, StructuredItem):
                 self.report.add("changed", "structured tool output sent as JSON text", index=index, item_type="structured")
                 parts.append({"type": "text", "text": msgspec.json.encode(item.data).decode()})
@@ -446,17 +473,26 @@ class MessageEncoder:
         """Write reasoning in the dialect's fields, or leave it out and report it."""
         texts: list[str] = []
         details: list[Any] = []
+        own_fields: dict[str, list[str]] = {}  # wire field -> texts, for reasoning read from that field
         for i, item in reasoning:
+            wire = _reasoning_fields(item, self.response) if self.wire_back else []
             if item.opaque is not U:
                 ok, why = replayable(item.opaque, OPENROUTER_ISSUER, self.model, model_bound=True)
-                if self.dialect == "openrouter" and ok and item.opaque.namespace == OPENROUTER_NAMESPACE and isinstance(item.opaque.value, list):
+                replay = self.dialect == "openrouter" or "reasoning_details" in wire
+                if replay and ok and item.opaque.namespace == OPENROUTER_NAMESPACE and isinstance(item.opaque.value, list):
                     details.extend(copy.deepcopy(item.opaque.value))
                 else:
-                    reason = why if self.dialect == "openrouter" and why else f"opaque {item.opaque.namespace} of {item.opaque.issuer} cannot be sent in the {self.dialect} dialect"
+                    reason = why if replay and why else f"opaque {item.opaque.namespace} of {item.opaque.issuer} cannot be sent in the {self.dialect} dialect"
                     self.report.add("dropped", reason, index=i, item_type="reasoning")
             if item.text is U or not item.text:
                 if item.opaque is U:
                     self.report.add("dropped", "reasoning without text has no OpenAI Chat form", index=i, item_type="reasoning")
+                continue
+            text_fields = [f for f in wire if f in ("reasoning_content", "reasoning")]
+            if text_fields:
+                # read from these fields of an OpenAI-compatible host: written back to them in every dialect
+                for f in text_fields:
+                    own_fields.setdefault(f, []).append(item.text)
                 continue
             if self.dialect == "openai":
                 self.report.add("dropped", "OpenAI Chat accepts no reasoning input", index=i, item_type="reasoning")
@@ -465,7 +501,10 @@ class MessageEncoder:
             else:
                 texts.append(item.text)
         if texts:
-            msg["reasoning_content" if self.dialect == "deepseek" else "reasoning"] = "\n\n".join(texts)
+            field_name = "reasoning_content" if self.dialect == "deepseek" else "reasoning"
+            own_fields.setdefault(field_name, [])[:0] = texts
+        for field_name, values in own_fields.items():
+            msg[field_name] = "\n\n".join(values)
         if details:
             msg["reasoning_details"] = details
 
@@ -480,20 +519,49 @@ class MessageEncoder:
             self._dropped_calls.add(item.id)
             return None
         self.cache(index, item, None)  # a tool_calls entry is no content part: reported when it has a breakpoint
-        call_id = self.ids.get(item.id, index=index)
+        extra = item_fields(item, NAME, self.report, index=index, what=f"tool call {item.name!r}")
+        wire_id = extra.pop(WIRE_ID_KEY, None) if self.wire_back else None
+        extra.pop(WIRE_ID_KEY, None)
+        if isinstance(wire_id, str) and wire_id and wire_id == item.id:
+            call_id = self.ids.keep(item.id)  # the host's own id (longer than OpenAI's limit) goes back to it
+        else:
+            call_id = self.ids.get(item.id, index=index)
         self._calls.add(call_id)
         entry = {"id": call_id, "type": "function", "function": {"name": item.name, "arguments": args}}
-        extra = item_fields(item, NAME, self.report, index=index, what=f"tool call {item.name!r}")
-        if extra and not self.response:
+        if wire_id == "" and self.response:
+            entry["id"] = ""  # a compatible host's empty id, in its own response body
+        request_fields = extra.pop(REQUEST_FIELDS_KEY, None)
+        if not self.wire_back and isinstance(request_fields, dict) and request_fields:
+            # read from another model's request (Mistral ``index``): not for this one
+            self.report.add(
+                "dropped",
+                f"tool call {item.name!r}: fields {', '.join(sorted(request_fields))} of the request it was read from are written back only for that model",
+                index=index,
+                item_type="tool_call",
+            )
+            request_fields = None
+        if isinstance(request_fields, dict):
+            extra = {**request_fields, **extra}
+        request_fn = request_fields.get("function") if isinstance(request_fields, dict) else None
+        absent_back = self.response or (isinstance(request_fn, dict) and request_fn.get(ARGUMENTS_ABSENT_KEY) is True)
+        fn_value = extra.get("function")
+        fn_fields: dict[str, Any] = fn_value if isinstance(fn_value, dict) else {}
+        if fn_fields.pop(ARGUMENTS_ABSENT_KEY, None) is True and absent_back and item.arguments == {} and args in ("{}", ""):
+            del entry["function"]["arguments"]  # the call had no arguments key (a request needs one otherwise)
+        if not fn_fields:
+            extra.pop("function", None)
+        request_keys = set(request_fields) if isinstance(request_fields, dict) else set()
+        response_only = {k: v for k, v in extra.items() if k not in request_keys}
+        if response_only and not self.response:
             # ChatCompletionMessageToolCallParam is {id, type, function{name, arguments}}: a response's
             # extra fields (``index``, Snowflake ``custom``) go back into a response body only.
             self.report.add(
                 "dropped",
-                f"tool call {item.name!r}: response fields {', '.join(sorted(extra))} are not part of a request's tool call",
+                f"tool call {item.name!r}: response fields {', '.join(sorted(response_only))} are not part of a request's tool call",
                 index=index,
                 item_type="tool_call",
             )
-            return entry
+            extra = {k: v for k, v in extra.items() if k in request_keys}
         restore_fields(entry["function"], extra.pop("function", None) or {})
         return restore_fields(entry, extra)
 
@@ -609,6 +677,26 @@ class MessageEncoder:
         msg["refusal"] = "".join(refusals) if refusals else None
         if annotations:
             msg["annotations"] = annotations
+
+
+def _hinted(item: Any, key: str) -> bool:
+    """Whether ``item.provider_data["openai-chat"]`` holds the hint ``key``."""
+    own = item.provider_data.get(NAME) if isinstance(getattr(item, "provider_data", None), dict) else None
+    return isinstance(own, dict) and own.get(key) is True
+
+
+def _reasoning_fields(item: ReasoningItem, response: bool) -> list[str]:
+    """The message fields a reasoning item was read from (``REASONING_FIELDS_KEY``), when they go back
+    into this body: read from a request, into any body; read from a response, into a response body
+    only. ``[]`` otherwise, and for reasoning of another source."""
+    own = item.provider_data.get(NAME) if isinstance(item.provider_data, dict) else None
+    if not isinstance(own, dict):
+        return []
+    request = own.get(REQUEST_FIELDS_KEY)
+    fields = request.get(REASONING_FIELDS_KEY) if isinstance(request, dict) else None
+    if fields is None and response:
+        fields = own.get(REASONING_FIELDS_KEY)
+    return [f for f in fields if f in ("reasoning_content", "reasoning", "reasoning_details")] if isinstance(fields, list) else []
 
 
 def _thinking_part(item: ReasoningItem) -> dict[str, Any] | None:

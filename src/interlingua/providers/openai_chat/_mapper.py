@@ -9,7 +9,7 @@ from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy, Report
-from ._common import DIALECTS, ISSUER, NAME, Dialect
+from ._common import DIALECTS, ID_RULE, ISSUER, NAME, Dialect
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
 from ._stream import ChatStreamAccumulator
@@ -44,8 +44,6 @@ def foreign_request_fields(body: Mapping[str, Any]) -> str | None:
                 return f"a {kind!r} content block"
     return None
 
-ID_RULE = IdRule("openai-chat", max_length=40, prefix="call_")
-"""OpenAI Chat ``tool_calls[].id``: at most 40 characters (vercel/ai#8132, Portkey gateway#1062, autogen#6377)."""
 
 
 class OpenAIChatMapper:
@@ -95,7 +93,7 @@ class OpenAIChatMapper:
     def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
         """``chat.completion`` body -> items of ``choices[0]``, usage and stop reason."""
         report = Report()
-        return Conversion(decode_response(body, report), report)
+        return Conversion(decode_response(body, report, self.dialect), report)
 
     def encode_response(self, response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
         """Output items -> ``chat.completion`` body (for round-trip tests and mock servers)."""

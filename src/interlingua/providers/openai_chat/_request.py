@@ -17,6 +17,7 @@ import msgspec
 
 from ...codec import SCHEMA_VERSION, Item
 from ...items import ToolChoice, ToolDefinition, Transcript
+from ...mapping.hosted_tools import hosted_tools, merge_hosted_tools, with_hosted_tools, without_hosted_tools
 from ...mapping.ids import IdMap, IdRule
 from ...mapping.report import Policy, Report
 from ...mapping.settings import note_model, settings_of
@@ -40,6 +41,8 @@ def _tool_definition(entry: Any, index: int, report: Report) -> ToolDefinition |
         return None
     kind = entry.get("type", "function")
     fn = entry.get(kind) if isinstance(kind, str) else None
+    if _hosted(entry):
+        return None  # kept in the settings (see decode_request)
     if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or not fn["name"]:
         report.add("dropped", f"tool definition of type {kind!r} without a name", pointer=pointer)
         return None
@@ -58,6 +61,16 @@ def _tool_definition(entry: Any, index: int, report: Report) -> ToolDefinition |
         strict=fn["strict"] if isinstance(fn.get("strict"), bool) else U,
         provider_data=provider_data,
     )
+
+
+def _hosted(entry: Any) -> bool:
+    """Whether a ``tools[]`` entry is a tool the host runs itself: a typed tool that is not a function
+    and holds no ``<type>`` object with a name (OpenRouter ``{"type": "openrouter:web_search",
+    "parameters": {...}}``, openrouter.ai docs "Server tools"; a ``custom`` tool has one)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("type"), str) or entry["type"] == "function":
+        return False
+    body = entry.get(entry["type"])
+    return not (isinstance(body, dict) and isinstance(body.get("name"), str) and body["name"])
 
 
 def _tool_choice(body: Mapping[str, Any], report: Report) -> ToolChoice | None:
@@ -83,7 +96,7 @@ def decode_request(body: Mapping[str, Any], report: Report, dialect: Dialect = "
     ``settings.provider_data["openai-chat"]`` as given, including a ``tool_choice`` with no canonical
     form. ``dialect`` decides which output-budget and effort fields are the provider's own.
     """
-    decoder = MessageDecoder(report)
+    decoder = MessageDecoder(report, request=True, dialect=dialect)
     items: list[Item] = []
     messages = body.get("messages")
     if not isinstance(messages, list):
@@ -92,8 +105,12 @@ def decode_request(body: Mapping[str, Any], report: Report, dialect: Dialect = "
     for i, msg in enumerate(messages):
         items.extend(decoder.message(msg, index=i, key=f"m{i}"))
     tools: Any = U
+    kept: list[Any] | None = None
     if isinstance(body.get("tools"), list):
-        tools = [t for t in (_tool_definition(e, j, report) for j, e in enumerate(body["tools"])) if t is not None]
+        decoded = [_tool_definition(e, j, report) for j, e in enumerate(body["tools"])]
+        tools = [t for t in decoded if t is not None]
+        slots = [(e, t is not None) for e, t in zip(body["tools"], decoded) if t is not None or _hosted(e)]
+        kept = hosted_tools([e for e, _ in slots], [ok for _, ok in slots])
     elif body.get("tools") is not None:
         report.add("dropped", "tools is not a list", pointer="/tools")
     choice = _tool_choice(body, report)
@@ -103,7 +120,7 @@ def decode_request(body: Mapping[str, Any], report: Report, dialect: Dialect = "
             consumed.add("parallel_tool_calls")
         if choice.mode != "auto" or body.get("tool_choice") == "auto":
             consumed.add("tool_choice")
-    settings = decode_settings(body, dialect, frozenset(consumed))
+    settings = with_hosted_tools(decode_settings(body, dialect, frozenset(consumed)), NAME, kept)
     if isinstance(body.get("functions"), list):
         # Deprecated `functions`: read as function tools.
         report.add("changed", "deprecated functions read as function tools", pointer="/functions")
@@ -163,14 +180,17 @@ def encode_request(
         MalformedArgumentsError: under policy ``error``, for a tool call without an arguments object.
     """
     ids = IdMap(rule, report)
-    encoder = MessageEncoder(dialect=dialect, policy=policy, report=report, ids=ids, model=model)
+    held_with = settings_of(transcript).model
+    same_host = isinstance(held_with, str) and (model is None or model == held_with)
+    encoder = MessageEncoder(dialect=dialect, policy=policy, report=report, ids=ids, model=model, same_host=same_host)
     body: dict[str, Any] = {}
     if model is not None:
         body["model"] = model
     body["messages"] = encoder.messages(list(transcript.items))
     tools = transcript.tools if transcript.tools is not U else []
-    if tools:
-        body["tools"] = [_tool_to_wire(t, report, k) for k, t in enumerate(tools)]
+    settings, hosted = without_hosted_tools(settings_of(transcript), NAME)
+    if tools or hosted:
+        body["tools"] = merge_hosted_tools([_tool_to_wire(t, report, k) for k, t in enumerate(tools)], hosted)
     choice = transcript.tool_choice
     if choice is not U:
         if choice.mode == "tool":
@@ -182,7 +202,6 @@ def encode_request(
             body["tool_choice"] = choice.mode
         if choice.parallel is not U and tools:
             body["parallel_tool_calls"] = choice.parallel
-    settings = settings_of(transcript)
     note_model(report, model, settings, NAME)
     encode_settings(settings, body, dialect=dialect, policy=policy, report=report)
     return body

@@ -35,8 +35,10 @@ def response_key(response_id: str | None) -> str:
 
 
 @guarded("openai-chat", "response")
-def decode_response(body: Mapping[str, Any], report: Report) -> ModelResponse:
+def decode_response(body: Mapping[str, Any], report: Report, dialect: Dialect = "openai") -> ModelResponse:
     """Response body -> output items of ``choices[0].message``, usage, stop reason.
+
+    ``dialect`` decides which reasoning fields need a hint to be written back (see ``MessageDecoder``).
 
     Raises:
         ConversionError: ``body`` is not an object or has no ``choices`` list (not a Chat response).
@@ -48,7 +50,7 @@ def decode_response(body: Mapping[str, Any], report: Report) -> ModelResponse:
     response_id = body.get("id") if isinstance(body.get("id"), str) and body.get("id") else None
     model = body.get("model") if isinstance(body.get("model"), str) and body.get("model") else None
     origin = Origin(provider=NAME, model=model if model else U, response_id=response_id if response_id else U)
-    decoder = MessageDecoder(report, origin)
+    decoder = MessageDecoder(report, origin, dialect=dialect)
     choices = body.get("choices") if isinstance(body.get("choices"), list) else []
     items: list[Any] = []
     stop = None

@@ -20,7 +20,7 @@ import msgspec
 from ...items import ErrorItem, ToolCallItem
 from ...mapping.protocol import ModelResponse
 from ...mapping.report import Report
-from ...mapping.wire import check_shape, decode_event
+from ...mapping.wire import check_shape, decode_event, fast_event
 from ...streaming.events import (
     RawEvent,
     ReasoningDelta,
@@ -97,6 +97,35 @@ class _Chunk(msgspec.Struct):
     model: str | None = None
     choices: list[_Choice] | None = None
     usage: _Obj | None = None
+
+
+class _FastDelta(msgspec.Struct, forbid_unknown_fields=True):
+    content: str
+
+
+class _FastChoice(msgspec.Struct, forbid_unknown_fields=True):
+    delta: _FastDelta
+    index: int | None = 0
+    logprobs: None = None
+    finish_reason: None = None
+
+
+class _FastChunk(msgspec.Struct, forbid_unknown_fields=True):
+    """A chunk whose choices carry only a ``content`` text delta (no finish, no usage): the fast path's
+    shape (see :func:`interlingua.mapping.wire.fast_event`); the other fields are the chunk's own."""
+
+    choices: list[_FastChoice]
+    id: str | None = None
+    object: str | None = None
+    created: int | None = None
+    model: str | None = None
+    system_fingerprint: str | None = None
+    service_tier: str | None = None
+    usage: None = None
+    obfuscation: str | None = None
+
+
+_fast_chunk = msgspec.json.Decoder(_FastChunk)
 
 
 def _code_by_status(status: int) -> str:
@@ -258,6 +287,10 @@ class ChatStreamAccumulator:
         """Consume one SSE event (see the module docstring for the rules)."""
         if self._terminal:
             return []
+        if event.event is None:
+            fast = fast_event(_fast_chunk, event.data)
+            if fast is not None:
+                return self._fast(fast)
         data = event.data.strip()
         if data == "[DONE]":
             final = self._emit_calls()
@@ -291,6 +324,28 @@ class ChatStreamAccumulator:
             usage = usage_from_wire(self._usage)
             if usage is not None:
                 out.append(UsageUpdate(usage))
+        return out
+
+    def _fast(self, chunk: _FastChunk) -> list[StreamEvent]:
+        """The checked path's result for a text-delta chunk (see :class:`_FastChunk`)."""
+        if chunk.id and self._id is None:
+            self._id = chunk.id
+        if chunk.model and self._model is None:
+            self._model = chunk.model
+        out: list[StreamEvent] = []
+        for choice in chunk.choices:
+            if choice.index != 0:
+                continue
+            content = choice.delta.content
+            if self._parts is not None:
+                if content:
+                    out.extend(self._text_chunk(content))
+                continue
+            if self._content is None:
+                self._content = []
+            self._content.append(content)
+            if content:
+                out.append(TextDelta(content))
         return out
 
     def _delta(self, delta: Any) -> list[StreamEvent]:

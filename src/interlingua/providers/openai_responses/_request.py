@@ -12,8 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from ...codec import SCHEMA_VERSION, Item
-from ...items import TextItem, ToolCallItem, ToolChoice, ToolDefinition, ToolResultItem, Transcript
+from ...items import Settings, TextItem, ToolCallItem, ToolChoice, ToolDefinition, ToolResultItem, Transcript
+from ...mapping.hosted_tools import hosted_tools, merge_hosted_tools, with_hosted_tools, without_hosted_tools
 from ...mapping.ids import IdMap
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
@@ -41,8 +44,11 @@ def _decode_tool(raw: Any, index: int, report: Report) -> ToolDefinition | None:
 
     ``parameters`` are kept exactly; fields with no canonical slot are kept in
     ``provider_data["openai-responses"]``. Other tool types (``web_search``, ``file_search``,
-    ``mcp``, ``custom``, ...) have no canonical form: left out and reported.
+    ``mcp``, ``custom``, ...) have no canonical form: ``None``, and :func:`decode_request` keeps them
+    in the settings for Responses (:mod:`interlingua.mapping.hosted_tools`).
     """
+    if _hosted(raw):
+        return None
     if not isinstance(raw, Mapping) or raw.get("type") != "function" or not isinstance(raw.get("name"), str) or not raw.get("name"):
         kind = raw.get("type") if isinstance(raw, Mapping) else type(raw).__name__
         report.add("dropped", f"tool of type {kind!r} has no canonical form", index=index, item_type="tool", pointer=f"/tools/{index}")
@@ -59,6 +65,13 @@ def _decode_tool(raw: Any, index: int, report: Report) -> ToolDefinition | None:
         strict=strict if isinstance(strict, bool) else UNSET,
         provider_data={NAME: extra} if extra else UNSET,
     )
+
+
+def _hosted(raw: Any) -> bool:
+    """Whether a ``tools[]`` entry is a typed tool other than ``function`` (OAI ``tool_param.py``:
+    ``web_search``, ``file_search``, ``code_interpreter``, ``image_generation``, ``mcp``, ``custom``,
+    ``tool_search``, ``namespace``, ...)."""
+    return isinstance(raw, Mapping) and isinstance(raw.get("type"), str) and raw["type"] != "function"
 
 
 def _decode_tool_choice(body: Mapping[str, Any], report: Report) -> ToolChoice | Any:
@@ -80,7 +93,7 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     """A Responses request body -> transcript.
 
     ``instructions`` becomes a leading ``TextItem(role="system", message="instructions")`` (an empty
-    string counts as absent); a string ``input`` is one user text item; each input item ``i``
+    string is no text item: it is kept in the settings' ``provider_data`` and written back); a string ``input`` is one user text item; each input item ``i``
     becomes items keyed ``m{i}`` (see :func:`~._items.decode_wire_item`). Stateful references
     (``previous_response_id``, ``conversation``, ``prompt``) are reported: the stored prefix they
     point at is not in the transcript (they are kept in the settings' ``provider_data``, so the same
@@ -109,9 +122,12 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
         if body.get(name) is not None:
             report.add("dropped", f"{name} refers to state stored by the provider; that part of the conversation is not in the transcript", pointer=f"/{name}")
     tools: Any = UNSET
+    kept: list[Any] | None = None
     if isinstance(body.get("tools"), list):
         decoded = [_decode_tool(t, k, report) for k, t in enumerate(body["tools"])]
         tools = [t for t in decoded if t is not None]
+        slots = [(t, d is not None) for t, d in zip(body["tools"], decoded) if d is not None or _hosted(t)]
+        kept = hosted_tools([plain(t) for t, _ in slots], [ok for _, ok in slots])
     choice = _decode_tool_choice(body, report)
     conversation = {"instructions", "input", "tools"}
     if isinstance(choice, ToolChoice):
@@ -119,17 +135,42 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
             conversation.add("parallel_tool_calls")
         if choice.mode != "auto" or body.get("tool_choice") == "auto":
             conversation.add("tool_choice")
-    if not isinstance(body.get("instructions"), str):
+    if not isinstance(body.get("instructions"), str) or body["instructions"] == "":
+        # "" is no system text, yet it is what was sent: a setting, written back as given
         conversation.discard("instructions")
     if not isinstance(raw_input, (str, list)):
         conversation.discard("input")
     if not isinstance(body.get("tools"), list):
         conversation.discard("tools")
     settings = decode_settings(body, frozenset(conversation))
+    if "tool_choice" not in body and isinstance(choice, ToolChoice):
+        # no tool_choice, only parallel_tool_calls: the canonical "auto" is the default, not written back
+        settings = _with_own(settings, "tool_choice", None)
+    settings = with_hosted_tools(settings, NAME, kept)
     return Conversion(
         Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=choice, settings=settings),  # type: ignore[arg-type]
         report,
     )
+
+
+def _with_own(settings: Any, key: str, value: Any) -> Settings:
+    """``settings`` with ``provider_data["openai-responses"][key] = value``."""
+    base = settings if isinstance(settings, Settings) else Settings()
+    data = dict(base.provider_data) if isinstance(base.provider_data, dict) else {}
+    data[NAME] = {**(data.get(NAME) or {}), key: value}
+    return msgspec.structs.replace(base, provider_data=data)
+
+
+def _without_own(settings: Settings, keys: list[str]) -> Settings:
+    """``settings`` without ``provider_data["openai-responses"][key]`` for each of ``keys``."""
+    data = settings.provider_data if isinstance(settings.provider_data, dict) else None
+    if not keys or data is None or not isinstance(data.get(NAME), dict):
+        return settings
+    own = {k: v for k, v in data[NAME].items() if k not in keys}
+    rest = {k: v for k, v in data.items() if k != NAME}
+    if own:
+        rest[NAME] = own
+    return msgspec.structs.replace(settings, provider_data=rest if rest else UNSET)
 
 
 # --------------------------------------------------------------------------- encode
@@ -218,13 +259,19 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
         body["instructions"] = instructions
     ctx = EncodeContext(policy, report, ids)
     body["input"] = encode_sequence(list(enumerate(items))[start:], ctx)
-    if transcript.tools is not UNSET:
-        body["tools"] = [_encode_tool(t, report, k) for k, t in enumerate(transcript.tools)]
-    settings = settings_of(transcript)
+    settings, hosted = without_hosted_tools(settings_of(transcript), NAME)
+    if transcript.tools is not UNSET or hosted:
+        encoded = [_encode_tool(t, report, k) for k, t in enumerate(transcript.tools)] if transcript.tools is not UNSET else []
+        body["tools"] = merge_hosted_tools(encoded, hosted)
+    own = settings.provider_data.get(NAME) if isinstance(settings.provider_data, dict) else None
+    own = own if isinstance(own, dict) else {}
+    no_choice = "tool_choice" in own and own["tool_choice"] is None  # the source had none (decode_request)
+    # Hints that are no setting to write: that missing tool_choice, and the empty instructions kept
+    # from the source once the transcript has system text of its own.
+    settings = _without_own(settings, ["tool_choice"] * no_choice + ["instructions"] * ("instructions" in body and own.get("instructions") == ""))
     if transcript.tool_choice is not UNSET:
         choice, parallel = _encode_tool_choice(transcript.tool_choice, report)
-        own = settings.provider_data.get(NAME) if isinstance(settings.provider_data, dict) else None
-        if not (choice == "auto" and isinstance(own, dict) and "tool_choice" in own):
+        if not (choice == "auto" and "tool_choice" in own):
             body["tool_choice"] = choice
         if parallel is not UNSET:
             body["parallel_tool_calls"] = parallel

@@ -10,7 +10,7 @@ input is ``truncated``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -18,7 +18,7 @@ from ...errors import MalformedInputError
 from ...items import ErrorItem, ToolCallItem
 from ...mapping.protocol import ModelResponse
 from ...mapping.report import Report
-from ...mapping.wire import check_shape, decode_event
+from ...mapping.wire import check_shape, decode_event, fast_event
 from ...streaming.events import (
     RawEvent,
     ReasoningDelta,
@@ -39,6 +39,17 @@ __all__ = ["ResponsesAccumulator"]
 _LIFECYCLE = ("response.created", "response.in_progress", "response.queued")
 _NAME = "openai-responses"
 _Obj = dict[str, Any]
+
+
+_MAX_GAP = 64
+"""How far past the parts seen so far an index may point (parts arrive in order; a few may be skipped)."""
+
+
+def _check_index(index: int, have: int, name: str) -> None:
+    """A part index must not be negative nor far past the parts seen: a hostile ``content_index:
+    123456789012`` would otherwise make the accumulator allocate that many parts."""
+    if index < 0 or index > have + _MAX_GAP:
+        raise MalformedInputError(f"/{name}", f"{name} {index} is out of range: {have} part(s) so far", provider=_NAME)
 
 
 class _Item(msgspec.Struct):
@@ -80,6 +91,23 @@ class _Event(msgspec.Struct):
     response: _Response | None = None
     code: str | int | None = None
     error: _Obj | None = None
+
+
+class _FastTextDelta(msgspec.Struct, forbid_unknown_fields=True):
+    """A ``response.output_text.delta`` event with no logprobs: the fast path's shape
+    (see :func:`interlingua.mapping.wire.fast_event`)."""
+
+    type: Literal["response.output_text.delta"]
+    delta: str
+    item_id: str | None = None
+    output_index: int | None = None
+    content_index: int | None = None
+    sequence_number: int | None = None
+    logprobs: Annotated[list[None], msgspec.Meta(max_length=0)] | None = None
+    obfuscation: str | None = None
+
+
+_fast_text_delta = msgspec.json.Decoder(_FastTextDelta)
 
 
 class ResponsesAccumulator:
@@ -170,6 +198,7 @@ class ResponsesAccumulator:
             content = item["content"] = []
         ci = data.get("content_index")
         ci = ci if isinstance(ci, int) else len(content) - 1
+        _check_index(ci, len(content), "content_index")
         while len(content) <= ci:
             content.append({"type": part_type, field: ""})
         part = content[ci]
@@ -186,6 +215,7 @@ class ResponsesAccumulator:
             parts = item[key] = []
         si = data.get(index_name)
         si = si if isinstance(si, int) else max(len(parts) - 1, 0)
+        _check_index(si, len(parts), index_name)
         while len(parts) <= si:
             parts.append({"type": kind, "text": ""})
         if isinstance(parts[si], dict):
@@ -197,6 +227,12 @@ class ResponsesAccumulator:
         """Consume one SSE event; return the canonical events it completes."""
         if self._terminal:
             return []
+        if self._created and event.event == "response.output_text.delta":
+            fast = fast_event(_fast_text_delta, event.data)
+            if fast is not None:
+                where = {"item_id": fast.item_id, "output_index": fast.output_index, "content_index": fast.content_index}
+                self._append_part(where, "text", "output_text", fast.delta)
+                return [TextDelta(fast.delta)]
         data = decode_event(event.data, provider=_NAME)
         if not isinstance(data, dict):
             return self._error(ErrorItem(code="provider_error", message="stream event is not a JSON object", retryable=False))

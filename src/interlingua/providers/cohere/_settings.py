@@ -1,0 +1,150 @@
+"""Cohere v2 chat generation settings <-> canonical :class:`~interlingua.items.Settings` (ADR 0007).
+
+Wire fields (Cohere API reference "Chat" (v2); cohere-python ``V2Client.chat`` parameters):
+``model``, ``stream``, ``max_tokens``, ``temperature``, ``p`` (top-p), ``k`` (top-k), ``seed``,
+``stop_sequences``, ``frequency_penalty``, ``presence_penalty``, ``response_format``
+(``{"type": "text"}`` or ``{"type": "json_object", "json_schema"?: {...}}``) and ``thinking``
+(``{"type": "enabled"|"disabled", "token_budget"?: n}``). The rest (``strict_tools``, ``documents``,
+``citation_options``, ``safety_mode``, ``logprobs``, ``priority``, ...) and every value that does
+not fit its canonical field is kept in ``settings.provider_data["cohere"]`` as given and written
+back only to Cohere.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from ...items import ReasoningSettings, Settings
+from ...mapping.report import Policy, Report
+from ...mapping.settings import approximated_setting, build_settings, merge_provider_fields, own_provider_data, unsupported_setting, valid_setting
+from ._common import NAME
+
+__all__ = ["decode_settings", "encode_settings"]
+
+U = msgspec.UNSET
+
+_PLAIN = {
+    "model": "model",
+    "stream": "stream",
+    "max_tokens": "max_output_tokens",
+    "temperature": "temperature",
+    "p": "top_p",
+    "k": "top_k",
+    "seed": "seed",
+    "stop_sequences": "stop",
+    "frequency_penalty": "frequency_penalty",
+    "presence_penalty": "presence_penalty",
+}
+"""Wire field -> canonical setting, same value."""
+
+_CONVERSATION = frozenset({"messages", "tools"})
+
+
+def _response_format(value: Any) -> dict[str, Any] | None:
+    if not isinstance(value, Mapping) or not set(value) <= {"type", "json_schema"}:
+        return None
+    if value.get("type") == "text" and "json_schema" not in value:
+        return {"type": "text"}
+    if value.get("type") == "json_object":
+        schema = value.get("json_schema")
+        if schema is None and "json_schema" not in value:
+            return {"type": "json_object"}
+        if isinstance(schema, Mapping):
+            return {"type": "json_schema", "schema": copy.deepcopy(dict(schema))}
+    return None
+
+
+def _thinking(value: Any) -> dict[str, Any] | None:
+    if not isinstance(value, Mapping) or not set(value) <= {"type", "token_budget"}:
+        return None
+    budget = value.get("token_budget")
+    if value.get("type") == "disabled" and budget is None and "token_budget" not in value:
+        return {"effort": "none"}
+    if value.get("type") == "enabled":
+        if "token_budget" not in value:
+            return {"include_thoughts": True}
+        if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0:
+            return {"budget_tokens": budget}
+    return None
+
+
+def decode_settings(body: Mapping[str, Any]) -> Settings | msgspec.UnsetType:
+    """Every top-level field but the conversation (``messages``, ``tools``) -> settings (the caller
+    takes out a ``tool_choice`` it decoded; any other ``tool_choice`` is kept in ``provider_data``).
+
+    ``thinking``: ``disabled`` -> ``reasoning.effort: "none"``; ``enabled`` with ``token_budget`` ->
+    ``reasoning.budget_tokens``; ``enabled`` alone -> ``reasoning.include_thoughts: true``.
+    ``response_format``: ``json_object`` with ``json_schema`` -> ``json_schema``.
+    """
+    fields: dict[str, Any] = {}
+    rest: dict[str, Any] = {}
+    for key, value in body.items():
+        if key in _CONVERSATION:
+            continue
+        canonical = _PLAIN.get(key)
+        if canonical is not None and valid_setting(canonical, value):
+            fields[canonical] = copy.deepcopy(value)
+        elif key == "response_format" and _response_format(value) is not None:
+            fields["response_format"] = _response_format(value)
+        elif key == "thinking" and _thinking(value) is not None:
+            fields["reasoning"] = _thinking(value)
+        else:
+            rest[key] = copy.deepcopy(value)
+    return build_settings(fields, rest, NAME)
+
+
+def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy, report: Report) -> None:
+    """Write ``settings`` into ``body`` (in place); report what Cohere cannot take.
+
+    ``model`` is not written here (only the caller's ``model=`` argument is, ADR 0007).
+    """
+    own = own_provider_data(settings.provider_data, NAME, report, what="settings")
+    for wire, canonical in _PLAIN.items():
+        value = getattr(settings, canonical)
+        if wire != "model" and value is not U:
+            body[wire] = copy.deepcopy(value)
+    fmt = settings.response_format
+    if fmt is not U:
+        if fmt.type == "text":
+            body["response_format"] = {"type": "text"}
+        elif fmt.type == "json_object":
+            body["response_format"] = {"type": "json_object"}
+        else:
+            out: dict[str, Any] = {"type": "json_object"}
+            if fmt.schema is not U:
+                out["json_schema"] = copy.deepcopy(fmt.schema)
+            else:
+                approximated_setting(report, "response_format", fmt, "response_format", out, why="a json_schema format without a schema")
+            for name in ("name", "description", "strict"):
+                if getattr(fmt, name) is not U:
+                    unsupported_setting(report, policy, "Cohere", f"response_format.{name}", getattr(fmt, name), why="Cohere's response_format takes the schema alone")
+            body["response_format"] = out
+    if settings.reasoning is not U:
+        thinking = _encode_thinking(settings.reasoning, policy, report)
+        if thinking is not None:
+            body["thinking"] = thinking
+    merge_provider_fields(body, own, report, target=NAME)
+
+
+def _encode_thinking(reasoning: ReasoningSettings, policy: Policy, report: Report) -> dict[str, Any] | None:
+    out: dict[str, Any] | None = None
+    if reasoning.effort == "none":
+        out = {"type": "disabled"}
+    elif reasoning.budget_tokens is not U:
+        out = {"type": "enabled", "token_budget": reasoning.budget_tokens}
+    elif reasoning.effort is not U:
+        out = {"type": "enabled"}
+        approximated_setting(report, "reasoning.effort", reasoning.effort, "thinking", out, why="Cohere takes a token budget, not an effort level")
+    elif reasoning.include_thoughts is True:
+        out = {"type": "enabled"}
+    if reasoning.effort not in (U, "none") and reasoning.budget_tokens is not U:
+        unsupported_setting(report, policy, "Cohere", "reasoning.effort", reasoning.effort, why="the token budget is sent instead")
+    if reasoning.summary is not U:
+        unsupported_setting(report, policy, "Cohere", "reasoning.summary", reasoning.summary, why="Cohere returns the thinking itself, no summary")
+    if reasoning.include_thoughts is False:
+        unsupported_setting(report, policy, "Cohere", "reasoning.include_thoughts", False, why="Cohere returns the thinking whenever it thinks")
+    return out

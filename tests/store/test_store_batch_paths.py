@@ -1,0 +1,120 @@
+"""The store's batch paths: one typed pass validates an append's items, and a SQLite load reads the rows
+from the driver. Each must give exactly what the item-by-item path gives: the same rows, the same
+first error (by index) with its pointer, the same envelopes, and the same quarantine on a corrupt row."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from interlingua.codec import decode_item
+from interlingua.errors import DocumentError
+from interlingua.items import Envelope, TextItem
+from interlingua.store import CorruptRowError, SessionStore, _rows
+
+CANON = Path(__file__).parent.parent / "fixtures" / "canonical"
+VALID = [decode_item(line) for line in (CANON / "valid_items.jsonl").read_bytes().splitlines() if line.strip()]
+
+
+def _one_by_one(items: list[Any]) -> list[_rows.PreparedRow]:
+    """prepare_rows with the batch pass switched off: every item decoded on its own."""
+    return [_rows.prepare_rows([it])[0] for it in items]
+
+
+def test_batch_rows_equal_item_by_item_rows() -> None:
+    assert len(VALID) > 5
+    assert _rows.prepare_rows(VALID) == _one_by_one(VALID)
+
+
+def _error(items: list[Any]) -> tuple[str, str]:
+    with pytest.raises(DocumentError) as info:
+        _rows.prepare_rows(items)
+    return info.value.problems[0].pointer, info.value.problems[0].message
+
+
+@pytest.mark.parametrize("bad_at", [0, 3, len(VALID)])
+def test_the_first_badly_typed_item_is_reported_with_its_pointer(bad_at: int) -> None:
+    items = [*VALID[:bad_at], TextItem(text=7), *VALID[bad_at:]]  # type: ignore[arg-type]
+    pointer, message = _error(items)
+    assert pointer == f"/{bad_at}/text"
+    assert "Expected `str`" in message
+
+
+def test_an_earlier_type_error_wins_over_a_later_json_safety_error() -> None:
+    """The typed check is deferred to the end of the batch; the order of errors must not change."""
+    items = [*VALID[:2], TextItem(text=7), *VALID[2:4], TextItem(text="x", metadata={"n": float("nan")}), *VALID[4:]]  # type: ignore[arg-type]
+    assert _error(items)[0] == "/2/text"
+    # and the other way round: the JSON-safety error is first
+    items = [*VALID[:2], TextItem(text="x", metadata={"n": float("nan")}), TextItem(text=7), *VALID[2:]]  # type: ignore[arg-type]
+    assert _error(items)[0] == "/2/metadata/n"
+
+
+def test_an_earlier_type_error_wins_over_a_later_usage_error() -> None:
+    env = Envelope(schema_version="1.0", session_id="s", seq=0, item=VALID[0], usage="not usage")  # type: ignore[arg-type]
+    assert _error([TextItem(text=7), env])[0] == "/0/text"  # type: ignore[arg-type]
+    assert _error([env, TextItem(text=7)])[0] == "/0/usage"  # type: ignore[arg-type]
+
+
+async def test_sqlite_load_from_the_driver_equals_the_checked_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "s.sqlite3"
+    store = await SessionStore.open(f"sqlite+aiosqlite:///{db}", create=True)
+    try:
+        sid = await store.create_session(session_id="s")
+        for k in range(0, len(VALID), 4):
+            await store.append(sid, VALID[k : k + 4])
+        fast = await store.load_envelopes(sid)
+        fast_since = await store.load_envelopes(sid, since_seq=3)
+        monkeypatch.setattr(_rows, "decode_rows_fast", lambda *a, **k: None)
+        slow = await store.load_envelopes(sid)
+        assert fast == slow
+        assert [e.item for e in fast] == VALID
+        assert fast_since == slow[3:]
+        assert len({e.created_at for e in fast}) >= 2  # several appends, several timestamps, each parsed right
+    finally:
+        await store.close()
+
+
+async def test_sqlite_load_of_a_corrupt_row_still_quarantines_it(tmp_path: Path) -> None:
+    db = tmp_path / "s.sqlite3"
+    store = await SessionStore.open(f"sqlite+aiosqlite:///{db}", create=True)
+    try:
+        sid = await store.create_session(session_id="s")
+        await store.append(sid, VALID[:5])
+        with sqlite3.connect(db) as c:
+            c.execute("UPDATE interlingua_items SET item = ? WHERE session_id = ? AND seq = 2", ('{"type": "text", "text": 5}', sid))
+        with pytest.raises(CorruptRowError):
+            await store.load(sid)
+        assert [q.seq for q in await store.quarantined(sid)] == [2]
+        with pytest.warns(Warning):
+            envs = await store.load_envelopes(sid, on_corrupt="omit")
+        assert [e.seq for e in envs] == [0, 1, 3, 4]
+    finally:
+        await store.close()
+
+
+async def test_sqlite_append_advances_the_head_as_sqlalchemy_would(tmp_path: Path) -> None:
+    """The driver-level UPDATE of the session row: same head, same timestamp text format, same conflicts."""
+    from interlingua.errors import ConflictError, SessionNotFoundError
+
+    db = tmp_path / "s.sqlite3"
+    store = await SessionStore.open(f"sqlite+aiosqlite:///{db}", create=True)
+    try:
+        sid = await store.create_session(session_id="s")
+        assert await store.append(sid, VALID[:3], expected_seq=-1) == 2
+        assert await store.append(sid, VALID[3:4]) == 3
+        with pytest.raises(ConflictError) as info:
+            await store.append(sid, VALID[:1], expected_seq=1)
+        assert info.value.actual == 3
+        with pytest.raises(SessionNotFoundError):
+            await store.append("nope", VALID[:1])
+        with sqlite3.connect(db) as c:
+            created, updated, head = c.execute("SELECT created_at, updated_at, head_seq FROM interlingua_sessions WHERE id = 's'").fetchone()
+        assert head == 3
+        assert len(created) == len(updated) and updated >= created  # the DateTime column's own text format
+        info_ = await store.get_session(sid)
+        assert info_.updated_at >= info_.created_at
+    finally:
+        await store.close()
