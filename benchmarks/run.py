@@ -411,9 +411,12 @@ BOUNDS: dict[str, str] = {
         "the others."
     ),
     "memory": (
-        "validation keeps, per session, the ids and call ids seen (to find duplicates and orphan results) and the last seq, so "
-        "memory grows with the number of distinct sessions, not with the bytes. Truly flat memory would mean giving up "
-        "duplicate-id detection across a file: not done."
+        "validation keeps, per session, the ids and call ids seen (to find duplicates and orphan results) and the last seq; up to "
+        "200,000 ids and 20,000 sessions in memory, the least recently used beyond that in a temporary SQLite database (deleted at "
+        "the end), so memory is flat in the number of sessions and the bytes. `convert --from canonical --to <provider>` reads the "
+        "document item by item but the provider mapper still builds the whole request body (one dict per message): its peak grows "
+        "with the conversation. A provider body (e.g. a 200 MB message) is parsed whole: the peak is about twice the input before "
+        "the item is refused."
     ),
     "store": (
         "bulk append, measured (CPU, 91 appends to one session): 91 appends of one tiny item cost ~135 ms (per transaction: "
@@ -743,9 +746,131 @@ def row_memory(ctx: Context) -> Row:
     row.extra["kb_per_session"] = growth_mb * 1024 / added_sessions if added_sessions else None
     row.notes.append(
         f"files are copies of the dataset with sessions renamed per copy ({a['sessions']} and {b['sessions']} sessions), so the "
-        "number of sessions grows with the size; `validate_jsonl_stream` keeps per-session state for the whole file "
-        "(an `ItemChecker` with the ids and call ids seen, and the last seq)"
+        "number of sessions grows with the size; `validate_jsonl_stream` keeps per-session state (the ids and call ids seen, "
+        "and the last seq) in memory up to 200,000 ids and 20,000 sessions, the rest in a temporary SQLite database"
         + (f": about {row.extra['kb_per_session']:.1f} KB per 30-item session here" if added_sessions else "")
+    )
+    return row
+
+
+# --------------------------------------------------------------------------- (4b) CLI peak RSS on large inputs
+
+# per size: items of the big transcript, bytes of the big message, the validate file (MB, sessions)
+_CLI_MEMORY: dict[str, dict[str, Any]] = {
+    "tiny": {"items": 5_000, "message_mb": 34, "validate": [(2, 500), (8, 2_000)]},
+    "small": {"items": 1_000_000, "message_mb": 200, "validate": [(64, 16_000), (256, 67_000)]},
+    "full": {"items": 1_000_000, "message_mb": 200, "validate": [(128, 33_000), (1074, 270_000)]},
+}
+
+
+def _big_transcript(n: int, dest: Path) -> int:
+    """A transcript document of ``n`` small text items with ids (~70 bytes each), written in pieces."""
+    with open(dest, "wb") as fh:
+        fh.write(b'{"schema_version":"1.0","items":[')
+        for start in range(0, n, 10_000):
+            fh.write(b",".join(
+                b'{"type":"text","role":"%s","id":"m%07d","text":"message %07d"}' % (b"user" if i % 2 == 0 else b"assistant", i, i)
+                for i in range(start, min(n, start + 10_000))
+            ) + (b"," if start + 10_000 < n else b""))
+        fh.write(b"]}\n")
+    return dest.stat().st_size
+
+
+def _big_message(mb: int, dest: Path) -> int:
+    """An OpenAI Chat request whose second message is ``mb`` MB of text (over ``max_item_bytes``)."""
+    with open(dest, "wb") as fh:
+        fh.write(b'{"model":"gpt-4.1","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"')
+        block = b"y" * 1_000_000
+        for _ in range(mb):
+            fh.write(block)
+        fh.write(b'"}]}')
+    return dest.stat().st_size
+
+
+def _many_sessions(target_mb: int, sessions: int, dest: Path) -> int:
+    """A JSON Lines file of ``sessions`` sessions of 14 envelopes (text with ids, tool calls and their
+    results), padded to about ``target_mb`` MB: every session's ids stay live for the whole file."""
+    per = 14
+    pad = max(1, (target_mb * 1_000_000 // (sessions * per)) - 140)
+    text = "x" * pad
+    with open(dest, "wb") as fh:
+        for s in range(sessions):
+            sid = f"sess-{s:07d}"
+            lines = []
+            for i in range(per):
+                if i % 3 == 1:
+                    item = f'{{"type":"tool_call","id":"call-{s}-{i}","name":"lookup","arguments":{{"q":"{text}"}}}}'
+                elif i % 3 == 2:
+                    item = f'{{"type":"tool_result","call_id":"call-{s}-{i - 1}","content":[{{"type":"text","text":"{text}"}}]}}'
+                else:
+                    item = f'{{"type":"text","id":"msg-{s}-{i}","role":"user","text":"{text}"}}'
+                lines.append(f'{{"schema_version":"1.0","session_id":"{sid}","seq":{i},"item":{item}}}\n')
+            fh.write("".join(lines).encode())
+    return dest.stat().st_size
+
+
+@register_row("memory-cli")
+def row_memory_cli(ctx: Context) -> Row:
+    """(4b) Whole-process peak RSS of ``convert``, ``migrate -o`` and ``validate`` on large generated inputs."""
+    conf = _CLI_MEMORY.get(ctx.size_name, _CLI_MEMORY["tiny"])
+    cli = _cli_command()
+    runs: list[dict[str, Any]] = []
+    work = ctx.workdir
+
+    def one(label: str, what: str, nbytes: int, cmd: list[str], outputs: list[Path]) -> dict[str, Any]:
+        r = _child_rusage(cmd)
+        err = (r["err"] if "err" in r else b"").decode(errors="replace")
+        run_ = {"label": label, "input": what, "nbytes": nbytes, "peak_kb": r["maxrss_kb"], "rc": r["rc"], "seconds": r["wall"],
+                "written": [o.name for o in outputs if o.exists() and o.stat().st_size > 0 and not o.name.endswith(".rejects.jsonl")],
+                "rejects": "".join(o.read_text()[:400] for o in outputs if o.name.endswith(".rejects.jsonl") and o.exists())}
+        run_["stderr"] = err.strip().splitlines()[-1][:300] if err.strip() else ""
+        for o in outputs:
+            if o.exists():
+                o.unlink()
+        runs.append(run_)
+        return run_
+
+    doc = work / "cli-transcript.json"
+    n = conf["items"]
+    size = _big_transcript(n, doc)
+    what = f"transcript document, {n:,} items, {size / 1e6:.0f} MB"
+    c_canon = one("`convert --from canonical --to canonical`", what, size, [*cli, "convert", "--from", "canonical", "--to", "canonical", str(doc), "-o", str(work / "o.json")], [work / "o.json"])
+    c_chat = one("`convert --from canonical --to openai-chat`", what, size, [*cli, "convert", "--from", "canonical", "--to", "openai-chat", str(doc), "-o", str(work / "o.json")], [work / "o.json"])
+    m_doc = one("`migrate -o`", what, size, [*cli, "migrate", str(doc), "-o", str(work / "o.jsonl"), "-q"], [work / "o.jsonl"])
+    doc.unlink()
+    msg = work / "cli-message.json"
+    msize = _big_message(conf["message_mb"], msg)
+    what = f"OpenAI Chat request with one {msize / 1e6:.0f} MB message"
+    c_msg = one("`convert --from openai-chat --to canonical`", what, msize, [*cli, "convert", "--from", "openai-chat", "--to", "canonical", str(msg), "-o", str(work / "o.json")], [work / "o.json"])
+    m_msg = one("`migrate -o`", what, msize, [*cli, "migrate", str(msg), "-o", str(work / "o.jsonl"), "-q"], [work / "o.jsonl", work / "o.rejects.jsonl"])
+    msg.unlink()
+    vals = []
+    for mb, sessions in conf["validate"]:
+        path = work / f"cli-sessions-{mb}.jsonl"
+        vsize = _many_sessions(mb, sessions, path)
+        vals.append(one("`validate`", f"JSON Lines, {sessions:,} sessions, {vsize / 1e6:.0f} MB", vsize, [*cli, "validate", str(path)], []))
+        path.unlink()
+    il = Measure("interlingua CLI: whole-process peak RSS (MB)", "interlingua", note="lower is better; see the table")
+    row = Row("memory-cli", "(4b) whole-process peak RSS of convert, migrate -o and validate on large inputs", il, [], None)
+    row.extra["runs"] = runs
+    mb = lambda r: r["peak_kb"] / 1024  # noqa: E731
+    refused = [r for r in (c_msg, m_msg) if r["rc"] == 1 and "max_item_bytes" in r["stderr"] + r["rejects"] and not r["written"]]
+    row.targets = [
+        Target(f"`convert` of a {n:,}-item transcript < 300 MB peak", mb(c_canon) < 300 and c_canon["rc"] == 0, f"{mb(c_canon):.0f} MB"),
+        Target(f"`migrate -o` of a {n:,}-item transcript < 300 MB peak", mb(m_doc) < 300 and m_doc["rc"] == 0, f"{mb(m_doc):.0f} MB"),
+        Target(
+            f"a {msize / 1e6:.0f} MB message: refused by `convert` and `migrate` (exit 1, max_item_bytes, nothing written), peak < 2.5x the input + 50 MB",
+            len(refused) == 2 and all(mb(r) < 2.5 * r["nbytes"] / 2**20 + 50 for r in (c_msg, m_msg)),
+            f"{mb(c_msg):.0f} MB / {mb(m_msg):.0f} MB",
+        ),
+        Target(f"`validate` of {vals[-1]['nbytes'] / 1e6:.0f} MB, {conf['validate'][-1][1]:,} sessions < 150 MB peak (issue 16: < 100 MB)",
+               mb(vals[-1]) < 150 and vals[-1]["rc"] == 0, f"{mb(vals[-1]):.0f} MB"),
+        Target(f"`validate` flat: peak grows by <= 10 MB from {vals[0]['nbytes'] / 1e6:.0f} MB to {vals[-1]['nbytes'] / 1e6:.0f} MB",
+               mb(vals[-1]) - mb(vals[0]) <= 10, f"{mb(vals[-1]) - mb(vals[0]):+.1f} MB"),
+    ]
+    row.notes.append(
+        f"`convert --from canonical --to openai-chat` of the same transcript: {mb(c_chat):.0f} MB (not a target: the input is read item "
+        "by item, but the provider mapper builds the whole request body, one dict per message)"
     )
     return row
 
@@ -810,7 +935,7 @@ def _child_rusage(cmd: list[str]) -> dict[str, Any]:
             proc = subprocess.run([str(_GNU_TIME), "-q", "-f", "%U %S %M", "-o", tf.name, *cmd], capture_output=True, check=False)
             wall = time.perf_counter() - t0
             user, system, rss = tf.read().split()[-3:]
-        return {"wall": wall, "cpu": float(user) + float(system), "maxrss_kb": int(rss), "rc": proc.returncode, "out": proc.stdout}
+        return {"wall": wall, "cpu": float(user) + float(system), "maxrss_kb": int(rss), "rc": proc.returncode, "out": proc.stdout, "err": proc.stderr}
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert p.stdout is not None
     out = p.stdout.read()
@@ -2097,7 +2222,26 @@ def render(report: Report) -> str:
     w("")
     w("## Details")
     for r in report.rows:
-        if r.key == "memory":
+        if r.key != "memory-cli":
+            continue
+        w("")
+        w("## (4b) Memory: whole-process peak RSS of the CLI on large inputs")
+        w("")
+        w("Each command runs once as its own process (`interlingua ...` under GNU `time`: its own peak RSS, `%M`), on inputs the "
+          "benchmark generates. A transcript document is read item by item (`interlingua._docstream`, ADR 0013); `validate` keeps "
+          "per-session state in memory up to a budget and spills the rest to a temporary SQLite database.")
+        w("")
+        w("| command | input | peak RSS | exit | wall time | last stderr line |")
+        w("| --- | --- | --- | --- | --- | --- |")
+        for m in r.extra["runs"]:
+            w(f"| {m['label']} | {m['input']} | {m['peak_kb'] / 1024:.1f} MB | {m['rc']} | {m['seconds']:.1f} s | {m['stderr'].replace('|', '/')[:160]} |")
+        w("")
+        for t in r.targets:
+            w(f"- target {t.text}: {_met(t)} ({t.measured})")
+        for n in r.notes:
+            w(f"- {n}")
+    for r in report.rows:
+        if r.key.startswith("memory"):
             continue
         w("")
         w(f"### {r.title}")

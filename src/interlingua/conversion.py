@@ -16,7 +16,8 @@ The steps, in order:
    registered mapper's accepts it, :class:`~interlingua.errors.FormatMismatchError` names that
    format (``force=True`` decodes it as ``source`` anyway).
 2. **Decode** to a canonical :class:`~interlingua.items.Transcript` (the ``source`` mapper, or the
-   codec for ``canonical``).
+   codec for ``canonical``). What a mapper made is held to the canonical limits
+   (:func:`check_limits`: ``max_item_bytes``, nesting, inline base64), as the codec holds a file.
 3. **Model.** The ``model`` argument; else, when ``source`` and ``target`` are the same provider,
    the model the request was made with (``settings.model``); else none, and the report says the
    body has no model (pass ``model=``).
@@ -46,8 +47,8 @@ from typing import Any, Literal, TypeAlias
 import msgspec
 
 from .capabilities import Resolver, fit, resolve
-from .codec import decode_transcript, encode_transcript
-from .errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, Problem, StreamFailedError, UnknownFormatError
+from .codec import DEFAULT_LIMITS, Limits, _check_base64, _encoder, _item_too_deep, decode_transcript, encode_transcript
+from .errors import DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, Problem, StreamFailedError, UnknownFormatError
 from .items import Settings, Transcript
 from .mapping.protocol import Conversion, Mapper, ModelResponse
 from .mapping.registry import BUILTIN, available, get_mapper
@@ -59,6 +60,7 @@ __all__ = [
     "Kind",
     "convert_request",
     "convert_response",
+    "check_limits",
     "convert_stream",
     "detect_kind",
 ]
@@ -241,7 +243,52 @@ def _decode(mapper: Mapper, body: Mapping[str, Any], kind: Kind, report: Report)
     except _MALFORMED as exc:
         raise MappingError(f"malformed {mapper.name} {kind} body: {type(exc).__name__}: {exc}") from exc
     report.extend(conv.report)
-    return conv.value
+    value = conv.value
+    items = value.items if isinstance(value, (Transcript, ModelResponse)) else None
+    if items is not None:
+        check_limits(items, what=f"the {mapper.name} {kind}")
+    return value
+
+
+def check_limits(items: Iterable[Any], *, limits: Limits = DEFAULT_LIMITS, what: str = "the input") -> None:
+    """Refuse canonical items a mapper made that the canonical limits forbid, as
+    :func:`~interlingua.codec.decode_item` would refuse them read from a file: an item over
+    ``limits.max_item_bytes`` encoded, an inline base64 source over ``max_base64_bytes``, nesting
+    deeper than ``max_depth``. So nothing a conversion or ``migrate`` writes is refused later by
+    ``validate`` or ``store import``.
+
+    Raises:
+        LimitError: the first such item (pointer ``/items/N`` of the canonical transcript).
+    """
+    for i, item in enumerate(items):
+        pointer = f"/items/{i}"
+        longest = _longest_string(item)
+        if longest > limits.max_item_bytes:  # refused without encoding it (a copy as large again)
+            raise LimitError(Problem(pointer, f"{what} gives a canonical item of more than {longest} bytes; the limit is {limits.max_item_bytes} (max_item_bytes)"))
+        try:
+            size = len(_encoder.encode(item))
+        except (TypeError, ValueError, OverflowError):
+            continue  # not JSON-safe: the encoder's own check says where
+        if size > limits.max_item_bytes:
+            raise LimitError(Problem(pointer, f"{what} gives a canonical item of {size} bytes; the limit is {limits.max_item_bytes} (max_item_bytes)"))
+        if _item_too_deep(item, limits.max_depth):
+            raise LimitError(Problem(pointer, f"{what} gives a canonical item nesting deeper than {limits.max_depth} levels"))
+        _check_base64(item, pointer, limits)
+
+
+def _longest_string(item: Any) -> int:
+    """Length of the longest string held in a field of ``item`` or of the items in its ``content``."""
+    longest = 0
+    for value in msgspec.structs.astuple(item) if isinstance(item, msgspec.Struct) else ():
+        if type(value) is str:
+            longest = max(longest, len(value))
+        elif type(value) is list:
+            for sub in value:
+                if isinstance(sub, msgspec.Struct):
+                    longest = max(longest, _longest_string(sub))
+        elif isinstance(value, msgspec.Struct):
+            longest = max(longest, _longest_string(value))
+    return longest
 
 
 def _hint(mapper: Mapper, body: Mapping[str, Any], report: Report) -> None:
@@ -454,4 +501,5 @@ def convert_stream(
     if not isinstance(last, StreamDone) or not isinstance(last.response, ModelResponse):
         raise StreamFailedError(mapper.name, "truncated", "the stream ended without a result")
     report.extend(last.report)
+    check_limits(last.response.items, what=f"the {mapper.name} stream")
     return _encode_response(last.response, source, target, model, policy, report)

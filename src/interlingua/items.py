@@ -83,6 +83,17 @@ class ModelCapabilities(Struct):
     """
     The model produces reasoning and accepts its own reasoning back.
     """
+    reasoning_settings: (
+        Annotated[
+            bool,
+            Meta(description='The model takes reasoning settings (effort, token budget: OpenAI `reasoning_effort`, Anthropic `thinking`, Gemini `thinkingConfig`, ...) even where it returns no reasoning (OpenAI o-series and GPT-5 on Chat Completions). `null`: as `reasoning`.'),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    The model takes reasoning settings (effort, token budget: OpenAI `reasoning_effort`, Anthropic `thinking`, Gemini `thinkingConfig`, ...) even where it returns no reasoning (OpenAI o-series and GPT-5 on Chat Completions). `null`: as `reasoning`.
+    """
     streaming: Annotated[bool, Meta(description='Streamed responses.')] | UnsetType = (
         False
     )

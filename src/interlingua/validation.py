@@ -219,10 +219,11 @@ class _CompactChecker:
     The problems it reports are :class:`ItemChecker`'s, in the same order (tested against it).
     """
 
-    __slots__ = ("seen",)
+    __slots__ = ("seen", "seq")
 
     def __init__(self) -> None:
         self.seen: dict[str, int] = {}
+        self.seq: int | None = None
 
     def check(self, item: Item, pointer: str) -> list[Problem]:
         kind = _KINDS.get(type(item))
@@ -255,6 +256,133 @@ class _CompactChecker:
                 problems.append(Problem(f"{pointer}/call_id", f"handoff_result refers to {item.call_id!r}, which is not an earlier handoff_call"))  # type: ignore[union-attr]
             problems.extend(_check_nested(item.content, f"{pointer}/content"))  # type: ignore[union-attr]
         return problems
+
+
+class _SpilledIds(dict[str, int]):
+    """The ``id -> flags`` dict of a session whose state was partly moved to the spill database:
+    a key not held here is looked up there (and kept here once found)."""
+
+    __slots__ = ("db", "sid")
+
+    def __init__(self, db: Any, sid: str) -> None:
+        super().__init__()
+        self.db = db
+        self.sid = sid
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = dict.get(self, key)
+        if value is None:
+            row = self.db.execute("SELECT flags FROM ids WHERE sid = ? AND key = ?", (self.sid, key)).fetchone()
+            if row is None:
+                return default
+            value = row[0]
+            dict.__setitem__(self, key, value)
+        return value
+
+
+class _SessionTable:
+    """Per-session state of one JSON Lines validation (a :class:`_CompactChecker` each: ids, call
+    ids, last ``seq``), in bounded memory.
+
+    At most ``max_entries`` ids and ``max_sessions`` sessions are held in memory; past either, the
+    sessions used least recently are moved to a private temporary SQLite database (deleted when
+    the validation ends) and looked up there when they come back. A single session larger than
+    ``max_entries`` keeps only its newest ids in memory and finds the others there. So memory stays
+    flat whatever the number of sessions or items; a file of many sessions spills to disk about
+    100 bytes per id. The checks and their problems are the same as with everything in memory
+    (tested with small budgets).
+    """
+
+    def __init__(self, max_entries: int = 200_000, max_sessions: int = 20_000) -> None:
+        from collections import OrderedDict
+
+        self.live: OrderedDict[str, _CompactChecker] = OrderedDict()
+        self.entries = 0
+        self.max_entries = max_entries
+        self.max_sessions = max_sessions
+        self.db: Any = None
+        self.last: str | None = None
+        self.spills = 0
+
+    def get(self, sid: str) -> _CompactChecker:
+        """The checker of session ``sid`` (a new one for a session not seen before)."""
+        checker = self.live.get(sid)
+        if checker is not None:
+            if sid != self.last:
+                self.live.move_to_end(sid)
+                self.last = sid
+            return checker
+        checker = self._revive(sid) if self.db is not None else None
+        if checker is None:
+            checker = _CompactChecker()
+        self.live[sid] = checker
+        self.last = sid
+        self.entries += len(checker.seen)
+        if len(self.live) > self.max_sessions:
+            self.spill()
+        return checker
+
+    def grew(self, n: int) -> None:
+        """``n`` ids were added to the checker last returned."""
+        self.entries += n
+        if self.entries > self.max_entries:
+            self.spill()
+
+    def _open(self) -> Any:
+        if self.db is None:
+            import sqlite3
+
+            # "" is a private temporary database on disk, deleted when the connection closes
+            self.db = sqlite3.connect("", isolation_level=None)
+            self.db.execute("PRAGMA cache_size = -4096")
+            self.db.execute("PRAGMA journal_mode = OFF")
+            self.db.execute("PRAGMA synchronous = OFF")
+            self.db.execute("CREATE TABLE sessions (sid TEXT PRIMARY KEY, seq INTEGER) WITHOUT ROWID")
+            self.db.execute("CREATE TABLE ids (sid TEXT, key TEXT, flags INTEGER NOT NULL, PRIMARY KEY (sid, key)) WITHOUT ROWID")
+        return self.db
+
+    def _revive(self, sid: str) -> _CompactChecker | None:
+        row = self.db.execute("SELECT seq FROM sessions WHERE sid = ?", (sid,)).fetchone()
+        if row is None:
+            return None
+        checker = _CompactChecker()
+        checker.seen = _SpilledIds(self.db, sid)
+        checker.seq = row[0]
+        return checker
+
+    def spill(self) -> None:
+        """Move the least recently used sessions (and, if need be, the older ids of the current
+        one) to the database until memory holds half the budget."""
+        db = self._open()
+        self.spills += 1
+        db.execute("BEGIN")
+        try:
+            while self.live and (len(self.live) > 1) and (self.entries > self.max_entries // 2 or len(self.live) > self.max_sessions // 2):
+                sid, checker = self.live.popitem(last=False)
+                self._write(db, sid, checker)
+                self.entries -= len(checker.seen)
+            if self.entries > self.max_entries // 2 and self.live:  # one session holds the lot
+                sid, checker = next(reversed(self.live.items()))
+                self._write(db, sid, checker)
+                self.entries -= len(checker.seen)
+                checker.seen = _SpilledIds(db, sid)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    @staticmethod
+    def _write(db: Any, sid: str, checker: _CompactChecker) -> None:
+        db.execute("INSERT OR REPLACE INTO sessions VALUES (?, ?)", (sid, checker.seq))
+        if checker.seen:
+            db.executemany("INSERT OR REPLACE INTO ids VALUES (?, ?, ?)", ((sid, k, v) for k, v in checker.seen.items()))
+
+    def close(self) -> None:
+        """Drop the state (and the spill database)."""
+        self.live.clear()
+        if self.db is not None:
+            self.db.close()
+            self.db = None
 
 
 def _type(item: Any) -> str:
@@ -429,6 +557,40 @@ def validate_document_bytes(data: bytes, *, mode: Mode = "preserving", limits: L
     return result
 
 
+def _validate_document_file(path: Path, *, mode: Mode, limits: Limits, file: str) -> ValidationResult | None:
+    """:func:`validate_document_bytes` of a document file read item by item (bounded memory,
+    :class:`~interlingua._docstream.TranscriptStream`); ``None`` when it must be read whole (any
+    item that does not decode, or an unusual document: the whole path then reports every problem)."""
+    from ._docstream import Fallback, TranscriptStream
+
+    table = _SessionTable()
+    problems: list[Problem] = []
+    count = 0
+    try:
+        with open(path, "rb") as fh:
+            stream = TranscriptStream(fh, mode=mode, limits=limits)
+            for count, item in enumerate(stream, 1):
+                checker = table.get("")
+                before = len(checker.seen)
+                found = checker.check(item, f"/items/{count - 1}")
+                if found:
+                    problems.extend(p.located(file) for p in found)
+                if len(checker.seen) != before:
+                    table.grew(len(checker.seen) - before)
+    except (Fallback, DocumentError):
+        return None
+    finally:
+        table.close()
+    shell = stream.shell
+    if shell.tools is not msgspec.UNSET:
+        names: set[str] = set()
+        for i, tool in enumerate(shell.tools):
+            if tool.name in names:
+                problems.append(Problem(f"/tools/{i}/name", f"duplicate tool name {tool.name!r}", file))
+            names.add(tool.name)
+    return ValidationResult(files=1, items=count, problems=problems)
+
+
 def validate_jsonl_stream(
     source: str | os.PathLike[str] | IO[bytes],
     *,
@@ -437,7 +599,12 @@ def validate_jsonl_stream(
     file: str | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> ValidationResult:
-    """Validate a JSON Lines envelope stream line by line (bounded memory).
+    """Validate a JSON Lines envelope stream line by line, in bounded memory.
+
+    The per-session state the checks need (ids and call ids seen, the last ``seq``) is held in
+    memory up to a budget (200,000 ids, 20,000 sessions); past it, the sessions used least
+    recently move to a private temporary SQLite database that is deleted at the end, so memory
+    stays flat whatever the number of sessions (see docs/benchmarks.md, the memory rows).
 
     ``progress``, when given with a path, is called now and then with the number of
     bytes read since its last call (for a progress display).
@@ -451,9 +618,21 @@ def validate_jsonl_stream(
 def _validate_jsonl(
     reader: Any, source: Any, *, mode: Mode, limits: Limits, file: str | None, progress: Callable[[int], None] | None
 ) -> ValidationResult:
+    table = _SessionTable(**_TABLE_BUDGET)
+    try:
+        return _validate_jsonl_lines(reader, source, table, mode=mode, limits=limits, file=file, progress=progress)
+    finally:
+        table.close()
+
+
+_TABLE_BUDGET: dict[str, int] = {}
+"""Overrides of :class:`_SessionTable`'s budget (tests set small ones to exercise spilling)."""
+
+
+def _validate_jsonl_lines(
+    reader: Any, source: Any, table: _SessionTable, *, mode: Mode, limits: Limits, file: str | None, progress: Callable[[int], None] | None
+) -> ValidationResult:
     result = ValidationResult(files=1)
-    checkers: dict[str, _CompactChecker] = {}
-    last_seq: dict[str, int] = {}
     header_session: str | None = None
     problems = result.problems
     reported = 0
@@ -469,16 +648,17 @@ def _validate_jsonl(
                 sid = env.session_id
                 if header_session is not None and sid != header_session:
                     problems.append(Problem("/session_id", f"session_id {sid!r} differs from the header's session {header_session!r}", file, line))
-                prev = last_seq.get(sid)
+                checker = table.get(sid)
+                prev = checker.seq
                 if prev is not None and env.seq <= prev:
                     problems.append(Problem("/seq", f"seq {env.seq} does not increase (previous {prev} in session {sid!r})", file, line))
-                last_seq[sid] = env.seq
-                checker = checkers.get(sid)
-                if checker is None:
-                    checker = checkers[sid] = _CompactChecker()
+                checker.seq = env.seq
+                before = len(checker.seen)
                 found = checker.check(env.item, "/item")
                 if found:
                     problems.extend(p.located(file, line) for p in found)
+                if len(checker.seen) != before:
+                    table.grew(len(checker.seen) - before)
             continue
         rec = part
         if rec.header is not None:
@@ -493,12 +673,15 @@ def _validate_jsonl(
         result.items += 1
         if header_session is not None and env.session_id != header_session:
             problems.append(Problem("/session_id", f"session_id {env.session_id!r} differs from the header's session {header_session!r}", file, rec.line))
-        prev = last_seq.get(env.session_id)
+        checker = table.get(env.session_id)
+        prev = checker.seq
         if prev is not None and env.seq <= prev:
             problems.append(Problem("/seq", f"seq {env.seq} does not increase (previous {prev} in session {env.session_id!r})", file, rec.line))
-        last_seq[env.session_id] = env.seq
-        checker = checkers.get(env.session_id) or checkers.setdefault(env.session_id, _CompactChecker())
+        checker.seq = env.seq
+        before = len(checker.seen)
         problems.extend(p.located(file, rec.line) for p in checker.check(env.item, "/item"))
+        if len(checker.seen) != before:
+            table.grew(len(checker.seen) - before)
     if progress is not None:
         progress(reader.tell() - reported)
     return result
@@ -642,6 +825,12 @@ def validate_path(
                     raise FileNotFoundError(f"no such file: {label}")
                 result.merge(validate_jsonl_stream(path, mode=mode, limits=limits, file=label, progress=progress))
             else:
+                streamed = _validate_document_file(path, mode=mode, limits=limits, file=label)
+                if streamed is not None:
+                    result.merge(streamed)
+                    if progress is not None:
+                        progress(path.stat().st_size)
+                    continue
                 data = path.read_bytes()
                 result.merge(validate_document_bytes(data, mode=mode, limits=limits, file=label))
                 if progress is not None:

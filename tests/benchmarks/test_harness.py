@@ -22,7 +22,7 @@ from interlingua.validation import validate_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"
-ROWS = ("decode", "encode", "validate", "memory")
+ROWS = ("decode", "encode", "validate", "memory", "memory-cli")
 TIMED_NEW = (
     "mapping", "mapping-ops", "stream", "store-bulk", "store-conv", "store-load", "store-load-large", "validate-process-1", "startup", "migrate-store",
     *(f"stream-long-{p}" for p in ("anthropic", "openai-chat", "openai-responses", "gemini", "ollama")),
@@ -84,6 +84,11 @@ def test_every_row_has_medians_and_ratios(tiny: tuple[str, dict[str, Any]]) -> N
     mem = rows["memory"]["extra"]["memory"]
     assert len(mem) == 2 and all(m["ok"] and m["peak_kb"] > 0 for m in mem)
     assert mem[1]["nbytes"] > mem[0]["nbytes"]
+    # (4b): every CLI run measured its own peak; the big transcript converts, the big message is refused
+    cli = rows["memory-cli"]
+    assert len(cli["extra"]["runs"]) == 7 and all(r["peak_kb"] > 0 for r in cli["extra"]["runs"])
+    assert [r["rc"] for r in cli["extra"]["runs"]] == [0, 0, 0, 1, 1, 0, 0]
+    assert len(cli["targets"]) == 5 and all(t["met"] is not None for t in cli["targets"])
 
 
 def test_peers_run_when_installed(tiny: tuple[str, dict[str, Any]]) -> None:

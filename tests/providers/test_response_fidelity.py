@@ -54,6 +54,7 @@ CASES = [
     ("anthropic", "anthropic/pai__test_anthropic__test_anthropic_advisor_tool.0.response.json", "/usage/cache_creation", "usage cache_creation"),
     ("anthropic", "anthropic/pai__test_anthropic__test_anthropic_advisor_tool.0.response.json", "/usage/server_tool_use", "usage server_tool_use"),
     ("anthropic", "anthropic/pai__test_code_execution_files_vcr__test_anthropic_code_execution_files.1.response.json", "/container", "container"),
+    ("anthropic", "anthropic/pai__test_settings__test_stop_settings_anthropic.0.response.json", "/stop_sequence", "matched stop_sequence"),
     ("openai-chat", "openai-chat/pai__test_snowflake__test_snowflake_llama.0.response.json", "/choices/0/finish_reason", "finish_reason ''"),
     ("openai-chat", "openai-chat/pai__test_snowflake__test_snowflake_llama.0.response.json", "/id", "empty id"),
     ("openai-chat", "openai-chat/pai__test_snowflake__test_snowflake_tool_calling.0.response.json", "/choices/0/message/tool_calls/0/custom", "Snowflake custom"),

@@ -41,7 +41,7 @@ def test_the_case_list_covers_every_fixture_target_and_policy():
     assert kinds == {"request", "continuation", "response", "stream-final"}
     assert {c.target for c in all_cases} == {"openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "cohere"}
     assert {c.policy for c in all_cases} == {"error", "drop", "degrade"}
-    assert len({c.fixture for c in all_cases if c.kind == "request"}) == 42
+    assert len({c.fixture for c in all_cases if c.kind == "request"}) == 48  # 42 on main + 6 Gemini corpus requests (issue 13.2)
     assert len({c.fixture for c in all_cases if c.kind == "stream-final"}) >= 15
     assert len(all_cases) > 1400
 

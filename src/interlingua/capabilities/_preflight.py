@@ -28,6 +28,13 @@ What is a violation (and what is not, on purpose):
   ``raw_round_trip`` is false. ``raw`` items of other formats are the mapper's
   business (left out and reported, per policy).
 * **Streaming.** ``stream=True`` against a model without ``streaming``.
+* **Settings the model cannot take** (the transcript's ``settings``): ``reasoning`` (any
+  reasoning setting, ``effort: "none"`` included: a model that does not reason takes no
+  reasoning parameter) without ``reasoning_settings`` (``null``: as ``reasoning``; OpenAI's
+  o-series and GPT-5 take ``reasoning_effort`` on Chat Completions, which returns no reasoning); a ``response_format`` other than ``text`` without
+  ``structured_output``; ``stop`` sequences without ``stop_sequences``; ``max_output_tokens``
+  above the model's ``max_output_tokens``. Each is one transcript-level violation with item
+  type ``settings``.
 
 Not violations:
 
@@ -46,7 +53,7 @@ Not violations:
   mapper decides.
 
 Policy (:func:`fit`): under ``error`` every violation refuses, as :func:`preflight`.
-Under ``drop`` or ``degrade`` two kinds are repaired and reported, and the rest
+Under ``drop`` or ``degrade`` three kinds are repaired and reported, and the rest
 still refuse (no policy makes a model take tools, parallel calls, its own raw
 items or a stream it cannot):
 
@@ -59,6 +66,8 @@ items or a stream it cannot):
   schema (``{"type": "object", "additionalProperties": true}``), reported as
   ``changed``. A history whose tool items name no tool (results or handoffs only)
   still refuses.
+* **Settings.** A setting the model cannot take is left out (``dropped``);
+  ``max_output_tokens`` above the model's limit is lowered to the limit (``changed``).
 """
 
 from __future__ import annotations
@@ -84,6 +93,7 @@ from ..items import (
     RawItem,
     ReasoningItem,
     RefusalItem,
+    Settings,
     StructuredItem,
     ToolCallItem,
     TextItem,
@@ -258,7 +268,49 @@ def check(
             )
     if stream and not caps.streaming:
         found.append(CapabilityViolation(None, "stream", "streamed responses are not supported by this model"))
+    found.extend(CapabilityViolation(None, "settings", reason) for _, reason in _settings_problems(transcript, caps))
     return found
+
+
+def _set(value: Any) -> bool:
+    return value is not msgspec.UNSET and value is not None
+
+
+def _settings_problems(transcript: Transcript, caps: ModelCapabilities) -> list[tuple[str, str]]:
+    """(setting, reason) for each setting of ``transcript`` that ``caps`` cannot take."""
+    s = transcript.settings
+    if not isinstance(s, Settings):
+        return []
+    out: list[tuple[str, str]] = []
+    reasoning, fmt, tokens = s.reasoning, s.response_format, s.max_output_tokens
+    takes_reasoning = caps.reasoning_settings if isinstance(caps.reasoning_settings, bool) else caps.reasoning
+    if isinstance(reasoning, msgspec.Struct) and not takes_reasoning:
+        asked = ", ".join(f"{k}={v!r}" for k, v in msgspec.structs.asdict(reasoning).items() if _set(v))
+        out.append(("reasoning", f"the settings ask for reasoning ({asked}), which this model does not do"))
+    if isinstance(fmt, msgspec.Struct) and fmt.type != "text" and not caps.structured_output:
+        out.append(("response_format", f"the settings ask for {fmt.type} output, which this model does not produce"))
+    if _set(s.stop) and s.stop and not caps.stop_sequences:
+        out.append(("stop", "the settings give stop sequences, which this model does not take"))
+    limit = caps.max_output_tokens
+    if isinstance(tokens, int) and isinstance(limit, int) and tokens > limit:
+        out.append(("max_output_tokens", f"max_output_tokens {tokens} is above the model's limit of {limit}"))
+    return out
+
+
+def _fit_settings(transcript: Transcript, caps: ModelCapabilities, report: Report) -> Transcript:
+    problems = _settings_problems(transcript, caps)
+    if not problems:
+        return transcript
+    settings = transcript.settings
+    assert isinstance(settings, Settings)
+    for name, reason in problems:
+        if name == "max_output_tokens":
+            settings = msgspec.structs.replace(settings, max_output_tokens=caps.max_output_tokens)
+            report.add("changed", f"{reason}; lowered to {caps.max_output_tokens}", item_type="settings", pointer="/settings/max_output_tokens")
+        else:
+            settings = msgspec.structs.replace(settings, **{name: msgspec.UNSET})
+            report.add("dropped", f"{reason}; left out", item_type="settings", pointer=f"/settings/{name}")
+    return msgspec.structs.replace(transcript, settings=settings)
 
 
 def preflight(
@@ -392,6 +444,7 @@ def fit(
         items.extend(fitted)
         origin.extend([i] * len(fitted))
     out = msgspec.structs.replace(transcript, items=items) if changed else transcript
+    out = _fit_settings(out, caps, report)
     tools = out.tools if isinstance(out.tools, list) else []
     if caps.tools and caps.requires_tool_definitions and not tools and any(isinstance(it, _TOOL_ITEMS) for it in items):
         synthesized = _synthesized_tools(items)

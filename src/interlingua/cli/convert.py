@@ -14,6 +14,11 @@ output), read and written through the canonical form (ADR 0011). This command is
 policy, encode), so it gives what the Python API gives for the same input. Here live only
 reading the input, telling a stream from a JSON body, and printing.
 
+A transcript document file given with ``--from canonical`` is read item by item
+(:mod:`interlingua._docstream`, ADR 0013) and, with ``--to canonical``, written item by item: a
+document of a million items converts in tens of MB. stdin, session files and provider bodies are
+read whole.
+
 Exit codes: 0 converted; 1 refused (the input plainly belongs to another format than
 ``--from`` -- the hint is the first line, ``--force`` decodes it anyway --, policy error,
 capability violations, malformed input such as a body that is not JSON, invalid transcript, failed or
@@ -33,7 +38,7 @@ import typer
 
 from ..codec import _syntax_problem
 from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
-from ..errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, StreamFailedError, UnknownFormatError
+from ..errors import DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, StreamFailedError, UnknownFormatError
 from ..mapping import Mapper, Report, available, get_mapper
 from ._common import require_stdin, write_atomic
 
@@ -160,6 +165,199 @@ def _pretty(value: Any) -> bytes:
     return msgspec.json.format(msgspec.json.encode(value), indent=2) + b"\n"
 
 
+def _pretty_to(value: Any, fh: IO[bytes]) -> None:
+    """Write :func:`_pretty` of ``value`` to ``fh`` without holding the whole text: a dict's members
+    one at a time, a list member's elements one at a time (the same bytes, tested)."""
+    if not isinstance(value, dict) or not value:
+        fh.write(_pretty(value))
+        return
+    fh.write(b"{")
+    for n, (key, member) in enumerate(value.items()):
+        fh.write((b",\n  " if n else b"\n  ") + msgspec.json.encode(key) + b": ")
+        if isinstance(member, list) and member:
+            fh.write(b"[")
+            for i, element in enumerate(member):
+                fh.write((b",\n    " if i else b"\n    ") + _indent(msgspec.json.format(msgspec.json.encode(element), indent=2), b"\n    "))
+            fh.write(b"\n  ]")
+        else:
+            fh.write(_indent(msgspec.json.format(msgspec.json.encode(member), indent=2), b"\n  "))
+    fh.write(b"\n}\n")
+
+
+def _indent(text: bytes, newline: bytes) -> bytes:
+    # a newline in JSON text is always formatting (in strings it is escaped)
+    return text.replace(b"\n", newline)
+
+
+class _Spool:
+    """The output, written to a temporary file as it is made (never held whole) and put in place
+    (or copied to stdout) only when the conversion succeeded."""
+
+    def __init__(self, out: Path | None) -> None:
+        self.out = out
+        self.tmp: str | None = None
+        if out is None:
+            self.fh: IO[bytes] = tempfile.TemporaryFile()
+            return
+        from .migrate import _remove_stale
+
+        _remove_stale(out)  # left by a run that was killed
+        try:
+            # named with the pid, as migrate names its own: a later run removes it if this one is killed
+            fd, self.tmp = tempfile.mkstemp(prefix=f".{out.name}.{os.getpid()}.", suffix=".tmp", dir=out.parent if str(out.parent) else ".")
+        except OSError as exc:
+            raise _Fail(2, f"cannot write {out}: {exc.strerror or exc}") from exc
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self.tmp, 0o666 & ~umask)
+        self.fh = os.fdopen(fd, "w+b")
+
+    def commit(self) -> None:
+        if self.out is None:
+            import shutil
+
+            self.fh.seek(0)
+            stream = _binary(sys.stdout)
+            shutil.copyfileobj(self.fh, stream, 1 << 20)
+            stream.flush()
+            self.fh.close()
+            return
+        self.fh.close()
+        assert self.tmp is not None
+        os.replace(self.tmp, self.out)
+        self.tmp = None
+
+    def discard(self) -> None:
+        self.fh.close()
+        if self.tmp is not None and os.path.exists(self.tmp):
+            os.unlink(self.tmp)
+        self.tmp = None
+
+
+def _stream_canonical(
+    to: str, *, kind: Kind | None, policy: str, model: str | None, source: str, report: Report, output: Path | None
+) -> _Spool | None:
+    """``--from canonical`` for a transcript document file, read item by item (bounded memory):
+    ``--to canonical`` writes each item as it is read; another target gets the transcript without
+    the whole-document parse. ``None`` when the input must be read whole (stdin, a session file,
+    or anything :class:`~interlingua._docstream.TranscriptStream` hands back): that path then
+    gives the same output and the same errors."""
+    from .._docstream import Fallback, TranscriptStream
+    from ..session_file import looks_like_session_file
+
+    if source == "-" or source.lower().endswith((".jsonl", ".ndjson")):
+        return None
+    try:
+        fh = open(source, "rb")  # noqa: SIM115
+    except OSError:
+        return None  # the whole path says why
+    with fh:
+        if looks_like_session_file(fh.read(4096)):
+            return None
+        fh.seek(0)
+        spool = _Spool(output)
+        try:
+            stream = TranscriptStream(fh)
+            if to == CANONICAL:
+                _canonical_to_canonical(stream, spool.fh, _label(source))
+            else:
+                items = _located(list, stream, _label(source))
+                transcript = _transcript(stream.shell, items)
+                del items
+                if kind is Kind.response:
+                    conv = convert_response(transcript, source=CANONICAL, target=to, model=model, policy=policy, report=report)  # type: ignore[arg-type]
+                else:
+                    conv = convert_request(transcript, source=CANONICAL, target=to, model=model, policy=policy, report=report)  # type: ignore[arg-type]
+                del transcript
+                _pretty_to(conv.value, spool.fh)
+        except Fallback:
+            spool.discard()
+            return None
+        except BaseException:
+            spool.discard()
+            raise
+    return spool
+
+
+def _located(consume: Any, stream: Any, label: str) -> Any:
+    try:
+        return consume(stream)
+    except DocumentError as exc:  # an item over the limit, as read_conversation locates it
+        raise exc.located(file=label) from exc
+
+
+def _transcript(shell: Any, items: list[Any]) -> Any:
+    from ..items import Transcript
+
+    return Transcript(
+        schema_version=shell.schema_version, items=items, tools=shell.tools, tool_choice=shell.tool_choice, settings=shell.settings,
+        metadata=shell.metadata, usage=shell.usage, stop_reason=shell.stop_reason, response=shell.response,
+    )
+
+
+def _canonical_to_canonical(stream: Any, out: IO[bytes], label: str) -> None:
+    """Write the document :func:`_pretty` would write for it, each item as it comes, after the
+    checks :func:`~interlingua.conversion.convert_request` runs (schema, limits, semantic checks)."""
+    from ..codec import _encoder, check_json_safe
+    from ..errors import Problem
+    from ..validation import _SessionTable
+
+    table = _SessionTable()
+    problems: list[Problem] = []
+    written = False
+    try:
+        for i, item in enumerate(_located_items(stream, label)):
+            pointer = f"/items/{i}"
+            checker = table.get("")
+            before = len(checker.seen)
+            problems.extend(checker.check(item, pointer))
+            table.grew(len(checker.seen) - before)
+            if problems:
+                continue  # nothing will be written: only look for more problems
+            check_json_safe(item, pointer, max_depth=10_000)
+            if not written:
+                out.write(_head(stream.version))
+                written = True
+            else:
+                out.write(b",")
+            element = msgspec.json.format(msgspec.json.encode(msgspec.json.decode(_encoder.encode(item))), indent=2)
+            out.write(b"\n    " + _indent(element, b"\n    "))
+    finally:
+        table.close()
+    shell = stream.shell
+    if shell.tools is not msgspec.UNSET:
+        names: set[str] = set()
+        for i, tool in enumerate(shell.tools):
+            if tool.name in names:
+                problems.append(Problem(f"/tools/{i}/name", f"duplicate tool name {tool.name!r}"))
+            names.add(tool.name)
+    if problems:
+        raise DocumentError(problems)
+    empty = _pretty(msgspec.json.decode(_encoder.encode(_transcript(shell, []))))
+    marker = b'\n  "items": [],'
+    at = empty.find(marker)
+    if at < 0:
+        marker = b'\n  "items": []\n'
+        at = empty.find(marker)
+    if not written:
+        out.write(empty)
+        return
+    if empty[:at] + b'\n  "items": [' != _head(stream.version):
+        raise AssertionError("transcript members out of the expected order")  # pragma: no cover - Transcript's field order
+    out.write(b"\n  ]" + empty[at + len(b'\n  "items": []') :])
+
+
+def _located_items(stream: Any, label: str) -> Any:
+    try:
+        yield from stream
+    except DocumentError as exc:  # an item over the limit, as read_conversation locates it
+        raise exc.located(file=label) from exc
+
+
+def _head(version: str) -> bytes:
+    return b'{\n  "schema_version": ' + msgspec.json.encode(version) + b',\n  "items": ['
+
+
 def _write(out: Path | None, data: bytes) -> None:
     if out is None:
         stream = _binary(sys.stdout)
@@ -180,7 +378,8 @@ def run(
     report: Report,
     force: bool = False,
     session: str | None = None,
-) -> bytes:
+    output: Path | None = None,
+) -> bytes | _Spool:
     """Convert ``source`` with :mod:`interlingua.conversion` and return the output bytes.
 
     Only reading, kind detection and printing live here; every decision (format check, decode,
@@ -197,6 +396,10 @@ def run(
         return _via_transcript(from_, to, kind=kind, policy=pol, model=model, source=source, report=report, force=force, session=session)
     if from_ == CANONICAL and kind is Kind.stream:
         raise _Fail(2, "--kind stream needs --from <provider>: a canonical transcript is not a stream")
+    if from_ == CANONICAL and session is None:
+        streamed = _stream_canonical(to, kind=kind, policy=pol, model=model, source=source, report=report, output=output)
+        if streamed is not None:
+            return streamed
     data = _read(source)
     if from_ == CANONICAL:
         from ..session_file import looks_like_session_file, read_conversation
@@ -216,6 +419,7 @@ def run(
         conv = convert_stream(data, source=from_, target=to, model=model, policy=pol, report=report)
         return _pretty(conv.value)
     body = _json(data, f"the {from_} {kind.value if kind else 'input'}")
+    del data  # not held while the body is converted
     if not isinstance(body, dict):
         raise _Fail(1, f"malformed {from_} input: expected a JSON object, got {type(body).__name__}")
     if kind is not None:
@@ -298,9 +502,21 @@ def convert(
     """
     if source == "-":
         require_stdin("convert")
+    if output is None:
+        _convert(from_, to, source, kind, policy, model, output, force, session)
+        return
+    from .migrate import _terminate_cleanly
+
+    with _terminate_cleanly():  # SIGTERM/SIGHUP: the temporary output is removed
+        _convert(from_, to, source, kind, policy, model, output, force, session)
+
+
+def _convert(
+    from_: str, to: str, source: str, kind: Kind | None, policy: PolicyChoice, model: str | None, output: Path | None, force: bool, session: str | None
+) -> None:
     report = Report()
     try:
-        data = run(from_, to, kind=kind, policy=policy.value, model=model, source=source, report=report, force=force, session=session)
+        data = run(from_, to, kind=kind, policy=policy.value, model=model, source=source, report=report, force=force, session=session, output=output)
     except _Fail as exc:
         _warn(report)
         typer.echo(f"error: {exc.message}", err=True)
@@ -320,7 +536,10 @@ def convert(
         raise typer.Exit(1) from None
     except DocumentError as exc:
         _warn(report)
-        typer.echo(f"error: invalid transcript: {exc}", err=True)
+        if isinstance(exc, LimitError) and from_ != CANONICAL:  # the canonical form of provider input is over a limit
+            typer.echo(f"error: {exc.located(file=_label(source))}", err=True)
+        else:
+            typer.echo(f"error: invalid transcript: {exc}", err=True)
         raise typer.Exit(1) from None
     except InterlinguaError as exc:
         _warn(report)
@@ -332,7 +551,13 @@ def convert(
         raise typer.Exit(1) from None
     _warn(report)
     try:
-        _write(output, data)
+        if isinstance(data, _Spool):
+            try:
+                data.commit()
+            finally:
+                data.discard()
+        else:
+            _write(output, data)
     except BrokenPipeError:
         raise  # the reader of stdout went away (`| head`): the root command exits quietly
     except OSError as exc:

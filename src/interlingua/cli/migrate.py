@@ -45,6 +45,7 @@ import contextlib
 import hashlib
 import importlib
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -55,10 +56,11 @@ from typing import IO, Annotated, Any
 import msgspec
 import typer
 
-from ..codec import SCHEMA_VERSION, UnknownItem
-from ..compat import FORMATS, Migrated, read_any, session_id_from_bytes
+from ..codec import DEFAULT_LIMITS, SCHEMA_VERSION, UnknownItem
+from ..compat import FORMATS, Migrated, read_any
+from ..compat._base import SESSION_ID_PREFIX
 from ..session_file import header_bytes
-from ..errors import InterlinguaError
+from ..errors import DocumentError, InterlinguaError, LimitError, Problem
 
 __all__ = ["migrate", "register"]
 
@@ -95,6 +97,8 @@ class Record:
     text: str | None = None
     error: str | None = None
     size: int = 0
+    stream: Path | None = None
+    """A transcript document file to read item by item (``-o`` only; see :func:`_stream_document`)."""
 
 
 # --------------------------------------------------------------------------- reading inputs
@@ -187,12 +191,22 @@ def _lines(path: Path, fh: IO[bytes]) -> Iterator[Record]:
         yield Record(source, first_message, value=messages, size=messages_size)
 
 
-def _records(path: Path) -> Iterator[Record]:
+# a transcript document of the current major, as interlingua writes it: read item by item
+_DOCUMENT_HEAD = re.compile(rb'\A\s*\{\s*"schema_version"\s*:\s*"' + SCHEMA_VERSION.split(".")[0].encode() + rb'\.[0-9]+"\s*,\s*"items"\s*:')
+
+
+def _records(path: Path, *, streaming: bool = False) -> Iterator[Record]:
     try:
         if path.suffix.lower() in _LINE_SUFFIXES:
             with open(path, "rb") as fh:
                 yield from _lines(path, fh)
             return
+        if streaming:
+            with open(path, "rb") as fh:
+                head = fh.read(4096)
+            if _DOCUMENT_HEAD.match(head):
+                yield Record(str(path), None, stream=path, size=path.stat().st_size)
+                return
         data = path.read_bytes()
     except OSError as exc:
         raise _Usage(f"cannot read {path}: {exc.strerror or exc}") from exc
@@ -209,11 +223,13 @@ def _records(path: Path) -> Iterator[Record]:
     except RecursionError:
         yield Record(str(path), None, text=data.decode("utf-8", "replace"), error="nesting too deep", size=len(data))
         return
+    size = len(data)
+    del data  # not held while the conversation is converted and written
     if isinstance(value, list) and value and all(isinstance(v, list) or (isinstance(v, dict) and _classify(v) == "conversation") for v in value):
         for v in value:  # a JSON list of conversations (message lists, documents or request bodies)
-            yield Record(str(path), None, value=v, size=len(data) // len(value))
+            yield Record(str(path), None, value=v, size=size // len(value))
         return
-    yield Record(str(path), None, value=value, size=len(data))
+    yield Record(str(path), None, value=value, size=size)
 
 
 # --------------------------------------------------------------------------- writing
@@ -240,15 +256,22 @@ class _SessionIds:
         if source is not None and source not in self.sources:
             self.sources.add(source)
             return source
-        data = _item_encoder.encode(migrated.transcript)
-        base = session_id_from_bytes(data)
-        key = hashlib.sha256(data).digest()[:12]
-        copy = self.seen.get(key, 0)
-        self.seen[key] = copy + 1
-        sid = base if copy == 0 else session_id_from_bytes(data + b"#" + str(copy).encode())
+        sid = self.assign_hashed(hashlib.sha256(_item_encoder.encode(migrated.transcript)))
         if source is not None:
             migrated.report.add("changed", f"session id {source!r} appears again in this input; this copy is session {sid!r}")
         return sid
+
+    def assign_hashed(self, digest: Any) -> str:
+        """The content-derived id of a transcript whose compact encoding ``digest`` (a sha256
+        object) has hashed: :func:`~interlingua.compat.session_id_from_bytes` of those bytes, or
+        of those bytes plus ``#N`` for the N-th copy in this run."""
+        key = digest.digest()[:12]
+        copy = self.seen.get(key, 0)
+        self.seen[key] = copy + 1
+        if copy:
+            digest = digest.copy()
+            digest.update(b"#" + str(copy).encode())
+        return SESSION_ID_PREFIX + digest.hexdigest()[:32]
 
 
 def _usual_mode(path: str) -> None:
@@ -325,29 +348,43 @@ class _JsonlSink:
         # Everything here came from parsed JSON, so it is JSON-safe: encode once, without the
         # codec's per-object walk (bytes identical to encode_envelope).
         transcript = migrated.transcript
-        self.fh.write(
-            header_bytes(
-                sid,
-                metadata=_given(transcript.metadata),
-                tools=_given(transcript.tools),
-                tool_choice=_given(transcript.tool_choice),
-                settings=_given(transcript.settings),
-            )
-            + b"\n"
-        )
-        head = b'{"schema_version":"' + SCHEMA_VERSION.encode() + b'","session_id":' + _item_encoder.encode(sid) + b',"seq":'
-        # A transcript's usage and stop reason belong to the response that ended it: the last envelope.
-        tail = b""
-        if transcript.usage is not msgspec.UNSET:
-            tail += b',"usage":' + _item_encoder.encode(transcript.usage)
-        if transcript.stop_reason is not msgspec.UNSET:
-            tail += b',"stop_reason":' + _item_encoder.encode(transcript.stop_reason)
+        header = _header_line(sid, transcript)
+        head, tail = _envelope_parts(sid, transcript)
         out = bytearray()
         last = len(transcript.items) - 1
         for i, item in enumerate(transcript.items):
-            out += head + str(i).encode() + b',"item":' + _item_encoder.encode(item) + (tail if i == last else b"") + b"}\n"
+            out += _envelope_line(head, i, _item_encoder.encode(item), tail if i == last else b"")
+        self.fh.write(header)
         self.fh.write(out)
         return True
+
+    def write_spooled(self, sid: str, shell: Any, spool: IO[bytes], count: int, longest: int) -> None:
+        """Write one session whose items are in ``spool``, one compact item a line (see
+        :func:`_stream_document`), ``longest`` the longest: the bytes :meth:`write` writes for the
+        same transcript, and nothing when a line would be over the limits.
+
+        Raises:
+            LimitError: as :meth:`write`.
+        """
+        header = _header_line(sid, shell)
+        head, tail = _envelope_parts(sid, shell)
+        if len(head) + len(str(count)) + 9 + longest + len(tail) > DEFAULT_LIMITS.max_line_bytes:
+            spool.seek(0)  # perhaps over: check every line exactly before writing any
+            for i, line in enumerate(spool):
+                _envelope_line(head, i, line[:-1], tail if i == count - 1 else b"")
+        self.fh.write(header)
+        spool.seek(0)
+        buf = bytearray()
+        item = b',"item":'
+        for i, line in enumerate(spool):  # every line is within the limits (checked above)
+            if i == count - 1:
+                buf += head + str(i).encode() + item + line[:-1] + tail + b"}\n"
+            else:
+                buf += head + str(i).encode() + item + line[:-1] + b"}\n"
+            if len(buf) > 1 << 20:
+                self.fh.write(buf)
+                buf = bytearray()
+        self.fh.write(buf)
 
     def close(self, keep: bool = True) -> None:
         if keep:
@@ -359,6 +396,115 @@ class _JsonlSink:
 _Outcome = tuple[Record, Migrated, "bool | InterlinguaError"]
 """A conversation a sink is done with: its record, the migrated conversation, and ``True`` (written),
 ``False`` (already there) or the error that refused it."""
+
+
+def _header_line(sid: str, transcript: Any) -> bytes:
+    """A session's header line (with its newline).
+
+    Raises:
+        LimitError: longer than ``max_line_bytes`` (``validate`` and ``store import`` would refuse it).
+    """
+    line = header_bytes(
+        sid,
+        metadata=_given(transcript.metadata),
+        tools=_given(transcript.tools),
+        tool_choice=_given(transcript.tool_choice),
+        settings=_given(transcript.settings),
+    )
+    if len(line) > DEFAULT_LIMITS.max_line_bytes:
+        raise LimitError(Problem("/session", f"the session header (metadata, tools, settings) is {len(line)} bytes; the limit of a line is {DEFAULT_LIMITS.max_line_bytes}"))
+    return line + b"\n"
+
+
+def _envelope_parts(sid: str, transcript: Any) -> tuple[bytes, bytes]:
+    # Everything here came from parsed JSON, so it is JSON-safe: encode once, without the
+    # codec's per-object walk (bytes identical to encode_envelope).
+    head = b'{"schema_version":"' + SCHEMA_VERSION.encode() + b'","session_id":' + _item_encoder.encode(sid) + b',"seq":'
+    # A transcript's usage and stop reason belong to the response that ended it: the last envelope.
+    tail = b""
+    if transcript.usage is not msgspec.UNSET:
+        tail += b',"usage":' + _item_encoder.encode(transcript.usage)
+    if transcript.stop_reason is not msgspec.UNSET:
+        tail += b',"stop_reason":' + _item_encoder.encode(transcript.stop_reason)
+    return head, tail
+
+
+def _envelope_line(head: bytes, i: int, item: bytes, tail: bytes) -> bytes:
+    """One envelope line.
+
+    Raises:
+        LimitError: the item is over ``max_item_bytes`` or the line over ``max_line_bytes``: what
+            ``validate`` and ``store import`` refuse is never written.
+    """
+    limits = DEFAULT_LIMITS
+    if len(item) > limits.max_item_bytes:
+        raise LimitError(Problem(f"/items/{i}", f"item is {len(item)} bytes; the limit is {limits.max_item_bytes}"))
+    line = head + str(i).encode() + b',"item":' + item + tail + b"}\n"
+    if len(line) - 1 > limits.max_line_bytes:
+        raise LimitError(Problem(f"/items/{i}", f"its envelope line is {len(line) - 1} bytes; the limit is {limits.max_line_bytes}"))
+    return line
+
+
+def _stream_document(record: Record, sink: _JsonlSink, ids: _SessionIds) -> int | None:
+    """Migrate a transcript document file read item by item (bounded memory): the items are
+    decoded and checked one at a time, encoded to a temporary spool file (one a line) while their
+    bytes are hashed for the session id, then written as the session. Returns the number of items,
+    or ``None`` when the document must be read whole (the usual path then reports what it reports).
+
+    Raises:
+        InterlinguaError: the document is refused (an item over the limits, a line too long).
+    """
+    from .._docstream import Fallback, TranscriptStream
+    from ..items import Transcript
+
+    assert record.stream is not None
+    digest = hashlib.sha256()
+    count = longest = 0
+    with open(record.stream, "rb") as fh, tempfile.TemporaryFile(dir=sink.file.tmp and os.path.dirname(sink.file.tmp) or None) as spool:
+        stream = TranscriptStream(fh)
+        batch: list[bytes] = []
+
+        def flush() -> None:
+            nonlocal count, longest
+            if not batch:
+                return
+            if count == 0:
+                digest.update(b'{"schema_version":' + _item_encoder.encode(stream.version) + b',"items":[')
+            else:
+                digest.update(b",")
+            digest.update(b",".join(batch))
+            size = max(map(len, batch))
+            if size > DEFAULT_LIMITS.max_item_bytes:
+                at = next(i for i, enc in enumerate(batch) if len(enc) == size)
+                raise LimitError(Problem(f"/items/{count + at}", f"item is {size} bytes; the limit is {DEFAULT_LIMITS.max_item_bytes}"))
+            longest = max(longest, size)
+            spool.write(b"\n".join(batch) + b"\n")
+            count += len(batch)
+            batch.clear()
+
+        try:
+            encode = _item_encoder.encode
+            for item in stream:
+                if type(item) is UnknownItem:  # as the whole path holds it: re-encoded from the parsed value
+                    item = UnknownItem(_encoder.encode(_decoder.decode(item.raw)), item.type)
+                batch.append(encode(item))
+                if len(batch) >= 4096:
+                    flush()
+            flush()
+        except Fallback:
+            return None
+        shell = stream.shell
+        rest = Transcript(
+            schema_version=shell.schema_version, items=[], tools=shell.tools, tool_choice=shell.tool_choice, settings=shell.settings,
+            metadata=shell.metadata, usage=shell.usage, stop_reason=shell.stop_reason, response=shell.response,
+        )
+        empty = _item_encoder.encode(rest)
+        at = empty.index(b'"items":[') + len(b'"items":[')
+        if count == 0:
+            digest.update(empty[:at])
+        digest.update(empty[at:])
+        sink.write_spooled(ids.assign_hashed(digest), rest, spool, count, longest)
+    return count
 
 
 class _StoreSink:
@@ -481,8 +627,9 @@ class _Rejects:
         self.count = 0
         self.pending: list[tuple[int, bytes]] = []
 
-    def add(self, record: Record, reason: str) -> None:
-        entry = {"source": record.source, "line": record.line, "reason": reason, "record": record.text if record.text is not None else record.value}
+    def add(self, record: Record, reason: str, *, copy: bool = True) -> None:
+        """Add a reject; ``copy=False`` (a record refused for its size) leaves ``record`` null."""
+        entry = {"source": record.source, "line": record.line, "reason": reason, "record": (record.text if record.text is not None else record.value) if copy else None}
         self.pending.append((record.line or 0, _encoder.encode(entry) + b"\n"))
         self.count += 1
 
@@ -512,8 +659,13 @@ def _where(record: Record) -> str:
 def _convert(record: Record, fmt: str) -> tuple[Migrated | None, str | None]:
     if record.error is not None:
         return None, record.error
+    from ..conversion import check_limits
+
     try:
         migrated = read_any(record.value, fmt)
+        check_limits(migrated.transcript.items, what=f"the {migrated.format or fmt} conversation")
+    except LimitError as exc:
+        return None, f"{type(exc).__name__}: {exc.located(file=record.source, line=record.line)}"
     except InterlinguaError as exc:
         return None, f"{type(exc).__name__}: {exc}"
     except _MALFORMED as exc:
@@ -578,7 +730,7 @@ def run(
         nonlocal conversations, items, warnings, shown
         for rec, mig, result in done:
             if isinstance(result, InterlinguaError):
-                reject_file.add(rec, f"{type(result).__name__}: {result}")
+                reject_file.add(rec, f"{type(result).__name__}: {result}", copy=not isinstance(result, LimitError))
                 if fail_fast:
                     typer.echo(f"error: {_where(rec)}: {result}", err=True)
                     return True
@@ -605,21 +757,43 @@ def run(
     def flush() -> list[_Outcome]:
         return sink.flush() if isinstance(sink, _StoreSink) else []
 
+    streamable = isinstance(sink, _JsonlSink) and fmt in ("auto", "interlingua")
+
+    def handle(record: Record) -> bool:
+        """Migrate one record; True to stop (--fail-fast)."""
+        nonlocal conversations, items
+        if record.stream is not None and isinstance(sink, _JsonlSink):
+            try:
+                count = _stream_document(record, sink, ids)
+            except InterlinguaError as exc:  # refused for its size: named by its path, not copied
+                if isinstance(exc, DocumentError):
+                    exc = exc.located(file=record.source)
+                reject_file.add(record, f"{type(exc).__name__}: {exc}")
+                if fail_fast:
+                    typer.echo(f"error: {_where(record)}: {exc}", err=True)
+                    return True
+                return False
+            if count is None:  # not the usual shape: the whole-document path decides
+                return any(handle(r) for r in _records(record.stream))
+            conversations += 1
+            items += count
+            return False
+        migrated, reason = _convert(record, fmt)
+        if migrated is None:
+            if fail_fast and settle(flush()):  # what came before is written first
+                return True
+            reject_file.add(record, reason or "unreadable", copy=not (reason or "").startswith("LimitError"))
+            if fail_fast:
+                typer.echo(f"error: {_where(record)}: {reason}", err=True)
+                return True
+            return False
+        return settle(write(record, migrated))
+
     try:
         for path in files:
-            for record in _records(path):
-                migrated, reason = _convert(record, fmt)
+            for record in _records(path, streaming=streamable):
                 pending += record.size
-                if migrated is None:
-                    if fail_fast and settle(flush()):  # what came before is written first
-                        stopped = True
-                        break
-                    reject_file.add(record, reason or "unreadable")
-                    if fail_fast:
-                        typer.echo(f"error: {_where(record)}: {reason}", err=True)
-                        stopped = True
-                        break
-                elif settle(write(record, migrated)):
+                if handle(record):
                     stopped = True
                     break
                 seen += 1

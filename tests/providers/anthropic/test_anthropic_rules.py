@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 
 import msgspec
@@ -37,7 +38,7 @@ from interlingua.items import (
     UrlSource,
     Usage,
 )
-from interlingua.mapping import ModelResponse
+from interlingua.mapping import ModelResponse, get_mapper
 from interlingua.providers.anthropic import mapper
 
 SIG = OpaqueReasoning(namespace="anthropic.signature", issuer="anthropic", value="EqQBsig==")
@@ -587,7 +588,7 @@ def test_usage_with_cache_reads_and_writes():
     assert mapper.encode_response(ModelResponse(usage=foreign)).value["usage"] == {"input_tokens": 210, "output_tokens": 50, "cache_read_input_tokens": 3000}
 
 
-def test_refusal_category_and_stop_sequence_are_reported():
+def test_refusal_category_and_stop_sequence_are_kept_for_anthropic_and_reported_elsewhere():
     body = {
         "id": "msg_r", "type": "message", "role": "assistant", "content": [], "model": "m",
         "stop_reason": "refusal", "stop_sequence": None,
@@ -596,11 +597,19 @@ def test_refusal_category_and_stop_sequence_are_reported():
     }  # fmt: skip
     conv = mapper.decode_response(body)
     assert conv.value.items == [RefusalItem(text="no", message="resp:msg_r", origin=conv.value.items[0].origin)]
-    assert [e.pointer for e in conv.report] == ["/stop_details/category"]
-    back = mapper.encode_response(conv.value).value
-    assert back["stop_details"] == {"type": "refusal", "explanation": "no"} and back["stop_reason"] == "refusal"
+    assert not conv.report
+    back = mapper.encode_response(conv.value)
+    assert back.value["stop_details"] == {"type": "refusal", "explanation": "no", "category": "cyber"} and back.value["stop_reason"] == "refusal"
+    assert not back.report
     body2 = dict(body, stop_reason="stop_sequence", stop_sequence="###", stop_details=None)
-    assert [e.pointer for e in mapper.decode_response(body2).report] == ["/stop_sequence"]
+    conv2 = mapper.decode_response(body2)
+    assert not conv2.report
+    assert mapper.encode_response(conv2.value).value["stop_sequence"] == "###"
+    # another stop reason: the kept sequence is not written; another provider reports it dropped
+    other = msgspec.structs.replace(conv2.value.stop_reason, reason="end_turn", raw="end_turn")
+    assert mapper.encode_response(dataclasses.replace(conv2.value, stop_reason=other)).value["stop_sequence"] is None
+    chat = get_mapper("openai-chat").encode_response(conv2.value)
+    assert any(e.action == "dropped" and e.item_type == "response" and "body" in e.reason for e in chat.report), chat.report.lines()
 
 
 def test_encode_response_refuses_user_side_items():
@@ -681,3 +690,25 @@ def test_tool_reference_in_a_tool_result_round_trips_and_names_the_tool_elsewher
         out = get_mapper(target).encode_request(conv.value, model="m")
         assert "tool reference: lookup_refund_policy" in str(out.value), target
         assert any("tool_reference" in e.reason for e in out.report), (target, out.report.lines())
+
+
+def test_stream_keeps_the_matched_stop_sequence_like_the_response():
+    """test_settings/test_stop_settings_anthropic.yaml (the response ``stop_sequence: "Paris"``), as a stream."""
+    from interlingua.streaming import StreamDone, iter_stream
+
+    events = [
+        ("message_start", {"type": "message_start", "message": {"id": "msg_01376yZQxHcw9pER2Ab2SvQb", "type": "message", "role": "assistant", "content": [],
+                                                                "model": "claude-sonnet-4-5-20250929", "stop_reason": None, "stop_sequence": None,
+                                                                "usage": {"input_tokens": 32, "output_tokens": 1}}}),
+        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "The beautiful city of "}}),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "stop_sequence", "stop_sequence": "Paris"}, "usage": {"output_tokens": 5}}),
+        ("message_stop", {"type": "message_stop"}),
+    ]  # fmt: skip
+    import json
+
+    data = "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode()
+    (done,) = [e for e in iter_stream(mapper, data) if isinstance(e, StreamDone)]
+    back = mapper.encode_response(done.response).value
+    assert back["stop_reason"] == "stop_sequence" and back["stop_sequence"] == "Paris"

@@ -38,3 +38,22 @@ def test_ollama_history_to_gemini() -> None:
         {"role": "user", "parts": [{"functionResponse": {"id": "ollama_m1_c0", "name": "get_weather", "response": {"output": "11 degrees celsius"}}}]},
     ]
     assert out.value["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"]["required"] == ["city"]
+
+
+def test_anthropic_thinking_text_reaches_gemini_as_a_thought_without_the_signature() -> None:
+    """A real Anthropic thinking stream (pai_anthropic_thinking_part_stream.0.response.sse) replayed to
+    Gemini: the signature is Anthropic's (left out, reported); the thinking text goes as a thought part,
+    as pydantic-ai's test_google_model_thinking_part_from_other_model.yaml sent another model's
+    reasoning to Gemini (answered 200)."""
+    from interlingua.items import ReasoningItem
+    from interlingua.providers.anthropic import mapper as anthropic
+
+    done = collect(anthropic, (REAL / "anthropic" / "pai_anthropic_thinking_part_stream.0.response.sse").read_bytes())[-1]
+    (thinking,) = [i for i in done.response.items if isinstance(i, ReasoningItem)]
+    assert thinking.text and thinking.opaque.issuer == "anthropic"
+    t = Transcript(schema_version="1.0", items=[TextItem(role="user", text="q"), *done.response.items, TextItem(role="user", text="next")])
+    out = gemini.encode_request(t, model="gemini-2.5-flash", policy="drop")
+    model_parts = out.value["contents"][1]["parts"]
+    assert model_parts[0] == {"text": thinking.text, "thought": True}
+    assert thinking.opaque.value not in repr(out.value)
+    assert [(e.action, e.item_type) for e in out.report] == [("dropped", "reasoning")]

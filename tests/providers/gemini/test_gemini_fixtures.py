@@ -28,15 +28,13 @@ def load(path: Path) -> Any:
 def normalize_request(body: dict[str, Any]) -> dict[str, Any]:
     """The representation choices the request round trip ignores.
 
-    * ``systemInstruction.role`` is ignored by the API; the encoder writes no role there.
+    * ``systemInstruction.role`` comes back as it came (kept in the settings' Gemini provider data).
     * Declaration and generation-config keys are written camelCase (``parameters_json_schema`` ->
       ``parametersJsonSchema``, ``include_thoughts`` -> ``includeThoughts``).
     """
     out = copy.deepcopy(body)
     if "generationConfig" in out:
         out["generationConfig"] = {camel(k): ({camel(a): b for a, b in v.items()} if isinstance(v, dict) else v) for k, v in out["generationConfig"].items()}
-    if "systemInstruction" in out:
-        out["systemInstruction"].pop("role", None)
     for tool in out.get("tools", []):
         tool["functionDeclarations"] = [
             {("parametersJsonSchema" if k == "parameters_json_schema" else k): v for k, v in d.items()} for d in tool["functionDeclarations"]

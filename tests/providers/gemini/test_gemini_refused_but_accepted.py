@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import copy
 
+import msgspec
 import pytest
 
 from interlingua.errors import ConversionError
+from interlingua.items import ToolDefinition
 from interlingua.mapping.registry import get_mapper
 
 gemini = get_mapper("gemini")
 
 
-def test_tools_as_one_object_is_read_and_the_list_form_reported() -> None:
-    """test_openai/test_multiple_agent_tool_calls.yaml (a google-genai request with ``tools`` as one Tool)."""
+def test_tools_as_one_object_is_read_and_written_back_as_one_object() -> None:
+    """test_openai/test_multiple_agent_tool_calls.yaml (a google-genai request with ``tools`` as one Tool):
+    the layout is kept, so the same wire goes back (lowercase Schema types included), with no report."""
     body = {
         "contents": [{"parts": [{"text": "What is the capital of France?"}], "role": "user"}],
         "tools": {"function_declarations": [{"description": "Get the capital of a country.", "name": "get_capital",
@@ -24,10 +27,17 @@ def test_tools_as_one_object_is_read_and_the_list_form_reported() -> None:
     conv = gemini.decode_request(copy.deepcopy(body))
     (tool,) = conv.value.tools
     assert tool.name == "get_capital" and tool.parameters["properties"]["country"]["type"] == "string"
-    assert [e.action for e in conv.report] == ["changed"] and "one object" in conv.report.entries[0].reason
-    back = gemini.encode_request(conv.value).value
-    assert isinstance(back["tools"], list) and len(back["tools"]) == 1
-    assert [d["name"] for d in back["tools"][0]["functionDeclarations"]] == ["get_capital"]
+    assert not conv.report, conv.report.lines()
+    back = gemini.encode_request(conv.value)
+    assert back.value["tools"] == body["tools"] and not back.report
+    # a tool added since joins that Tool object; the list form comes back once there are two Tool objects
+    t = msgspec.structs.replace(conv.value, tools=[*conv.value.tools, ToolDefinition(name="other", parameters={"type": "object"})])
+    tools = gemini.encode_request(t).value["tools"]
+    assert isinstance(tools, dict) and [d["name"] for d in tools["function_declarations"]] == ["get_capital", "other"]
+    # another target gets the tool and the report that the Gemini layout is not for it
+    out = get_mapper("openai-chat").encode_request(conv.value, policy="drop")
+    assert [t["function"]["name"] for t in out.value["tools"]] == ["get_capital"]
+    assert any("tools" in e.reason and e.action == "dropped" for e in out.report), out.report.lines()
 
 
 @pytest.mark.parametrize("tools", ["x", 3, [1]])

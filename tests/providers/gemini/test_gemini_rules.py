@@ -24,6 +24,7 @@ from interlingua.items import (
     Transcript,
     UrlSource,
 )
+from interlingua.mapping import get_mapper
 from interlingua.providers.gemini import mapper
 from interlingua.streaming import StreamDone, StreamError, collect
 
@@ -133,12 +134,19 @@ def test_function_response_output_error_and_whole_object_forms() -> None:
     assert whole.name == "f"
 
 
-def test_foreign_opaque_dropped_and_reported() -> None:
+def test_foreign_opaque_dropped_and_reported_its_text_sent_as_a_thought() -> None:
+    """The opaque state of another issuer cannot be replayed; its text goes as a thought part without a
+    signature, as pydantic-ai's test_google_model_thinking_part_from_other_model.yaml sent OpenAI
+    reasoning to Gemini (answered 200)."""
     anth = ReasoningItem(text="hmm", opaque=OpaqueReasoning(namespace="anthropic.signature", issuer="anthropic", value="sig"))
     conv = encode(TextItem(role="user", text="q"), anth, TextItem(role="assistant", text="a"))
-    assert conv.value["contents"][1]["parts"] == [{"text": "a"}]
+    assert conv.value["contents"][1]["parts"] == [{"text": "hmm", "thought": True}, {"text": "a"}]
     assert [(e.action, e.item_type) for e in conv.report] == [("dropped", "reasoning")]
-    assert "anthropic" in conv.report.entries[0].reason
+    assert "anthropic" in conv.report.entries[0].reason and "thought part" in conv.report.entries[0].reason
+    # opaque state alone (no text) is left out whole
+    bare = ReasoningItem(opaque=OpaqueReasoning(namespace="anthropic.signature", issuer="anthropic", value="sig"))
+    conv1 = encode(TextItem(role="user", text="q"), bare, TextItem(role="assistant", text="a"))
+    assert conv1.value["contents"][1]["parts"] == [{"text": "a"}] and "reasoning left out" in conv1.report.entries[0].reason
     # a Gemini signature from another model is dropped too when the target model is known
     other = ReasoningItem(opaque=OpaqueReasoning(namespace="gemini.thought_signature", issuer="gemini", value="s", model="gemini-2.5-pro"))
     conv2 = encode(TextItem(role="user", text="q"), other, TextItem(role="assistant", text="a"), model="gemini-3-pro-preview")
@@ -159,13 +167,19 @@ def test_signature_on_empty_text_part_survives() -> None:
     assert mapper.encode_request(t).value == body
 
 
-def test_empty_text_parts_dropped_and_reported() -> None:
-    conv = mapper.decode_request({"contents": [{"role": "user", "parts": [{"text": ""}, {"text": "hi"}]}]})
-    assert conv.value.items == [TextItem(role="user", text="hi", message="m0")]
-    assert [(e.action, e.pointer) for e in conv.report] == [("dropped", "/contents/0/parts/0")]
-    enc = encode(TextItem(role="user", text=""), TextItem(role="user", text="x"))
-    assert enc.value["contents"] == [{"role": "user", "parts": [{"text": "x"}]}]
-    assert enc.report.entries[0].action == "dropped"
+def test_empty_text_parts_of_a_request_are_kept_and_sent_back() -> None:
+    """test_google/test_google_model_empty_user_prompt.yaml and test_google_model_empty_assistant_response.yaml:
+    the API answered requests holding ``{"text": ""}`` (a user turn, a model turn) with 200."""
+    body = {"contents": [{"role": "user", "parts": [{"text": ""}, {"text": "hi"}]}, {"role": "model", "parts": [{"text": ""}]}]}
+    conv = mapper.decode_request(copy.deepcopy(body))
+    assert conv.value.items == [TextItem(role="user", text="", message="m0"), TextItem(role="user", text="hi", message="m0"),
+                                TextItem(role="assistant", text="", message="m1")]
+    assert not conv.report
+    enc = mapper.encode_request(conv.value)
+    assert enc.value["contents"] == body["contents"] and not enc.report
+    # a response's empty filler part is still left out (reported)
+    resp = mapper.decode_response({"candidates": [{"content": {"role": "model", "parts": [{"text": ""}, {"text": "a"}]}, "finishReason": "STOP"}]})
+    assert [i.text for i in resp.value.items] == ["a"] and [e.action for e in resp.report] == ["dropped"]
 
 
 def test_snake_case_input_reads_like_camel_case() -> None:
@@ -247,9 +261,12 @@ def test_tools_and_tool_choice() -> None:
     tools = conv.value.tools
     assert [t.provider_data["gemini"]["schema_field"] for t in tools] == ["parameters", "parametersJsonSchema"]
     assert conv.value.tool_choice.mode == "none"
-    assert [e.pointer for e in conv.report] == ["/tools/1/googleSearch"]
+    assert [(e.action, e.pointer) for e in conv.report] == [("changed", "/tools/1/googleSearch")]
     out = mapper.encode_request(conv.value).value
-    assert out["tools"] == [body["tools"][0]]
+    assert out["tools"] == body["tools"]  # the Gemini tool is kept (settings provider data) and goes back in place
+    chat = get_mapper("openai-chat").encode_request(conv.value, policy="drop")
+    assert [t["function"]["name"] for t in chat.value["tools"]] == ["a", "b"]
+    assert any(e.action == "dropped" and "tools" in e.reason for e in chat.report), chat.report.lines()
     from interlingua.items import ToolChoice, ToolDefinition
 
     choices = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
@@ -388,8 +405,10 @@ def test_inputs_not_mutated() -> None:
         {"functionResponse": {"name": "f", "response": [1]}},
         {"inlineData": {"mimeType": "image/png", "data": 5}},
         {"text": "a", "thoughtSignature": 5},
-        {"text": "a", "thought": False},
+        {"text": "a", "thought": "no"},
         {"functionCall": {"name": "f", "args": {}, "willContinue": True}},
+        {"functionCall": {"name": "f", "partialArgs": [{"jsonPath": "$.a", "stringValue": "x"}]}},
+        {"functionResponse": {"name": "f", "response": {}, "parts": [{"inlineData": {"mimeType": "image/png", "data": "AAAA", "displayName": "x"}}]}},
     ],
 )
 def test_parts_of_unexpected_shape_kept_raw_and_sent_back(part: dict[str, Any]) -> None:
@@ -473,3 +492,26 @@ def test_result_of_a_call_dropped_for_malformed_arguments_is_dropped_too(policy)
     lines = [str(e) for e in conv.report]
     assert any(line.startswith("dropped: item 1 tool_call:") and "call_1" in line for line in lines), lines
     assert "dropped: item 2 tool_result: result of the dropped tool call 'call_1'" in lines, lines
+
+
+@pytest.mark.parametrize(
+    ("part", "kept"),
+    [
+        ({"text": "a", "thought": False}, {"thought": False}),
+        ({"inlineData": {"mimeType": "image/png", "data": PNG, "displayName": "chart.png"}}, {"inlineData": {"displayName": "chart.png"}}),
+        ({"fileData": {"fileUri": "https://example.com/o.pdf", "mimeType": "application/pdf", "displayName": "o.pdf"}}, {"fileData": {"displayName": "o.pdf"}}),
+        ({"functionResponse": {"name": "f", "response": {"output": "x"}, "scheduling": "WHEN_IDLE"}}, {"functionResponse": {"scheduling": "WHEN_IDLE"}}),
+    ],
+)
+def test_known_part_with_an_unmodelled_field_keeps_its_content(part: dict[str, Any], kept: dict[str, Any]) -> None:
+    """Issue 13 rule: a field the mapper does not model, on a part (or inside its body) it does model,
+    keeps the content and goes to ``provider_data["gemini"]`` (Gemini API reference: ``Blob``/``FileData``
+    ``displayName``, ``FunctionResponse.scheduling``); written back to Gemini, reported by other targets."""
+    calls = [{"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]}] if "functionResponse" in part else []
+    body = {"contents": [*calls, {"role": "user", "parts": [part]}]}
+    conv = mapper.decode_request(copy.deepcopy(body))
+    item = conv.value.items[-1]
+    assert not isinstance(item, RawItem) and item.provider_data == {"gemini": kept}
+    assert mapper.encode_request(conv.value).value == body
+    other = get_mapper("anthropic").encode_request(conv.value, model="claude-sonnet-4-5", policy="drop")
+    assert any(e.action == "dropped" and "gemini provider data" in e.reason for e in other.report), other.report.lines()

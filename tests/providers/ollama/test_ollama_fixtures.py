@@ -29,9 +29,9 @@ def load(path: Path) -> Any:
 
 
 def normalize_response(body: dict[str, Any]) -> dict[str, Any]:
-    """Representation choices the response round trip ignores: ``created_at`` (no canonical timestamp), ``images: null``."""
+    """Representation choices the response round trip ignores: ``images: null`` (``created_at`` comes back
+    from the response's provider data)."""
     out = copy.deepcopy(body)
-    out.pop("created_at", None)
     if out.get("message", {}).get("images", 0) is None:
         del out["message"]["images"]
     return out

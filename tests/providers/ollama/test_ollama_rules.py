@@ -27,7 +27,7 @@ from interlingua.items import (
 )
 from interlingua.providers.ollama import mapper
 from interlingua.providers.ollama._common import sniff_image_type
-from interlingua.streaming import ReasoningDelta, StreamDone, StreamError, TextDelta, collect
+from interlingua.streaming import ReasoningDelta, StreamDone, StreamError, TextDelta, collect, iter_stream
 
 
 def b64(raw: bytes) -> str:
@@ -307,3 +307,73 @@ def test_result_of_a_call_dropped_for_malformed_arguments_is_dropped_too(policy)
     lines = [str(e) for e in conv.report]
     assert any(line.startswith("dropped: item 1 tool_call:") and "call_1" in line for line in lines), lines
     assert "dropped: item 2 tool_result: result of the dropped tool call 'call_1'" in lines, lines
+
+
+def test_response_created_at_and_unknown_fields_go_back_to_ollama_only() -> None:
+    """ollama_docs.chat_tools_nostream.response.json (Ollama docs example) plus a field added later:
+    ``created_at`` has no canonical field (ADR 0009), so it is kept in the response's provider data."""
+    from pathlib import Path
+
+    from interlingua.codec import decode_transcript, encode_transcript
+    from interlingua.mapping import ModelResponse, get_mapper
+
+    body = json.loads((Path(__file__).resolve().parents[2] / "fixtures" / "real" / "ollama" / "ollama_docs.chat_tools_nostream.response.json").read_text())
+    body["logprobs"] = [{"token": "x", "logprob": -0.1}]
+    conv = mapper.decode_response(copy.deepcopy(body))
+    assert not conv.report
+    assert conv.value.provider_data == {"ollama": {"body": {"created_at": body["created_at"], "logprobs": body["logprobs"]}}}
+    via_doc = ModelResponse.from_transcript(decode_transcript(encode_transcript(conv.value.to_transcript())))
+    assert mapper.encode_response(via_doc).value == body
+    chat = get_mapper("openai-chat").encode_response(conv.value, model="m")
+    assert "created_at" not in json.dumps(chat.value)
+    assert any(e.action == "dropped" and e.item_type == "response" and "body" in e.reason for e in chat.report), chat.report.lines()
+
+
+def test_generate_stream_and_response_read_top_level_thinking() -> None:
+    """/api/generate with ``think`` (Ollama API docs, "Generate a completion": ``thinking`` beside ``response``);
+    the lines are shaped like ollama_docs.generate_stream_midstream_error.ndjson."""
+    lines = [
+        {"model": "gemma4", "created_at": "2025-10-26T17:21:21.196249Z", "response": "", "thinking": "Let me ", "done": False},
+        {"model": "gemma4", "created_at": "2025-10-26T17:21:21.207235Z", "response": "", "thinking": "see.", "done": False},
+        {"model": "gemma4", "created_at": "2025-10-26T17:21:21.219166Z", "response": "Yes", "done": False},
+        {"model": "gemma4", "created_at": "2025-10-26T17:21:21.231094Z", "response": "", "done": True, "done_reason": "stop", "eval_count": 3},
+    ]
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    events = list(iter_stream(mapper, data))
+    assert "".join(e.text for e in events if isinstance(e, ReasoningDelta)) == "Let me see."
+    done = events[-1]
+    assert isinstance(done, StreamDone)
+    assert [(type(i).__name__, getattr(i, "text", None)) for i in done.response.items] == [("ReasoningItem", "Let me see."), ("TextItem", "Yes")]
+    one = mapper.decode_response({"model": "gemma4", "created_at": "t", "response": "Yes", "thinking": "Let me see.", "done": True, "done_reason": "stop", "eval_count": 3})
+    assert one.value.items == done.response.items and not one.report
+
+
+@pytest.mark.parametrize("where", [0, 1, 2])
+def test_unknown_message_field_keeps_the_content_and_goes_back_to_ollama(where: int) -> None:
+    """The issue-13 class "one unknown field turns the whole message into raw", on Ollama: the docs' tool
+    history (ollama_docs.chat_tools_history.request.json) with a field added to a user, assistant-with-calls
+    or tool message. The content is decoded as usual; the field goes back onto the same message."""
+    from pathlib import Path
+
+    from interlingua.mapping import get_mapper
+
+    body = json.loads((Path(__file__).resolve().parents[2] / "fixtures" / "real" / "ollama" / "ollama_docs.chat_tools_history.request.json").read_text())
+    body["messages"][where]["cache_hint"] = {"ttl": 60}
+    conv = mapper.decode_request(copy.deepcopy(body))
+    assert not conv.report, conv.report.lines()
+    from interlingua.items import RawItem
+
+    assert not any(isinstance(i, RawItem) for i in conv.value.items)
+    back = mapper.encode_request(conv.value, model=body["model"])
+    assert back.value["messages"] == body["messages"] and not back.report
+    for target in ("anthropic", "gemini"):
+        other = get_mapper(target).encode_request(conv.value, model="m", policy="drop")
+        assert "cache_hint" not in json.dumps(other.value)
+        assert any(e.action == "dropped" and "cache_hint" in e.reason for e in other.report), other.report.lines()
+
+
+def test_unknown_message_field_of_a_response_goes_back() -> None:
+    body = {"model": "m", "created_at": "t", "message": {"role": "assistant", "content": "hi", "annotations": [1]}, "done": True, "done_reason": "stop"}
+    conv = mapper.decode_response(copy.deepcopy(body))
+    assert not conv.report
+    assert mapper.encode_response(conv.value).value == body

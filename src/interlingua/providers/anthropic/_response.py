@@ -159,8 +159,9 @@ def message_context(message_id: Any, model: Any, report: Report) -> DecodeContex
 def refusal_item(stop_reason: Any, stop_details: Any, ctx: DecodeContext) -> RefusalItem | None:
     """``stop_reason:"refusal"`` -> :class:`RefusalItem` (text = ``stop_details.explanation``, or ``""``).
 
-    ``stop_details.category`` has no canonical field: it is reported as dropped. ``stop_details``
-    on another stop reason is reported as dropped.
+    ``stop_details.category`` and its other fields have no canonical field: :func:`decode_response`
+    keeps them in the response's ``provider_data["anthropic"]["stop_details"]`` (:func:`details_kept`),
+    written back beside the refusal. ``stop_details`` on another stop reason is reported as dropped.
     """
     details = stop_details if isinstance(stop_details, dict) else {}
     if stop_reason != "refusal":
@@ -168,8 +169,6 @@ def refusal_item(stop_reason: Any, stop_details: Any, ctx: DecodeContext) -> Ref
             ctx.report.add("dropped", f"stop_details on stop_reason {stop_reason!r} has no canonical form", pointer="/stop_details")
         return None
     explanation = details.get("explanation")
-    if details.get("category") is not None:
-        ctx.report.add("dropped", f"refusal category {details['category']!r} has no canonical field", item_type="refusal", pointer="/stop_details/category")
     origin = copy.deepcopy(ctx.origin) if ctx.origin is not None else msgspec.UNSET
     return RefusalItem(text=explanation if isinstance(explanation, str) else "", message=ctx.message or msgspec.UNSET, origin=origin)
 
@@ -180,7 +179,8 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
 
     Items share the message key ``resp:<id>`` and ``origin`` (provider ``anthropic``, model,
     response id). A refusal stop adds a :class:`RefusalItem` after the content. A non-null
-    ``stop_sequence`` (which sequence matched) has no canonical field and is reported.
+    ``stop_sequence`` (which sequence matched) has no canonical field: it is kept in the response's
+    ``provider_data["anthropic"]["body"]`` and written back while the stop reason is ``stop_sequence``.
 
     Raises:
         MappingError: ``content`` is not a list.
@@ -194,8 +194,6 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     refusal = refusal_item(body.get("stop_reason"), body.get("stop_details"), ctx)
     if refusal is not None:
         items.append(refusal)
-    if body.get("stop_sequence") is not None:
-        report.add("dropped", "the matched stop_sequence value has no canonical field (stop reason kept)", pointer="/stop_sequence")
     return Conversion(
         ModelResponse(
             items=items,
@@ -212,14 +210,25 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
 _MESSAGE_KEYS = frozenset({"id", "type", "role", "content", "model", "stop_reason", "stop_sequence", "stop_details", "usage"})
 
 
+def details_kept(stop_reason: Any, stop_details: Any) -> dict[str, Any]:
+    """The fields of a refusal's ``stop_details`` the :class:`RefusalItem` does not hold (``category``, ...)."""
+    if stop_reason != "refusal" or not isinstance(stop_details, Mapping):
+        return {}
+    return {k: copy.deepcopy(v) for k, v in stop_details.items() if k not in ("type", "explanation") and v is not None}
+
+
 def _kept(body: Mapping[str, Any]) -> dict[str, Any] | None:
     """Response-level fields no canonical field holds (ADR 0009): ``body`` (``container``,
     ``context_management``, ...) and ``usage_keys`` (``usage`` keys outside :data:`_USAGE_KEYS`, such as
     ``inference_geo``, ``iterations``), so :func:`encode_response` writes the usage record back as given."""
     kept: dict[str, Any] = {}
     top = unknown_fields(body, _MESSAGE_KEYS)
+    if isinstance(body.get("stop_sequence"), str):  # which sequence matched: no canonical field
+        top["stop_sequence"] = body["stop_sequence"]
     if top:
         kept["body"] = top
+    if details := details_kept(body.get("stop_reason"), body.get("stop_details")):
+        kept["stop_details"] = details
     usage = body.get("usage")
     if isinstance(usage, dict) and set(usage) - _USAGE_KEYS:
         kept["usage_keys"] = sorted(set(usage) - _USAGE_KEYS)
@@ -284,10 +293,16 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
         "stop_reason": stop,
         "stop_sequence": None,
     }
+    own = response_fields(response.provider_data, NAME, report)
     if refusal is not None:
         body["stop_details"] = {"type": "refusal", "explanation": refusal.text or None}
-    own = response_fields(response.provider_data, NAME, report)
+        if isinstance(own.get("stop_details"), Mapping):  # category, ...
+            restore_fields(body["stop_details"], own["stop_details"])
     usage_keys = own.get("usage_keys") if isinstance(own.get("usage_keys"), list) else ()
     body["usage"] = encode_usage(response.usage, usage_keys) if response.usage is not None else {"input_tokens": 0, "output_tokens": 0}
-    restore_fields(body, own.get("body") or {})
+    kept_body = dict(own.get("body") or {})
+    matched = kept_body.pop("stop_sequence", None)
+    if isinstance(matched, str) and stop == "stop_sequence":  # the encoder's None is a placeholder
+        body["stop_sequence"] = matched
+    restore_fields(body, kept_body)
     return Conversion(body, report)

@@ -36,7 +36,7 @@ from ...streaming.events import (
     UsageUpdate,
 )
 from ._blocks import NAME, DecodeContext, call_fields, decode_block
-from ._response import decode_stop, decode_usage, message_context, refusal_item
+from ._response import decode_stop, decode_usage, details_kept, message_context, refusal_item
 
 __all__ = ["AnthropicAccumulator", "ERROR_CODES"]
 
@@ -196,6 +196,7 @@ class AnthropicAccumulator:
         self._done_calls: dict[int, ToolCallItem] = {}
         self._usage: dict[str, Any] = {}
         self._stop_reason: Any = None
+        self._stop_sequence: str | None = None
         self._stop_details: Any = None
         self._finished = False
         self._delta_seen = False
@@ -245,7 +246,17 @@ class AnthropicAccumulator:
             stop_reason=decode_stop(self._stop_reason),
             model=msg.get("model") if isinstance(msg.get("model"), str) else None,
             response_id=msg.get("id") if isinstance(msg.get("id"), str) else None,
+            provider_data=self._kept(),
         )
+
+    def _kept(self) -> dict[str, Any] | None:
+        """What :func:`decode_response` keeps of the same message: the matched stop sequence, a refusal's ``stop_details`` fields."""
+        kept: dict[str, Any] = {}
+        if self._stop_sequence is not None:
+            kept["body"] = {"stop_sequence": self._stop_sequence}
+        if details := details_kept(self._stop_reason, self._stop_details):
+            kept["stop_details"] = details
+        return {NAME: kept} if kept else None
 
     def _error(self, code: str, message: str, retryable: bool) -> list[StreamEvent]:
         self._finished = True
@@ -402,6 +413,8 @@ class AnthropicAccumulator:
         out: list[StreamEvent] = []
         if "stop_reason" in delta:
             self._stop_reason = delta["stop_reason"]
+        if isinstance(delta.get("stop_sequence"), str):
+            self._stop_sequence = delta["stop_sequence"]
         if delta.get("stop_details") is not None:
             self._stop_details = copy.deepcopy(delta["stop_details"])
             explanation = self._stop_details.get("explanation") if isinstance(self._stop_details, dict) else None

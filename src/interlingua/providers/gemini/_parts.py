@@ -2,7 +2,9 @@
 
 Decoding rules (one part -> items, in order):
 
-* ``{text}`` -> ``text`` (role of the content); ``{text:""}`` alone is dropped (streams send it).
+* ``{text}`` -> ``text`` (role of the content); ``{text:""}`` alone is dropped from responses and
+  streams (they send it as filler) and kept as ``text("")`` in requests (the API takes it: recorded
+  requests with an empty user prompt or an empty model turn were answered 200), so it goes back as it came.
 * ``{text, thought:true}`` -> ``reasoning(text)``.
 * ``{inlineData{mimeType, data}}`` -> ``image``/``audio``/``video`` by ``image/*``/``audio/*``/``video/*``,
   anything else -> ``document``; the source is ``Base64Source(mimeType, data)`` (``data`` in the
@@ -11,13 +13,18 @@ Decoding rules (one part -> items, in order):
   (``https://generativelanguage.googleapis.com/...``) and ``gs://`` URIs, ``UrlSource`` for other URLs
   (YouTube URLs included: ``{"fileData": {"fileUri": "https://www.youtube.com/watch?v=..."}}`` is a video,
   with or without ``mimeType``; Gemini "Video understanding" guide).
-* A known part with fields this mapper does not model (``videoMetadata``, ``mediaResolution``, a field
-  added later) keeps its content; those fields go to the item's ``provider_data["gemini"]`` (written back
-  to Gemini only, reported as dropped by every other target).
+* A known part with fields this mapper does not model (``videoMetadata``, ``mediaResolution``,
+  ``thought: false``, a field added later) keeps its content; those fields go to the item's
+  ``provider_data["gemini"]`` (written back to Gemini only, reported as dropped by every other target).
+  Fields inside the kind's body that the mapper does not model (``inlineData.displayName``,
+  ``functionResponse.scheduling``, ...) go there under the kind key (``{"functionResponse": {...}}``)
+  and are merged back into that body. A streamed call fragment (``partialArgs``/``willContinue``) is raw.
 * ``{functionCall{id?, name, args}}`` -> ``tool_call`` (id from the caller: the wire id, or a derived one).
 * ``{functionResponse{id?, name, response, parts?}}`` -> ``tool_result``: ``response`` ``{"output": x}``
   gives ``x`` (text when a string, else ``structured``), ``{"error": x}`` the same with ``is_error``,
   any other object is the output as a whole (``structured``); ``parts`` media follow as content items.
+  ``{"output": {...}}`` and the bare ``{...}`` give the same item: the wrapped form is remembered in the
+  result's ``provider_data["gemini"]["functionResponseWrap"] = "output"`` and written back to Gemini.
   ``{"error": ""}`` with ``parts`` is an error result holding only those media (no empty text item).
 * ``thoughtSignature`` -> ``reasoning(opaque={namespace "gemini.thought_signature", issuer "gemini",
   value exactly as received, model})``; on a thought part it sits on that reasoning item, on any other
@@ -76,6 +83,10 @@ _INLINE_KEYS = {"mimeType", "data"}
 _FILE_KEYS = {"mimeType", "fileUri"}
 _CALL_KEYS = {"id", "name", "args"}
 _RESPONSE_KEYS = {"id", "name", "response", "parts"}
+_WRAP = "functionResponseWrap"
+"""Key in a ``tool_result``'s ``provider_data["gemini"]``: ``"output"`` when the wire ``response`` held an
+object under ``output`` (``{"output": {...}}``), which reads the same as the bare object; not a Part field,
+so the encoder takes it out before writing the part's other kept fields."""
 
 
 def is_files_api_uri(uri: str) -> bool:
@@ -118,19 +129,40 @@ def _media_item(kind_key: str, inner: Mapping[str, Any]) -> ImageItem | AudioIte
     return DocumentItem(source=source)
 
 
-def _media_ok(kind_key: str, inner: Any) -> bool:
+_INNER_KEYS = {"inlineData": _INLINE_KEYS, "fileData": _FILE_KEYS, "functionCall": _CALL_KEYS, "functionResponse": _RESPONSE_KEYS}
+"""The fields of each kind's body the mapper models; any other one (``displayName``, ``willContinue``,
+``scheduling``, a field added later) is kept by :func:`part_extras`."""
+
+
+def _media_ok(kind_key: str, inner: Any, *, strict: bool = False) -> bool:
+    """Whether an ``inlineData``/``fileData`` body has the fields a media item needs (``strict``: and no
+    others, for media nested in a ``functionResponse``, which has no place for kept fields)."""
     if not isinstance(inner, Mapping):
         return False
     keys = keyset(inner)
+    if strict and not keys <= _INNER_KEYS[kind_key]:
+        return False
+    if not isinstance(get(inner, "mimeType", ""), str):
+        return False
     if kind_key == "inlineData":
-        return keys == _INLINE_KEYS and isinstance(get(inner, "mimeType"), str) and isinstance(get(inner, "data"), str)
-    return keys <= _FILE_KEYS and isinstance(get(inner, "fileUri"), str) and bool(get(inner, "fileUri"))
+        return _INLINE_KEYS <= keys and isinstance(get(inner, "mimeType"), str) and isinstance(get(inner, "data"), str)
+    return isinstance(get(inner, "fileUri"), str) and bool(get(inner, "fileUri"))
 
 
 def part_extras(part: Mapping[str, Any], kind: str) -> dict[str, Any]:
-    """Fields of a known part that this mapper does not model (kept in ``provider_data["gemini"]``)."""
-    known = {kind, "thoughtSignature"} | ({"thought"} if kind == "text" else set())
-    return {k: jcopy(v) for k, v in part.items() if camel(k) not in known}
+    """Fields of a known part that this mapper does not model (kept in ``provider_data["gemini"]``).
+
+    Fields beside the kind key are kept as they are (``videoMetadata``, ``thought: false``, ...);
+    fields inside the kind's body that the mapper does not model go under the kind key in camelCase
+    (``{"functionCall": {"willContinue": true}}``) and are merged back into that body.
+    """
+    known = {kind, "thoughtSignature"} | ({"thought"} if kind == "text" and get(part, "thought") is True else set())
+    out = {k: jcopy(v) for k, v in part.items() if camel(k) not in known}
+    inner = get(part, kind)
+    if kind in _INNER_KEYS and isinstance(inner, Mapping):
+        if inner_extras := {k: jcopy(v) for k, v in inner.items() if camel(k) not in _INNER_KEYS[kind]}:
+            out[kind] = inner_extras
+    return out
 
 
 def _part_kind(part: Mapping[str, Any]) -> str | None:
@@ -147,7 +179,7 @@ def _part_kind(part: Mapping[str, Any]) -> str | None:
     if kind == "text":
         if not isinstance(get(part, "text"), str):
             return None
-        if "thought" in keys and get(part, "thought") is not True:
+        if "thought" in keys and not isinstance(get(part, "thought"), bool):
             return None
     sig = get(part, "thoughtSignature")
     if "thoughtSignature" in keys and not isinstance(sig, str):
@@ -156,11 +188,14 @@ def _part_kind(part: Mapping[str, Any]) -> str | None:
     if kind in ("inlineData", "fileData"):
         return kind if _media_ok(kind, inner) else None
     if kind == "functionCall":
-        ok = isinstance(inner, Mapping) and keyset(inner) <= _CALL_KEYS and isinstance(inner.get("name"), str) and inner.get("name")
+        ok = isinstance(inner, Mapping) and isinstance(inner.get("name"), str) and inner.get("name")
+        # a streamed fragment of a call (partialArgs / willContinue, streamed function call arguments)
+        # is no whole call: kept raw
+        ok = ok and not ({"partialArgs", "willContinue"} & keyset(inner))
         ok = ok and isinstance(inner.get("args", {}), Mapping) and isinstance(inner.get("id", ""), str)
         return kind if ok else None
     if kind == "functionResponse":
-        ok = isinstance(inner, Mapping) and keyset(inner) <= _RESPONSE_KEYS and isinstance(inner.get("name"), str)
+        ok = isinstance(inner, Mapping) and isinstance(inner.get("name"), str)
         ok = ok and isinstance(inner.get("response", {}), Mapping) and isinstance(inner.get("id", ""), str)
         parts = inner.get("parts", []) if isinstance(inner, Mapping) else []
         ok = ok and isinstance(parts, list) and all(_response_part_ok(p) for p in parts)
@@ -174,7 +209,7 @@ def _response_part_ok(part: Any) -> bool:
     (key,) = keyset(part)
     if key not in ("inlineData", "fileData"):
         return False
-    return _media_ok(key, get(part, key))
+    return _media_ok(key, get(part, key), strict=True)
 
 
 @dataclass
@@ -190,6 +225,9 @@ class PartDecoder:
         origin: Base origin for model-produced items (``None``: only tool calls get one, to remember the wire id).
         model: Model for opaque signatures, when known.
         pointer: JSON pointer of the content, for report entries.
+        index: Index of the content, for report entries.
+        keep_empty: Keep an empty text part as ``text("")`` (requests: the API accepts it and the part
+            goes back as it came) instead of dropping it (responses and streams send it as filler).
     """
 
     speaker: str
@@ -201,6 +239,7 @@ class PartDecoder:
     model: str | None = None
     pointer: str = ""
     index: int | None = None
+    keep_empty: bool = False
     _calls: int = field(default=0, init=False)
 
     def _origin(self, item_id: str | None = None) -> Any:
@@ -252,7 +291,7 @@ class PartDecoder:
                         provider_data=pdata,
                     )
                 ]
-            if text == "" and sig is None and not extras:
+            if text == "" and sig is None and not extras and not self.keep_empty:
                 self.report.add("dropped", "empty text part (not sent back)", index=self.index, item_type="text", pointer=ptr)
                 return []
             item = TextItem(text=text, origin=self._origin(), **self._role_fields())
@@ -271,6 +310,8 @@ class PartDecoder:
             )
         else:  # functionResponse
             item = self._function_response(j, inner)
+            if item.provider_data is not UNSET:  # how the response object was written (see _function_response)
+                pdata = {NAME: {**item.provider_data[NAME], **(pdata[NAME] if pdata is not UNSET else {})}}
         if pdata is not UNSET:
             item = msgspec.structs.replace(item, provider_data=pdata)
         return lead + [item]
@@ -278,6 +319,7 @@ class PartDecoder:
     def _function_response(self, j: int, fr: Mapping[str, Any]) -> ToolResultItem:
         content: list[Any] = []
         is_error: Any = UNSET
+        pdata: Any = UNSET
         resp = fr.get("response")
         if isinstance(resp, Mapping) and resp:
             keys = set(resp)
@@ -287,6 +329,10 @@ class PartDecoder:
                 value = resp["error"] if keys == {"error"} else resp["output"]
                 if not (keys == {"error"} and value == "" and fr.get("parts")):  # {"error": ""} beside media: the error flag alone
                     content.append(TextItem(text=value) if isinstance(value, str) else StructuredItem(data=jcopy(value)))
+                if keys == {"output"} and isinstance(value, Mapping) and value and set(value) not in ({"output"}, {"error"}):
+                    # {"output": {...}} and the bare {...} are one structured output; the encoder writes the
+                    # bare form, so the wrapping is remembered (the model saw {"output": ...})
+                    pdata = {NAME: {_WRAP: "output"}}
             else:
                 content.append(StructuredItem(data=jcopy(dict(resp))))
         for p in fr.get("parts", []) or []:
@@ -298,6 +344,7 @@ class PartDecoder:
             name=fr["name"],
             is_error=is_error,
             message=self.key,
+            provider_data=pdata,
         )
 
 
@@ -360,6 +407,8 @@ class PartEncoder:
     _native: bool = False
     _pending: tuple[str, Any, int] | None = None
     _extras: dict[str, Any] = field(default_factory=dict)
+    _wrap: Any = None
+    _idx: int | None = None
 
     @staticmethod
     def sends_id(call: ToolCallItem) -> bool:
@@ -382,7 +431,12 @@ class PartEncoder:
             return
         if self._extras:  # the item's provider_data["gemini"]: fields of its part that no canonical field holds
             for k, v in self._extras.items():
-                parts[-1].setdefault(k, v)
+                body = parts[-1].get(k)
+                if isinstance(body, dict) and isinstance(v, Mapping):  # fields inside the kind's body
+                    for ik, iv in v.items():
+                        body.setdefault(ik, jcopy(iv))
+                else:
+                    parts[-1].setdefault(k, jcopy(v))
             self._extras = {}
         if self._pending is not None:
             sig, pkey, pidx = self._pending
@@ -404,7 +458,13 @@ class PartEncoder:
                 # parts the model gives after its calls (a flat source's next call) join that turn. Items
                 # decoded from Gemini keep the turns Gemini sent (recorded requests with one model turn
                 # per call, answered by one user turn, were accepted).
-                self.report.add("changed", f"model parts of message {key!r} joined to the function call turn before them (message {ckey!r})", item_type="tool_call")
+                self.report.add(
+                    "changed",
+                    f"model parts of message {key!r} joined to the function call turn before them (message {ckey!r}, "
+                    f"/contents/{len(self.contents) - 1}/parts/{len(cur['parts'])})",
+                    index=self._idx,
+                    item_type="tool_call",
+                )
                 joins = True
             if joins:
                 cur["parts"].extend(parts)
@@ -437,6 +497,8 @@ class PartEncoder:
         """Encode one non-system item (its ``provider_data["gemini"]`` fields go back onto its part)."""
         tag = item.type if isinstance(item, UnknownItem) else tag_of(item)
         self._extras = own_provider_data(getattr(item, "provider_data", UNSET), NAME, self.report, what=f"a {tag} item", index=idx, item_type=tag)
+        self._wrap = self._extras.pop(_WRAP, None)
+        self._idx = idx
         try:
             self._add(idx, item)
         finally:
@@ -450,9 +512,6 @@ class PartEncoder:
         if isinstance(item, TextItem):
             if item.annotations is not UNSET and item.annotations:
                 report.add("dropped", "text annotations have no Gemini equivalent", index=idx, item_type="text")
-            if item.text == "" and not (self._pending is not None and self._pending[1] == key):
-                report.add("dropped", "empty text part not sent", index=idx, item_type="text")
-                return
             self._place("model" if item.role == "assistant" else "user", key, [{"text": item.text}])
         elif isinstance(item, (ImageItem, AudioItem, VideoItem, DocumentItem)):
             self._media_notes(idx, item)
@@ -548,7 +607,7 @@ class PartEncoder:
             if isinstance(c, TextItem):
                 response = {slot: c.text}
             elif isinstance(c.data, dict) and not err and c.data and set(c.data) not in ({"output"}, {"error"}):
-                response = jcopy(c.data)
+                response = {"output": jcopy(c.data)} if self._wrap == "output" else jcopy(c.data)
             else:
                 response = {slot: jcopy(c.data)}
         else:
@@ -569,10 +628,17 @@ class PartEncoder:
                 ok, why = False, f"opaque {item.opaque.namespace} is not a Gemini thought signature"
             if ok and not isinstance(item.opaque.value, str):
                 ok, why = False, "thought signature is not a string"
-            if not ok:
+            has_text = item.text is not UNSET or (item.summary is not UNSET and bool(item.summary))
+            if not ok and not has_text:
                 self.report.add("dropped", f"{why}; reasoning left out", index=idx, item_type="reasoning")
                 return
-            sig = item.opaque.value
+            if not ok:
+                # another issuer's (or model's) state cannot be replayed, but its text can: Gemini takes
+                # thought text without a signature (pydantic-ai's test_google_model_thinking_part_from_other_model
+                # sent OpenAI reasoning summaries as thought parts and was answered 200)
+                self.report.add("dropped", f"{why}; its opaque state is left out, the text is sent as a thought part", index=idx, item_type="reasoning")
+            else:
+                sig = item.opaque.value
         text: str | None = item.text if item.text is not UNSET else None
         if text is None and item.summary is not UNSET and item.summary:
             text = "\n\n".join(item.summary)

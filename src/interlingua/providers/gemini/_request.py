@@ -3,7 +3,9 @@
 Request shape: ``{contents:[{role: "user"|"model", parts:[...]}], systemInstruction?: Content,
 tools?: [{functionDeclarations:[...]}], toolConfig?: {functionCallingConfig:{mode, allowedFunctionNames?}}}``.
 
-* ``systemInstruction`` parts -> leading ``text(role="system")`` items with message key ``"system"``.
+* ``systemInstruction`` parts -> leading ``text(role="system")`` items with message key ``"system"``; its
+  other fields (``role: "user"``, as the google-genai SDK sends it) -> ``settings.provider_data["gemini"]
+  ["systemInstruction"]``, written back with the system instruction.
 * ``contents[i]`` -> items with message key ``f"m{i}"``; role ``model`` -> assistant, anything else -> user
   (a missing role is ``user``, GEN ``Content``).
 * A ``functionCall`` without ``id`` gets the canonical id ``f"gemini_m{i}_c{k}"`` (``k`` = ordinal of the call
@@ -16,9 +18,16 @@ tools?: [{functionDeclarations:[...]}], toolConfig?: {functionCallingConfig:{mod
   ``parametersJsonSchema``) and any other declaration fields go to ``provider_data["gemini"]``.
   A ``parameters`` ``Schema`` becomes JSON Schema (``OBJECT`` -> ``object``, ``nullable`` -> a
   ``"null"`` type) and goes back to Gemini as a ``Schema``.
-  Non-function tools (``googleSearch``, ``codeExecution``, ...) are left out and reported.
+  A ``parameters`` Schema that would not come back the same (lower-case types) is kept as given in
+  ``provider_data["gemini"]["schema"]`` while the parameters are unchanged. Non-function tools
+  (``googleSearch``, ``codeExecution``, ...) have no canonical form (reported ``changed``); they and the
+  layout of ``tools`` (one object, several ``Tool`` objects) are kept in
+  ``settings.provider_data["gemini"]["tools"]`` (:func:`tools_layout`) and written back in place.
 * ``toolConfig.functionCallingConfig.mode``: ``AUTO`` -> auto, ``NONE`` -> none, ``ANY`` -> required
-  (``tool`` when ``allowedFunctionNames`` names exactly one), ``VALIDATED`` -> auto (reported).
+  (``tool`` when ``allowedFunctionNames`` names exactly one), ``VALIDATED`` -> auto (reported). A
+  ``functionCallingConfig`` the tool choice does not write back the same (``VALIDATED``, several allowed
+  names) is kept in ``settings.provider_data["gemini"]["toolConfig"]`` and written back while the tool
+  choice reads the same from it and every allowed name is still a tool (ADR 0014).
 * ``generationConfig``, ``safetySettings``, ``cachedContent``, ``labels`` and every other top-level key
   -> ``Transcript.settings`` (canonical settings, the rest in ``settings.provider_data["gemini"]``;
   rules in ``_settings.py`` and docs/providers/gemini.md). ``toolConfig`` keys other than
@@ -40,9 +49,10 @@ from ...errors import ConversionError
 from ...items import RawItem, Settings, TextItem, ToolChoice, ToolDefinition, Transcript
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
+from ...mapping.extras import restore_fields
 from ...mapping.settings import settings_of
 from ...mapping.wire import guarded
-from ._common import NAME, camel, get, jcopy, tag_of
+from ._common import NAME, camel, get, jcopy, keyset, tag_of
 from ._parts import PartDecoder, PartEncoder
 from ._settings import decode_settings, encode_settings
 
@@ -52,6 +62,8 @@ __all__ = ["decode_request", "decode_tool_choice", "decode_tools", "encode_reque
 
 _CONVERSATION_KEYS = frozenset({"contents", "systemInstruction", "tools", "toolConfig"})
 _TOOL_CONFIG = "toolConfig"
+_SYSTEM = "systemInstruction"
+_TOOLS = "tools"
 
 
 class _Linker:
@@ -104,11 +116,12 @@ def decode_tools(tools: Any, report: Report) -> list[ToolDefinition]:
     """``tools[]`` -> tool definitions (function declarations only; others reported).
 
     A single ``Tool`` object instead of the list (the API accepts it: recorded requests answered 200)
-    is read as a one-element list; it is written back as a list, which is reported (``changed``).
+    is read as a one-element list. Tools with no canonical form (``googleSearch``, ...) are reported
+    ``changed``: :func:`decode_request` keeps them, and the layout of the list, in the settings' Gemini
+    provider data (:func:`tools_layout`), so they go back to Gemini only.
     """
     out: list[ToolDefinition] = []
     if isinstance(tools, Mapping):
-        report.add("changed", "Gemini tools given as one object, not a list; written back as a one-element list", item_type="tools", pointer="/tools")
         tools = [tools]
     if not isinstance(tools, list):
         raise ConversionError("Gemini tools must be a list (or one Tool object)", item_type="tools")
@@ -117,13 +130,19 @@ def decode_tools(tools: Any, report: Report) -> list[ToolDefinition]:
             raise ConversionError(f"Gemini tools[{t}] is not an object", item_type="tools")
         for key in tool:
             if camel(key) != "functionDeclarations":
-                report.add("dropped", f"Gemini tool {camel(key)!r} has no canonical form", item_type="tools", pointer=f"/tools/{t}/{key}")
+                report.add(
+                    "changed",
+                    f"Gemini tool {camel(key)!r} has no canonical form: kept in the settings' Gemini provider data, sent back to Gemini only",
+                    item_type="tools",
+                    pointer=f"/tools/{t}/{key}",
+                )
         for d, decl in enumerate(get(tool, "functionDeclarations") or []):
             if not isinstance(decl, Mapping) or not isinstance(decl.get("name"), str) or not decl.get("name"):
                 raise ConversionError(f"tools[{t}].functionDeclarations[{d}] has no name", item_type="tools")
             fields: dict[str, Any] = {}
             schema_field: str | None = None
             params: Any = UNSET
+            original: Any = None
             for key, value in decl.items():
                 ck = camel(key)
                 if ck in ("name", "description"):
@@ -132,11 +151,15 @@ def decode_tools(tools: Any, report: Report) -> list[ToolDefinition]:
                     schema_field, params = ck, jcopy(dict(value))
                     if ck == "parameters":  # canonical parameters are JSON Schema
                         params = schema_to_json_schema(params)
+                        if json_schema_to_schema(params) != value:  # "type": "object" where Gemini writes OBJECT, ...
+                            original = jcopy(dict(value))
                 else:
                     fields[ck] = jcopy(value)
             pdata: dict[str, Any] = {}
             if schema_field is not None:
                 pdata["schema_field"] = schema_field
+            if original is not None:
+                pdata["schema"] = original
             if fields:
                 pdata["fields"] = fields
             desc = decl.get("description")
@@ -192,6 +215,86 @@ def json_schema_to_schema(value: Any) -> Any:
     return out
 
 
+def tools_layout(tools: Any) -> Any:
+    """How a request's ``tools`` were laid out, when :func:`encode_tools` would not write them back the same.
+
+    ``encode_tools`` writes every declaration into one ``Tool`` (``[{functionDeclarations: [...]}]``).
+    Gemini also takes tools with no canonical form (``googleSearch``, ``codeExecution``, ``fileSearch``,
+    ``urlContext``, ...), declarations split over several ``Tool`` objects, and one ``Tool`` object in
+    place of the list (recorded requests answered 200). The layout is the wire ``tools`` value with each
+    ``functionDeclarations`` list replaced by the names of its declarations: it is kept in
+    ``settings.provider_data["gemini"]["tools"]`` and :func:`apply_tools_layout` rebuilds the same wire.
+
+    Returns:
+        The layout, or ``None`` when the tools are one ``Tool`` holding only a non-empty
+        ``functionDeclarations`` list (the form ``encode_tools`` writes).
+    """
+    entries = [tools] if isinstance(tools, Mapping) else tools
+    if not isinstance(entries, list) or not all(isinstance(t, Mapping) for t in entries):
+        return None
+    if (
+        isinstance(tools, list)
+        and len(entries) == 1
+        and keyset(entries[0]) == {"functionDeclarations"}
+        and get(entries[0], "functionDeclarations")
+    ):
+        return None
+
+    def names(tool: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            k: [d.get("name") for d in v if isinstance(d, Mapping)] if camel(k) == "functionDeclarations" and isinstance(v, list) else jcopy(v)
+            for k, v in tool.items()
+        }
+
+    return names(tools) if isinstance(tools, Mapping) else [names(t) for t in entries]
+
+
+def apply_tools_layout(layout: Any, encoded: list[dict[str, Any]]) -> Any:
+    """The ``tools`` value of a request: ``encoded`` (from :func:`encode_tools`) laid out as ``layout``
+    (from :func:`tools_layout`) says.
+
+    Each declaration goes where its name was; a declaration the layout does not name (a tool added
+    since) joins the last ``Tool`` holding declarations (or a new one at the end); a name with no
+    declaration any more is left out, and a ``Tool`` left with nothing is too. Tools with no canonical
+    form come back exactly. One ``Tool`` object stays one object while it is one ``Tool``.
+
+    Returns:
+        The wire ``tools`` value (a list, or one object), or ``None`` when nothing is left.
+    """
+    decls: list[dict[str, Any]] = [d for t in encoded for d in t.get("functionDeclarations", [])]
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for d in decls:
+        by_name.setdefault(d["name"], []).append(d)
+    entries = [layout] if isinstance(layout, Mapping) else list(layout) if isinstance(layout, list) else []
+    out: list[dict[str, Any]] = []
+    last_decls: tuple[int, str] | None = None
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            continue
+        tool: dict[str, Any] = {}
+        for key, value in entry.items():
+            if camel(key) == "functionDeclarations" and isinstance(value, list):
+                placed = [by_name[n].pop(0) for n in value if isinstance(n, str) and by_name.get(n)]
+                if placed:
+                    tool[key] = placed
+                    last_decls = (len(out), key)
+            else:
+                tool[key] = jcopy(value)
+        if tool or not entry:
+            out.append(tool)
+    unplaced = {id(d) for xs in by_name.values() for d in xs}
+    left = [d for d in decls if id(d) in unplaced]
+    if left:
+        if last_decls is not None:
+            pos, key = last_decls
+            out[pos][key].extend(left)
+        else:
+            out.append({"functionDeclarations": left})
+    if not out:
+        return None
+    return out[0] if isinstance(layout, Mapping) and len(out) == 1 else out
+
+
 def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, Any]]:
     """Tool definitions -> ``[{functionDeclarations: [...]}]``.
 
@@ -210,7 +313,11 @@ def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, 
         if tool.parameters is not UNSET:
             schema_field = pdata.get("schema_field", "parametersJsonSchema")
             params = jcopy(tool.parameters)
-            decl[schema_field] = json_schema_to_schema(params) if schema_field == "parameters" else params
+            original = pdata.get("schema")
+            if schema_field == "parameters" and isinstance(original, Mapping) and schema_to_json_schema(original) == params:
+                decl[schema_field] = jcopy(original)  # the Schema as it came, while the canonical one is unchanged
+            else:
+                decl[schema_field] = json_schema_to_schema(params) if schema_field == "parameters" else params
         for key, value in (pdata.get("fields") or {}).items():
             decl[key] = jcopy(value)
         if tool.strict is not UNSET:
@@ -232,11 +339,45 @@ def decode_tool_choice(config: Any, report: Report) -> ToolChoice | None:
         if len(names) == 1:
             return ToolChoice(mode="tool", name=names[0])
         if names:
-            report.add("dropped", "allowedFunctionNames with several names has no canonical form; any tool allowed", item_type="tool_choice")
+            report.add(
+                "changed",
+                "allowedFunctionNames with several names has no canonical form: read as any tool (required); "
+                "the Gemini form is kept in the settings' provider data and sent back to Gemini only",
+                item_type="tool_choice",
+            )
         return ToolChoice(mode="required")
     if mode != "AUTO":
-        report.add("changed", f"functionCallingConfig mode {mode!r} read as auto", item_type="tool_choice")
+        report.add(
+            "changed",
+            f"functionCallingConfig mode {mode!r} read as auto; the Gemini form is kept in the settings' provider data and sent back to Gemini only",
+            item_type="tool_choice",
+        )
     return ToolChoice(mode="auto")
+
+
+def _canonical_fcc(fcc: Mapping[str, Any], choice: ToolChoice) -> bool:
+    """Whether :func:`encode_tool_choice` writes ``fcc`` back exactly from the ``choice`` read from it."""
+    return encode_tool_choice(choice, Report())["functionCallingConfig"] == {camel(k): v for k, v in fcc.items()}  # either spelling
+
+
+def _kept_fcc(kept: Any, transcript: Transcript, report: Report) -> Any:
+    """The ``functionCallingConfig`` kept from a Gemini request, when it still says what the transcript's
+    tool choice says (the same choice read from it, every allowed name still a tool); else ``None``
+    (the tool choice was changed: the canonical one is written, and the kept one reported dropped)."""
+    if not isinstance(kept, Mapping):
+        return None
+    choice = transcript.tool_choice
+    names = get(kept, "allowedFunctionNames") or []
+    tools = {t.name for t in transcript.tools} if transcript.tools is not UNSET else set()
+    if choice is not UNSET and decode_tool_choice({"functionCallingConfig": kept}, Report()) == choice and all(n in tools for n in names):
+        return jcopy(dict(kept))
+    report.add(
+        "dropped",
+        "functionCallingConfig kept from the Gemini request no longer matches the tool choice or tools; the tool choice is written",
+        item_type="tool_choice",
+        pointer="/toolConfig/functionCallingConfig",
+    )
+    return None
 
 
 def encode_tool_choice(choice: ToolChoice, report: Report) -> dict[str, Any]:
@@ -273,7 +414,7 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
         if not isinstance(content, Mapping) or not isinstance(content.get("parts", []), list):
             raise ConversionError(f"contents[{i}] is not a Gemini content", index=i)
         speaker = "assistant" if content.get("role") == "model" else "user"
-        dec = PartDecoder(speaker, f"m{i}", report, linker.call_id(i), linker.result_id(i), pointer=f"/contents/{i}", index=i)
+        dec = PartDecoder(speaker, f"m{i}", report, linker.call_id(i), linker.result_id(i), pointer=f"/contents/{i}", index=i, keep_empty=True)
         items.extend(dec.decode(list(content.get("parts") or [])))
     tools: Any = UNSET
     if has_tools := get(body, "tools"):
@@ -281,14 +422,25 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     tool_config = get(body, "toolConfig")
     choice = decode_tool_choice(tool_config, report)
     settings = decode_settings(body, _CONVERSATION_KEYS)
+    kept: dict[str, Any] = {}  # wire the canonical fields do not hold, written back to Gemini only
     if isinstance(tool_config, Mapping):
         # toolConfig parts with no canonical form (includeServerSideToolInvocations, retrievalConfig, ...)
         rest = {k: jcopy(v) for k, v in tool_config.items() if camel(k) != "functionCallingConfig"}
+        fcc = get(tool_config, "functionCallingConfig")
+        if isinstance(fcc, Mapping) and choice is not None and not _canonical_fcc(fcc, choice):
+            rest["functionCallingConfig"] = jcopy(dict(fcc))  # VALIDATED, several allowedFunctionNames, ...
         if rest:
-            base = settings if isinstance(settings, Settings) else Settings()
-            pd = dict(base.provider_data) if base.provider_data is not UNSET else {}
-            pd[NAME] = {**pd.get(NAME, {}), _TOOL_CONFIG: rest}
-            settings = msgspec.structs.replace(base, provider_data=pd)
+            kept[_TOOL_CONFIG] = rest
+    if isinstance(system, Mapping):
+        if extras := {k: jcopy(v) for k, v in system.items() if k != "parts"}:  # role: "user", ...
+            kept[_SYSTEM] = extras
+    if has_tools and (layout := tools_layout(has_tools)) is not None:
+        kept[_TOOLS] = layout
+    if kept:
+        base = settings if isinstance(settings, Settings) else Settings()
+        pd = dict(base.provider_data) if base.provider_data is not UNSET else {}
+        pd[NAME] = {**pd.get(NAME, {}), **kept}
+        settings = msgspec.structs.replace(base, provider_data=pd)
     return Conversion(
         Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=choice or UNSET, settings=settings),  # type: ignore[arg-type]
         report,
@@ -347,16 +499,28 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
         seen_turn = True
         enc.add(idx, item)
     body: dict[str, Any] = {"contents": enc.finish()}
+    rest = encode_settings(settings_of(transcript), model, policy, report)
+    system_kept = rest.pop(_SYSTEM, None)
+    layout = rest.pop(_TOOLS, None)
+    tool_config = rest.pop(_TOOL_CONFIG, None)
     if system_parts:
         body["systemInstruction"] = {"parts": system_parts}
-    if transcript.tools is not UNSET and transcript.tools:
-        body["tools"] = encode_tools(transcript.tools, report)
+        if isinstance(system_kept, Mapping):  # fields of the systemInstruction Content (role: "user")
+            restore_fields(body["systemInstruction"], {k: v for k, v in system_kept.items() if k != "parts"})
+    encoded_tools = encode_tools(transcript.tools, report) if transcript.tools is not UNSET and transcript.tools else []
+    if layout is not None:
+        if (laid := apply_tools_layout(layout, encoded_tools)) is not None:
+            body["tools"] = laid
+    elif encoded_tools:
+        body["tools"] = encoded_tools
     if transcript.tool_choice is not UNSET:
         body["toolConfig"] = encode_tool_choice(transcript.tool_choice, report)
-    rest = encode_settings(settings_of(transcript), model, policy, report)
-    tool_config = rest.pop(_TOOL_CONFIG, None)
     if isinstance(tool_config, Mapping):
-        body["toolConfig"] = {**jcopy(dict(tool_config)), **body.get("toolConfig", {})}
+        tool_config = dict(tool_config)
+        kept_fcc = _kept_fcc(tool_config.pop("functionCallingConfig"), transcript, report) if "functionCallingConfig" in tool_config else None
+        body["toolConfig"] = {**jcopy(tool_config), **body.get("toolConfig", {})}
+        if kept_fcc is not None:
+            body["toolConfig"]["functionCallingConfig"] = kept_fcc
     body.update(rest)
     return Conversion(body, report)
 

@@ -9,7 +9,10 @@ input before the marker gives ``truncated``.
 The accumulator keeps the equivalent non-streamed parts (consecutive text deltas of one kind joined into
 one part; a ``thoughtSignature`` attached to the open run of text, or starting a new run when that run
 already has one) and builds the final response with :func:`decode_response`, so a stream and its
-equivalent response give equal items.
+equivalent response give equal items. What joining changes is reported on :class:`StreamDone` (and a
+:class:`StreamError`) with the chunk and part index and a pointer into the stream read as an array of
+events (``/3/candidates/0/content/parts/0/...``): fields beside ``text`` of a joined delta, candidates
+after the first; the report of decoding the joined response follows.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from ...streaming.events import (
     UsageUpdate,
 )
 from ._common import NAME, error_item, get, jcopy
-from ._parts import _part_kind
+from ._parts import _part_kind, part_extras
 from ._response import decode_response, decoder_for, usage_from
 
 __all__ = ["GeminiAccumulator"]
@@ -118,6 +121,9 @@ class GeminiAccumulator:
         self._finish: str | None = None
         self._block: str | None = None
         self._done = False
+        self._event = -1  # index of the framed event being read (report entries point into the stream as an array of events)
+        self._report = Report()  # what joining the chunks dropped or changed
+        self._final_report = Report()  # that and what decoding the joined response reported
 
     def _join(self) -> None:
         """Join the pending texts onto the open run's part (before ``parts`` is read or extended)."""
@@ -141,7 +147,9 @@ class GeminiAccumulator:
             body["modelVersion"] = self._model
         if self._rid:
             body["responseId"] = self._rid
-        return decode_response(body).value
+        conv = decode_response(body)
+        self._final_report = Report([*self._report, *conv.report])
+        return conv.value
 
     def partial(self) -> ModelResponse:
         """What arrived so far, as a response (for a StreamError's ``partial``)."""
@@ -149,14 +157,16 @@ class GeminiAccumulator:
 
     def _fail(self, error: ErrorItem) -> list[StreamEvent]:
         self._done = True
-        return [StreamError(error, partial=self._response())]
+        partial = self._response()
+        return [StreamError(error, partial=partial, report=self._final_report)]
 
     def feed(self, event: RawEvent) -> list[StreamEvent]:
         """One SSE event (a whole response chunk) -> events."""
+        self._event += 1  # every framed event counts, as in a StreamError pointer
         if self._done:
             return []
         fast = fast_event(_fast_chunk, event.data)
-        if fast is not None:
+        if fast is not None and len(fast.candidates) <= 1:  # extra candidates are reported by the checked path
             return self._fast(fast)
         if not event.data.strip():
             return []
@@ -174,10 +184,14 @@ class GeminiAccumulator:
         out: list[StreamEvent] = []
         candidates = get(chunk, "candidates") or []
         if isinstance(candidates, list) and candidates and isinstance(candidates[0], Mapping):
+            if len(candidates) > 1:
+                self._report.add(
+                    "dropped", f"stream chunk {self._event}: {len(candidates) - 1} extra candidate(s) left out; only candidates[0] is read", pointer=f"/{self._event}/candidates"
+                )
             cand = candidates[0]
             content = get(cand, "content") or {}
-            for part in (content.get("parts") or []) if isinstance(content, Mapping) else []:
-                out.extend(self._part(part))
+            for j, part in enumerate((content.get("parts") or []) if isinstance(content, Mapping) else []):
+                out.extend(self._part(part, j))
             finish = get(cand, "finishReason")
             if isinstance(finish, str):
                 self._finish = finish
@@ -191,7 +205,8 @@ class GeminiAccumulator:
             out.append(UsageUpdate(usage_from(md)))
         if self._finish is not None or self._block is not None:
             self._done = True
-            out.append(StreamDone(self._response()))
+            response = self._response()
+            out.append(StreamDone(response, report=self._final_report))
         return out
 
     def _fast(self, chunk: _FastChunk) -> list[StreamEvent]:
@@ -221,7 +236,7 @@ class GeminiAccumulator:
             out.append(UsageUpdate(usage_from(md)))
         return out
 
-    def _part(self, part: Any) -> list[StreamEvent]:
+    def _part(self, part: Any, j: int) -> list[StreamEvent]:
         kind = _part_kind(part) if isinstance(part, Mapping) else None
         if kind != "text":
             self._join()
@@ -237,13 +252,15 @@ class GeminiAccumulator:
         text: str = get(part, "text")
         sig = get(part, "thoughtSignature")
         run = "thought" if get(part, "thought") is True else "text"
+        extras = part_extras(part, "text")
         if self._run == run and not (sig is not None and self._run_sig):
             last = self.parts[-1]
             self._pieces.append(text)
             if sig is not None:
                 last["thoughtSignature"] = sig
                 self._run_sig = True
-        elif text == "" and sig is None:
+            self._join_extras(last, extras, j)
+        elif text == "" and sig is None and not extras:
             return []
         else:
             new: dict[str, Any] = {"text": text}
@@ -251,12 +268,30 @@ class GeminiAccumulator:
                 new["thought"] = True
             if sig is not None:
                 new["thoughtSignature"] = sig
+            new.update(extras)
             self._join()
             self.parts.append(new)
             self._run, self._run_sig = run, sig is not None
         if not text:
             return []
         return [ReasoningDelta(text) if run == "thought" else TextDelta(text)]
+
+    def _join_extras(self, last: dict[str, Any], extras: dict[str, Any], j: int) -> None:
+        """Fields beside ``text`` of a delta joined into the open part ``last`` (Gemini sends one text as
+        many parts): a field the joined part lacks is added to it, one it holds with another value keeps
+        the first value; both are reported with the chunk and part index of the delta."""
+        for key, value in extras.items():
+            if key not in last:
+                last[key] = value
+                self._report.add(
+                    "changed", f"stream chunk {self._event} part {j}: field {key!r} of a text delta now covers the whole joined text", pointer=f"/{self._event}/candidates/0/content/parts/{j}/{key}"
+                )
+            elif last[key] != value:
+                self._report.add(
+                    "dropped",
+                    f"stream chunk {self._event} part {j}: field {key!r} of a text delta differs from the part it is joined to; the first value is kept",
+                    pointer=f"/{self._event}/candidates/0/content/parts/{j}/{key}",
+                )
 
     def finish(self) -> list[StreamEvent]:
         """End of input: ``truncated`` unless a chunk with ``finishReason`` was seen."""

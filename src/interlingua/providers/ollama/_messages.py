@@ -14,6 +14,9 @@ Decoding one message (all items get the message key):
   ``call_id`` is ``tool_call_id`` or, without it, the earliest unanswered id-less call of that name.
 * Any other role, or a message whose fields do not have these shapes (e.g. a tool call without a name)
   -> ``raw`` (the whole message as received; sent back to Ollama only).
+* Message fields besides these (a field added later) do not make the message raw: they go to the first
+  item's ``provider_data["ollama"]`` and are written back onto the message that item lands in (Ollama
+  only; other targets report them dropped).
 
 Encoding groups items of one role and key into one message in the fixed field order thinking, content,
 tool_calls; an item that would break that order starts a new message. Several texts in one message are
@@ -50,6 +53,7 @@ from ...items import (
     ToolResultItem,
 )
 from ...mapping.arguments import tool_call_from_text
+from ...mapping.extras import keep_fields, restore_fields, unknown_fields
 from ...mapping.settings import own_provider_data
 from ...mapping.report import Policy, Report
 from ._common import NAME, jcopy, sniff_image_type, tag_of
@@ -104,12 +108,10 @@ class MessageDecoder:
         ):
             raw_role = role if role in ("system", "user", "assistant") else UNSET
             return [RawItem(provider=NAME, value=jcopy(dict(msg)), message=key, role=raw_role, origin=self._origin())]
-        for extra in sorted(set(msg) - _KNOWN):
-            self.report.add("dropped", f"message field {extra!r} has no canonical form", index=i, pointer=f"{pointer}/{extra}")
         content = content or ""
         out: list[Item] = []
         if role == "tool":
-            return [self._tool(msg, i, key, content, images)]
+            return self._keep([self._tool(msg, i, key, content, images)], msg, i, pointer)
         speaker = role
         if role == "assistant":
             thinking = msg.get("thinking")
@@ -126,6 +128,18 @@ class MessageDecoder:
             self.report.add("dropped", f"tool_calls on a {role} message", index=i, pointer=f"{pointer}/tool_calls")
         if not out:
             self.report.add("dropped", f"empty {role} message", index=i, pointer=pointer)
+        return self._keep(out, msg, i, pointer)
+
+    def _keep(self, out: list[Item], msg: Mapping[str, Any], i: int, pointer: str) -> list[Item]:
+        """Message fields the mapper does not model go to the first item's ``provider_data["ollama"]``
+        (written back onto the message that item lands in, for Ollama only); with no item to hold
+        them they are reported dropped."""
+        extras = unknown_fields(msg, _KNOWN)
+        if extras and out:
+            out[0] = keep_fields(out[0], NAME, extras)
+        else:
+            for extra in sorted(extras):
+                self.report.add("dropped", f"message field {extra!r} has no canonical form", index=i, pointer=f"{pointer}/{extra}")
         return out
 
     def _call(self, call: Any, i: int, k: int, key: str, pointer: str) -> Item:
@@ -182,6 +196,7 @@ class MessageEncoder:
     dropped_calls: set[str] = field(default_factory=set)
     _keys: list[Any] = field(default_factory=list)
     _stage: list[int] = field(default_factory=list)
+    _landed: dict[str, Any] | None = None  # the message the item being encoded went into
 
     @staticmethod
     def sends_id(call: ToolCallItem) -> bool:
@@ -197,13 +212,25 @@ class MessageEncoder:
             if isinstance(it, ToolCallItem):
                 self.calls.setdefault(it.id, it)
 
-    def _target(self, role: str, key: Any, slot: str) -> dict[str, Any]:
+    def _target(self, role: str, key: Any, slot: str, idx: int | None = None) -> dict[str, Any]:
+        """The message the ``slot`` content of item ``idx`` goes into (the current one or a new one);
+        a join across ``message`` keys is reported with the item's index and the output message's."""
+        self._landed = msg = self._target_message(role, key, slot, idx)
+        return msg
+
+    def _target_message(self, role: str, key: Any, slot: str, idx: int | None) -> dict[str, Any]:
         stage = _STAGE[slot]
         if self.messages:
             cur, ckey = self.messages[-1], self._keys[-1]
             same = key is UNSET or ckey is UNSET or ckey == key
             if role == "assistant" == cur["role"] and (not same or stage < self._stage[-1]) and self._turn_continues(cur, slot):
-                self.report.add("changed", f"assistant {slot} of message {key!r} joined to the assistant message with tool calls before it (message {ckey!r})", item_type="tool_call")
+                self.report.add(
+                    "changed",
+                    f"assistant {slot} of message {key!r} joined to the assistant message with tool calls before it "
+                    f"(message {ckey!r}, /messages/{len(self.messages) - 1})",
+                    index=idx,
+                    item_type="tool_call",
+                )
                 self._stage[-1] = max(stage, self._stage[-1])
                 return cur
             if cur["role"] == role and role != "tool" and same and stage >= self._stage[-1]:
@@ -233,18 +260,28 @@ class MessageEncoder:
         return slot == "tool_calls" and set(msg) <= {"role", "content", "thinking"} and not msg.get("content") and bool(msg.get("thinking"))
 
     def _text(self, role: str, key: Any, text: str, idx: int, item_type: str) -> None:
-        msg = self._target(role, key, "content")
+        msg = self._target(role, key, "content", idx)
         if msg["content"]:
             self.report.add("changed", "several texts in one message joined", index=idx, item_type=item_type)
         msg["content"] += text
 
     def add(self, idx: int, item: Any) -> None:
-        """Encode one item (another provider's ``provider_data`` on it is reported dropped)."""
-        key = getattr(item, "message", UNSET)
-        policy, report = self.policy, self.report
+        """Encode one item: its own ``provider_data["ollama"]`` (message fields the decoder did not model)
+        goes back onto the message it lands in; another provider's is reported dropped."""
+        own: dict[str, Any] = {}
         if getattr(item, "provider_data", UNSET) is not UNSET:
             tag = tag_of(item) if not isinstance(item, UnknownItem) else item.type
-            own_provider_data(item.provider_data, NAME, report, what=f"a {tag} item", index=idx, item_type=tag)
+            own = own_provider_data(item.provider_data, NAME, self.report, what=f"a {tag} item", index=idx, item_type=tag)
+        self._landed = None
+        self._add(idx, item)
+        if own and self._landed is not None:
+            restore_fields(self._landed, own)
+        elif own:
+            self.report.add("dropped", f"Ollama message fields {sorted(own)} of an item not sent", index=idx)
+
+    def _add(self, idx: int, item: Any) -> None:
+        key = getattr(item, "message", UNSET)
+        policy, report = self.policy, self.report
         if isinstance(item, TextItem):
             role = {"developer": "system"}.get(item.role, item.role) if item.role is not UNSET else "user"
             if item.role == "developer":
@@ -296,7 +333,7 @@ class MessageEncoder:
     def _image(self, role: str, key: Any, src: Base64Source, idx: int) -> None:
         if sniff_image_type(src.data) != src.media_type:
             self.report.add("changed", f"image media type {src.media_type} is not sent (Ollama reads the bytes)", index=idx, item_type="image")
-        msg = self._target(role, key, "images")
+        msg = self._target(role, key, "images", idx)
         msg.setdefault("images", []).append(src.data)
 
     def _reasoning(self, idx: int, item: ReasoningItem, key: Any) -> None:
@@ -310,7 +347,7 @@ class MessageEncoder:
             if item.opaque is UNSET:
                 self.report.add("dropped", "reasoning without text", index=idx, item_type="reasoning")
             return
-        msg = self._target("assistant", key, "thinking")
+        msg = self._target("assistant", key, "thinking", idx)
         if msg.get("thinking"):
             self.report.add("changed", "several reasoning texts in one message joined", index=idx, item_type="reasoning")
             msg["thinking"] += text
@@ -328,7 +365,7 @@ class MessageEncoder:
         call: dict[str, Any] = {"function": {"name": item.name, "arguments": jcopy(item.arguments)}}
         if self.sends_id(item):
             call = {"id": item.id, **call}
-        msg = self._target("assistant", key, "tool_calls")
+        msg = self._target("assistant", key, "tool_calls", idx)
         msg.setdefault("tool_calls", []).append(call)
 
     def _result(self, idx: int, item: ToolResultItem, key: Any) -> None:
@@ -365,5 +402,6 @@ class MessageEncoder:
         if call is None or self.sends_id(call):
             msg["tool_call_id"] = item.call_id
         self.messages.append(msg)
+        self._landed = msg
         self._keys.append(key)
         self._stage.append(3)

@@ -11,8 +11,11 @@ prompt_eval_duration, eval_count, eval_duration}``:
 * usage: input = ``prompt_eval_count``, output = ``eval_count``, ``details`` = the count and duration fields
   as given (durations in ns).
 * ``{"error": "..."}`` -> an ``error`` item (stable code, safe message; the upstream text is not kept).
-* ``/api/generate`` bodies (``response`` text instead of ``message``) are read as assistant text.
-* Left out: ``created_at`` (no canonical timestamp), ``images: null``.
+* ``/api/generate`` bodies (``response`` text instead of ``message``, ``thinking`` at the top level) are
+  read as assistant text and reasoning.
+* ``created_at`` (no canonical timestamp, ADR 0009) and any other top-level field the mapper does not
+  model are kept in the response's ``provider_data["ollama"]["body"]`` and written back to Ollama only
+  (another target reports them dropped). Left out: ``images: null`` (the same as no images).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import msgspec
 from ...codec import Item
 from ...errors import ConversionError
 from ...items import ErrorItem, Origin, StopReason, ToolCallItem, Usage
+from ...mapping.extras import response_fields, restore_fields, unknown_fields
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded
@@ -101,8 +105,11 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     if "error" in body and "message" not in body:
         return Conversion(ModelResponse(items=[error_item(body["error"])], stop_reason=StopReason(reason="error"), model=model), report)
     msg = body.get("message")
-    if msg is None and isinstance(body.get("response"), str):
+    generate = msg is None and isinstance(body.get("response"), str)
+    if generate:  # /api/generate: the text in ``response``, the reasoning in a top-level ``thinking``
         msg = {"role": "assistant", "content": body["response"]}
+        if isinstance(body.get("thinking"), str) and body["thinking"]:
+            msg["thinking"] = body["thinking"]
     if not isinstance(msg, Mapping):
         raise ConversionError("Ollama response has no 'message' object (nor an 'error')")
     found = Report()
@@ -121,11 +128,17 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
             return v if isinstance(v, int) and v >= 0 else UNSET
 
         usage = Usage(input_tokens=num("prompt_eval_count"), output_tokens=num("eval_count"), details=details)
-    return Conversion(ModelResponse(items=items, usage=usage, stop_reason=stop, model=model), report)
+    kept = unknown_fields(body, _BODY_KEYS | ({"thinking"} if generate else set()))
+    return Conversion(ModelResponse(items=items, usage=usage, stop_reason=stop, model=model, provider_data={NAME: {"body": kept}} if kept else None), report)
+
+
+_BODY_KEYS = frozenset({"model", "message", "response", "done", "done_reason", *USAGE_FIELDS})
+"""Top-level response keys the mapper models (``response``: ``/api/generate`` text)."""
 
 
 def encode_response(response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
-    """Model response -> Ollama chat response body (``done: true``; ``created_at`` is not written).
+    """Model response -> Ollama chat response body (``done: true``; ``created_at`` and the other kept
+    top-level fields written back from the response's own provider data).
 
     A response holding only an ``error`` item becomes ``{"error": <its safe message>}``.
     """
@@ -151,6 +164,9 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
             message.setdefault("images", []).extend(m["images"])
         if m.get("tool_calls"):
             message.setdefault("tool_calls", []).extend(m["tool_calls"])
+        for k, v in m.items():  # message fields kept from an Ollama response (provider data)
+            if k not in ("role", "content", "thinking", "images", "tool_calls"):
+                message.setdefault(k, v)
     body: dict[str, Any] = {}
     if model or response.model:
         body["model"] = model or response.model
@@ -168,4 +184,7 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
                 body["prompt_eval_count"] = u.input_tokens
             if u.output_tokens is not UNSET:
                 body["eval_count"] = u.output_tokens
+    own = response_fields(response.provider_data, NAME, report)
+    if isinstance(own.get("body"), Mapping):
+        restore_fields(body, own["body"])
     return Conversion(body, report)

@@ -4,10 +4,14 @@ Each line is ``{model, created_at, message:{role, content, thinking?, tool_calls
 completion marker is the line with ``done: true`` (with ``done_reason`` and the counts). Content and thinking
 arrive as deltas; tool calls arrive whole. A ``{"error": "..."}`` line (HTTP status stays 200) ends the
 stream with a :class:`StreamError` (stable code, safe message); the end of input before ``done: true`` gives
-``truncated``. ``/api/generate`` lines (``response`` text) are read as content deltas.
+``truncated``. ``/api/generate`` lines (``response`` text, top-level ``thinking``) are read as content and
+reasoning deltas.
 
 The final response is :func:`decode_response` of the equivalent non-streamed body (the done line with the
-joined content and thinking and every tool call), so stream and response items are equal. Because an
+joined content, thinking and images, every tool call and the other message fields), so stream and response
+items are equal. What joining changes is reported on :class:`StreamDone` with the line index and a pointer
+into the stream read as an array of lines (``/3/message/<field>``): a message field first seen after the
+first line (it now covers the whole message), another value for a field already held (left out). Because an
 id-less call's canonical id is derived from the final record's ``created_at``, :class:`ToolCallComplete`
 events are emitted when ``done: true`` arrives (Ollama sends tool calls at the end of a turn anyway).
 """
@@ -21,6 +25,7 @@ import msgspec
 
 from ...items import ErrorItem, ToolCallItem
 from ...mapping.protocol import ModelResponse
+from ...mapping.report import Report
 from ...mapping.wire import check_shape, decode_event, fast_event
 from ...streaming.events import (
     RawEvent,
@@ -93,14 +98,22 @@ class OllamaAccumulator:
         self._calls: list[Any] = []
         self._last: dict[str, Any] = {}
         self._done = False
+        self._line = -1  # index of the line being read (report entries point into the stream as an array of lines)
+        self._images: list[Any] = []
+        self._extras: dict[str, Any] = {}  # message fields besides role, content, thinking, images, tool_calls
+        self._report = Report()
 
     def _body(self, final: Mapping[str, Any]) -> dict[str, Any]:
-        body = {k: jcopy(v) for k, v in final.items() if k not in ("message", "response")}
+        body = {k: jcopy(v) for k, v in final.items() if k not in ("message", "response", "thinking")}
         message: dict[str, Any] = {"role": "assistant", "content": self._content}
         if self._thinking:
             message["thinking"] = self._thinking
+        if self._images:
+            message["images"] = jcopy(self._images)
         if self._calls:
             message["tool_calls"] = jcopy(self._calls)
+        for k, v in self._extras.items():
+            message.setdefault(k, jcopy(v))
         body["message"] = message
         return body
 
@@ -114,12 +127,13 @@ class OllamaAccumulator:
 
     def _fail(self, error: ErrorItem) -> list[StreamEvent]:
         self._done = True
-        return [StreamError(error, partial=self._partial())]
+        return [StreamError(error, partial=self._partial(), report=Report([*self._report]))]
 
     def feed(self, event: RawEvent) -> list[StreamEvent]:
         """One NDJSON line -> events."""
         if self._done:
             return []
+        self._line += 1
         fast = fast_event(_fast_line, event.data)
         if fast is not None and fast.done is not True:
             # The checked path's result for a delta line (see _FastLine); the done line takes that path.
@@ -157,17 +171,41 @@ class OllamaAccumulator:
                 out.append(TextDelta(content))
             if isinstance(msg.get("tool_calls"), list):
                 self._calls.extend(jcopy(msg["tool_calls"]))
-        elif isinstance(line.get("response"), str) and line["response"]:
-            self._content += line["response"]
-            out.append(TextDelta(line["response"]))
+            if isinstance(msg.get("images"), list):
+                self._images.extend(jcopy(msg["images"]))
+            self._join_extras(msg)
+        else:  # /api/generate: ``thinking`` and ``response`` at the top level
+            thinking, text = line.get("thinking"), line.get("response")
+            if isinstance(thinking, str) and thinking:
+                self._thinking += thinking
+                out.append(ReasoningDelta(thinking))
+            if isinstance(text, str) and text:
+                self._content += text
+                out.append(TextDelta(text))
         if line.get("done") is True:
             self._done = True
-            response = decode_response(self._body(line)).value
+            conv = decode_response(self._body(line))
+            response = conv.value
             out.extend(ToolCallComplete(i) for i in response.items if isinstance(i, ToolCallItem))
             if response.usage is not None:
                 out.append(UsageUpdate(response.usage))
-            out.append(StreamDone(response))
+            out.append(StreamDone(response, report=Report([*self._report, *conv.report])))
         return out
+
+    def _join_extras(self, msg: Mapping[str, Any]) -> None:
+        """Message fields beside the joined ones go onto the final message: a field first seen after the
+        first line now covers the whole message (reported ``changed``), another value for a field already
+        held is left out (reported ``dropped``); both name the line."""
+        for key, value in msg.items():
+            if key in ("role", "content", "thinking", "images", "tool_calls") or value is None:
+                continue
+            where = f"/{self._line}/message/{key}"
+            if key not in self._extras:
+                self._extras[key] = jcopy(value)
+                if self._line > 0:
+                    self._report.add("changed", f"stream line {self._line}: message field {key!r} now covers the whole joined message", pointer=where)
+            elif self._extras[key] != value:
+                self._report.add("dropped", f"stream line {self._line}: message field {key!r} differs from an earlier line's; the first value is kept", pointer=where)
 
     def finish(self) -> list[StreamEvent]:
         """End of input: ``truncated`` unless a ``done: true`` line was seen."""
