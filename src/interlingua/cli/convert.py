@@ -29,6 +29,8 @@ written to ``-o`` unless the whole conversion succeeded.
 from __future__ import annotations
 
 import enum
+import os
+import tempfile
 import sys
 from pathlib import Path
 from typing import IO, Annotated, Any
@@ -460,6 +462,11 @@ def _via_transcript(
             transcript = migrated.transcript
     else:  # canonical or a provider format: the usual path, to canonical
         doc = run(from_, CANONICAL, kind=kind, policy=policy, model=model, source=source, report=report, force=force, session=session)
+        if isinstance(doc, _Spool):  # a document file read item by item: the whole transcript is needed here
+            doc.fh.seek(0)
+            text = doc.fh.read()
+            doc.discard()
+            doc = text
         transcript = decode_transcript(doc)
     if to == "otel":
         from ..otel import to_otel
