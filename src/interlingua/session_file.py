@@ -14,7 +14,8 @@ block is the envelopes of one ``session_id``; a new ``session_id`` starts the ne
 lines are contiguous and its id appears once per file.
 
 :func:`read_sessions` yields one :class:`SessionBlock` at a time (memory bounded by the largest
-session, not the file); :func:`session_lines` writes one. Importing this module loads neither the
+session, not the file); :func:`iter_session_parts` streams a session in batches of envelopes (memory
+bounded by the batch); :func:`session_lines` writes one. Importing this module loads neither the
 store nor SQLAlchemy.
 """
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -33,7 +34,19 @@ from .codec import DEFAULT_LIMITS, SCHEMA_VERSION, Item, Limits, Mode, decode_tr
 from .errors import DocumentError, Problem
 from .items import Envelope, SessionHeader, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
 
-__all__ = ["SessionBlock", "header_bytes", "looks_like_session_file", "read_conversation", "read_sessions", "session_lines"]
+__all__ = [
+    "EnvelopeBatch",
+    "SessionBlock",
+    "SessionEnd",
+    "SessionPart",
+    "SessionStart",
+    "header_bytes",
+    "iter_session_parts",
+    "looks_like_session_file",
+    "read_conversation",
+    "read_sessions",
+    "session_lines",
+]
 
 _encoder = msgspec.json.Encoder()
 
@@ -83,6 +96,145 @@ def _check_header(record: SessionRecord) -> None:
         seen.add(change.change_no)
 
 
+@dataclass
+class SessionStart:
+    """:func:`iter_session_parts`: a session begins (its header, when it has one)."""
+
+    session_id: str
+    header: SessionRecord | None
+    line: int
+    header_line: int | None = None
+
+
+@dataclass
+class EnvelopeBatch:
+    """:func:`iter_session_parts`: consecutive envelopes of the current session.
+
+    Attributes:
+        session_id: The session.
+        first_seq: Seq of the first envelope (envelopes run ``first_seq, first_seq + 1, ...``).
+        envelopes: The envelopes.
+        line_nos: Line number of each.
+    """
+
+    session_id: str
+    first_seq: int
+    envelopes: list[Envelope]
+    line_nos: list[int]
+
+
+@dataclass
+class SessionEnd:
+    """:func:`iter_session_parts`: the current session is complete and valid; ``count`` envelopes."""
+
+    session_id: str
+    count: int
+
+
+SessionPart = SessionStart | EnvelopeBatch | SessionEnd
+
+_PART_ENVELOPES = 2000
+"""Envelopes per :class:`EnvelopeBatch` (memory is bounded by this many envelopes, not by the session)."""
+
+
+def iter_session_parts(
+    source: str | os.PathLike[str] | IO[bytes],
+    *,
+    mode: Mode = "preserving",
+    limits: Limits = DEFAULT_LIMITS,
+    label: str | None = None,
+    batch: int = _PART_ENVELOPES,
+) -> Generator[SessionPart, None, None]:
+    """Read a session file as a stream: for each session a :class:`SessionStart`, its envelopes in
+    :class:`EnvelopeBatch` es of at most ``batch``, then a :class:`SessionEnd`.
+
+    Memory is bounded by ``batch`` envelopes (and the set of session ids seen), whatever the size of
+    a session: this is how ``interlingua store import`` reads a session of a million items. The
+    checks are those of :func:`read_sessions`; a problem is raised where it is found, so envelopes
+    of a session may have been yielded before an error in a later line of that session (read the
+    file once to check it before acting on the parts, as the store's import does).
+
+    Raises:
+        DocumentError: with file and line of the first problem.
+    """
+    label = label or (str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None))
+    label = str(label) if label is not None else None
+    current: SessionStart | None = None
+    n = 0  # envelopes of the current session so far
+    buf: list[Envelope] = []
+    nos: list[int] = []
+    seen: set[str] = set()
+    count = 0
+
+    def fail(message: str, line: int, pointer: str = "") -> DocumentError:
+        return DocumentError(Problem(pointer, message, label, line))
+
+    from .validation import ItemChecker
+
+    checker = ItemChecker()
+
+    def start(part: SessionStart) -> SessionStart:
+        nonlocal checker
+        if part.session_id in seen:
+            raise fail(f"session {part.session_id!r} appears twice in the file (a session's lines must be contiguous)", part.line)
+        seen.add(part.session_id)
+        checker = ItemChecker()  # the semantic checks of `validate`, per session (ids, calls before results)
+        return part
+
+    def end(part: SessionStart) -> Iterator[SessionPart]:
+        nonlocal buf, nos
+        if buf:
+            yield EnvelopeBatch(part.session_id, n - len(buf), buf, nos)
+            buf, nos = [], []
+        yield SessionEnd(part.session_id, n)
+
+    for rec in iter_jsonl(source, mode=mode, limits=limits, errors="yield", file_label=label):
+        if rec.error is not None:
+            raise rec.error
+        if rec.header is not None:
+            try:
+                _check_header(rec.header.session)
+            except DocumentError as exc:
+                raise exc.located(file=label, line=rec.line) from exc
+            if current is not None:
+                count += 1
+                yield from end(current)
+            current = start(SessionStart(rec.header.session.id, rec.header.session, rec.line, rec.line))
+            n = 0
+            yield current
+            continue
+        env = rec.envelope
+        assert env is not None
+        if current is None or (n and env.session_id != current.session_id) or (current.header is None and env.session_id != current.session_id):
+            if current is not None:
+                count += 1
+                yield from end(current)
+            current = start(SessionStart(env.session_id, None, rec.line))
+            n = 0
+            yield current
+        elif env.session_id != current.session_id:
+            raise fail(f"session_id {env.session_id!r} differs from the header's session {current.session_id!r} (line {current.header_line})", rec.line, "/session_id")
+        if env.seq != n:
+            other = ""
+            if env.seq == 0 and n:
+                other = f"; a second conversation of session {env.session_id!r}? each session needs its own id"
+            raise fail(f"expected seq {n} in session {env.session_id!r} (seqs run 0, 1, 2, ...), got {env.seq}{other}", rec.line, "/seq")
+        found = checker.check(env.item, "/item")
+        if found:
+            raise DocumentError([p.located(label, rec.line) for p in found])
+        buf.append(env)
+        nos.append(rec.line)
+        n += 1
+        if len(buf) >= batch:
+            yield EnvelopeBatch(current.session_id, n - len(buf), buf, nos)
+            buf, nos = [], []
+    if current is not None:
+        count += 1
+        yield from end(current)
+    if count == 0:
+        raise DocumentError(Problem("", "no session in the file (it is empty or holds only blank lines)", label))
+
+
 def read_sessions(
     source: str | os.PathLike[str] | IO[bytes],
     *,
@@ -98,6 +250,7 @@ def read_sessions(
     each session (a top-level content item has a role, item ids are unique, a result follows its call,
     tool-call arguments are an object). A file with no session at all (empty, blank lines
     only) is an error: a file truncated to zero by a crash must not read as an empty session.
+    Memory is bounded by the largest session; :func:`iter_session_parts` reads in bounded memory.
 
     Args:
         source: A path or a binary file object.
@@ -111,66 +264,18 @@ def read_sessions(
     Raises:
         DocumentError: with file and line of the first problem.
     """
-    label = label or (str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None))
-    label = str(label) if label is not None else None
-    current: SessionBlock | None = None
-    seen: set[str] = set()
-    count = 0
-
-    def fail(message: str, line: int, pointer: str = "") -> DocumentError:
-        return DocumentError(Problem(pointer, message, label, line))
-
-    from .validation import ItemChecker
-
-    checker = ItemChecker()
-
-    def start(block: SessionBlock) -> SessionBlock:
-        nonlocal checker
-        if block.session_id in seen:
-            raise fail(f"session {block.session_id!r} appears twice in the file (a session's lines must be contiguous)", block.line)
-        seen.add(block.session_id)
-        checker = ItemChecker()  # the semantic checks of `validate`, per session (ids, calls before results)
-        return block
-
-    for rec in iter_jsonl(source, mode=mode, limits=limits, errors="yield", file_label=label):
-        if rec.error is not None:
-            raise rec.error
-        if rec.header is not None:
-            try:
-                _check_header(rec.header.session)
-            except DocumentError as exc:
-                raise exc.located(file=label, line=rec.line) from exc
-            if current is not None:
-                count += 1
-                yield current
-            current = start(SessionBlock(rec.header.session.id, rec.header.session, line=rec.line, header_line=rec.line))
-            continue
-        env = rec.envelope
-        assert env is not None
-        if current is None or (current.envelopes and env.session_id != current.session_id) or (
-            current.header is None and env.session_id != current.session_id
-        ):
-            if current is not None:
-                count += 1
-                yield current
-            current = start(SessionBlock(env.session_id, None, line=rec.line))
-        elif env.session_id != current.session_id:
-            raise fail(f"session_id {env.session_id!r} differs from the header's session {current.session_id!r} (line {current.header_line})", rec.line, "/session_id")
-        if env.seq != len(current.envelopes):
-            other = ""
-            if env.seq == 0 and current.envelopes:
-                other = f"; a second conversation of session {env.session_id!r}? each session needs its own id"
-            raise fail(f"expected seq {len(current.envelopes)} in session {env.session_id!r} (seqs run 0, 1, 2, ...), got {env.seq}{other}", rec.line, "/seq")
-        found = checker.check(env.item, "/item")
-        if found:
-            raise DocumentError([p.located(label, rec.line) for p in found])
-        current.envelopes.append(env)
-        current.line_nos.append(rec.line)
-    if current is not None:
-        count += 1
-        yield current
-    if count == 0:
-        raise DocumentError(Problem("", "no session in the file (it is empty or holds only blank lines)", label))
+    block: SessionBlock | None = None
+    for part in iter_session_parts(source, mode=mode, limits=limits, label=label):
+        if isinstance(part, SessionStart):
+            block = SessionBlock(part.session_id, part.header, line=part.line, header_line=part.header_line)
+        elif isinstance(part, EnvelopeBatch):
+            assert block is not None
+            block.envelopes.extend(part.envelopes)
+            block.line_nos.extend(part.line_nos)
+        else:
+            assert block is not None
+            yield block
+            block = None
 
 
 def header_bytes(

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"
 ROWS = ("decode", "encode", "validate", "memory", "memory-cli")
 TIMED_NEW = (
-    "mapping", "mapping-ops", "stream", "store-bulk", "store-conv", "store-load", "store-load-large", "validate-process-1", "startup",
+    "mapping", "mapping-ops", "stream", "store-bulk", "store-conv", "store-load", "store-load-large", "validate-process-1", "startup", "migrate-store",
     *(f"stream-long-{p}" for p in ("anthropic", "openai-chat", "openai-responses", "gemini", "ollama")),
 )
 PG_ROWS = ("pg-bulk", "pg-conv", "pg-load", "pg-load-large")
@@ -61,7 +61,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]
 def test_every_row_has_medians_and_ratios(tiny: tuple[str, dict[str, Any]]) -> None:
     _md, data = tiny
     rows = {r["key"]: r for r in data["rows"]}
-    assert set(ROWS) | set(TIMED_NEW) | set(PG_ROWS if PG else ()) | {"decode-gc-frozen", "encode-gc-frozen"} == set(rows)
+    assert set(ROWS) | set(TIMED_NEW) | set(PG_ROWS if PG else ()) | {"decode-gc-frozen", "encode-gc-frozen", "store-import-rss"} == set(rows)
     for key in ("decode", "encode", "validate", "decode-gc-frozen", "encode-gc-frozen", *TIMED_NEW, *(PG_ROWS if PG else ())):
         row = rows[key]
         il = row["interlingua"]
@@ -79,6 +79,8 @@ def test_every_row_has_medians_and_ratios(tiny: tuple[str, dict[str, Any]]) -> N
     }
     if not PG:
         assert any("PostgreSQL: skipped" in s for s in data["skipped"])
+    runs = rows["store-import-rss"]["extra"]["import_rss"]
+    assert [r["items"] for r in runs] == [2_000, 20_000] and all(r["maxrss_kb"] > 0 for r in runs)
     mem = rows["memory"]["extra"]["memory"]
     assert len(mem) == 2 and all(m["ok"] and m["peak_kb"] > 0 for m in mem)
     assert mem[1]["nbytes"] > mem[0]["nbytes"]

@@ -241,6 +241,12 @@ class _FakeStore:
         self.sessions[session_id] = {"items": list(items), "tools": tools, "tool_choice": tool_choice, "metadata": metadata}
         return True
 
+    async def add_sessions(self, sessions: list[Any]) -> list[bool]:
+        return [
+            await self.add_session(s.session_id, s.items, metadata=s.metadata, tools=s.tools, tool_choice=s.tool_choice, settings=s.settings)
+            for s in sessions
+        ]
+
     async def append(self, session_id: str, items: list[Any], expected_seq: int | None = None, *, usage: Any = None, stop_reason: Any = None) -> int:
         from interlingua.errors import ConflictError
 
@@ -262,6 +268,9 @@ def fake_store(monkeypatch: pytest.MonkeyPatch) -> type[_FakeStore]:
 
     module = types.ModuleType("interlingua.store")
     module.SessionStore = _FakeStore  # type: ignore[attr-defined]
+    from interlingua.store import NewSession
+
+    module.NewSession = NewSession  # type: ignore[attr-defined]
     module.ConflictError = ConflictError  # type: ignore[attr-defined]
     _FakeStore.sessions = {}
     monkeypatch.setitem(sys.modules, "interlingua.store", module)

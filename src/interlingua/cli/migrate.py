@@ -27,9 +27,10 @@ or the parsed value for a whole-file record; the file is replaced on each run) a
 continues, unless ``--fail-fast``
 (then it stops at the first reject; what was migrated before is kept).
 
-With ``--store``, each session is created with its content-derived id (idempotent) and its
-items appended only while it is empty (``expected_seq=-1``): a conversation already stored
-by an earlier run is counted as "already in the store" and left unchanged.
+With ``--store``, conversations are written in batches, one transaction per batch
+(:meth:`~interlingua.store.SessionStore.add_sessions`: all or nothing, never part of a
+session), each session under its content-derived id: a conversation already stored by an
+earlier run is counted as "already in the store" and left unchanged.
 
 Exit codes: 0 every record migrated; 1 some records rejected; 2 usage error or unreadable
 input (missing file, unwritable output, a store that cannot be opened or is not in this build). A summary line (conversations, items, rejects,
@@ -395,6 +396,11 @@ class _JsonlSink:
             self.file.discard()
 
 
+_Outcome = tuple[Record, Migrated, "bool | InterlinguaError"]
+"""A conversation a sink is done with: its record, the migrated conversation, and ``True`` (written),
+``False`` (already there) or the error that refused it."""
+
+
 def _header_line(sid: str, transcript: Any) -> bytes:
     """A session's header line (with its newline).
 
@@ -508,20 +514,26 @@ def _stream_document(record: Record, sink: _JsonlSink, ids: _SessionIds) -> int 
 class _StoreSink:
     """Sessions in a :class:`~interlingua.store.SessionStore`, one per conversation.
 
-    Each conversation is one session written in one transaction
-    (:meth:`~interlingua.store.SessionStore.add_session`), idempotent by its content-derived id:
-    a conversation migrated by an earlier run is left as it is and counted as already present.
+    Conversations are collected into batches (:data:`_BATCH_SESSIONS` sessions or
+    :data:`_BATCH_ITEMS` items) and each batch is written in one transaction
+    (:meth:`~interlingua.store.SessionStore.add_sessions`): a handful of statements per batch
+    instead of a transaction per conversation, and never part of a session. Ids are
+    content-derived, so a conversation migrated by an earlier run is left as it is and counted
+    as already present. When a batch is refused (an invalid conversation, a database error),
+    its conversations are written one at a time (:meth:`~interlingua.store.SessionStore.add_session`)
+    so that only the culprit is rejected.
     """
 
     label = "stored"
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, fail_fast: bool = False) -> None:
         try:
             store_mod = importlib.import_module("interlingua.store")
         except ModuleNotFoundError as exc:
             raise _Usage("--store needs interlingua.store, which is not available in this build; use -o OUT.jsonl") from exc
         self._store_mod = store_mod
         self.url = url
+        self.fail_fast = fail_fast
         self.loop = asyncio.new_event_loop()
         try:
             self.store = self.loop.run_until_complete(store_mod.SessionStore.open(url))
@@ -529,12 +541,14 @@ class _StoreSink:
             self.loop.close()
             raise _Usage(f"cannot open the store: {exc}") from exc
         self.present = 0
+        self.pending: list[tuple[Record, Migrated, Any]] = []
+        self.pending_items = 0
 
-    async def _write(self, migrated: Migrated, sid: str) -> bool:
+    def _new(self, migrated: Migrated, sid: str) -> Any:
         transcript = migrated.transcript
-        created = await self.store.add_session(
+        return self._store_mod.NewSession(
             sid,
-            list(transcript.items),
+            transcript.items,
             metadata=dict(transcript.metadata) if transcript.metadata is not msgspec.UNSET else None,
             tools=list(transcript.tools) if transcript.tools is not msgspec.UNSET and transcript.tools else None,
             tool_choice=_given(transcript.tool_choice),
@@ -542,23 +556,65 @@ class _StoreSink:
             usage=_given(transcript.usage),
             stop_reason=_given(transcript.stop_reason),
         )
+
+    def submit(self, record: Record, migrated: Migrated, sid: str) -> list[_Outcome]:
+        """Queue one conversation; returns the outcomes of a batch when this one completed it."""
+        self.pending.append((record, migrated, self._new(migrated, sid)))
+        self.pending_items += len(migrated.transcript.items)
+        if len(self.pending) >= _BATCH_SESSIONS or self.pending_items >= _BATCH_ITEMS:
+            return self.flush()
+        return []
+
+    def flush(self) -> list[_Outcome]:
+        """Write the queued conversations; their outcomes, in input order."""
+        batch, self.pending, self.pending_items = self.pending, [], 0
+        if not batch:
+            return []
+        try:
+            flags = self.loop.run_until_complete(self.store.add_sessions([new for _r, _m, new in batch]))
+        except InterlinguaError:
+            return self._one_by_one(batch)
+        return [self._count(r, m, created) for (r, m, _n), created in zip(batch, flags)]
+
+    def _one_by_one(self, batch: list[tuple[Record, Migrated, Any]]) -> list[_Outcome]:
+        out: list[_Outcome] = []
+        for record, migrated, new in batch:
+            try:
+                created = self.loop.run_until_complete(
+                    self.store.add_session(
+                        new.session_id,
+                        new.items,
+                        metadata=new.metadata,
+                        tools=new.tools,
+                        tool_choice=new.tool_choice,
+                        settings=new.settings,
+                        usage=new.usage,
+                        stop_reason=new.stop_reason,
+                    )
+                )
+            except InterlinguaError as exc:
+                out.append((record, migrated, exc))
+                if self.fail_fast:
+                    break  # the run stops here: what follows is not written
+                continue
+            out.append(self._count(record, migrated, created))
+        return out
+
+    def _count(self, record: Record, migrated: Migrated, created: bool) -> _Outcome:
         if not created:
             self.present += 1  # migrated by an earlier run
-        return created
-
-    def write(self, migrated: Migrated, sid: str) -> bool:
-        """Store one conversation; ``False`` when it was already in the store.
-
-        Raises:
-            InterlinguaError: the store refused it (the record is rejected).
-        """
-        return self.loop.run_until_complete(self._write(migrated, sid))
+        return (record, migrated, created)
 
     def close(self, keep: bool = True) -> None:
         try:
             self.loop.run_until_complete(self.store.close())
         finally:
             self.loop.close()
+
+
+_BATCH_SESSIONS = 500
+_BATCH_ITEMS = 5000
+"""A ``--store`` batch (one transaction) closes at this many conversations or items, whichever comes first."""
 
 
 class _Rejects:
@@ -660,7 +716,7 @@ def run(
         target = str(out)
     else:
         assert store is not None
-        sink = _StoreSink(store)
+        sink = _StoreSink(store, fail_fast=fail_fast)
         target = store
     from ._progress import Progress
 
@@ -670,12 +726,46 @@ def run(
     conversations = items = warnings = 0
     shown = 0
     pending = 0
+    seen = 0
     stopped = False
+
+    def settle(done: list[_Outcome]) -> bool:
+        """Count what a sink is done with; ``True`` when ``--fail-fast`` stops the run."""
+        nonlocal conversations, items, warnings, shown
+        for rec, mig, result in done:
+            if isinstance(result, InterlinguaError):
+                reject_file.add(rec, f"{type(result).__name__}: {result}", copy=not isinstance(result, LimitError))
+                if fail_fast:
+                    typer.echo(f"error: {_where(rec)}: {result}", err=True)
+                    return True
+                continue
+            if result:
+                conversations += 1
+                items += len(mig.transcript.items)
+            for entry in mig.report:
+                warnings += 1
+                if shown < _MAX_WARNING_LINES:
+                    typer.echo(f"warning: {_where(rec)}: {entry}", err=True)
+                    shown += 1
+        return False
+
+    def write(record: Record, migrated: Migrated) -> list[_Outcome]:
+        sid = ids.assign(migrated)
+        if isinstance(sink, _StoreSink):
+            return sink.submit(record, migrated, sid)
+        try:
+            return [(record, migrated, sink.write(migrated, sid))]
+        except InterlinguaError as exc:
+            return [(record, migrated, exc)]
+
+    def flush() -> list[_Outcome]:
+        return sink.flush() if isinstance(sink, _StoreSink) else []
+
     streamable = isinstance(sink, _JsonlSink) and fmt in ("auto", "interlingua")
 
     def handle(record: Record) -> bool:
         """Migrate one record; True to stop (--fail-fast)."""
-        nonlocal conversations, items, warnings, shown
+        nonlocal conversations, items
         if record.stream is not None and isinstance(sink, _JsonlSink):
             try:
                 count = _stream_document(record, sink, ids)
@@ -694,28 +784,14 @@ def run(
             return False
         migrated, reason = _convert(record, fmt)
         if migrated is None:
+            if fail_fast and settle(flush()):  # what came before is written first
+                return True
             reject_file.add(record, reason or "unreadable", copy=not (reason or "").startswith("LimitError"))
             if fail_fast:
                 typer.echo(f"error: {_where(record)}: {reason}", err=True)
                 return True
             return False
-        try:
-            written = sink.write(migrated, ids.assign(migrated))
-        except InterlinguaError as exc:
-            reject_file.add(record, f"{type(exc).__name__}: {exc}", copy=not isinstance(exc, LimitError))
-            if fail_fast:
-                typer.echo(f"error: {_where(record)}: {exc}", err=True)
-                return True
-            return False
-        if written:
-            conversations += 1
-            items += len(migrated.transcript.items)
-        for entry in migrated.report:
-            warnings += 1
-            if shown < _MAX_WARNING_LINES:
-                typer.echo(f"warning: {_where(record)}: {entry}", err=True)
-                shown += 1
-        return False
+        return settle(write(record, migrated))
 
     try:
         for path in files:
@@ -724,9 +800,12 @@ def run(
                 if handle(record):
                     stopped = True
                     break
-                if (conversations + reject_file.count) % 100 == 0:
+                seen += 1
+                if seen % 100 == 0:
                     bar.advance(pending, conversations=conversations)
                     pending = 0
+            if not stopped and settle(flush()):
+                stopped = True
             reject_file.end_of_file()
             if stopped:
                 break

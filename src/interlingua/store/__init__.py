@@ -14,7 +14,7 @@ from ..errors import ConflictError, MigrationRequiredError, SessionExistsError, 
 from ._engine import DEFAULT_URL, normalize_url
 from ._migrate import head_revision
 from ._store import SessionStore
-from ._types import CorruptRowError, CorruptRowWarning, ImportResult, QuarantinedRow, SessionChange, SessionInfo
+from ._types import CorruptRowError, CorruptRowWarning, ImportResult, NewSession, QuarantinedRow, SessionChange, SessionInfo
 
 __all__ = [
     "DEFAULT_URL",
@@ -23,6 +23,7 @@ __all__ = [
     "CorruptRowWarning",
     "ImportResult",
     "MigrationRequiredError",
+    "NewSession",
     "QuarantinedRow",
     "SessionChange",
     "SessionExistsError",
@@ -35,7 +36,7 @@ __all__ = [
     "upgrade",
 ]
 
-for _name in ("SessionStore", "CorruptRowError", "CorruptRowWarning", "ImportResult", "QuarantinedRow", "SessionChange", "SessionInfo"):
+for _name in ("SessionStore", "CorruptRowError", "CorruptRowWarning", "ImportResult", "NewSession", "QuarantinedRow", "SessionChange", "SessionInfo"):
     globals()[_name].__module__ = __name__
 
 

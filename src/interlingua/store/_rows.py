@@ -155,13 +155,13 @@ def _str_or_none(v: Any) -> str | None:
 
 
 def _prepare_item(
-    item: Any, version: str, pointer: str, forbid_nul: bool, deferred: list[tuple[bytes, str]] | None = None
+    item: Any, version: str, pointer: str, forbid_nul: bool, deferred: list[tuple[str, bytes]] | None = None, validated: bool = False
 ) -> tuple[str, str | None, str | None, bytes, bool]:
     """Validate one item; return (type, role, call_id, json, is_unknown).
 
-    ``deferred``: a known item's typed decode (Structs are not validated on construction) is left
-    to the caller, who validates the batch's items in one pass (:func:`_validate_deferred`); its
-    (json, pointer) is appended here.
+    With ``deferred``, a known item's typed check is left to the caller: ``(pointer, json)`` is
+    appended for :func:`_check_deferred`. With ``validated``, a known item came from a typed decode
+    of JSON (so it is JSON-safe and valid) and is only encoded.
     """
     minor = _MINOR if version is SCHEMA_VERSION else check_version(version, pointer=f"{pointer}/schema_version")[1]
     # the common case first: one set look-up, not a chain of isinstance
@@ -187,16 +187,18 @@ def _prepare_item(
         unknown = True
     elif known:
         try:
-            data = encode_item(item)
+            data = _enc.encode(item) if validated else encode_item(item)
         except DocumentError as exc:
             raise _relocate(exc, pointer) from exc
         except (UnicodeEncodeError, msgspec.EncodeError, TypeError, NotImplementedError) as exc:
             # e.g. a lone surrogate in a string, which UTF-8 JSON cannot carry
             raise DocumentError(Problem(pointer, f"not encodable as JSON: {exc}")) from exc
-        if deferred is None:
-            decode_item(data, mode="strict", pointer=pointer)  # Structs are not validated on construction
+        if validated:
+            pass
+        elif deferred is not None:
+            deferred.append((pointer, data))
         else:
-            deferred.append((data, pointer))
+            decode_item(data, mode="strict", pointer=pointer)  # Structs are not validated on construction
         typ = item.__struct_config__.tag
         role = getattr(item, "role", None)
         call_id = getattr(item, "call_id", None)
@@ -219,6 +221,7 @@ def prepare_rows(
     keep_created_at: bool = False,
     forbid_nul: bool = False,
     keep_text: bool = False,
+    validated: bool = False,
 ) -> list[PreparedRow]:
     """Validate and encode a batch. Items may be canonical items, :class:`UnknownItem` or
     :class:`~interlingua.items.Envelope` (whose version, usage, stop reason and, with
@@ -228,79 +231,168 @@ def prepare_rows(
     (PostgreSQL) keeps the exact JSON text of every item in ``raw_json``, as JSONB
     reorders keys and re-renders numbers; otherwise only unknown items keep it.
 
+    Each item is validated once: encoded (after the JSON-safety walk), then the encoded items are
+    checked by one typed decode per ~1 MB (as :func:`decode_rows_fast` reads them back), falling
+    back to one item at a time to locate a problem. ``validated`` says the items were just read by
+    a typed decode of JSON (a session file): they are encoded only.
+
     Raises:
         DocumentError: the first invalid item, pointer ``/<index>/...``; VersionError for a newer major.
     """
     if isinstance(items, (str, bytes, dict)) or not isinstance(items, Sequence):
         raise DocumentError(Problem("", f"items must be a list of items, got {type(items).__name__}"))
+    fast = _prepare_fast(items, usage, stop_reason, keep_created_at, forbid_nul, keep_text, validated)
+    if fast is not None:
+        return fast
     rows: list[PreparedRow] = []
     last = len(items) - 1
-    deferred: list[tuple[bytes, str]] = []
+    deferred: list[tuple[str, bytes]] = []
+    deferred_bytes = 0
     try:
-        _prepare_batch(items, rows, last, deferred, usage, stop_reason, keep_created_at, forbid_nul, keep_text)
+        for i, obj in enumerate(items):
+            pointer = f"/{i}"
+            version, env_usage, env_stop, created = SCHEMA_VERSION, None, None, None
+            item = obj
+            if isinstance(obj, Envelope):
+                item, version = obj.item, obj.schema_version
+                env_usage = obj.usage if obj.usage is not msgspec.UNSET else None
+                env_stop = obj.stop_reason if obj.stop_reason is not msgspec.UNSET else None
+                if keep_created_at and obj.created_at is not msgspec.UNSET:
+                    created = parse_ts(obj.created_at, f"{pointer}/created_at")
+                pointer = f"{pointer}/item"
+            queued = len(deferred)
+            typ, role, call_id, data, unknown = _prepare_item(item, version, pointer, forbid_nul, deferred, validated)
+            if len(deferred) > queued:
+                deferred_bytes += len(data) + 1
+                if deferred_bytes >= _FAST_GROUP_BYTES:
+                    _check_deferred(deferred)
+                    deferred.clear()
+                    deferred_bytes = 0
+            if i == last:
+                env_usage = usage if usage is not None else env_usage
+                env_stop = stop_reason if stop_reason is not None else env_stop
+            text = data.decode()
+            rows.append(
+                PreparedRow(
+                    schema_version=version,
+                    type=typ,
+                    role=role,
+                    call_id=call_id,
+                    item=JsonText(text),
+                    raw_json=text if unknown or keep_text else None,
+                    usage=_enc_checked(env_usage, Usage, f"/{i}/usage"),
+                    stop_reason=_enc_checked(env_stop, StopReason, f"/{i}/stop_reason"),
+                    created_at=created,
+                )
+            )
     except DocumentError:
-        # the first invalid item by index: an earlier item's deferred typed check goes first
-        _validate_deferred(deferred)
+        _check_deferred(deferred)  # the first invalid item by index: an earlier item's typed check goes first
         raise
-    _validate_deferred(deferred)
+    _check_deferred(deferred)
     return rows
 
 
-def _validate_deferred(deferred: list[tuple[bytes, str]]) -> None:
-    """The typed decode of each known item (:func:`decode_item` strict), for the whole batch at once.
-
-    One typed pass over the items' JSON joined by newlines (``codec._decode_items_block``, whose
-    proofs say each item would pass :func:`decode_item` unchanged); on any doubt, item by item in
-    order, which raises the first item's error with its pointer.
-    """
-    if not deferred:
-        return
-    if _decode_items_block(b"\n".join(d for d, _ in deferred), len(deferred)) is not None:
-        return
-    for data, pointer in deferred:
-        decode_item(data, mode="strict", pointer=pointer)
-
-
-def _prepare_batch(
+def _prepare_fast(
     items: Sequence[Any],
-    rows: list[PreparedRow],
-    last: int,
-    deferred: list[tuple[bytes, str]],
     usage: Usage | None,
     stop_reason: StopReason | None,
     keep_created_at: bool,
     forbid_nul: bool,
     keep_text: bool,
-) -> None:
-    for i, obj in enumerate(items):
-        pointer = f"/{i}"
-        version, env_usage, env_stop, created = SCHEMA_VERSION, None, None, None
-        item = obj
-        if isinstance(obj, Envelope):
-            item, version = obj.item, obj.schema_version
-            env_usage = obj.usage if obj.usage is not msgspec.UNSET else None
-            env_stop = obj.stop_reason if obj.stop_reason is not msgspec.UNSET else None
-            if keep_created_at and obj.created_at is not msgspec.UNSET:
-                created = parse_ts(obj.created_at, f"{pointer}/created_at")
-            pointer = f"{pointer}/item"
-        typ, role, call_id, data, unknown = _prepare_item(item, version, pointer, forbid_nul, deferred)
+    validated: bool,
+) -> list[PreparedRow] | None:
+    """:func:`prepare_rows` for the common batch, whole-batch operations in C; ``None`` on any doubt.
+
+    Only batches of known items (or envelopes of exactly this schema version holding them): one
+    ``encode_lines`` for all items, then one typed ``decode_lines`` per ~1 MB of them (the check
+    :func:`decode_item` would make) whose result must equal the items given. That equality is the
+    JSON-safety proof without a Python walk of every value: NaN, infinities, bytes, non-string keys,
+    tuples or other non-JSON values do not come back equal from their JSON. Anything else, or any
+    failure, returns ``None`` and the item-by-item path runs, which locates the problem.
+    """
+    known = _ITEM_CLASS_SET
+    version = SCHEMA_VERSION
+    if not items:
+        return []
+    first = items[0]
+    if type(first) is Envelope:
+        envs = items
+        plain: list[Any] = []
+        for env in envs:
+            if type(env) is not Envelope or env.schema_version != version or type(env.item) not in known:
+                return None
+            plain.append(env.item)
+    else:
+        envs = None
+        plain = items if isinstance(items, list) else list(items)
+        for item in plain:
+            if type(item) not in known:
+                return None
+    try:
+        blob = _enc.encode_lines(plain)
+    except (UnicodeEncodeError, msgspec.EncodeError, TypeError, NotImplementedError, OverflowError):
+        return None
+    if forbid_nul and _NUL_ESCAPE.search(blob):
+        return None
+    texts = blob.decode().split("\n")
+    texts.pop()  # after the last line's newline
+    if len(texts) != len(plain):
+        return None
+    if not validated:
+        start = size = 0
+        for end, text in enumerate(texts, 1):
+            size += len(text) + 1
+            if size >= _FAST_GROUP_BYTES or end == len(texts):
+                decoded = _decode_items_block("\n".join(texts[start:end]).encode(), end - start)
+                if decoded is None or decoded != plain[start:end]:
+                    return None
+                start, size = end, 0
+    rows: list[PreparedRow] = []
+    append = rows.append
+    last = len(plain) - 1
+    stamps: dict[str, datetime] = {}
+    for i, (item, text) in enumerate(zip(plain, texts)):
+        typ = item.__struct_config__.tag
+        call_id = item.id if typ in ("tool_call", "handoff_call") else getattr(item, "call_id", None)
+        env_usage = env_stop = created = None
+        if envs is not None:
+            env = envs[i]
+            if env.usage is not msgspec.UNSET:
+                env_usage = env.usage
+            if env.stop_reason is not msgspec.UNSET:
+                env_stop = env.stop_reason
+            if keep_created_at and env.created_at is not msgspec.UNSET:
+                created = stamps.get(env.created_at)
+                if created is None:
+                    created = stamps[env.created_at] = parse_ts(env.created_at, f"/{i}/created_at")
         if i == last:
             env_usage = usage if usage is not None else env_usage
             env_stop = stop_reason if stop_reason is not None else env_stop
-        text = data.decode()
-        rows.append(
+        append(
             PreparedRow(
                 schema_version=version,
                 type=typ,
-                role=role,
-                call_id=call_id,
+                role=_str_or_none(getattr(item, "role", None)),
+                call_id=_str_or_none(call_id),
                 item=JsonText(text),
-                raw_json=text if unknown or keep_text else None,
-                usage=_enc_checked(env_usage, Usage, f"/{i}/usage"),
-                stop_reason=_enc_checked(env_stop, StopReason, f"/{i}/stop_reason"),
+                raw_json=text if keep_text else None,
+                usage=None if env_usage is None else _enc_checked(env_usage, Usage, f"/{i}/usage"),
+                stop_reason=None if env_stop is None else _enc_checked(env_stop, StopReason, f"/{i}/stop_reason"),
                 created_at=created,
             )
         )
+    return rows
+
+
+def _check_deferred(deferred: list[tuple[str, bytes]]) -> None:
+    """The typed check of encoded known items: one ``decode_lines`` pass, else item by item (which
+    raises the first problem with its pointer)."""
+    if not deferred:
+        return
+    if _decode_items_block(b"\n".join(data for _p, data in deferred), len(deferred)) is not None:
+        return
+    for pointer, data in deferred:
+        decode_item(data, mode="strict", pointer=pointer)
 
 
 def _enc_checked(value: Any, cls: type, pointer: str) -> JsonText | None:

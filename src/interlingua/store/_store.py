@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+from dataclasses import dataclass
 import shutil
 import tempfile
 import uuid
 import warnings
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, cast
 
 import msgspec
 import sqlalchemy as sa
@@ -31,18 +32,20 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ..codec import SCHEMA_VERSION, encode_envelope
 from ..errors import ConflictError, DocumentError, MigrationRequiredError, Problem, SessionExistsError, SessionNotFoundError, StoreError
-from ..items import Envelope, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
+from ..items import Envelope, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
 from . import _jsonl, _rows
 from ._engine import JsonText, create_engine, normalize_url, safe_url, translate_errors
 from ._migrate import head_revision, read_state, upgrade_sync
 from ._schema import ITEMS, QUARANTINE, SESSION_CHANGES, SESSIONS, VERSION_TABLE
-from ..session_file import SessionBlock, read_sessions
-from ._types import CorruptRowError, CorruptRowWarning, ImportResult, QuarantinedRow, SessionChange, SessionInfo
+from ..session_file import EnvelopeBatch, SessionEnd, SessionPart, SessionStart, iter_session_parts
+from ._types import CorruptRowError, CorruptRowWarning, ImportResult, NewSession, QuarantinedRow, SessionChange, SessionInfo
 
 __all__ = ["SessionStore"]
 
 _UNSET: Any = msgspec.UNSET
 _CHUNK = 1000
+_DRIVER_CHUNK = _CHUNK
+_SESSIONS_PER_INSERT = 500
 _PAGE = 500
 _JSON_NULL = JsonText("null")
 _SESSION_ID_MAX = 128
@@ -70,13 +73,13 @@ def _as_is(value: Any) -> Any:
     return value
 
 
-async def _insert_rows_driver(conn: AsyncConnection, session_id: str, first: int, rows: list[_rows.PreparedRow], now: datetime) -> None:
-    """SQLite: the append's rows as one ``executemany`` of pre-built tuples through the driver.
+async def _insert_rows_driver(conn: AsyncConnection, segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], now: datetime) -> None:
+    """SQLite: rows of one or several sessions as ``executemany`` of pre-built tuples through the driver.
 
-    The values are exactly what SQLAlchemy would bind: each column's own bind processor
-    (the dialect's ``DateTime`` text format, the JSON serializer that passes the store's
-    already-encoded :class:`JsonText` through) is applied here once per value, without building
-    a parameter dict and compiling parameters per row.
+    ``segments`` holds ``(session_id, first seq, rows)``. The values are exactly what SQLAlchemy
+    would bind: each column's own bind processor (the dialect's ``DateTime`` text format, the JSON
+    serializer that passes the store's already-encoded :class:`JsonText` through) is applied here
+    once per value, without building a parameter dict and compiling parameters per row.
     """
     dialect = conn.dialect
     procs = {c: ITEMS.c[c].type._cached_bind_processor(dialect) for c in ("created_at", "item", "usage", "stop_reason")}
@@ -96,10 +99,50 @@ async def _insert_rows_driver(conn: AsyncConnection, session_id: str, first: int
             r.usage if r.usage is None or not js_usage else js_usage(r.usage),
             r.stop_reason if r.stop_reason is None or not js_stop else js_stop(r.stop_reason),
         )
+        for session_id, first, rows in segments
         for j, r in enumerate(rows)
     ]
-    for start in range(0, len(params), _CHUNK):
-        await conn.exec_driver_sql(_INSERT_ITEMS_SQL, params[start : start + _CHUNK])
+    for start in range(0, len(params), _DRIVER_CHUNK):
+        await conn.exec_driver_sql(_INSERT_ITEMS_SQL, params[start : start + _DRIVER_CHUNK])
+
+
+_SESSION_COLUMNS = ("id", "created_at", "updated_at", "head_seq", "metadata", "tools", "tool_choice", "settings")
+_INSERT_SESSIONS_SQL = (
+    f"INSERT INTO {SESSIONS.name} ({', '.join(_SESSION_COLUMNS)}) VALUES ({', '.join('?' * len(_SESSION_COLUMNS))}) ON CONFLICT (id) DO NOTHING"
+)
+
+
+async def _insert_sessions_driver(conn: AsyncConnection, batch: Sequence[tuple[str, dict[str, Any], list[_rows.PreparedRow]]], now: datetime) -> set[str]:
+    """SQLite: the batch's session rows whose ids are not stored yet; returns the ids it created.
+
+    Runs inside a write transaction, which on SQLite holds the database write lock from its
+    ``BEGIN IMMEDIATE``: no other writer can add one of these ids between the look-up and the
+    insert. Two statements for the whole batch, whatever its size (pre-bound tuples through the
+    driver, as :func:`_insert_rows_driver`), so no statement is compiled per batch length.
+    """
+    ids = [sid for sid, _v, _r in batch]
+    stored: set[str] = set()
+    for start in range(0, len(ids), _SESSIONS_PER_INSERT):
+        chunk = ids[start : start + _SESSIONS_PER_INSERT]
+        sql = f"SELECT id FROM {SESSIONS.name} WHERE id IN ({', '.join('?' * len(chunk))})"
+        stored.update(r[0] for r in (await conn.exec_driver_sql(sql, tuple(chunk))).all())
+    dialect = conn.dialect
+    procs = {c: SESSIONS.c[c].type._cached_bind_processor(dialect) for c in _SESSION_COLUMNS[4:] + ("created_at",)}
+    ts = procs["created_at"]
+    now_v = ts(now) if ts else now
+
+    def js(column: str, value: Any) -> Any:
+        proc = procs[column]
+        return value if value is None or proc is None else proc(value)
+
+    params = [
+        (sid, now_v, now_v, len(rows) - 1, *(js(c, values[c]) for c in _SESSION_COLUMNS[4:]))
+        for sid, values, rows in batch
+        if sid not in stored
+    ]
+    if params:
+        await conn.exec_driver_sql(_INSERT_SESSIONS_SQL, params)
+    return {p[0] for p in params}
 
 
 def _check_session_id(session_id: object) -> str:
@@ -510,8 +553,8 @@ class SessionStore:
     ) -> bool:
         """Create a session holding ``items`` in one transaction, unless ``session_id`` exists.
 
-        The bulk path of ``interlingua migrate --store``: :meth:`create_session` and
-        :meth:`append` in one transaction (all or nothing), idempotent by id.
+        :meth:`create_session` and :meth:`append` in one transaction (all or nothing),
+        idempotent by id; :meth:`add_sessions` does the same for many sessions at once.
 
         Returns:
             ``True`` when the session was created, ``False`` when a session with that id exists
@@ -520,29 +563,101 @@ class SessionStore:
         Raises:
             DocumentError: invalid id, values or items (nothing written).
         """
-        sid = _check_session_id(session_id)
-        values = self._session_values(metadata, tools, tool_choice, settings, clear_with_null=False)
-        rows = _rows.prepare_rows(items, usage=usage, stop_reason=stop_reason, forbid_nul=self._is_pg, keep_text=self._is_pg)
+        new = NewSession(session_id, items, metadata, tools, tool_choice, settings, usage, stop_reason)
+        return (await self._add_prepared([self._prepare_new(new, "")]))[0]
+
+    async def add_sessions(self, sessions: Iterable[NewSession]) -> list[bool]:
+        """Create many sessions, each holding its items, in one transaction; ids that exist are left alone.
+
+        The bulk path of ``interlingua migrate --store``: every session is validated first (nothing
+        is written when one is invalid), then all of them go in one transaction, a few statements
+        for the whole batch (one multi-row insert of the sessions, one ``executemany`` of their
+        items): all or nothing for the batch, so never part of a session. A session whose id is
+        stored already, or appears earlier in the batch, is skipped (``False``) and left unchanged.
+
+        Args:
+            sessions: :class:`~interlingua.store.NewSession` values. Keep a batch to what fits in
+                memory comfortably (the caller's choice; ``migrate`` sends a few thousand items).
+
+        Returns:
+            One flag per session, in order: ``True`` when it was created.
+
+        Raises:
+            DocumentError: an invalid session, pointer ``/<n>/...`` (``/<n>/items/<i>/...`` for
+                an item); nothing written.
+        """
+        prepared = [self._prepare_new(new, f"/{n}") for n, new in enumerate(sessions)]
+        return await self._add_prepared(prepared)
+
+    def _prepare_new(self, new: NewSession, prefix: str) -> tuple[str, dict[str, Any], list[_rows.PreparedRow]]:
+        """Validate and encode one new session (id, session values, item rows) before any database work."""
+        try:
+            sid = _check_session_id(new.session_id)
+            values = self._session_values(new.metadata, new.tools, new.tool_choice, new.settings, clear_with_null=False)
+        except DocumentError as exc:
+            if not prefix:
+                raise
+            raise _rows._relocate(exc, prefix) from exc
+        try:
+            rows = _rows.prepare_rows(
+                new.items, usage=new.usage, stop_reason=new.stop_reason, forbid_nul=self._is_pg, keep_text=self._is_pg
+            )
+        except DocumentError as exc:
+            if not prefix:
+                raise
+            raise _rows._relocate(exc, f"{prefix}/items") from exc
+        return sid, values, rows
+
+    async def _add_prepared(self, prepared: list[tuple[str, dict[str, Any], list[_rows.PreparedRow]]]) -> list[bool]:
+        if not prepared:
+            return []
+        # The first of several sessions with one id wins, as if they were added one by one.
+        first: dict[str, int] = {}
+        for n, (sid, _values, _rows_) in enumerate(prepared):
+            first.setdefault(sid, n)
+        batch = [prepared[n] for n in sorted(first.values())]
         now = _now()
-        async with self._write("adding a session") as conn:
-            created = (
-                await conn.execute(
-                    self._insert(SESSIONS)
-                    .values(id=sid, created_at=now, updated_at=now, head_seq=len(rows) - 1, **values)
-                    .on_conflict_do_nothing(index_elements=["id"])
-                    .returning(SESSIONS.c.id)
-                )
-            ).scalar_one_or_none()
-            if created is None:
-                return False
-            if any(v is not None for v in values.values()):
-                await conn.execute(sa.insert(SESSION_CHANGES).values(session_id=sid, change_no=0, effective_seq=0, created_at=now, **values))
-            if rows:
-                if self._is_pg:
-                    await self._insert_rows(conn, sid, 0, rows, now)
-                else:
-                    await _insert_rows_driver(conn, sid, 0, rows, now)
-        return True
+        async with self._write("adding sessions") as conn:
+            if self._is_pg:
+                created = await self._insert_sessions_pg(conn, batch, now)
+            else:
+                created = await _insert_sessions_driver(conn, batch, now)
+            if created:
+                changes = [
+                    {"session_id": sid, "change_no": 0, "effective_seq": 0, "created_at": now, **values}
+                    for sid, values, _r in batch
+                    if sid in created and any(v is not None for v in values.values())
+                ]
+                if changes:
+                    await conn.execute(sa.insert(SESSION_CHANGES), changes)
+                segments = [(sid, 0, rows) for sid, _v, rows in batch if sid in created and rows]
+                if segments:
+                    await self._insert_segments(conn, segments, now)
+        return [sid in created and first[sid] == n for n, (sid, _v, _r) in enumerate(prepared)]
+
+    async def _insert_sessions_pg(self, conn: AsyncConnection, batch: list[tuple[str, dict[str, Any], list[_rows.PreparedRow]]], now: datetime) -> set[str]:
+        """PostgreSQL: multi-row ``INSERT ... ON CONFLICT DO NOTHING RETURNING id`` (safe against a
+        concurrent writer of the same id); the ids it created."""
+        created: set[str] = set()
+        for start in range(0, len(batch), _SESSIONS_PER_INSERT):
+            chunk = batch[start : start + _SESSIONS_PER_INSERT]
+            stmt = (
+                self._insert(SESSIONS)
+                .values([{"id": sid, "created_at": now, "updated_at": now, "head_seq": len(rows) - 1, **values} for sid, values, rows in chunk])
+                .on_conflict_do_nothing(index_elements=["id"])
+                .returning(SESSIONS.c.id)
+            )
+            created.update((await conn.execute(stmt)).scalars())
+        return created
+
+    async def _insert_segments(self, conn: AsyncConnection, segments: list[tuple[str, int, list[_rows.PreparedRow]]], now: datetime) -> None:
+        """Insert the rows of several sessions (``(session_id, first seq, rows)`` each) in a few statements."""
+        if self._is_pg:
+            params = [r.values(sid, first + j, now) for sid, first, rows in segments for j, r in enumerate(rows)]
+            for start in range(0, len(params), _CHUNK):
+                await conn.execute(sa.insert(ITEMS), params[start : start + _CHUNK])
+        else:
+            await _insert_rows_driver(conn, segments, now)
 
     async def _append_rows(self, session_id: str, rows: list[_rows.PreparedRow], expected_seq: int | None) -> int:
         if not rows:
@@ -554,10 +669,7 @@ class SessionStore:
         async with self._write("appending items") as conn:
             head = await self._advance(conn, session_id, len(rows), expected_seq, now)
             first = head - len(rows) + 1
-            if self._is_pg:
-                await self._insert_rows(conn, session_id, first, rows, now)
-            else:
-                await _insert_rows_driver(conn, session_id, first, rows, now)
+            await self._insert_segments(conn, [(session_id, first, rows)], now)
         return head
 
     async def _advance(self, conn: AsyncConnection, session_id: str, n: int, expected: int | None, now: datetime) -> int:
@@ -886,52 +998,76 @@ class SessionStore:
                 spool = stack.enter_context(tempfile.TemporaryFile())
                 shutil.copyfileobj(source, spool)
                 source = spool
-            # Pass 1: the whole file is checked before any session is written, one session in
-            # memory at a time.
-            for _ in self._blocks(source, label):
-                pass
-            return [r async for r in self._import_blocks(source, label, new_ids, session_ids)]
+            # Pass 1: the whole file is checked before any session is written (every line, the ids,
+            # the header values, every row as it will be written), a batch of envelopes at a time.
+            plans: list[_ImportPlan] = []
+            now = _now()
+            for part in self._parts(source, label):
+                if isinstance(part, SessionStart):
+                    n = len(plans)
+                    if session_ids is not None:
+                        if n >= len(session_ids):
+                            raise DocumentError(Problem("", f"the file holds more than {len(session_ids)} session(s); import it without an id", label, part.line))
+                        target = _check_session_id(session_ids[n])
+                    else:
+                        target = str(uuid.uuid4()) if new_ids else self._located_id(part, label)
+                    plan = _ImportPlan(part.session_id, target, part.header)
+                    self._located_settings(plan, now, label, part.header_line)
+                    plans.append(plan)
+                elif isinstance(part, EnvelopeBatch):
+                    self._located_rows(part, label)
+                else:
+                    plans[-1].count = part.count
+            # Pass 2: each session in one transaction, its rows inserted a batch at a time.
+            results = []
+            parts = self._parts(source, label)
+            with contextlib.closing(parts):
+                for plan in plans:
+                    results.append(await self._import_streamed(parts, plan, label))
+            return results
 
     @staticmethod
-    def _blocks(source: str | os.PathLike[str] | IO[bytes], label: str | None) -> Iterator[SessionBlock]:
+    def _parts(source: str | os.PathLike[str] | IO[bytes], label: str | None) -> Generator[SessionPart, None, None]:
         if not isinstance(source, (str, os.PathLike)):
             source.seek(0)
-        return read_sessions(source, label=label)
+        return iter_session_parts(source, label=label)
 
-    async def _import_blocks(
-        self, source: str | os.PathLike[str] | IO[bytes], label: str | None, new_ids: bool, session_ids: Sequence[str] | None
-    ) -> AsyncIterator[ImportResult]:
-        for n, block in enumerate(self._blocks(source, label)):
-            if session_ids is not None:
-                if n >= len(session_ids):
-                    raise DocumentError(Problem("", f"the file holds more than {len(session_ids)} session(s); import it without an id", label, block.line))
-                target = _check_session_id(session_ids[n])
-            else:
-                target = str(uuid.uuid4()) if new_ids else _check_session_id(block.session_id)
-            yield await self._import_block(block, target, label)
-
-    async def _import_block(self, block: SessionBlock, new_id: str, label: str | None) -> ImportResult:
-        envs, line_nos = block.envelopes, block.line_nos
-        sess = msgspec.to_builtins(block.header) if block.header is not None else {}
+    @staticmethod
+    def _located_id(part: SessionStart, label: str | None) -> str:
         try:
-            rows = _rows.prepare_rows(envs, keep_created_at=True, forbid_nul=self._is_pg, keep_text=self._is_pg)
+            return _check_session_id(part.session_id)
         except DocumentError as exc:
-            # Pointers are /<index>/...: report them at that envelope's line, inside the line.
+            pointer = "/session/id" if part.header is not None else "/session_id"
+            raise DocumentError([Problem(pointer, p.message) for p in exc.problems]).located(file=label, line=part.line) from exc
+
+    def _located_settings(self, plan: _ImportPlan, now: datetime, label: str | None, line: int | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        sess = msgspec.to_builtins(plan.header) if plan.header is not None else {}
+        try:
+            return self._import_settings(plan.target, sess, now)
+        except DocumentError as exc:
+            raise DocumentError([Problem("/session" + p.pointer, p.message) for p in exc.problems]).located(file=label, line=line) from exc
+
+    def _located_rows(self, part: EnvelopeBatch, label: str | None) -> list[_rows.PreparedRow]:
+        """The batch's rows; a problem is reported at its envelope's line, inside the line."""
+        try:
+            # Read by a typed decode just now: encoded only, not validated again.
+            return _rows.prepare_rows(part.envelopes, keep_created_at=True, forbid_nul=self._is_pg, keep_text=self._is_pg, validated=True)
+        except DocumentError as exc:
             index, _, rest = exc.problems[0].pointer[1:].partition("/")
-            line = line_nos[int(index)] if index.isdigit() and int(index) < len(line_nos) else None
+            line = part.line_nos[int(index)] if index.isdigit() and int(index) < len(part.line_nos) else None
             raise DocumentError([Problem("/" + rest if rest else "", p.message) for p in exc.problems[:1]]).located(file=label, line=line) from exc
+
+    async def _import_streamed(self, parts: Iterator[SessionPart], plan: _ImportPlan, label: str | None) -> ImportResult:
+        """Import the session ``parts`` is at (pass 2): one transaction; or compare it with the stored one."""
+        start = next(parts)
+        assert isinstance(start, SessionStart) and start.session_id == plan.source_id, "the file changed between the two passes"
         now = _now()
-        try:
-            values, change_rows = self._import_settings(new_id, sess, now)
-        except DocumentError as exc:
-            raise DocumentError([Problem("/session" + p.pointer, p.message) for p in exc.problems]).located(
-                file=label, line=block.header_line
-            ) from exc
+        values, change_rows = self._located_settings(plan, now, label, start.header_line)
         async with self._write("importing a session") as conn:
             inserted = (
                 await conn.execute(
                     self._insert(SESSIONS)
-                    .values(id=new_id, created_at=now, updated_at=now, head_seq=len(rows) - 1, **values)
+                    .values(id=plan.target, created_at=now, updated_at=now, head_seq=plan.count - 1, **values)
                     .on_conflict_do_nothing(index_elements=["id"])
                     .returning(SESSIONS.c.id)
                 )
@@ -939,13 +1075,55 @@ class SessionStore:
             if inserted is not None:
                 if change_rows:
                     await conn.execute(sa.insert(SESSION_CHANGES), change_rows)
-                await self._insert_rows(conn, new_id, 0, rows, now)
-                return ImportResult(new_id, "imported", len(rows), block.session_id)
-        info, stored = await self._load(new_id, 0, "raise")
-        differs = _import_difference(block, info, stored)
+                written = 0
+                for part in parts:
+                    if isinstance(part, SessionEnd):
+                        break
+                    assert isinstance(part, EnvelopeBatch)
+                    rows = self._located_rows(part, label)
+                    await self._insert_segments(conn, [(plan.target, part.first_seq, rows)], now)
+                    written += len(rows)
+                if written != plan.count:
+                    raise StoreError(f"{label or 'the file'} changed while it was imported (session {plan.source_id!r}); nothing of it was written")
+                return ImportResult(plan.target, "imported", plan.count, plan.source_id)
+        differs = await self._import_difference(parts, plan)
         if differs:
-            raise SessionExistsError(new_id, differs)
-        return ImportResult(new_id, "unchanged", len(rows), block.session_id)
+            raise SessionExistsError(plan.target, differs)
+        return ImportResult(plan.target, "unchanged", plan.count, plan.source_id)
+
+    async def _import_difference(self, parts: Iterator[SessionPart], plan: _ImportPlan) -> str:
+        """What differs between the file's session (the rest of ``parts``, read to its end) and the
+        stored session of the same id (``""``: nothing), streaming both a page at a time."""
+        info = await self.get_session(plan.target)
+        differs = ""
+        header = plan.header
+        for name in ("metadata", "tools", "tool_choice", "settings"):
+            given = getattr(header, name) if header is not None else msgspec.UNSET
+            if given is not msgspec.UNSET and given != getattr(info, name):
+                differs = name.replace("_", " ")
+                break
+        if not differs and info.length != plan.count:
+            differs = f"items ({info.length} stored, {plan.count} in the file)"
+        stored = cast("AsyncGenerator[Envelope, None]", self.stream(plan.target)) if not differs else None
+        for part in parts:
+            if isinstance(part, SessionEnd):
+                break
+            assert isinstance(part, EnvelopeBatch)
+            if stored is None:
+                continue  # read on to the session's end
+            for b in part.envelopes:
+                try:
+                    a = await anext(stored)
+                except StopAsyncIteration:
+                    a = None
+                if a is None or (a.item, a.usage, a.stop_reason) != (b.item, b.usage, b.stop_reason):
+                    differs = f"items (first difference at seq {b.seq})"
+                    await stored.aclose()
+                    stored = None
+                    break
+        if stored is not None:
+            await stored.aclose()
+        return differs
 
     def _import_settings(self, new_id: str, sess: dict[str, Any], now: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """Validate and encode an imported session header's values and change history."""
@@ -968,23 +1146,18 @@ class SessionStore:
         return values, change_rows
 
 
+@dataclass
+class _ImportPlan:
+    """One session of a file being imported: found in pass 1, written in pass 2."""
+
+    source_id: str
+    target: str
+    header: SessionRecord | None
+    count: int = 0
+
+
 def _seekable(fh: IO[bytes]) -> bool:
     try:
         return bool(fh.seekable())
     except (AttributeError, OSError, ValueError):
         return False
-
-
-def _import_difference(block: SessionBlock, info: SessionInfo, stored: list[Envelope]) -> str:
-    """What differs between a session block and the stored session of the same id (``""``: nothing)."""
-    header = block.header
-    for name in ("metadata", "tools", "tool_choice", "settings"):
-        given = getattr(header, name) if header is not None else msgspec.UNSET
-        if given is not msgspec.UNSET and given != getattr(info, name):
-            return name.replace("_", " ")
-    if len(stored) != len(block.envelopes):
-        return f"items ({len(stored)} stored, {len(block.envelopes)} in the file)"
-    for a, b in zip(stored, block.envelopes):
-        if (a.item, a.usage, a.stop_reason) != (b.item, b.usage, b.stop_reason):
-            return f"items (first difference at seq {b.seq})"
-    return ""

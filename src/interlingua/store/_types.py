@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import StoreError
 from ..items import Settings, ToolChoice, ToolDefinition
 
-__all__ = ["CorruptRowError", "CorruptRowWarning", "ImportResult", "QuarantinedRow", "SessionChange", "SessionInfo"]
+__all__ = ["CorruptRowError", "CorruptRowWarning", "ImportResult", "NewSession", "QuarantinedRow", "SessionChange", "SessionInfo"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,32 @@ class SessionChange:
     effective_seq: int
     created_at: str
     changed: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NewSession:
+    """One session for :meth:`SessionStore.add_sessions`: an id, its items and its settings.
+
+    Attributes:
+        session_id: The id (a non-empty string of at most 128 characters).
+        items: Canonical items, :class:`~interlingua.codec.UnknownItem` or
+            :class:`~interlingua.items.Envelope` (as :meth:`SessionStore.append` takes).
+        metadata: Caller-owned JSON-safe object, or ``None``.
+        tools: Tool definitions, or ``None``.
+        tool_choice: Tool choice, or ``None``.
+        settings: Generation settings, or ``None``.
+        usage: Usage of the response that ended the conversation (on the last item), or ``None``.
+        stop_reason: Its stop reason (on the last item), or ``None``.
+    """
+
+    session_id: str
+    items: Sequence[Any]
+    metadata: dict[str, Any] | None = None
+    tools: Sequence[Any] | None = None
+    tool_choice: Any = None
+    settings: Any = None
+    usage: Any = None
+    stop_reason: Any = None
 
 
 @dataclass(frozen=True)

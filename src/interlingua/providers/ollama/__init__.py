@@ -19,7 +19,7 @@ from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
 from ._stream import OllamaAccumulator
 
-__all__ = ["OllamaMapper", "foreign_request_fields", "mapper"]
+__all__ = ["OllamaMapper", "foreign_request_fields", "mapper", "ollama_markers"]
 
 
 def foreign_request_fields(body: Mapping[str, Any]) -> str | None:
@@ -39,6 +39,35 @@ def foreign_request_fields(body: Mapping[str, Any]) -> str | None:
         if isinstance(message, Mapping) and isinstance(message.get("content"), list):
             return "a message whose content is a list of blocks"
     return None
+
+
+_OLLAMA_ONLY_FIELDS = ("think", "format", "options", "keep_alive")
+_OLLAMA_ONLY_MESSAGE_FIELDS = ("thinking", "images", "tool_name")
+
+
+def ollama_markers(body: Mapping[str, Any]) -> bool:
+    """Whether a ``messages`` body holds what only an Ollama ``/api/chat`` request holds.
+
+    ``ChatRequest`` (``api/types.go``): top-level ``think``, ``format``, ``options``, ``keep_alive``,
+    or ``stream`` given as a boolean (:func:`encode_request` always writes it: Ollama streams unless
+    told not to, while a Chat Completions body leaves it out by default); ``Message``: ``thinking``,
+    ``images``, ``tool_name``, or a tool call whose ``function.arguments`` is a JSON object (Chat
+    Completions sends a string). Used to read a body written without ``model`` back as Ollama.
+    """
+    if any(name in body for name in _OLLAMA_ONLY_FIELDS) or isinstance(body.get("stream"), bool):
+        return True
+    messages = body.get("messages")
+    for message in messages if isinstance(messages, list) else ():
+        if not isinstance(message, Mapping):
+            continue
+        if any(name in message for name in _OLLAMA_ONLY_MESSAGE_FIELDS):
+            return True
+        calls = message.get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():
+            fn = call.get("function") if isinstance(call, Mapping) else None
+            if isinstance(fn, Mapping) and isinstance(fn.get("arguments"), Mapping):
+                return True
+    return False
 
 
 class OllamaMapper:
@@ -66,15 +95,16 @@ class OllamaMapper:
         return encode_response(response, model=model, policy=policy)
 
     def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
-        """``request``: ``messages`` and ``model`` without ``done``; ``response``: ``message`` and ``done``,
-        or an error answer ``{"error": "<text>"}``.
+        """``request``: ``messages`` and ``model`` without ``done`` (or, without ``model``, with a field
+        only Ollama has: :func:`ollama_markers`, so ``encode_request`` without a model reads back);
+        ``response``: ``message`` and ``done``, or an error answer ``{"error": "<text>"}``.
 
         A ``messages`` body that holds what no ``/api/chat`` request can (see
         :func:`foreign_request_fields`) is ``None``: it belongs to another format.
         """
         if not isinstance(body, Mapping):
             return None
-        if "messages" in body and "model" in body and "done" not in body:
+        if "messages" in body and "done" not in body and ("model" in body or ollama_markers(body)):
             return None if foreign_request_fields(body) else "request"
         if "message" in body and "done" in body:
             return "response"
