@@ -37,6 +37,7 @@ BUILTIN: dict[str, str] = {
     "gemini": "interlingua.providers.gemini",
     "ollama": "interlingua.providers.ollama",
     "bedrock-converse": "interlingua.providers.bedrock_converse",
+    "mistral": "interlingua.providers.mistral",
 }
 """Registry name -> module exposing a module-level ``mapper``."""
 

@@ -30,6 +30,7 @@ from ._anthropic import anthropic
 from ._bedrock import bedrock_converse
 from ._errors import error_item, from_response, transport_error, translate
 from ._gemini import gemini
+from ._mistral import mistral
 from ._ollama import ollama
 from ._openai import openai_chat, openai_responses
 from ._redact import protect_logs, redact, scrub_exception, secret_forms
@@ -40,7 +41,7 @@ __all__ = ["PROVIDERS", "Client", "Generation", "Timeouts", "http2_available"]
 
 logger = logging.getLogger("interlingua.transport")
 
-PROVIDERS: dict[str, ProviderSpec] = {s.name: s for s in (openai_chat, openai_responses, anthropic, gemini, ollama, bedrock_converse)}
+PROVIDERS: dict[str, ProviderSpec] = {s.name: s for s in (openai_chat, openai_responses, anthropic, gemini, ollama, bedrock_converse, mistral)}
 """Built-in provider HTTP rules by mapper registry name."""
 
 _MAX_ERROR_BODY = 64 * 1024
@@ -226,10 +227,10 @@ class Client:
 
     Args:
         provider: Mapper registry name (``openai-chat``, ``openai-responses``, ``anthropic``,
-            ``gemini``, ``ollama``, ``bedrock-converse``) or a :class:`ProviderSpec` for another server.
+            ``gemini``, ``ollama``, ``bedrock-converse``, ``mistral``) or a :class:`ProviderSpec` for another server.
         api_key: The key; when ``None``, read from the provider's usual environment
             variables (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY`` then
-            ``GOOGLE_API_KEY``; Ollama needs none; Bedrock: a Bedrock API key from
+            ``GOOGLE_API_KEY``, ``MISTRAL_API_KEY``; Ollama needs none; Bedrock: a Bedrock API key from
             ``AWS_BEARER_TOKEN_BEDROCK``, else SigV4 with the AWS credential chain, needing
             ``pip install interlingua[bedrock]``). Sent only in a header.
         base_url: API root (OpenAI-compatible servers, proxies, local Ollama); the

@@ -41,7 +41,7 @@ OPENROUTER_ISSUER = "openrouter"
 OPENROUTER_NAMESPACE = "openrouter.reasoning_details"
 """Opaque namespace of OpenRouter ``message.reasoning_details`` (the whole list, as received)."""
 
-Dialect: TypeAlias = Literal["openai", "deepseek", "openrouter", "ollama"]
+Dialect: TypeAlias = Literal["openai", "deepseek", "openrouter", "ollama", "mistral"]
 """Which OpenAI-compatible endpoint a request is written for.
 
 Reading accepts every dialect's fields; the dialect only decides how reasoning is written back:
@@ -52,9 +52,11 @@ Reading accepts every dialect's fields; the dialect only decides how reasoning i
 * ``openrouter``: ``reasoning`` text plus ``reasoning_details`` replayed as received
   (opaque, issuer ``openrouter``; openrouter.ai reasoning-tokens docs).
 * ``ollama``: ``reasoning`` text (Ollama ``openai/openai.go``; PAI ``test_ollama_cloud_tool_output``).
+* ``mistral``: the engine of the built-in ``mistral`` mapper (``interlingua.providers.mistral``),
+  which turns the ``reasoning`` text this dialect writes into a ``thinking`` content chunk.
 """
 
-DIALECTS: tuple[Dialect, ...] = ("openai", "deepseek", "openrouter", "ollama")
+DIALECTS: tuple[Dialect, ...] = ("openai", "deepseek", "openrouter", "ollama", "mistral")
 
 FINISH_TO_STOP: dict[str, str] = {
     "stop": "end_turn",

@@ -484,7 +484,9 @@ class MessageEncoder:
         self._calls.add(call_id)
         entry = {"id": call_id, "type": "function", "function": {"name": item.name, "arguments": args}}
         extra = item_fields(item, NAME, self.report, index=index, what=f"tool call {item.name!r}")
-        if extra and not self.response:
+        if extra and not self.response and self.dialect == "mistral" and set(extra) == {"index"}:
+            pass  # Mistral's request ToolCall has ``index`` too (mistralai ``ToolCall.index``)
+        elif extra and not self.response:
             # ChatCompletionMessageToolCallParam is {id, type, function{name, arguments}}: a response's
             # extra fields (``index``, Snowflake ``custom``) go back into a response body only.
             self.report.add(

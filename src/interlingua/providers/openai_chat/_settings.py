@@ -25,6 +25,9 @@ What each dialect takes (their public API references):
 * ``ollama`` (``/v1/chat/completions``): ``max_tokens``, ``seed``, ``stop``, penalties,
   ``response_format``, ``reasoning_effort`` and ``reasoning.effort``; no ``top_k``
   (docs.ollama.com/api/openai-compatibility, "Supported request fields").
+* ``mistral``: ``max_tokens``, ``reasoning_effort``, penalties, ``stop``; the seed is
+  ``random_seed`` (renamed by the ``mistral`` mapper); no ``top_k`` (Mistral API reference,
+  "Chat Completion"; ``mistralai`` ``ChatCompletionRequest``).
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ __all__ = ["decode_settings", "encode_settings"]
 
 U = msgspec.UNSET
 
-_MAX_TOKENS_FIELD: dict[str, str] = {"openai": "max_completion_tokens", "deepseek": "max_tokens", "openrouter": "max_tokens", "ollama": "max_tokens"}
+_MAX_TOKENS_FIELD: dict[str, str] = {"openai": "max_completion_tokens", "deepseek": "max_tokens", "openrouter": "max_tokens", "ollama": "max_tokens", "mistral": "max_tokens"}
 """The field each dialect's reference documents for the output budget (module docstring)."""
 
 _EFFORT_PATH: dict[str, tuple[str, ...]] = {
@@ -61,6 +64,7 @@ _EFFORT_PATH: dict[str, tuple[str, ...]] = {
     "deepseek": ("reasoning_effort",),
     "openrouter": ("reasoning", "effort"),
     "ollama": ("reasoning_effort",),
+    "mistral": ("reasoning_effort",),
 }
 _SIMPLE = ("temperature", "top_p", "seed", "presence_penalty", "frequency_penalty", "top_k")
 """Settings with the same name and value on the Chat wire (``top_k``: OpenRouter only)."""
