@@ -50,7 +50,7 @@ from .codec import decode_transcript, encode_transcript
 from .errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, Problem, StreamFailedError, UnknownFormatError
 from .items import Settings, Transcript
 from .mapping.protocol import Conversion, Mapper, ModelResponse
-from .mapping.registry import BUILTIN, available, get_mapper
+from .mapping.registry import BUILTIN, available, get_mapper, is_known
 from .mapping.report import POLICIES, Policy, Report
 from .mapping.settings import note_model
 
@@ -86,7 +86,7 @@ def _mapper(name: str) -> Mapper | None:
     if name == CANONICAL:
         return None
     known = ", ".join([CANONICAL, *available()])
-    if name not in available():
+    if not is_known(name):
         raise UnknownFormatError(f"unknown format {name!r}; known: {known}")
     try:
         return get_mapper(name)

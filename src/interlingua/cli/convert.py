@@ -34,6 +34,7 @@ from ..codec import _syntax_problem
 from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
 from ..errors import DocumentError, FormatMismatchError, InterlinguaError, MappingError, StreamFailedError, UnknownFormatError
 from ..mapping import Mapper, Report, available, get_mapper
+from ..mapping.registry import is_known
 from ._common import require_stdin
 
 __all__ = ["CANONICAL", "convert", "register"]
@@ -73,7 +74,7 @@ def _format(name: str) -> None:
     """Exit 2 when ``name`` is neither canonical nor a format that loads."""
     if name == CANONICAL:
         return
-    if name not in available():
+    if not is_known(name):
         raise _Fail(2, f"unknown format {name!r}; known: {', '.join([CANONICAL, *available()])}")
     try:
         get_mapper(name)
@@ -258,6 +259,15 @@ def convert(
     session: Annotated[
         str | None, typer.Option("--session", metavar="ID", help="With --from canonical and a session file holding several sessions: the one to convert.", show_default=False)
     ] = None,
+    dialect: Annotated[
+        str | None,
+        typer.Option(
+            "--dialect", metavar="NAME",
+            help="With --to openai-chat: the OpenAI-compatible host to write for (groq, together, fireworks, xai, cerebras, deepseek, "
+            "openrouter, vllm, lmstudio, llamacpp, huggingface, zai, kimi, ollama); same as --to openai-chat:NAME.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Convert a request, response or recorded stream between formats.
 
@@ -266,6 +276,11 @@ def convert(
     """
     if source == "-":
         require_stdin("convert")
+    if dialect is not None:
+        if to != "openai-chat":
+            typer.echo(f"error: --dialect needs --to openai-chat (got --to {to})", err=True)
+            raise typer.Exit(2)
+        to = f"openai-chat:{dialect}"
     report = Report()
     try:
         data = run(from_, to, kind=kind, policy=policy.value, model=model, source=source, report=report, force=force, session=session)

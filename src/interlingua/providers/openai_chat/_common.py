@@ -41,7 +41,10 @@ OPENROUTER_ISSUER = "openrouter"
 OPENROUTER_NAMESPACE = "openrouter.reasoning_details"
 """Opaque namespace of OpenRouter ``message.reasoning_details`` (the whole list, as received)."""
 
-Dialect: TypeAlias = Literal["openai", "deepseek", "openrouter", "ollama", "mistral"]
+Dialect: TypeAlias = Literal[
+    "openai", "deepseek", "openrouter", "ollama", "mistral",
+    "groq", "together", "fireworks", "xai", "cerebras", "vllm", "lmstudio", "llamacpp", "huggingface", "zai", "kimi",
+]
 """Which OpenAI-compatible endpoint a request is written for.
 
 Reading accepts every dialect's fields; the dialect only decides how reasoning is written back:
@@ -54,9 +57,15 @@ Reading accepts every dialect's fields; the dialect only decides how reasoning i
 * ``ollama``: ``reasoning`` text (Ollama ``openai/openai.go``; PAI ``test_ollama_cloud_tool_output``).
 * ``mistral``: the engine of the built-in ``mistral`` mapper (``interlingua.providers.mistral``),
   which turns the ``reasoning`` text this dialect writes into a ``thinking`` content chunk.
+* the OpenAI-compatible hosts ``groq``, ``together``, ``fireworks``, ``xai``, ``cerebras``, ``vllm``,
+  ``lmstudio``, ``llamacpp``, ``huggingface``, ``zai``, ``kimi``: their rules and sources are in
+  :data:`interlingua.providers.openai_chat._dialects.DIALECT_RULES`.
 """
 
-DIALECTS: tuple[Dialect, ...] = ("openai", "deepseek", "openrouter", "ollama", "mistral")
+DIALECTS: tuple[Dialect, ...] = (
+    "openai", "deepseek", "openrouter", "ollama", "mistral",
+    "groq", "together", "fireworks", "xai", "cerebras", "vllm", "lmstudio", "llamacpp", "huggingface", "zai", "kimi",
+)
 
 FINISH_TO_STOP: dict[str, str] = {
     "stop": "end_turn",

@@ -45,6 +45,7 @@ from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
 from ...mapping.extras import merge_own
 from ._common import NAME, OPENROUTER_ISSUER, OPENROUTER_NAMESPACE, Dialect, data_url
+from ._dialects import DIALECT_RULES
 
 __all__ = ["MessageEncoder", "raw_kind"]
 
@@ -458,14 +459,16 @@ class MessageEncoder:
                 if item.opaque is U:
                     self.report.add("dropped", "reasoning without text has no OpenAI Chat form", index=i, item_type="reasoning")
                 continue
-            if self.dialect == "openai":
-                self.report.add("dropped", "OpenAI Chat accepts no reasoning input", index=i, item_type="reasoning")
-            elif self.dialect == "deepseek" and not has_calls and not self.response:
+            rules = DIALECT_RULES[self.dialect]
+            if rules.reasoning_field is None and (self.dialect == "openai" or not self.response):
+                what = "OpenAI Chat accepts" if self.dialect == "openai" else f"the {self.dialect} dialect takes"
+                self.report.add("dropped", f"{what} no reasoning input", index=i, item_type="reasoning")
+            elif rules.reasoning_with_calls_only and not has_calls and not self.response:
                 self.report.add("dropped", "DeepSeek reads reasoning_content back only on assistant turns with tool calls", index=i, item_type="reasoning")
             else:
                 texts.append(item.text)
         if texts:
-            msg["reasoning_content" if self.dialect == "deepseek" else "reasoning"] = "\n\n".join(texts)
+            msg[DIALECT_RULES[self.dialect].reasoning_field or "reasoning"] = "\n\n".join(texts)
         if details:
             msg["reasoning_details"] = details
 
