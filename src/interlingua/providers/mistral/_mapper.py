@@ -65,6 +65,18 @@ _FINISH_TO_STOP = {"model_length": "max_tokens", "error": "error"}
 """Mistral ``finish_reason`` values outside OpenAI's enum -> canonical stop reason."""
 
 _ENGINE = OpenAIChatMapper(dialect="mistral")
+
+_REQUEST_KEYS = frozenset({
+    "frequency_penalty", "guardrails", "logprobs", "max_tokens", "messages", "metadata", "min_tokens", "model", "n",
+    "parallel_tool_calls", "prediction", "presence_penalty", "prompt_cache_key", "prompt_logprobs", "prompt_mode",
+    "random_seed", "reasoning_effort", "repetition_penalty", "response_format", "safe_prompt", "service_tier", "stop",
+    "stream", "temperature", "tool_choice", "tools", "top_k", "top_logprobs", "top_p", "top_prompt_logprobs",
+})
+"""``mistralai`` ``ChatCompletionRequest`` / ``ChatCompletionStreamRequest`` fields."""
+_RESPONSE_KEYS = frozenset({"choices", "created", "id", "model", "object", "usage"})
+"""``ChatCompletionResponse`` fields."""
+_ASSISTANT_KEYS = frozenset({"content", "prefix", "role", "tool_calls"})
+"""``AssistantMessage`` fields."""
 _U = msgspec.UNSET
 
 
@@ -432,8 +444,22 @@ class MistralMapper:
         return Conversion(body, _report(report, _OUT))
 
     def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
-        """As OpenAI Chat: ``request`` for a ``messages`` list, ``response`` for ``choices``."""
-        return _ENGINE.kind_of(body)
+        """As OpenAI Chat (``request`` for ``messages``, ``response`` for ``choices``), but ``None`` for a
+        body holding what no Mistral body has: a top-level key outside ``ChatCompletionRequest`` /
+        ``ChatCompletionResponse``, or an assistant message key outside ``AssistantMessage`` (OpenAI's
+        ``refusal``, ``annotations``, ``system_fingerprint``, ``max_completion_tokens``, ``seed``, ...)."""
+        kind = _ENGINE.kind_of(body)
+        if kind is None:
+            return None
+        allowed = _REQUEST_KEYS if kind == "request" else _RESPONSE_KEYS
+        if not set(body) <= allowed:
+            return None
+        if kind == "response":
+            for choice in body.get("choices") or ():
+                message = choice.get("message") if isinstance(choice, Mapping) else None
+                if isinstance(message, Mapping) and not set(message) <= _ASSISTANT_KEYS:
+                    return None
+        return kind
 
     def accumulator(self) -> _Accumulator:
         """A fresh accumulator for one streamed response."""
