@@ -74,7 +74,7 @@ def test_request_body_keys_name_their_api(body, fmt: str) -> None:
 
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
-_EXPECTED_DIR = {"anthropic": {"anthropic"}, "gemini": {"gemini"}, "openai_responses": {"openai-responses"}, "openai_chat": {"openai-chat"}, "openai_chat_extra": {"openai-chat"}, "openai_compatible": {"openai-chat"}, "openrouter": {"openai-chat"}, "ollama": {"ollama", "openai-chat"}, "bedrock_converse": {"bedrock-converse"}}
+_EXPECTED_DIR = {"anthropic": {"anthropic"}, "gemini": {"gemini"}, "openai_responses": {"openai-responses"}, "openai_chat": {"openai-chat"}, "openai_chat_extra": {"openai-chat"}, "openai_compatible": {"openai-chat"}, "openrouter": {"openai-chat"}, "ollama": {"ollama", "openai-chat"}, "bedrock_converse": {"bedrock-converse"}, "mistral": {"openai-chat"}, "openai_compatible_hosts": {"openai-chat"}}
 
 
 @pytest.mark.parametrize("path", sorted(REAL.glob("*/*.request.json")), ids=lambda p: p.name)

@@ -199,13 +199,9 @@ def _without_document_notes(report: Report, items: list[Any]) -> Report:
 
 
 def _documents(items: list[Any]) -> list[Any]:
-    out = []
-    for item in items:
-        if type(item).__name__ == "ToolResultItem" and item.content is not _U:
-            content = [_document_to_raw(c) for c in item.content]
-            item = msgspec.structs.replace(item, content=content) if any(a is not b for a, b in zip(content, item.content)) else item
-        out.append(_document_to_raw(item))
-    return out
+    """Top-level documents -> ``document_url`` chunks. Inside a tool result they stay documents: the
+    engine's tool messages carry text only, and it reports the document by its own type."""
+    return [_document_to_raw(item) for item in items]
 
 
 def _documents_back(items: list[Any]) -> list[Any]:
