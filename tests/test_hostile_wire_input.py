@@ -29,7 +29,7 @@ from interlingua.mapping import ModelResponse, get_mapper
 from interlingua.streaming import StreamDone, StreamError, collect, is_terminal
 
 REAL = Path(__file__).parent / "fixtures" / "real"
-DIRS = {"anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama", "openai_chat": "openai-chat", "openai_responses": "openai-responses", "openrouter": "openai-chat", "openai_chat_extra": "openai-chat", "openai_compatible": "openai-chat", "bedrock_converse": "bedrock-converse", "cohere": "cohere"}
+DIRS = {"anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama", "openai_chat": "openai-chat", "openai_responses": "openai-responses", "openrouter": "openai-chat", "openai_chat_extra": "openai-chat", "openai_compatible": "openai-chat", "bedrock_converse": "bedrock-converse", "cohere": "cohere", "mistral": "mistral", "openai_compatible_hosts": "openai-chat"}
 STREAMS = sorted((p, DIRS[p.parent.name]) for p in REAL.glob("*/*") if p.suffix in (".sse", ".ndjson"))
 BODIES = sorted(
     (p, DIRS[p.parent.name], "request" if ".request." in p.name else "response")

@@ -33,7 +33,7 @@ from interlingua.mapping.settings import settings_of
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "providers.md"
-TARGETS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "bedrock-converse", "cohere"]
+TARGETS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "bedrock-converse", "cohere", "mistral"]
 BEGIN, END = "<!-- matrix:begin -->", "<!-- matrix:end -->"
 SETTINGS_BEGIN, SETTINGS_END = "<!-- settings:begin -->", "<!-- settings:end -->"
 DIALECTS = ["deepseek", "openrouter", "ollama"]
@@ -148,8 +148,9 @@ def _setting_cases() -> list[tuple[str, Settings]]:
 def _setting_mappers() -> list[tuple[str, object]]:
     out: list[tuple[str, object]] = [(t, get_mapper(t)) for t in TARGETS]
     chat = get_mapper("openai-chat")
-    for dialect in DIALECTS:
-        out.insert(TARGETS.index("openai-chat") + 1 + DIALECTS.index(dialect), (f"openai-chat ({dialect})", type(chat)(dialect=dialect)))  # type: ignore[call-arg]
+    dialects = [d for d in DIALECTS if d != "mistral"]  # the mistral mapper's engine: its own column
+    for n, dialect in enumerate(dialects):
+        out.insert(TARGETS.index("openai-chat") + 1 + n, (f"openai-chat ({dialect})", type(chat)(dialect=dialect)))  # type: ignore[call-arg]
     return out
 
 

@@ -53,7 +53,7 @@ from .errors import DocumentError, FormatMismatchError, InterlinguaError, LimitE
 from .items import Settings, Transcript
 from .mapping.company import keep_company, keep_company_items
 from .mapping.protocol import Conversion, Mapper, ModelResponse
-from .mapping.registry import BUILTIN, available, get_mapper
+from .mapping.registry import BUILTIN, available, get_mapper, is_known
 from .mapping.report import POLICIES, Policy, Report
 from .mapping.settings import note_model
 
@@ -90,7 +90,7 @@ def _mapper(name: str) -> Mapper | None:
     if name == CANONICAL:
         return None
     known = ", ".join([CANONICAL, *available()])
-    if name not in available():
+    if not is_known(name):
         raise UnknownFormatError(f"unknown format {name!r}; known: {known}")
     try:
         return get_mapper(name)

@@ -129,6 +129,10 @@ EXPECTED: list[tuple[str, str, str]] = [
     ("cohere", "command-a-reasoning-08-2025", "command-a-reasoning*"),
     ("cohere", "command-r7b-12-2024", "command*"),
     ("cohere", "command-a-03-2025", "command*"),
+    ("mistral", "codestral-latest", "codestral*"),
+    ("mistral", "magistral-medium-latest", "magistral*"),
+    ("mistral", "mistral-large-latest", "*"),
+    *[(f"openai-chat:{d}", "any-model", "*") for d in ("groq", "together", "fireworks", "xai", "cerebras", "deepseek", "openrouter", "vllm", "lmstudio", "llamacpp", "huggingface", "zai", "kimi")],
 ]
 
 
@@ -171,6 +175,24 @@ def test_table_facts_that_preflight_depends_on() -> None:
     assert caps("openai-responses", "gpt-5").reasoning is True
     assert "audio" in caps("gemini", "gemini-2.5-flash").input_modalities
     assert caps("gemini", "gemini-2.0-flash").reasoning is False
+
+
+def test_dialect_defaults_in_the_table_are_the_dialect_mappers_defaults() -> None:
+    """Each OpenAI-compatible host has a ``*`` entry holding exactly what its dialect mapper declares."""
+    import msgspec
+
+    from interlingua.capabilities import resolve
+    from interlingua.mapping import get_mapper
+
+    dialect_entries = [e for e in default_table().entries if e.provider.startswith("openai-chat:")]
+    assert len(dialect_entries) == 13
+    for entry in dialect_entries:
+        declared = msgspec.structs.replace(get_mapper(entry.provider).capabilities(None), max_output_tokens=None, max_tool_calls_per_turn=None)
+        assert entry.capabilities == declared, entry.provider
+        assert resolve(entry.provider, "some-model").source == "table"
+    assert lookup("openai-chat:zai", "glm-4.6").capabilities.input_modalities == ["text"]
+    assert lookup("openai-chat:groq", "openai/gpt-oss-120b").capabilities.reasoning is False  # Groq takes no reasoning back
+    assert lookup("openai-chat:cerebras", "gpt-oss-120b").capabilities.reasoning is True
 
 
 def test_glob_not_regex() -> None:

@@ -156,7 +156,7 @@ def test_every_documented_command_runs_from_the_wheel(installed: tuple[Path, dic
             text = " && ".join(parts)
         if text.startswith(INSTALLS):
             continue
-        if "examples/plugin_mistral" in text or "--to mistral" in text:
+        if "examples/plugin_perplexity" in text or "--to perplexity" in text:
             continue  # the example plugin is built from the clone; tests/plugins runs it
         if "SESSION_ID" in text:
             assert session_id, "a store import ran before"

@@ -30,6 +30,8 @@ runner = CliRunner()
 
 def _format_of(path: Path) -> str:
     folder = path.parent.name
+    if folder == "openai_compatible_hosts":  # read with the host's dialect: openai-chat:<dialect>
+        return "openai-chat:" + path.name.split("__")[0]
     if folder in ("openrouter", "openai_chat_extra", "openai_compatible") or path.name.startswith("pai_ollama_cloud"):
         return "openai-chat"  # OpenAI-compatible endpoints (see the fixtures README)
     return folder.replace("_", "-")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 
 import pytest
-from _mistral_support import MISTRAL_EP
+from _perplexity_support import PERPLEXITY_EP
 
 from interlingua.capabilities import _resolve, resolve
 from interlingua.errors import MappingError, UnknownFormatError
@@ -39,9 +39,9 @@ def test_an_entry_point_cannot_take_a_builtin_name(entry_points) -> None:
 
 
 def test_register_against_an_entry_point_names_both(entry_points) -> None:
-    entry_points.append(MISTRAL_EP)
-    with pytest.raises(MappingError, match=r"'mistral' is already registered by entry point 'mistral' = 'interlingua_mistral:mapper'.*; myapp.setup cannot"):
-        register("mistral", object(), source="myapp.setup")  # type: ignore[arg-type]
+    entry_points.append(PERPLEXITY_EP)
+    with pytest.raises(MappingError, match=r"'perplexity' is already registered by entry point 'perplexity' = 'interlingua_perplexity:mapper'.*; myapp.setup cannot"):
+        register("perplexity", object(), source="myapp.setup")  # type: ignore[arg-type]
 
 
 def test_register_returns_unregister_and_duplicates_name_both(entry_points) -> None:
@@ -64,9 +64,9 @@ def test_a_plugin_that_is_not_a_mapper_is_refused(entry_points) -> None:
 
 
 def test_plugin_loaded_once(entry_points) -> None:
-    entry_points.append(MISTRAL_EP)
-    assert get_mapper("mistral") is get_mapper("mistral")
-    assert registry._loaded["mistral"] is get_mapper("mistral")
+    entry_points.append(PERPLEXITY_EP)
+    assert get_mapper("perplexity") is get_mapper("perplexity")
+    assert registry._loaded["perplexity"] is get_mapper("perplexity")
 
 
 # --------------------------------------------------------------------------- capability resolvers

@@ -115,10 +115,10 @@ def test_redact_headers_urls_and_text() -> None:
 
 def test_public_surface() -> None:
     assert sorted(transport.__all__) == sorted(
-        ["BedrockClient", "FIXTURE_VERSION", "PROVIDERS", "REDACTED", "RETRYABLE", "Client", "Generation", "ProviderSpec", "RecordingTransport", "ReplayTransport", "RetryPolicy", "Timeouts", "TransportError", "http2_available", "load_fixture", "redact"]
+        ["BedrockClient", "FIXTURE_VERSION", "PROVIDERS", "REDACTED", "RETRYABLE", "Client", "Generation", "ProviderSpec", "RecordingTransport", "ReplayTransport", "RetryPolicy", "Signer", "Timeouts", "TransportError", "http2_available", "load_fixture", "redact"]
     )
     assert transport.Client.__module__ == "interlingua.transport"
-    assert set(PROVIDERS) == {"openai-chat", "openai-responses", "anthropic", "gemini", "ollama"}
+    assert set(PROVIDERS) == {"openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "bedrock-converse", "mistral"}
 
 
 def test_client_has_no_provider_branching() -> None:

@@ -42,6 +42,7 @@ from ..codec import _syntax_problem
 from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
 from ..errors import DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, StreamFailedError, UnknownFormatError
 from ..mapping import Mapper, Report, available, get_mapper
+from ..mapping.registry import is_known
 from ._common import require_stdin, write_atomic
 
 __all__ = ["CANONICAL", "FRAMEWORKS", "convert", "register"]
@@ -84,7 +85,7 @@ def _format(name: str) -> None:
     """Exit 2 when ``name`` is neither canonical, a framework format nor a format that loads."""
     if name == CANONICAL or name in FRAMEWORKS:
         return
-    if name not in available():
+    if not is_known(name):
         raise _Fail(2, f"unknown format {name!r}; known: {', '.join([CANONICAL, *available(), *FRAMEWORKS])}")
     try:
         get_mapper(name)
@@ -501,6 +502,15 @@ def convert(
     session: Annotated[
         str | None, typer.Option("--session", metavar="ID", help="With --from canonical and a session file holding several sessions: the one to convert.", show_default=False)
     ] = None,
+    dialect: Annotated[
+        str | None,
+        typer.Option(
+            "--dialect", metavar="NAME",
+            help="With --to openai-chat: the OpenAI-compatible host to write for (groq, together, fireworks, xai, cerebras, deepseek, "
+            "openrouter, vllm, lmstudio, llamacpp, huggingface, zai, kimi, ollama); same as --to openai-chat:NAME.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Convert a request, response or recorded stream between formats.
 
@@ -509,6 +519,11 @@ def convert(
     """
     if source == "-":
         require_stdin("convert")
+    if dialect is not None:
+        if to != "openai-chat":
+            typer.echo(f"error: --dialect needs --to openai-chat (got --to {to})", err=True)
+            raise typer.Exit(2)
+        to = f"openai-chat:{dialect}"
     if output is None:
         _convert(from_, to, source, kind, policy, model, output, force, session)
         return

@@ -1,6 +1,7 @@
 """Find mappers by name.
 
-Three sources, one namespace:
+Three sources, one namespace (plus variants of a built-in, ``openai-chat:groq``, resolved by the
+built-in module's ``variant()`` when asked for and not listed by :func:`available`):
 
 * built-in mappers, imported lazily from ``interlingua.providers.<module>``;
 * third-party mappers declared in the ``interlingua.mappers`` entry point group
@@ -25,7 +26,7 @@ from ..errors import MappingError, UnknownFormatError
 if TYPE_CHECKING:
     from .protocol import Mapper
 
-__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "available", "get_mapper", "register", "sources"]
+__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "available", "get_mapper", "is_known", "register", "sources"]
 
 ENTRY_POINT_GROUP = "interlingua.mappers"
 """Entry point group third-party mappers are declared in."""
@@ -38,6 +39,7 @@ BUILTIN: dict[str, str] = {
     "ollama": "interlingua.providers.ollama",
     "bedrock-converse": "interlingua.providers.bedrock_converse",
     "cohere": "interlingua.providers.cohere",
+    "mistral": "interlingua.providers.mistral",
 }
 """Registry name -> module exposing a module-level ``mapper``."""
 
@@ -121,6 +123,9 @@ def get_mapper(name: str) -> Mapper:
         return _registered[name][0]
     if name in _loaded:
         return _loaded[name]
+    base, sep, variant = name.partition(":")
+    if sep and base in BUILTIN:
+        return _load_variant(name, base, variant)
     module_name = BUILTIN.get(name)
     if module_name is None:
         plugins = _discover()
@@ -139,6 +144,32 @@ def get_mapper(name: str) -> Mapper:
         raise
     _loaded[name] = module.mapper
     return module.mapper
+
+
+def _load_variant(name: str, base: str, variant: str) -> Mapper:
+    """``<builtin>:<variant>`` (``openai-chat:groq``): the built-in module's ``variant(name)``."""
+    module = importlib.import_module(BUILTIN[base])
+    factory = getattr(module, "variant", None)
+    if factory is None:
+        raise UnknownFormatError(f"unknown format {name!r}: {base!r} has no variants; known: {', '.join(available())}")
+    mapper: Mapper = factory(variant)
+    _loaded[name] = mapper
+    return mapper
+
+
+def is_known(name: str) -> bool:
+    """Whether ``name`` is a registry name (:func:`available`) or a variant of a built-in
+    (``openai-chat:groq``), without loading a plugin."""
+    if name in available():
+        return True
+    base, sep, variant = name.partition(":")
+    if not sep or base not in BUILTIN:
+        return False
+    try:
+        get_mapper(name)
+    except UnknownFormatError:
+        return False
+    return True
 
 
 def register(name: str, mapper: Mapper, *, source: str = "register()") -> Callable[[], None]:

@@ -15,7 +15,7 @@ import msgspec
 
 from ..errors import DocumentError, InterlinguaError, MalformedInputError
 from ..items import ErrorItem
-from .events import StreamAccumulator, StreamDone, StreamError, StreamEvent, is_terminal
+from .events import RawEvent, StreamAccumulator, StreamDone, StreamError, StreamEvent, is_terminal
 from .framing import aiter_frames, iter_frames
 
 if TYPE_CHECKING:
@@ -117,15 +117,23 @@ def iter_stream(mapper: Mapper, source: bytes | Iterable[bytes] | httpx.Response
     yield from _finish_checked(mapper, acc, index + 1)
 
 
-async def aiter_stream(mapper: Mapper, response: httpx.Response) -> AsyncIterator[StreamEvent]:
+async def aiter_stream(mapper: Mapper, response: httpx.Response, frames: AsyncIterator[RawEvent] | None = None) -> AsyncIterator[StreamEvent]:
     """Async twin of :func:`iter_stream` over a streaming ``httpx.Response``.
+
+    Args:
+        mapper: The provider's mapper (its accumulator; its framing unless ``frames`` is given).
+        response: The open streaming response.
+        frames: The response's events framed by the transport (a binary framing such as AWS
+            event-stream); a frame that raises ``MalformedInputError`` ends the stream with a
+            ``provider_error``.
 
     Network errors while reading are left to the caller (the transport turns them into errors).
     """
     acc = mapper.accumulator()
     index = -1
+    source = frames if frames is not None else aiter_frames(mapper.framing, response)
     try:
-        async for frame in aiter_frames(mapper.framing, response):
+        async for frame in source:
             index += 1
             try:
                 events = acc.feed(frame)
@@ -141,6 +149,9 @@ async def aiter_stream(mapper: Mapper, response: httpx.Response) -> AsyncIterato
         return
     except RecursionError:
         yield StreamError(ErrorItem(code="provider_error", message=_TOO_DEEP, retryable=False))
+        return
+    except MalformedInputError as exc:  # a frame the transport's framing could not read
+        yield _malformed(mapper, acc, index + 1, exc)
         return
     for ev in _finish_checked(mapper, acc, index + 1):
         yield ev

@@ -27,7 +27,7 @@ from ._errors import RETRYABLE
 from ._record import FIXTURE_VERSION, RecordingTransport, ReplayTransport, load_fixture
 from ._redact import REDACTED, redact
 from ._retry import RetryPolicy
-from ._spec import ProviderSpec
+from ._spec import ProviderSpec, Signer
 
 __all__ = [
     "FIXTURE_VERSION",
@@ -41,6 +41,7 @@ __all__ = [
     "RecordingTransport",
     "ReplayTransport",
     "RetryPolicy",
+    "Signer",
     "Timeouts",
     "TransportError",
     "http2_available",

@@ -16,6 +16,7 @@ The mapper (``interlingua.providers.bedrock_converse``) stays pure.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 from urllib.parse import quote
@@ -73,17 +74,101 @@ def _body(body: dict[str, Any], model: str, stream: bool, options: Mapping[str, 
     return {k: v for k, v in body.items() if k != "modelId"}
 
 
+def _region(options: Mapping[str, Any], session: Any) -> str:
+    region = options.get("region")
+    if region is not None and (not isinstance(region, str) or not region):
+        raise ValueError(f"option region must be an AWS region name such as 'us-east-1', got {region!r}")
+    found = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or session.get_config_variable("region")
+    return str(found or "us-east-1")
+
+
+class _Signer:
+    """SigV4 (botocore credential chain) or a Bedrock API key (``Authorization: Bearer``).
+
+    Sources: AWS Bedrock user guide "Use an Amazon Bedrock API key" (bearer token, environment
+    variable ``AWS_BEARER_TOKEN_BEDROCK``); AWS General Reference "Signature Version 4"; botocore
+    ``auth.SigV4Auth`` and ``session.Session.get_credentials``.
+    """
+
+    def __init__(self, api_key: str | None, options: Mapping[str, Any]) -> None:
+        botocore_session = _botocore("session")
+        _botocore("eventstream")  # streams need it whichever way the requests are authenticated
+        profile = options.get("profile")
+        if profile is not None and (not isinstance(profile, str) or not profile):
+            raise ValueError(f"option profile must be an AWS profile name, got {profile!r}")
+        session = botocore_session.Session(profile=profile) if profile else botocore_session.get_session()
+        try:
+            self.region = _region(options, session)
+            creds = None if api_key else session.get_credentials()
+        except _botocore("exceptions").BotoCoreError as exc:
+            raise TransportError("auth", f"cannot read the AWS configuration for bedrock-converse ({type(exc).__name__})", provider=NAME) from None
+        self.base_url: str | None = f"https://bedrock-runtime.{self.region}.amazonaws.com"
+        self._key = api_key
+        if api_key:
+            self._sigv4 = None
+            self.secrets: tuple[str, ...] = (api_key,)
+            return
+        if creds is None:
+            raise TransportError(
+                "auth",
+                "no AWS credentials for bedrock-converse: set AWS_BEARER_TOKEN_BEDROCK (a Bedrock API key) or configure "
+                "AWS credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, or a role)",
+                provider=NAME,
+            )
+        frozen = creds.get_frozen_credentials()
+        self.secrets = tuple(s for s in (frozen.secret_key, frozen.token) if s)
+        self._sigv4 = _botocore("auth").SigV4Auth(creds, SERVICE, self.region)
+
+    def __repr__(self) -> str:
+        return f"<bedrock signer region={self.region!r}>"
+
+    def sign(self, method: str, url: str, headers: Mapping[str, str], body: bytes) -> dict[str, str]:
+        """``headers`` plus ``Authorization`` (and SigV4's ``X-Amz-Date`` / ``X-Amz-Security-Token``)."""
+        if self._sigv4 is None:
+            return {**headers, "authorization": f"Bearer {self._key}"}
+        signed = _botocore("awsrequest").AWSRequest(method=method, url=url, data=body, headers=dict(headers))
+        self._sigv4.add_auth(signed)
+        return dict(signed.headers.items())
+
+
+async def _aframes(response: httpx.Response) -> AsyncIterator[RawEvent]:
+    """A ConverseStream body (AWS event-stream, ``application/vnd.amazon.eventstream``) -> events as bytes arrive."""
+    buffer = _botocore("eventstream").EventStreamBuffer()
+    async for chunk in response.aiter_bytes():
+        buffer.add_data(chunk)
+        for frame in event_stream_frames(buffer):
+            yield frame
+
+
+def _error_body(headers: Mapping[str, str], body: bytes) -> bytes:
+    folded = _fold_header(headers, body)
+    return msgspec.json.encode(folded) if folded else body
+
+
 bedrock_converse = ProviderSpec(
     name=NAME,
     default_base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
-    env_vars=(),
+    env_vars=("AWS_BEARER_TOKEN_BEDROCK",),
     path=_path,
     auth_headers=lambda key: {},
     prepare_body=_body,
     error_code=_error_code,
     requires_key=False,
+    options=frozenset({"region", "profile"}),
+    signer=_Signer,
+    frames=_aframes,
+    error_body=_error_body,
+    accept=lambda stream: "application/vnd.amazon.eventstream" if stream else "application/json",
 )
-"""Bedrock Converse HTTP rules: ``modelId`` moves from the body to the URL path; auth is SigV4 (see :class:`BedrockClient`)."""
+"""Bedrock Converse HTTP rules for :class:`~interlingua.transport.Client` (``Client("bedrock-converse")``).
+
+``modelId`` moves from the body to the URL path (``/model/{modelId}/converse`` or
+``/converse-stream``). Auth: a Bedrock API key (``api_key=`` or ``AWS_BEARER_TOKEN_BEDROCK``) as a
+bearer token, otherwise SigV4 with botocore's credential chain (options ``region``, ``profile``;
+the region also picks the endpoint, else ``AWS_REGION`` / ``AWS_DEFAULT_REGION`` / the profile's,
+else ``us-east-1``). Streams are AWS event-stream frames decoded by botocore. Needs the extra
+``interlingua[bedrock]``; without botocore making the client raises ``TransportError`` naming it.
+"""
 
 
 def _botocore(module: str) -> Any:

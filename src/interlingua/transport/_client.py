@@ -27,8 +27,10 @@ from ..mapping.report import Policy
 from ..mapping.settings import merge_settings
 from ..streaming import StreamDone, StreamError, StreamEvent, UsageUpdate, aiter_stream
 from ._anthropic import anthropic
+from ._bedrock import bedrock_converse
 from ._errors import error_item, from_response, transport_error, translate
 from ._gemini import gemini
+from ._mistral import mistral
 from ._ollama import ollama
 from ._openai import openai_chat, openai_responses
 from ._redact import protect_logs, redact, scrub_exception, secret_forms
@@ -39,7 +41,7 @@ __all__ = ["PROVIDERS", "Client", "Generation", "Timeouts", "http2_available"]
 
 logger = logging.getLogger("interlingua.transport")
 
-PROVIDERS: dict[str, ProviderSpec] = {s.name: s for s in (openai_chat, openai_responses, anthropic, gemini, ollama)}
+PROVIDERS: dict[str, ProviderSpec] = {s.name: s for s in (openai_chat, openai_responses, anthropic, gemini, ollama, bedrock_converse, mistral)}
 """Built-in provider HTTP rules by mapper registry name."""
 
 _MAX_ERROR_BODY = 64 * 1024
@@ -225,10 +227,12 @@ class Client:
 
     Args:
         provider: Mapper registry name (``openai-chat``, ``openai-responses``, ``anthropic``,
-            ``gemini``, ``ollama``) or a :class:`ProviderSpec` for another server.
+            ``gemini``, ``ollama``, ``bedrock-converse``, ``mistral``) or a :class:`ProviderSpec` for another server.
         api_key: The key; when ``None``, read from the provider's usual environment
             variables (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY`` then
-            ``GOOGLE_API_KEY``; Ollama needs none). Sent only in a header.
+            ``GOOGLE_API_KEY``, ``MISTRAL_API_KEY``; Ollama needs none; Bedrock: a Bedrock API key from
+            ``AWS_BEARER_TOKEN_BEDROCK``, else SigV4 with the AWS credential chain, needing
+            ``pip install interlingua[bedrock]``). Sent only in a header.
         base_url: API root (OpenAI-compatible servers, proxies, local Ollama); the
             provider's public endpoint when ``None``.
         timeouts: Connect, read, idle and write timeouts and the overall deadline, in
@@ -239,7 +243,8 @@ class Client:
             the client falls back to HTTP/1.1.
         transport: An httpx transport (e.g. :class:`RecordingTransport`, :class:`ReplayTransport`).
         options: Transport options of the provider (``max_tokens`` fallback for Anthropic,
-            ``stream_usage`` for OpenAI Chat); an unknown name raises ``ValueError``.
+            ``stream_usage`` for OpenAI Chat, ``region`` and ``profile`` for Bedrock); an unknown
+            name raises ``ValueError``.
         settings: Generation settings for every call (:class:`~interlingua.items.Settings` or a
             mapping of its fields, e.g. ``{"max_output_tokens": 512, "temperature": 0.2}``); they
             override the transcript's and are overridden by :meth:`generate`'s ``settings``.
@@ -247,6 +252,13 @@ class Client:
         mapper: The mapper; looked up by the provider name when ``None``.
 
     The key never appears in reprs, logs, errors or recorded fixtures.
+
+    Raises:
+        TransportError: ``invalid_request`` for a provider with no HTTP rules, or whose optional
+            extra is missing (``bedrock-converse`` without botocore names
+            ``pip install interlingua[bedrock]``); ``auth`` for a key an HTTP header cannot carry,
+            or Bedrock with no credentials at all.
+        ValueError: an unknown or malformed option.
     """
 
     def __init__(
@@ -278,10 +290,6 @@ class Client:
             where = "api_key" if api_key is not None else " or ".join(self._spec.env_vars) or "api_key"
             raise TransportError("auth", f"the API key in {where} holds characters an HTTP header cannot carry (non-ASCII, spaces or control characters)", provider=self._spec.name)
         self._key = _Secret(key) if key else None
-        protect_logs(self, self._secrets())
-        self.base_url = (base_url or self._spec.default_base_url).rstrip("/")
-        self.timeouts = timeouts
-        self.retry = retry
         self.options = dict(options or {})
         unknown = sorted(set(self.options) - self._spec.options)
         if unknown:
@@ -290,6 +298,12 @@ class Client:
                 f"unknown option(s) {', '.join(map(repr, unknown))} for {self.provider} (its options: {allowed}); "
                 "generation settings (temperature, max_output_tokens, ...) go in settings="
             )
+        self._signer = self._spec.signer(key or None, self.options) if self._spec.signer is not None else None
+        protect_logs(self, self._secrets())
+        default_url = (self._signer.base_url if self._signer is not None else None) or self._spec.default_base_url
+        self.base_url = (base_url or default_url).rstrip("/")
+        self.timeouts = timeouts
+        self.retry = retry
         self.settings = merge_settings(None, settings) if settings is not None else None
         use_h2 = http2_available() if http2 is None else (http2 and http2_available())
         self.http2 = bool(use_h2)
@@ -301,7 +315,8 @@ class Client:
         return f"Client(provider={self.provider!r}, base_url={redact(self.base_url, self._secrets(), kind='url')!r}, api_key={key})"
 
     def _secrets(self) -> tuple[str, ...]:
-        return (self._key.reveal(),) if self._key else ()
+        signer = getattr(self, "_signer", None)
+        return ((self._key.reveal(),) if self._key else ()) + (tuple(signer.secrets) if signer is not None else ())
 
     async def aclose(self) -> None:
         """Close the connection pool."""
@@ -371,7 +386,11 @@ class Client:
 
     def _request(self, prepared: _Prepared) -> httpx.Request:
         headers = {"content-type": "application/json", **self._headers}
-        if self._key is not None:
+        if self._spec.accept is not None:
+            headers.setdefault("accept", self._spec.accept(prepared.stream))
+        if self._signer is not None:
+            headers = self._signer.sign("POST", prepared.url, headers, prepared.body)
+        elif self._key is not None:
             headers.update(self._spec.auth_headers(self._key.reveal()))
         return self._http.build_request(
             "POST",
@@ -380,6 +399,9 @@ class Client:
             headers=headers,
             timeout=self.timeouts.for_request(prepared.stream),
         )
+
+    def _error_body(self, response: httpx.Response, body: bytes) -> bytes:
+        return self._spec.error_body(response.headers, body) if self._spec.error_body is not None else body
 
     def _log(self, message: str, *args: object) -> None:
         if logger.isEnabledFor(logging.DEBUG):
@@ -441,7 +463,7 @@ class Client:
                     if response.status_code >= 300:
                         with translate(self.provider, secrets=secrets):
                             body = await clock.run(_read_limited(response), self.provider)
-                        raise from_response(self._spec, response.status_code, body, secrets=secrets)
+                        raise from_response(self._spec, response.status_code, self._error_body(response, body), secrets=secrets)
                     began = True
                     with translate(self.provider, reading=True, started=True, secrets=secrets):
                         content = await clock.run(response.aread(), self.provider)
@@ -482,9 +504,10 @@ class Client:
                     if response.status_code >= 300:
                         with translate(self.provider, idle=idle, secrets=secrets):
                             body = await clock.run(_read_limited(response), self.provider)
-                        raise from_response(self._spec, response.status_code, body, secrets=secrets)
+                        raise from_response(self._spec, response.status_code, self._error_body(response, body), secrets=secrets)
                     began = True
-                    events: AsyncGenerator[StreamEvent, None] = aiter_stream(self.mapper, response)  # type: ignore[assignment]
+                    frames = self._spec.frames(response) if self._spec.frames is not None else None
+                    events: AsyncGenerator[StreamEvent, None] = aiter_stream(self.mapper, response, frames)  # type: ignore[assignment]
                     try:
                         while True:
                             with translate(self.provider, reading=True, started=True, idle=idle, secrets=secrets):

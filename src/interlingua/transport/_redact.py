@@ -53,6 +53,7 @@ SENSITIVE_HEADERS = frozenset(
         "set-cookie",
         "openai-organization",
         "openai-project",
+        "x-amz-security-token",
     }
 )
 """Header names (lower case) whose values are always replaced."""

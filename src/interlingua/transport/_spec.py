@@ -9,12 +9,37 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-__all__ = ["ProviderSpec", "error_token", "parse_duration", "parse_reset_time"]
+if TYPE_CHECKING:
+    import httpx
+
+    from ..streaming.events import RawEvent
+
+__all__ = ["ProviderSpec", "Signer", "error_token", "parse_duration", "parse_reset_time"]
+
+
+class Signer(Protocol):
+    """Per-request authentication for providers whose credentials sign each request (AWS SigV4).
+
+    Made once per client by :attr:`ProviderSpec.signer`; :meth:`sign` runs for every attempt
+    (retries are signed again, with a fresh timestamp).
+
+    Attributes:
+        base_url: The endpoint the credentials are for (e.g. a region's), used when the
+            caller gives no ``base_url``; ``None``: the spec's ``default_base_url``.
+        secrets: Values that must never appear in logs, errors or fixtures.
+    """
+
+    base_url: str | None
+    secrets: tuple[str, ...]
+
+    def sign(self, method: str, url: str, headers: Mapping[str, str], body: bytes) -> dict[str, str]:
+        """The headers to send: ``headers`` plus the authentication ones (a new dict)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -38,6 +63,14 @@ class ProviderSpec:
             any other name is refused (generation settings go in ``settings=``).
         option_settings: Options that are defaults for a settings field (``{"max_tokens":
             "max_output_tokens"}``): used when the call's settings leave that field unset.
+        signer: ``(api_key or None, options) -> Signer`` for providers that sign each request
+            (called once when the client is made; may raise ``TransportError``); ``None``: the key
+            goes in :attr:`auth_headers`.
+        frames: ``streaming response -> RawEvent`` records, for a stream framing other than the
+            mapper's SSE/NDJSON (AWS event-stream); it raises ``MalformedInputError`` on a bad frame.
+        error_body: ``(response headers, body) -> body`` read by :attr:`error_code` (a provider
+            that puts the error type in a header folds it in here).
+        accept: The ``accept`` header of ``(stream) -> value``; ``None``: none sent.
     """
 
     name: str
@@ -52,6 +85,10 @@ class ProviderSpec:
     requires_key: bool = True
     options: frozenset[str] = frozenset()
     option_settings: Mapping[str, str] = field(default_factory=dict)
+    signer: Callable[[str | None, Mapping[str, Any]], Signer] | None = None
+    frames: Callable[[httpx.Response], AsyncIterator[RawEvent]] | None = None
+    error_body: Callable[[Mapping[str, str], bytes], bytes] | None = None
+    accept: Callable[[bool], str] | None = None
 
 
 _TOKEN = re.compile(r"[^A-Za-z0-9_.:-]")

@@ -69,7 +69,7 @@ def test_registered_mapper_attributes() -> None:
 
 def test_unknown_dialect_is_refused() -> None:
     with pytest.raises(ValueError, match="dialect"):
-        OpenAIChatMapper("mistral")  # type: ignore[arg-type]
+        OpenAIChatMapper("klingon")  # type: ignore[arg-type]
 
 
 def test_capabilities_defaults() -> None:

@@ -1,15 +1,18 @@
 """OpenAI Chat Completions mapper (and OpenAI-compatible endpoints through dialects).
 
-``mapper`` is the registered default (dialect ``openai``); build another dialect with
-``OpenAIChatMapper(dialect="deepseek" | "openrouter" | "ollama")``. Rules and sources:
-``docs/providers/openai_chat.md``.
+``mapper`` is the registered default (dialect ``openai``); another dialect is
+``get_mapper("openai-chat:<dialect>")`` (:func:`variant`) or ``OpenAIChatMapper(dialect=...)``:
+``deepseek``, ``openrouter``, ``ollama`` and the hosts ``groq``, ``together``, ``fireworks``,
+``xai``, ``cerebras``, ``vllm``, ``lmstudio``, ``llamacpp``, ``huggingface``, ``zai``, ``kimi``.
+Rules and sources: :data:`DIALECT_RULES` and ``docs/providers/openai_chat.md``.
 """
 
 from ._common import DIALECTS, Dialect
-from ._mapper import ID_RULE, OpenAIChatMapper
+from ._dialects import DIALECT_RULES, DialectRules
+from ._mapper import ID_RULE, OpenAIChatMapper, variant
 from ._stream import ChatStreamAccumulator
 
-__all__ = ["DIALECTS", "ID_RULE", "ChatStreamAccumulator", "Dialect", "OpenAIChatMapper", "mapper"]
+__all__ = ["DIALECTS", "DIALECT_RULES", "ID_RULE", "ChatStreamAccumulator", "Dialect", "DialectRules", "OpenAIChatMapper", "mapper", "variant"]
 
 mapper = OpenAIChatMapper()
 """The registered ``openai-chat`` mapper (dialect ``openai``)."""

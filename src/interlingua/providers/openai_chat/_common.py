@@ -49,7 +49,10 @@ OPENROUTER_ISSUER = "openrouter"
 OPENROUTER_NAMESPACE = "openrouter.reasoning_details"
 """Opaque namespace of OpenRouter ``message.reasoning_details`` (the whole list, as received)."""
 
-Dialect: TypeAlias = Literal["openai", "deepseek", "openrouter", "ollama"]
+Dialect: TypeAlias = Literal[
+    "openai", "deepseek", "openrouter", "ollama", "mistral",
+    "groq", "together", "fireworks", "xai", "cerebras", "vllm", "lmstudio", "llamacpp", "huggingface", "zai", "kimi",
+]
 """Which OpenAI-compatible endpoint a request is written for.
 
 Reading accepts every dialect's fields; the dialect only decides how reasoning is written back:
@@ -60,9 +63,17 @@ Reading accepts every dialect's fields; the dialect only decides how reasoning i
 * ``openrouter``: ``reasoning`` text plus ``reasoning_details`` replayed as received
   (opaque, issuer ``openrouter``; openrouter.ai reasoning-tokens docs).
 * ``ollama``: ``reasoning`` text (Ollama ``openai/openai.go``; PAI ``test_ollama_cloud_tool_output``).
+* ``mistral``: the engine of the built-in ``mistral`` mapper (``interlingua.providers.mistral``),
+  which turns the ``reasoning`` text this dialect writes into a ``thinking`` content chunk.
+* the OpenAI-compatible hosts ``groq``, ``together``, ``fireworks``, ``xai``, ``cerebras``, ``vllm``,
+  ``lmstudio``, ``llamacpp``, ``huggingface``, ``zai``, ``kimi``: their rules and sources are in
+  :data:`interlingua.providers.openai_chat._dialects.DIALECT_RULES`.
 """
 
-DIALECTS: tuple[Dialect, ...] = ("openai", "deepseek", "openrouter", "ollama")
+DIALECTS: tuple[Dialect, ...] = (
+    "openai", "deepseek", "openrouter", "ollama", "mistral",
+    "groq", "together", "fireworks", "xai", "cerebras", "vllm", "lmstudio", "llamacpp", "huggingface", "zai", "kimi",
+)
 
 ID_RULE = IdRule("openai-chat", max_length=40, prefix="call_")
 """OpenAI Chat ``tool_calls[].id``: at most 40 characters (vercel/ai#8132, Portkey gateway#1062, autogen#6377)."""

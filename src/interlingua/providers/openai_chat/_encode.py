@@ -57,6 +57,7 @@ from ._common import (
     Dialect,
     data_url,
 )
+from ._dialects import DIALECT_RULES
 
 __all__ = ["MessageEncoder", "raw_kind"]
 
@@ -494,14 +495,16 @@ class MessageEncoder:
                 for f in text_fields:
                     own_fields.setdefault(f, []).append(item.text)
                 continue
-            if self.dialect == "openai":
-                self.report.add("dropped", "OpenAI Chat accepts no reasoning input", index=i, item_type="reasoning")
-            elif self.dialect == "deepseek" and not has_calls and not self.response:
+            rules = DIALECT_RULES[self.dialect]
+            if rules.reasoning_field is None and (self.dialect == "openai" or not self.response):
+                what = "OpenAI Chat accepts" if self.dialect == "openai" else f"the {self.dialect} dialect takes"
+                self.report.add("dropped", f"{what} no reasoning input", index=i, item_type="reasoning")
+            elif rules.reasoning_with_calls_only and not has_calls and not self.response:
                 self.report.add("dropped", "DeepSeek reads reasoning_content back only on assistant turns with tool calls", index=i, item_type="reasoning")
             else:
                 texts.append(item.text)
         if texts:
-            field_name = "reasoning_content" if self.dialect == "deepseek" else "reasoning"
+            field_name = DIALECT_RULES[self.dialect].reasoning_field or "reasoning"
             own_fields.setdefault(field_name, [])[:0] = texts
         for field_name, values in own_fields.items():
             msg[field_name] = "\n\n".join(values)
@@ -552,6 +555,8 @@ class MessageEncoder:
             extra.pop("function", None)
         request_keys = set(request_fields) if isinstance(request_fields, dict) else set()
         response_only = {k: v for k, v in extra.items() if k not in request_keys}
+        if self.dialect == "mistral" and not self.response and set(response_only) == {"index"}:
+            response_only = {}  # Mistral's request ToolCall has ``index`` too (mistralai ``ToolCall.index``)
         if response_only and not self.response:
             # ChatCompletionMessageToolCallParam is {id, type, function{name, arguments}}: a response's
             # extra fields (``index``, Snowflake ``custom``) go back into a response body only.

@@ -9,12 +9,19 @@ from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy, Report
-from ._common import DIALECTS, ID_RULE, ISSUER, NAME, Dialect
+import dataclasses
+
+import msgspec
+
+from ...items import StopReason
+from ...streaming.events import RawEvent, StreamEvent
+from ._common import DIALECTS, FINISH_TO_STOP, ID_RULE, ISSUER, NAME, Dialect
+from ._dialects import DIALECT_RULES
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
 from ._stream import ChatStreamAccumulator
 
-__all__ = ["ID_RULE", "OpenAIChatMapper", "foreign_request_fields"]
+__all__ = ["ID_RULE", "OpenAIChatMapper", "foreign_request_fields", "variant"]
 
 _FOREIGN_BLOCKS = frozenset({"tool_use", "tool_result", "redacted_thinking", "server_tool_use", "web_search_tool_result"})
 
@@ -56,8 +63,10 @@ class OpenAIChatMapper:
     dialect accepts it; elsewhere it is left out and reported.
 
     Args:
-        dialect: ``openai`` (default), ``deepseek``, ``openrouter`` or ``ollama``
-            (see :data:`interlingua.providers.openai_chat.Dialect`).
+        dialect: ``openai`` (default), ``deepseek``, ``openrouter``, ``ollama``, or an
+            OpenAI-compatible host: ``groq``, ``together``, ``fireworks``, ``xai``, ``cerebras``,
+            ``vllm``, ``lmstudio``, ``llamacpp``, ``huggingface``, ``zai``, ``kimi`` (registry names
+            ``openai-chat:<dialect>``; rules and sources in ``_dialects.DIALECT_RULES``).
 
     Raises:
         ValueError: unknown dialect.
@@ -90,17 +99,28 @@ class OpenAIChatMapper:
         """
         report = Report()
         body = encode_request(transcript, dialect=self.dialect, rule=ID_RULE, model=model, policy=policy, report=report)
+        choice = body.get("tool_choice")
+        modes = DIALECT_RULES[self.dialect].tool_choice_modes
+        if (isinstance(choice, str) and choice not in modes) or (isinstance(choice, dict) and "required" not in modes):
+            shown = choice if isinstance(choice, str) else "a named function"
+            report.unsupported(policy, f"the {self.dialect} dialect takes tool_choice {', '.join(sorted(modes))} only, not {shown}", item_type="tool_choice")
+            del body["tool_choice"]
         return Conversion(body, report)
 
     def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
         """``chat.completion`` body -> items of ``choices[0]``, usage and stop reason."""
         report = Report()
-        return Conversion(decode_response(body, report, self.dialect), report)
+        return Conversion(_dialect_stop(decode_response(body, report, self.dialect), self.dialect), report)
 
     def encode_response(self, response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
         """Output items -> ``chat.completion`` body (for round-trip tests and mock servers)."""
         report = Report()
         body = encode_response(response, dialect=self.dialect, rule=ID_RULE, model=model, policy=policy, report=report)
+        stop = response.stop_reason
+        extra = DIALECT_RULES[self.dialect].finish_reasons
+        if stop is not None and isinstance(stop.raw, str) and extra.get(stop.raw) == stop.reason:
+            for choice in body.get("choices") or ():
+                choice["finish_reason"] = stop.raw
         return Conversion(body, report)
 
     def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
@@ -118,14 +138,17 @@ class OpenAIChatMapper:
         return None
 
     def accumulator(self) -> ChatStreamAccumulator:
-        """A fresh accumulator for one streamed response."""
-        return ChatStreamAccumulator()
+        """A fresh accumulator for one streamed response (the dialect's ``finish_reason`` values read)."""
+        if not DIALECT_RULES[self.dialect].finish_reasons:
+            return ChatStreamAccumulator()
+        return _DialectAccumulator(self.dialect)
 
     def capabilities(self, model: str | None) -> ModelCapabilities:
         """Defaults for an OpenAI Chat model: text/image/audio/document in, text out, parallel tools,
         streaming, structured output, automatic prompt caching, stop sequences. Reasoning is
-        accepted back only in the deepseek, openrouter and ollama dialects."""
-        return ModelCapabilities(
+        accepted back only where the dialect has a reasoning field; each dialect's overrides
+        (``DialectRules.capabilities``) apply on top."""
+        caps = ModelCapabilities(
             input_modalities=["text", "image", "audio", "document"],
             output_modalities=["text"],
             tools=True,
@@ -139,3 +162,53 @@ class OpenAIChatMapper:
             assistant_prefill=False,
             raw_round_trip=True,
         )
+        rules = DIALECT_RULES[self.dialect]
+        caps = msgspec.structs.replace(caps, reasoning=rules.reasoning_field is not None)
+        return msgspec.structs.replace(caps, **dict(rules.capabilities)) if rules.capabilities else caps
+
+
+def _dialect_stop(response: ModelResponse, dialect: str) -> ModelResponse:
+    """A ``finish_reason`` outside OpenAI's enum that the dialect documents -> its canonical reason."""
+    stop = response.stop_reason
+    extra = DIALECT_RULES[dialect].finish_reasons
+    if stop is not None and stop.reason == "other" and isinstance(stop.raw, str) and stop.raw in extra and stop.raw not in FINISH_TO_STOP:
+        return dataclasses.replace(response, stop_reason=StopReason(reason=extra[stop.raw], raw=stop.raw))  # type: ignore[arg-type]
+    return response
+
+
+class _DialectAccumulator(ChatStreamAccumulator):
+    """The Chat accumulator reading a dialect's own ``finish_reason`` values."""
+
+    def __init__(self, dialect: str) -> None:
+        super().__init__()
+        self._dialect = dialect
+
+    def _fix(self, events: list[StreamEvent]) -> list[StreamEvent]:
+        out: list[StreamEvent] = []
+        for ev in events:
+            for attr in ("response", "partial"):
+                value = getattr(ev, attr, None)
+                if isinstance(value, ModelResponse):
+                    ev = dataclasses.replace(ev, **{attr: _dialect_stop(value, self._dialect)})  # type: ignore[arg-type]
+            out.append(ev)
+        return out
+
+    def feed(self, event: RawEvent) -> list[StreamEvent]:
+        return self._fix(super().feed(event))
+
+    def finish(self) -> list[StreamEvent]:
+        return self._fix(super().finish())
+
+
+def variant(name: str) -> OpenAIChatMapper:
+    """The mapper of dialect ``name`` (registry name ``openai-chat:<name>``).
+
+    Raises:
+        UnknownFormatError: no such dialect (the message lists them).
+    """
+    from ...errors import UnknownFormatError
+
+    if name not in DIALECTS or name == "mistral":
+        known = ", ".join(d for d in DIALECTS if d != "mistral")
+        raise UnknownFormatError(f"unknown OpenAI Chat dialect {name!r}; known: {known} (Mistral is its own format: mistral)")
+    return OpenAIChatMapper(dialect=name)

@@ -25,6 +25,11 @@ What each dialect takes (their public API references):
 * ``ollama`` (``/v1/chat/completions``): ``max_tokens``, ``seed``, ``stop``, penalties,
   ``response_format``, ``reasoning_effort`` and ``reasoning.effort``; no ``top_k``
   (docs.ollama.com/api/openai-compatibility, "Supported request fields").
+* the OpenAI-compatible hosts (``groq``, ``together``, ...): output budget field, effort field and
+  ``top_k`` from ``_dialects.DIALECT_RULES``, each with its source.
+* ``mistral``: ``max_tokens``, ``reasoning_effort``, penalties, ``stop``; the seed is
+  ``random_seed`` (renamed by the ``mistral`` mapper); no ``top_k`` (Mistral API reference,
+  "Chat Completion"; ``mistralai`` ``ChatCompletionRequest``).
 """
 
 from __future__ import annotations
@@ -48,20 +53,16 @@ from ...mapping.settings import (
     valid_setting,
 )
 from ._common import NAME, Dialect
+from ._dialects import DIALECT_RULES
 
 __all__ = ["decode_settings", "encode_settings"]
 
 U = msgspec.UNSET
 
-_MAX_TOKENS_FIELD: dict[str, str] = {"openai": "max_completion_tokens", "deepseek": "max_tokens", "openrouter": "max_tokens", "ollama": "max_tokens"}
+_MAX_TOKENS_FIELD: dict[str, str] = {name: rules.max_tokens_field for name, rules in DIALECT_RULES.items()}
 """The field each dialect's reference documents for the output budget (module docstring)."""
 
-_EFFORT_PATH: dict[str, tuple[str, ...]] = {
-    "openai": ("reasoning_effort",),
-    "deepseek": ("reasoning_effort",),
-    "openrouter": ("reasoning", "effort"),
-    "ollama": ("reasoning_effort",),
-}
+_EFFORT_PATH: dict[str, tuple[str, ...]] = {name: rules.effort_path for name, rules in DIALECT_RULES.items()}
 _SIMPLE = ("temperature", "top_p", "seed", "presence_penalty", "frequency_penalty", "top_k")
 """Settings with the same name and value on the Chat wire (``top_k``: OpenRouter only)."""
 
@@ -210,8 +211,8 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, dialect: Dialec
         value = getattr(settings, name)
         if value is U:
             continue
-        if name == "top_k" and dialect != "openrouter":
-            unsupported_setting(report, policy, f"OpenAI Chat ({dialect})", "top_k", value, why="only the openrouter dialect takes top_k")
+        if name == "top_k" and not DIALECT_RULES[dialect].top_k:
+            unsupported_setting(report, policy, f"OpenAI Chat ({dialect})", "top_k", value, why=f"the {dialect} dialect takes no top_k")
         elif name == "seed" and dialect == "deepseek":
             unsupported_setting(report, policy, "DeepSeek", "seed", value)
         else:
