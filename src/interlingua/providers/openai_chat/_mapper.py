@@ -17,6 +17,7 @@ from ...items import StopReason
 from ...streaming.events import RawEvent, StreamEvent
 from ._common import DIALECTS, FINISH_TO_STOP, ID_RULE, ISSUER, NAME, Dialect
 from ._dialects import DIALECT_RULES
+from ...mapping.settings import settings_of
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
 from ._stream import ChatStreamAccumulator
@@ -101,7 +102,9 @@ class OpenAIChatMapper:
         body = encode_request(transcript, dialect=self.dialect, rule=ID_RULE, model=model, policy=policy, report=report)
         choice = body.get("tool_choice")
         modes = DIALECT_RULES[self.dialect].tool_choice_modes
-        if (isinstance(choice, str) and choice not in modes) or (isinstance(choice, dict) and "required" not in modes):
+        # the host's own spelling (Mistral's "any") goes back to the model the transcript was read with (ADR 0012)
+        same_model = model is not None and settings_of(transcript).model == model and isinstance(choice, str)
+        if not same_model and ((isinstance(choice, str) and choice not in modes) or (isinstance(choice, dict) and "required" not in modes)):
             shown = choice if isinstance(choice, str) else "a named function"
             report.unsupported(policy, f"the {self.dialect} dialect takes tool_choice {', '.join(sorted(modes))} only, not {shown}", item_type="tool_choice")
             del body["tool_choice"]
