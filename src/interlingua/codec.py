@@ -243,6 +243,8 @@ def _syntax_problem(raw: bytes, exc: Exception, pointer: str = "", *, one_line: 
     at = raw[offset : offset + 9]
     if at.startswith((b"NaN", b"Infinity", b"-Infinity")):
         text = "NaN and Infinity are not valid JSON"
+    elif offset == 0 and raw.startswith(b"\xef\xbb\xbf"):
+        text = "the input starts with a UTF-8 byte order mark (BOM); JSON text has none (RFC 8259, section 8.1)"
     if one_line:
         return Problem(pointer, f"invalid JSON at column {column}: {text}")
     return Problem(pointer, f"invalid JSON at line {line}, column {column}: {text}", line=line)

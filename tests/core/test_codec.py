@@ -110,6 +110,11 @@ def test_a_lone_surrogate_escape_near_the_end_is_named_and_located(doc: bytes, c
     assert f"line 1, column {column}: lone UTF-16 surrogate escape" in str(exc.value)
 
 
+def test_a_byte_order_mark_is_named() -> None:
+    with pytest.raises(DocumentError, match=r"line 1, column 1: the input starts with a UTF-8 byte order mark \(BOM\)"):
+        il.decode_transcript(b'\xef\xbb\xbf{"schema_version":"1.0","items":[]}')
+
+
 def test_a_truly_truncated_document_still_says_truncated() -> None:
     with pytest.raises(DocumentError, match="truncated"):
         il.decode_transcript(b'{"schema_version":"1.0","items":[{"type":"text","text":"\\\\ud800')
