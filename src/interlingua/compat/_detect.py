@@ -87,11 +87,6 @@ def _blocks(msg: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 _CONVERSE_BLOCKS = frozenset({"text", "image", "document", "video", "audio", "toolUse", "toolResult", "reasoningContent", "cachePoint", "guardContent", "citationsContent", "searchResult"})
 
 
-def _is_in(value: Any, names: frozenset[str]) -> bool:
-    """``value in names`` for a field of any JSON type (a list or object ``type`` is unhashable, and no name)."""
-    return isinstance(value, str) and value in names
-
-
 def _converse(messages: list[Any]) -> bool:
     """Every block of every message is a one-member Converse ``ContentBlock`` (and there is at least one)."""
     blocks: list[Any] = []
@@ -135,7 +130,7 @@ def _message_list(messages: list[Any]) -> str:
         raise _fail("the message list is empty")
     if not all(isinstance(m, dict) for m in messages):
         raise _fail("not every message is a JSON object")
-    if any(_is_in(m.get("type"), _RESPONSES_TYPES) or (m.get("type") is None and any(_is_in(b.get("type"), _RESPONSES_PARTS) for b in _blocks(m))) for m in messages):
+    if any(m.get("type") in _RESPONSES_TYPES or (m.get("type") is None and any(b.get("type") in _RESPONSES_PARTS for b in _blocks(m))) for m in messages):
         return "openai-responses"
     if not all("role" in m for m in messages):
         raise _fail("some messages have no 'role'")
@@ -143,7 +138,7 @@ def _message_list(messages: list[Any]) -> str:
         return "cohere"
     for m in messages:
         for b in _blocks(m):
-            if _is_in(b.get("type"), _ANTHROPIC_BLOCKS) or (b.get("type") in ("image", "document") and isinstance(b.get("source"), dict)):
+            if b.get("type") in _ANTHROPIC_BLOCKS or (b.get("type") in ("image", "document") and isinstance(b.get("source"), dict)):
                 return "anthropic"
     for m in messages:
         if any(k in m for k in ("images", "thinking", "tool_name")):
@@ -203,7 +198,7 @@ def detect_format(obj: Any) -> str:
         return "interlingua"
     if all(m.get("kind") in ("request", "response") and isinstance(m.get("parts"), list) for m in obj):
         return "pydantic-ai"
-    if all(_is_in(m.get("type"), _LANGCHAIN_TYPES) and isinstance(m.get("data"), dict) for m in obj):
+    if all(m.get("type") in _LANGCHAIN_TYPES and isinstance(m.get("data"), dict) for m in obj):
         return "langchain"
     if all(isinstance(m.get("parts"), list) and m.get("role", "user") in ("user", "model", "function") for m in obj):
         return "gemini"
