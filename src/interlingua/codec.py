@@ -217,6 +217,10 @@ def _split_msgspec_error(exc: Exception, prefix: str) -> Problem:
     return Problem(prefix, text)
 
 
+_LONE_HIGH_SURROGATE = re.compile(rb'(?:^|[^\\])(?:\\\\)*(\\u[dD][89abAB][0-9a-fA-F]{2})(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})')
+"""A ``\\uD800``-``\\uDBFF`` escape (not itself escaped) that no low surrogate escape follows."""
+
+
 def _syntax_problem(raw: bytes, exc: Exception, pointer: str = "", *, one_line: bool = False) -> Problem:
     """A JSON syntax error located by line and column (msgspec reports a byte offset).
 
@@ -225,14 +229,22 @@ def _syntax_problem(raw: bytes, exc: Exception, pointer: str = "", *, one_line: 
     """
     text = str(exc)
     m = re.search(r"\(byte (\d+)\)", text)
-    if not m:
+    lone = _LONE_HIGH_SURROGATE.search(raw) if not m and text == "Input data was truncated" else None
+    if lone is None and not m:
         return Problem(pointer, f"invalid JSON: {text}")
-    offset = int(m.group(1))
+    if lone is not None:  # msgspec reads 6 bytes past a high surrogate escape; near the end it says "truncated"
+        offset = lone.start(1)
+        text = f"lone UTF-16 surrogate escape {lone.group(1).decode()} (a high surrogate without its low half)"
+    else:
+        assert m is not None
+        offset = int(m.group(1))
     line = raw.count(b"\n", 0, offset) + 1
     column = offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
     at = raw[offset : offset + 9]
     if at.startswith((b"NaN", b"Infinity", b"-Infinity")):
         text = "NaN and Infinity are not valid JSON"
+    elif offset == 0 and raw.startswith(b"\xef\xbb\xbf"):
+        text = "the input starts with a UTF-8 byte order mark (BOM); JSON text has none (RFC 8259, section 8.1)"
     if one_line:
         return Problem(pointer, f"invalid JSON at column {column}: {text}")
     return Problem(pointer, f"invalid JSON at line {line}, column {column}: {text}", line=line)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -146,8 +147,15 @@ def render_html(source: Transcript | Iterable[SessionBlock], *, title: str | Non
     )
 
 
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
 def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    """``value`` as escaped HTML text; lone surrogates (a file name or title that is not UTF-8) become U+FFFD."""
+    text = str(value)
+    if not text.isascii():
+        text = _SURROGATES.sub("\ufffd", text)
+    return html.escape(text, quote=True)
 
 
 def _json(value: Any) -> str:
@@ -241,8 +249,10 @@ class _Renderer:
 
     def item(self, it: dict[str, Any]) -> str:
         t = it.get("type")
-        method = getattr(self, f"_{t}", None) if isinstance(t, str) and t.isidentifier() else None
-        body = method(it) if method is not None else self._unknown(it)
+        # A fixed table, never getattr on the item's type: a type of a newer version is content, and
+        # names such as "call" or "_class__" must not reach helper methods or dunders (they render as unknown).
+        name = _RENDERERS.get(t) if isinstance(t, str) else None
+        body = getattr(self, name)(it) if name is not None else self._unknown(it)
         return f'<div class="item {_e(t if isinstance(t, str) else "unknown")}" data-type="{_e(t)}">{body}</div>'
 
     # one method per item type -------------------------------------------------------------
@@ -367,3 +377,13 @@ class _Renderer:
 
     def _unknown(self, it: dict[str, Any]) -> str:
         return f'<span class="label flag">unknown item type {_e(it.get("type"))}</span><pre>{_e(_json(it))}</pre>'
+
+
+_RENDERERS = {
+    t: f"_{t}"
+    for t in (
+        "text", "image", "audio", "video", "document", "artifact_ref", "tool_call", "handoff_call", "tool_result",
+        "handoff_result", "reasoning", "refusal", "error", "structured", "raw",
+    )
+}
+"""Item type -> the :class:`_Renderer` method for it; any other type is shown as an unknown item."""

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from interlingua.cli import app
@@ -95,3 +100,109 @@ def test_invalid_input_exits_1_saying_where(tmp_path: Path, content: bytes, wher
     assert code == 1, err
     assert err.startswith("error: invalid transcript: ") and str(bad) in err and where in err
     assert not dest.exists() and out == ""
+
+
+# --------------------------------------------------------------------------- hostile input
+
+
+class _Tags(HTMLParser):
+    """Every start tag of a page with its attributes, as a browser's tokenizer sees them."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    handle_startendtag = handle_starttag
+
+
+_PAGE_TAGS = {"html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "section", "div", "span", "details", "summary", "pre", "code", "b", "br", "img", "a", "audio", "video"}
+
+
+def _unsafe(page: str) -> list[str]:
+    """What in ``page`` could run script or load anything: foreign tags, event handlers, links out."""
+    parser = _Tags()
+    parser.feed(page)
+    parser.close()
+    bad = [f"<{t}>" for t, _ in parser.tags if t not in _PAGE_TAGS]
+    bad += [f"{t} {k}" for t, a in parser.tags for k in a if k.startswith("on") or k in ("style", "srcdoc", "formaction")]
+    bad += [f"{t} href={a['href']!r}" for t, a in parser.tags if "href" in a and not (a["href"] or "").startswith("#")]
+    bad += [f"{t} src" for t, a in parser.tags if "src" in a and not (a["src"] or "").startswith(("data:image/", "data:audio/", "data:video/"))]
+    if [t for t, _ in parser.tags].count("meta") != 4 or page.count("<style>") != 1:
+        bad.append("head changed")
+    return bad
+
+
+def _string_pointers(value: Any, ptr: str = "") -> list[str]:
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _string_pointers(v, f"{ptr}/{k}")]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _string_pointers(v, f"{ptr}/{i}")]
+    return [ptr] if isinstance(value, str) else []
+
+
+def _put(doc: Any, ptr: str, value: Any) -> Any:
+    doc = json.loads(json.dumps(doc))
+    *parents, last = ptr.split("/")[1:]
+    cur = doc
+    for part in parents:
+        cur = cur[int(part)] if isinstance(cur, list) else cur[part]
+    cur[int(last) if isinstance(cur, list) else last] = value
+    return doc
+
+
+_HOSTILE = st.sampled_from(
+    ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "' onmouseover='x", "javascript:alert(1)", "</pre></div>", "<!--", "&amp;", "<base href=//evil>", "\u2028\x00"]
+)
+_WEATHER_DOC = json.loads(WEATHER.read_text())
+
+
+@settings(max_examples=150, derandomize=True, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ptr=st.sampled_from(_string_pointers(_WEATHER_DOC)), text=st.lists(st.one_of(_HOSTILE, st.text(max_size=8)), min_size=1, max_size=4).map("".join))
+def test_hostile_text_in_any_string_field_stays_text(ptr: str, text: str) -> None:
+    """Any string of the document (ids, names, arguments, metadata, media types) replaced by markup:
+    the page is invalid input (exit 1) or a page whose tags are only the viewer's own."""
+    code, out, err = _run("view", "-", stdin=json.dumps(_put(_WEATHER_DOC, ptr, text)).encode())
+    assert code in (0, 1), err
+    if code == 0:
+        assert _unsafe(out) == []
+    else:
+        assert err.startswith("error: invalid transcript: ") and "Traceback" not in err
+
+
+@pytest.mark.parametrize("kind", ["call", "media", "result", "source", "_class__", "_init__", "_repr__", "_getattribute__", "_eq__", "_unknown"])
+def test_item_types_of_a_newer_version_named_like_renderer_internals_show_as_unknown(kind: str) -> None:
+    """The renderer dispatched on ``getattr(self, "_" + type)``: a newer version's item named ``call`` or
+    ``_class__`` reached a helper or a dunder (a TypeError traceback, or an unescaped object repr in the page)."""
+    doc = {
+        "schema_version": "1.1",
+        "items": [
+            {"type": "tool_call", "id": "c1", "name": "f", "arguments": {}},
+            {"type": kind, "role": "user", "note": "<b>x</b>"},
+            {"type": "tool_result", "call_id": "c1", "content": [{"type": "text", "text": "r"}]},
+        ],
+    }
+    code, out, err = _run("view", "-", stdin=json.dumps(doc).encode())
+    assert code == 0, err
+    assert f"unknown item type {kind}" in out and "&lt;b&gt;x&lt;/b&gt;" in out
+    assert 'class="to-result"' in out and 'class="to-call"' in out
+    assert _unsafe(out) == [] and "Renderer" not in out and "NotImplemented" not in out
+
+
+def test_a_title_or_file_name_that_is_not_utf8_is_shown_replaced(tmp_path: Path) -> None:
+    """``--title $'\\xfe'`` or a file named with non-UTF-8 bytes (lone surrogates in Python) was a
+    UnicodeEncodeError traceback when the page was encoded."""
+    name = os.fsdecode(b"w\xff.json")
+    src = tmp_path / name
+    src.write_bytes(WEATHER.read_bytes())
+    dest = tmp_path / "out.html"
+    code, out, err = _run("view", str(src), "--title", os.fsdecode(b"t\xfe<i>"), "-o", str(dest))
+    assert code == 0, err
+    page = dest.read_text(encoding="utf-8")
+    assert "<title>t\ufffd&lt;i&gt;</title>" in page
+    code, out, err = _run("view", str(src))
+    assert code == 0, err
+    assert "w\ufffd.json</h1>" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, "out.html"])

@@ -169,3 +169,31 @@ def test_pydantic_ai_tool_return_files_are_media_not_base64_text() -> None:
         {"type": "text", "text": '{"w":1}'},
     ]
     assert [e.action for e in m.report] == ["dropped"]
+
+
+@pytest.mark.parametrize("kind", [["human"], {"a": 1}])
+def test_langchain_message_type_of_a_wrong_json_type_is_refused_not_a_type_error(kind: object) -> None:
+    """A list or object ``type`` was ``TypeError: unhashable type`` (a traceback in ``convert --from langchain``)."""
+    with pytest.raises(MappingError, match="message 0 has type"):
+        read([{"type": kind, "data": {"content": "x"}}], "langchain")
+
+
+def test_langchain_chat_message_with_a_list_role_stays_raw() -> None:
+    m = read([{"type": "chat", "data": {"role": ["user"], "content": "x"}}], "langchain")
+    assert [type(i) for i in m.transcript.items] == [RawItem] and len(m.report) == 1
+
+
+@pytest.mark.parametrize("content", [{"kind": ["binary"]}, [{"kind": {"a": 1}}], {"kind": "text", "content": "x"}, None, 5])
+def test_pydantic_ai_user_content_of_a_wrong_json_type_stays_raw_and_reported(content: object) -> None:
+    """A list ``kind`` was unhashable in the tool-return path; user-prompt content that was neither a string
+    nor a list (an object, null, a number) was dropped without a report entry."""
+    m = read([_req({"part_kind": "user-prompt", "content": content})], "pydantic-ai")
+    assert [type(i) for i in m.transcript.items] == [RawItem] and len(m.report) == 1
+
+
+@pytest.mark.parametrize("content", [{"kind": ["binary"]}, [{"kind": {"a": 1}}]])
+def test_pydantic_ai_tool_return_content_kind_of_a_wrong_json_type_is_its_json_text(content: object) -> None:
+    part = {"part_kind": "tool-return", "tool_call_id": "c1", "tool_name": "f", "content": content}
+    m = read([_resp({"part_kind": "tool-call", "tool_call_id": "c1", "tool_name": "f", "args": {}}), _req(part)], "pydantic-ai")
+    result = m.transcript.items[-1]
+    assert isinstance(result, ToolResultItem) and msgspec.json.decode(result.content[0].text) == content

@@ -94,6 +94,32 @@ def test_nan_and_infinity_rejected_on_read(literal: bytes) -> None:
         il.decode_transcript(doc)
 
 
+@pytest.mark.parametrize(
+    ("doc", "column"),
+    [
+        (b'{"schema_version":"1.0","items":[{"type":"text","role":"user","text":"hi \\ud800"}]}', 74),
+        (b'{"schema_version":"1.0","items":[{"type":"text","role":"user","text":"\\\\\\ud800"}]}', 73),
+    ],
+)
+def test_a_lone_surrogate_escape_near_the_end_is_named_and_located(doc: bytes, column: int) -> None:
+    """msgspec says "Input data was truncated" (no offset) for a high surrogate escape less than six
+    bytes before the end; the message said so too, pointing nowhere."""
+    with pytest.raises(DocumentError) as exc:
+        il.decode_transcript(doc)
+    assert doc[column - 1 : column + 5].lower() == b"\\ud800"
+    assert f"line 1, column {column}: lone UTF-16 surrogate escape" in str(exc.value)
+
+
+def test_a_byte_order_mark_is_named() -> None:
+    with pytest.raises(DocumentError, match=r"line 1, column 1: the input starts with a UTF-8 byte order mark \(BOM\)"):
+        il.decode_transcript(b'\xef\xbb\xbf{"schema_version":"1.0","items":[]}')
+
+
+def test_a_truly_truncated_document_still_says_truncated() -> None:
+    with pytest.raises(DocumentError, match="truncated"):
+        il.decode_transcript(b'{"schema_version":"1.0","items":[{"type":"text","text":"\\\\ud800')
+
+
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, b"bytes", {1: "int key"}, {"t": (1, 2)}, {"s": {1, 2}}])
 def test_json_unsafe_values_rejected_on_write(bad: object) -> None:
     item = ToolCallItem(id="c", name="f", arguments={"x": bad})

@@ -222,6 +222,33 @@ def test_bad_spans_are_located_errors(attrs: dict[str, Any], pointer: str) -> No
     assert isinstance(exc.value, InterlinguaError)
 
 
+@pytest.mark.parametrize(
+    ("value", "pointer"),
+    [
+        ({"intValue": "abc"}, "/0/value/intValue"),
+        ({"intValue": None}, "/0/value/intValue"),
+        ({"intValue": 1.5}, "/0/value/intValue"),
+        ({"intValue": True}, "/0/value/intValue"),
+        ({"arrayValue": [1]}, "/0/value/arrayValue"),
+        ({"arrayValue": {"values": 5}}, "/0/value/arrayValue/values"),
+        ({"kvlistValue": {"values": [1]}}, "/0/value/kvlistValue/values/0"),
+        ({"kvlistValue": {"values": [{"key": [], "value": {"stringValue": "x"}}]}}, "/0/value/kvlistValue/values/0"),
+        ({"arrayValue": {"values": [{"intValue": "x1"}]}}, "/0/value/arrayValue/values/0/intValue"),
+    ],
+)
+def test_bad_otlp_attribute_values_are_located_errors(value: dict[str, Any], pointer: str) -> None:
+    """OTLP/JSON AnyValues of the wrong shape were a ValueError/TypeError/AttributeError traceback in the CLI."""
+    with pytest.raises(MalformedInputError) as exc:
+        from_otel([{"key": "gen_ai.usage.input_tokens", "value": value}])
+    assert exc.value.pointer == pointer
+
+
+def test_otlp_int64_as_decimal_string_is_read() -> None:
+    span = [{"key": "gen_ai.usage.input_tokens", "value": {"intValue": "12"}}, {"key": "gen_ai.usage.output_tokens", "value": {"intValue": 3}}]
+    usage = from_otel(span).value.usage
+    assert isinstance(usage, Usage) and (usage.input_tokens, usage.output_tokens) == (12, 3)
+
+
 def test_not_attributes() -> None:
     with pytest.raises(MalformedInputError):
         from_otel([1, 2])

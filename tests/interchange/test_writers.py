@@ -174,6 +174,17 @@ def test_policy_applies_to_items_without_a_form(fmt: str) -> None:
     LOADERS[fmt](degraded.value)
 
 
+@pytest.mark.parametrize("value", [{"type": [], "data": {}}, {"type": {"a": 1}}, {"type": None}])
+def test_raw_items_with_a_type_that_is_no_string_follow_the_policy(value: dict[str, Any]) -> None:
+    """A raw item whose value has a list or object ``type`` was a TypeError (unhashable) in the LangChain writer."""
+    from interlingua.items import RawItem
+
+    t = Transcript(schema_version="1.0", items=[TextItem(text="hi", role="user"), RawItem(provider="bedrock-converse", value=value)])
+    out = write(t, "langchain", policy="degrade")
+    LOADERS["langchain"](out.value)
+    assert out.report and {e.index for e in out.report} == {1}
+
+
 def test_unknown_writer() -> None:
     with pytest.raises(UnknownFormatError):
         write(Transcript(schema_version="1.0", items=[]), "gemini")

@@ -263,9 +263,9 @@ class _Reader:
             cid = self.pending_function.pop(data["name"])
             content = data.get("content")
             items = [ToolResultItem(call_id=cid, name=data["name"], content=[TextItem(text=content)] if isinstance(content, str) and content else [], message=key)]
-        elif kind == "chat" and data.get("role") in _CHAT_ROLES:
+        elif kind == "chat" and isinstance(data.get("role"), str) and data["role"] in _CHAT_ROLES:
             items = self.blocks(data.get("content"), _CHAT_ROLES[data["role"]], key, i, U, set())
-        elif kind in TYPES:
+        elif isinstance(kind, str) and kind in TYPES:  # a list or object type is no type (and unhashable)
             self.report.add("changed", f"{kind} message with no canonical form (role {data.get('role', data.get('name'))!r}); kept as a raw item", index=i)
             items = [RawItem(provider=FORMAT, value=copy.deepcopy(dict(msg)), message=key)]
         else:

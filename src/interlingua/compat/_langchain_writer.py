@@ -79,7 +79,7 @@ def _type(item: Any) -> str:
         return "tool"
     if isinstance(item, ToolCallItem | ReasoningItem | RefusalItem | StructuredItem):
         return "ai"
-    if isinstance(item, RawItem) and isinstance(item.value, Mapping) and item.value.get("type") in _langchain.TYPES and isinstance(item.value.get("data"), Mapping):
+    if isinstance(item, RawItem) and isinstance(item.value, Mapping) and isinstance(item.value.get("type"), str) and item.value["type"] in _langchain.TYPES and isinstance(item.value.get("data"), Mapping):
         return "whole"
     role: Any = getattr(item, "role", None)
     return {"system": "system", "developer": "developer", "user": "human", "assistant": "ai"}.get(role, "ai" if isinstance(item, RawItem) else "human")

@@ -109,6 +109,9 @@ def _media(kind: str, media_type: str, source: Any, role: Any) -> Item:
     return DocumentItem(source=source, media_type=media_type if media_type else U, **common)
 
 
+_JSON_TYPES = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", dict: "an object"}
+
+
 class _Reader:
     def __init__(self) -> None:
         self.report = Report()
@@ -154,7 +157,10 @@ class _Reader:
                 self.items.append(TextItem(text=part["content"], role="system", message=key))
             elif kind == "user-prompt":
                 content = part.get("content")
-                values = [content] if isinstance(content, str) else content if isinstance(content, list) else []
+                if not isinstance(content, str | list):  # str | Sequence[UserContent]; anything else was lost without a word
+                    self.raw(part, key, i, pointer, f"user-prompt content that is {_JSON_TYPES.get(type(content), type(content).__name__)}, not a string or a list")
+                    continue
+                values = [content] if isinstance(content, str) else content
                 for k, value in enumerate(values):
                     item = self.content(value, "user", key, i, f"{pointer}/content/{k}")
                     if item is not None:
@@ -172,10 +178,10 @@ class _Reader:
             return []
         if isinstance(content, str):
             return [TextItem(text=content)] if content else []
-        if isinstance(content, Mapping) and content.get("kind") in _FILE_KINDS:
+        if isinstance(content, Mapping) and isinstance(content.get("kind"), str) and content["kind"] in _FILE_KINDS:
             item = self.content(content, U, "", index, pointer)
             return [item] if item is not None else []
-        if isinstance(content, list) and any(isinstance(c, Mapping) and c.get("kind") in _FILE_KINDS for c in content):
+        if isinstance(content, list) and any(isinstance(c, Mapping) and isinstance(c.get("kind"), str) and c["kind"] in _FILE_KINDS for c in content):
             out: list[Any] = []
             for k, c in enumerate(content):
                 out.extend(self._return_content(c, index, f"{pointer}/{k}"))

@@ -57,6 +57,7 @@ attribute values as JSON strings (how span attributes hold them) and OTLP/JSON a
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -496,20 +497,50 @@ def _json_value(value: Any, pointer: str) -> Any:
     return value
 
 
-def _any_value(value: Any) -> Any:
-    """An OTLP/JSON ``AnyValue`` -> the Python value."""
+def _any_value(value: Any, pointer: str) -> Any:
+    """An OTLP/JSON ``AnyValue`` -> the Python value (``int64`` as a number or its decimal string).
+
+    Raises:
+        MalformedInputError: an ``intValue`` that is no integer, an ``arrayValue``/``kvlistValue``
+            that is not ``{"values": [...]}`` (the pointer names it).
+    """
     if not isinstance(value, Mapping):
         return value
     for key in ("stringValue", "boolValue", "doubleValue"):
         if key in value:
             return value[key]
     if "intValue" in value:
-        return int(value["intValue"])
-    if "arrayValue" in value:
-        return [_any_value(v) for v in value["arrayValue"].get("values") or []]
-    if "kvlistValue" in value:
-        return {kv.get("key"): _any_value(kv.get("value")) for kv in value["kvlistValue"].get("values") or []}
+        raw = value["intValue"]
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and re.fullmatch(r"[+-]?[0-9]+", raw.strip()):
+            return int(raw)
+        raise MalformedInputError(pointer + "/intValue", f"expected an integer or its decimal string, got {_shown(raw)}", provider=FORMAT)
+    for key in ("arrayValue", "kvlistValue"):
+        if key in value:
+            holder = value[key]
+            values = holder.get("values", []) if isinstance(holder, Mapping) else None
+            if not isinstance(values, list):
+                where = f"{pointer}/{key}" + ("/values" if isinstance(holder, Mapping) else "")
+                raise MalformedInputError(where, f"expected an object with a 'values' list, got {_shown(holder)}", provider=FORMAT)
+            if key == "arrayValue":
+                return [_any_value(v, f"{pointer}/{key}/values/{i}") for i, v in enumerate(values)]
+            out: dict[str, Any] = {}
+            for i, kv in enumerate(values):
+                if not isinstance(kv, Mapping) or not isinstance(kv.get("key"), str):
+                    raise MalformedInputError(f"{pointer}/{key}/values/{i}", "expected an object with a string 'key'", provider=FORMAT)
+                out[kv["key"]] = _any_value(kv.get("value"), f"{pointer}/{key}/values/{i}/value")
+            return out
     return None
+
+
+def _shown(value: Any) -> str:
+    """A value's JSON type, for messages (the value itself may be long or hostile)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return {str: "a string", int: "a number", float: "a number", list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
 
 
 def _attributes(obj: Any) -> Mapping[str, Any]:
@@ -517,7 +548,7 @@ def _attributes(obj: Any) -> Mapping[str, Any]:
     if isinstance(obj, Mapping) and "attributes" in obj and not any(str(k).startswith("gen_ai.") for k in obj):
         obj = obj["attributes"]
     if isinstance(obj, list) and all(isinstance(kv, Mapping) and "key" in kv for kv in obj):
-        return {str(kv["key"]): _any_value(kv.get("value")) for kv in obj}
+        return {str(kv["key"]): _any_value(kv.get("value"), f"/{i}/value") for i, kv in enumerate(obj)}
     if not isinstance(obj, Mapping):
         raise MalformedInputError("", f"expected span attributes (an object), got {type(obj).__name__}", provider=FORMAT)
     return obj

@@ -128,3 +128,25 @@ def test_to_every_other_target_every_text_and_call_arrives_or_is_reported(path: 
             assert json.dumps(text, ensure_ascii=False)[1:-1] in out or "reasoning" in reported, (text[:60], reported)
         for call in msg.get("tool_calls") or ():
             assert call["function"]["name"] in out
+
+
+# --------------------------------------------------------------------------- hostile canonical input
+
+
+@pytest.mark.parametrize("value", [None, 5, "s", [1], True])
+def test_own_provider_data_that_is_no_object_is_reported_not_a_traceback(value: Any) -> None:
+    """``provider_data`` holds any JSON: a ``cohere`` entry that is no object on a citation annotation
+    or a tool definition was a TypeError (``'float' object is not iterable``) in ``convert --to cohere``."""
+    response = mapper.decode_response(load(REAL / "pai_test_tool_choice_matrix_auto_cohere.1.response.json")).value
+    text = next(i for i in response.items if isinstance(i, TextItem) and i.annotations is not msgspec.UNSET)
+    ann = msgspec.structs.replace(text.annotations[0], provider_data={"cohere": value})
+    hostile = msgspec.structs.replace(text, annotations=[ann, *text.annotations[1:]])
+    request = mapper.decode_request(load(REAL / "pai_test_tool_choice_matrix_auto_cohere.1.request.json")).value
+    tools = [msgspec.structs.replace(t, provider_data={"cohere": value}) for t in request.tools]
+    t = msgspec.structs.replace(request, items=[*request.items, hostile], tools=tools)
+    out = mapper.encode_request(t, model="command-a-03-2025")
+    assert out.value["messages"][-1]["citations"][0]["text"] == ann.cited_text
+    assert all(set(tool) == {"type", "function"} for tool in out.value["tools"])
+    if value is not None:
+        drops = [e for e in out.report if e.action == "dropped" and "not an object" in e.reason]
+        assert len(drops) == 1 + len(tools)

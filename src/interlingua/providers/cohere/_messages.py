@@ -326,13 +326,16 @@ class MessageEncoder:
                 continue
             cites = msg.pop("_citations", None)
             if cites:
-                msg["citations"] = [self._citation(msg, where, ann) for where, ann in cites]
+                msg["citations"] = [self._citation(msg, where, ann, self.report) for where, ann in cites]
             out.append(msg)
         return out
 
     @staticmethod
-    def _citation(msg: dict[str, Any], where: Any, ann: Annotation) -> dict[str, Any]:
-        own = dict((ann.provider_data or {}).get(NAME, {})) if ann.provider_data is not UNSET else {}
+    def _citation(msg: dict[str, Any], where: Any, ann: Annotation, report: Report) -> dict[str, Any]:
+        value = ann.provider_data.get(NAME) if isinstance(ann.provider_data, Mapping) else None
+        own = dict(value) if isinstance(value, Mapping) else {}
+        if value is not None and not isinstance(value, Mapping):  # provider_data holds any JSON
+            report.add("dropped", f"cohere provider data of a citation annotation is not an object ({type(value).__name__})")
         c: dict[str, Any] = {}
         for wire, attr in (("start", "start_index"), ("end", "end_index"), ("text", "cited_text")):
             value = getattr(ann, attr)

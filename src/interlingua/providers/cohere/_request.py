@@ -72,7 +72,11 @@ def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, 
         fn["parameters"] = jcopy(tool.parameters) if tool.parameters is not UNSET else {"type": "object", "properties": {}}
         outer: dict[str, Any] = {"type": "function"}
         if tool.provider_data is not UNSET:
-            for key, value in tool.provider_data.get(NAME, {}).items():
+            own = tool.provider_data.get(NAME, {})
+            if not isinstance(own, dict):  # provider_data holds any JSON
+                report.add("dropped", f"provider_data 'cohere' of tool {tool.name!r} is not an object ({type(own).__name__})", index=n, item_type="tools")
+                own = {}
+            for key, value in own.items():
                 if key.startswith("tool."):
                     outer[key[5:]] = jcopy(value)
                 else:
