@@ -405,10 +405,11 @@ def test_every_mapper_s_format_check_takes_any_field_of_any_type(path: Path) -> 
     from interlingua.compat import detect_format
     from interlingua.conversion import detect_kind
     from interlingua.errors import InterlinguaError
-    from interlingua.mapping import available
+    from interlingua.mapping.registry import BUILTIN
 
     doc = json.loads(path.read_text())
-    mappers = [get_mapper(name) for name in available()]
+    # the built-in mappers: a plugin another test left on this worker's path is the plugin's business
+    mappers = [get_mapper(name) for name in sorted(BUILTIN)]
     for ptr in _all_pointers(doc)[1:]:
         for wrong in ([], {}, None, 7, "", {"type": []}):
             body = _set(doc, ptr, wrong)

@@ -187,7 +187,7 @@ def test_dialect_defaults_in_the_table_are_the_dialect_mappers_defaults() -> Non
     dialect_entries = [e for e in default_table().entries if e.provider.startswith("openai-chat:")]
     assert len(dialect_entries) == 13
     for entry in dialect_entries:
-        declared = msgspec.structs.replace(get_mapper(entry.provider).capabilities(None), max_output_tokens=None, max_tool_calls_per_turn=None)
+        declared = msgspec.structs.replace(get_mapper(entry.provider).capabilities(None), max_output_tokens=None, max_tool_calls_per_turn=None, reasoning_settings=None)
         assert entry.capabilities == declared, entry.provider
         assert resolve(entry.provider, "some-model").source == "table"
     assert lookup("openai-chat:zai", "glm-4.6").capabilities.input_modalities == ["text"]

@@ -42,7 +42,7 @@ RESPONSES = [pytest.param(s, p, pol, id=_id(s, p, pol)) for s, p in _responses()
 
 def test_the_cases_cover_every_provider_and_the_mistral_recordings() -> None:
     sources = {p.values[0] for p in REQUESTS}
-    assert sources == {"openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "mistral"}
+    assert sources == {"openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "mistral", "cohere"}
     assert sum(1 for p in REQUESTS if p.values[0] == "mistral") == 62 * len(POLICIES)
     assert any(p.values[1].suffix == ".sse" and p.values[0] == "mistral" for p in RESPONSES)
 
