@@ -71,6 +71,16 @@ def test_undetectable_input_says_why_and_what_was_looked_for(obj, why: str) -> N
         ({"messages": [{"role": "user", "content": "hi"}], "tools": [{"name": "f", "input_schema": {"type": "object"}}]}, "anthropic"),
         ({"messages": [{"role": "user", "content": "hi"}], "tool_choice": {"type": "any"}}, "anthropic"),
         ({"messages": [{"role": "user", "content": "hi"}], "options": {"temperature": 0}}, "ollama"),
+        # Anthropic's thinking config (ThinkingConfigParam) names Anthropic; z.ai's toggle of the same name does not
+        ({"messages": [{"role": "user", "content": "hi"}], "thinking": {"type": "enabled", "budget_tokens": 2048}}, "anthropic"),
+        ({"messages": [{"role": "user", "content": "hi"}], "thinking": {"type": "adaptive", "display": "omitted"}}, "anthropic"),
+        ({"messages": [{"role": "user", "content": "hi"}], "thinking": {"type": "disabled"}}, "anthropic"),
+        ({"messages": [{"role": "user", "content": "hi"}], "thinking": {"type": "enabled"}}, "openai-chat"),
+        ({"messages": [{"role": "user", "content": "hi"}], "thinking": {"type": "enabled", "clear_thinking": False}}, "openai-chat"),
+        # a thinking block with a string is Anthropic's (signed) or Cohere's (unsigned); Mistral's ThinkChunk holds a list
+        ({"messages": [{"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "s"}]}]}, "anthropic"),
+        ({"messages": [{"role": "assistant", "content": [{"type": "thinking", "thinking": "t"}]}]}, "cohere"),
+        ({"messages": [{"role": "assistant", "content": [{"type": "thinking", "thinking": [{"type": "text", "text": "t"}]}]}]}, "openai-chat"),
         ({"messages": [{"role": "user", "content": "hi"}], "tool_choice": {"type": "function", "function": {"name": "f"}}}, "openai-chat"),
     ],
 )
@@ -82,20 +92,7 @@ REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 _EXPECTED_DIR = {"anthropic": {"anthropic"}, "gemini": {"gemini"}, "openai_responses": {"openai-responses"}, "openai_chat": {"openai-chat"}, "openai_chat_extra": {"openai-chat"}, "openai_compatible": {"openai-chat"}, "openrouter": {"openai-chat"}, "ollama": {"ollama", "openai-chat"}, "bedrock_converse": {"bedrock-converse"}, "cohere": {"cohere", "openai-chat"}, "mistral": {"openai-chat"}, "openai_compatible_hosts": {"openai-chat"}}
 
 
-# Known detector gap (compat/_detect.py, not fixed in the providers17 branch): a chat body with a top-level
-# ``thinking`` toggle (z.ai) or an assistant ``thinking`` content chunk (Mistral) is read as Anthropic.
-_MISDETECTED = {"pai_mistral_mistral_model_thinking_part.1.request.json"} | {
-    p.name for p in (REAL / "openai_compatible_hosts").glob("zai__*.request.json")
-}
-
-
-def _real_request_params() -> list:
-    reason = "detector reads a top-level 'thinking' / a thinking chunk as Anthropic (known gap)"
-    return [pytest.param(p, id=p.name, marks=pytest.mark.xfail(strict=True, reason=reason)) if p.name in _MISDETECTED else pytest.param(p, id=p.name)
-            for p in sorted(REAL.glob("*/*.request.json"))]
-
-
-@pytest.mark.parametrize("path", _real_request_params())
+@pytest.mark.parametrize("path", sorted(REAL.glob("*/*.request.json")), ids=lambda p: p.name)
 def test_real_request_bodies_are_detected(path: Path) -> None:
     """Real recorded request bodies (tests/fixtures/real): detected as their API and read without refusal.
 

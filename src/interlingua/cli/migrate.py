@@ -43,6 +43,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import glob
 import importlib
 import os
 import re
@@ -290,6 +291,7 @@ class _AtomicFile:
         self.path = path
         directory = path.parent if str(path.parent) else Path(".")
         _remove_stale(path)
+        _OWN_TARGETS.add(path)  # before mkstemp: a signal between creating the file and recording it
         try:
             fd, self.tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=directory)
         except OSError as exc:
@@ -313,6 +315,21 @@ class _AtomicFile:
 
 _LIVE: set[_AtomicFile] = set()
 """Temporary files not yet committed; whatever ends the run removes them (see :func:`_terminate_cleanly`)."""
+
+_OWN_TARGETS: set[Path] = set()
+"""Every path this process opened an :class:`_AtomicFile` for: at the end of the run, any
+``.NAME.<this pid>.*.tmp`` beside them is removed too (one a signal left between ``mkstemp`` and
+:data:`_LIVE`, or during a commit)."""
+
+
+def _discard_all() -> None:
+    for leftover in list(_LIVE):
+        leftover.discard()
+    for path in list(_OWN_TARGETS):
+        directory = path.parent if str(path.parent) else Path(".")
+        for tmp in directory.glob(f".{glob.escape(path.name)}.{os.getpid()}.*.tmp"):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
 
 
 def _remove_stale(path: Path) -> None:
@@ -849,10 +866,13 @@ def _terminate_cleanly() -> Iterator[None]:
     try:
         yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        for leftover in list(_LIVE):
-            leftover.discard()
+        for sig in previous:  # a second signal must not cut the clean-up short
+            signal.signal(sig, signal.SIG_IGN)
+        try:
+            _discard_all()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
 
 def migrate(

@@ -15,18 +15,20 @@ Rules, first match wins (each looks at every message, so one odd message does no
 6. A list of messages whose every content block is a one-member object without ``type``
    (``{"text": ...}``, ``{"toolUse": {...}}``, ...: Converse ``ContentBlock`` unions), or a
    request body with ``inferenceConfig``/``toolConfig``/``modelId``: ``bedrock-converse``.
-7. Cohere v2: a message with ``tool_plan``, an assistant ``thinking`` part without a
+7. Cohere v2: a message with ``tool_plan``, an assistant ``thinking`` part (string ``thinking``) without a
    ``signature`` (Anthropic's always has one), a tool message with ``document`` parts; or a body
    with ``p``/``k``/``safety_mode``/``citation_options``/``strict_tools``/``documents``, a
    ``tool_choice`` of ``REQUIRED``/``NONE``, a ``thinking`` object with ``token_budget``, or
    ``stop_sequences`` without ``max_tokens`` (Anthropic requires it): ``cohere``.
-8. A request body whose own keys name its API: ``system``, ``thinking``, ``anthropic_version``,
+8. A request body whose own keys name its API: ``system``, an Anthropic ``thinking`` config
+   (``ThinkingConfigParam``: a ``type`` of ``enabled`` with ``budget_tokens``, ``disabled``,
+   ``adaptive`` or ``between_tools``; z.ai's ``thinking`` toggle is not one), ``anthropic_version``,
    ``stop_sequences``, ``top_k``, tools with ``input_schema`` or an object ``tool_choice``
    with an Anthropic ``type``: ``anthropic``; ``options``, ``keep_alive``, ``think``,
    ``format``: ``ollama``.
 9. A list of ``{"role", ...}`` messages (or an object with ``messages``):
-   ``anthropic`` when a block is ``tool_use``/``tool_result``/``thinking``/
-   ``redacted_thinking`` or an image has a ``source``; ``ollama`` when a message has
+   ``anthropic`` when a block is ``tool_use``/``tool_result``/``thinking`` (with a string
+   ``thinking``: Mistral's ``ThinkChunk`` holds a list)/``redacted_thinking`` or an image has a ``source``; ``ollama`` when a message has
    ``images``/``thinking``/``tool_name`` or a tool call's ``arguments`` is an object;
    else ``openai-chat`` (which also reads plain ``{role, content: str}`` lists of the
    other two the same way).
@@ -112,7 +114,7 @@ def _cohere_messages(messages: list[Any]) -> bool:
         if "tool_plan" in m:
             return True
         blocks = _blocks(m)
-        if m.get("role") == "assistant" and any(b.get("type") == "thinking" and "signature" not in b for b in blocks):
+        if m.get("role") == "assistant" and any(_text_thinking(b) and "signature" not in b for b in blocks):
             return True
         if m.get("role") == "tool" and any(b.get("type") == "document" and isinstance(b.get("document"), dict) for b in blocks):
             return True
@@ -144,7 +146,7 @@ def _message_list(messages: list[Any]) -> str:
         return "cohere"
     for m in messages:
         for b in _blocks(m):
-            if _kind(b) in _ANTHROPIC_BLOCKS or (_kind(b) in ("image", "document") and isinstance(b.get("source"), dict)):
+            if (_kind(b) in _ANTHROPIC_BLOCKS and (_kind(b) != "thinking" or _text_thinking(b))) or (_kind(b) in ("image", "document") and isinstance(b.get("source"), dict)):
                 return "anthropic"
     for m in messages:
         if any(k in m for k in ("images", "thinking", "tool_name")):
@@ -155,14 +157,34 @@ def _message_list(messages: list[Any]) -> str:
     return "openai-chat"
 
 
-_ANTHROPIC_BODY_KEYS = frozenset({"system", "thinking", "anthropic_version", "stop_sequences", "top_k"})
+_ANTHROPIC_BODY_KEYS = frozenset({"system", "anthropic_version", "stop_sequences", "top_k"})
+# Anthropic's ``thinking`` request parameter (SDK type ``ThinkingConfigParam``): ``{"type": "enabled",
+# "budget_tokens": N}``, ``{"type": "disabled" | "adaptive" | "between_tools"}``, optionally ``display``.
+# z.ai's chat ``thinking`` toggle (``{"type": "enabled", "clear_thinking": false}``) is not one.
+_ANTHROPIC_THINKING_TYPES = frozenset({"enabled", "disabled", "adaptive", "between_tools"})
+_ANTHROPIC_THINKING_KEYS = frozenset({"type", "budget_tokens", "display"})
+
+
+def _text_thinking(block: Any) -> bool:
+    """A ``thinking`` content block whose ``thinking`` is a string (Anthropic's and Cohere's; Mistral's
+    ``ThinkChunk`` holds a list of text chunks instead)."""
+    return isinstance(block, dict) and block.get("type") == "thinking" and isinstance(block.get("thinking"), str)
+
+
+def _anthropic_thinking(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and value.get("type") in _ANTHROPIC_THINKING_TYPES
+        and not value.keys() - _ANTHROPIC_THINKING_KEYS
+        and (value["type"] != "enabled" or "budget_tokens" in value)
+    )
 _OLLAMA_BODY_KEYS = frozenset({"options", "keep_alive", "think", "format"})
 
 
 def _body_hint(body: Mapping[str, Any]) -> str | None:
     """A request body's own keys can tell Anthropic and Ollama from OpenAI Chat."""
     tools = body.get("tools")
-    if _ANTHROPIC_BODY_KEYS & body.keys() or (isinstance(tools, list) and any(isinstance(t, dict) and "input_schema" in t for t in tools)):
+    if _ANTHROPIC_BODY_KEYS & body.keys() or _anthropic_thinking(body.get("thinking")) or (isinstance(tools, list) and any(isinstance(t, dict) and "input_schema" in t for t in tools)):
         return "anthropic"
     if isinstance(body.get("tool_choice"), dict) and body["tool_choice"].get("type") in ("auto", "any", "tool", "none"):
         return "anthropic"
