@@ -146,14 +146,14 @@ async def _call(
     timeouts: Any = None,
     settings: Settings | None = None,
 ) -> ModelResponse:
-    from ..transport import PROVIDERS, Client, RecordingTransport, ReplayTransport, Timeouts
+    from ..transport import Client, RecordingTransport, ReplayTransport, Timeouts, provider_spec
 
     transport: httpx.AsyncBaseTransport | None = None
     key = None
     if fixture is not None:
         transport = ReplayTransport(fixture)
         # Replaying needs no real key (CI without secrets); one from the environment is still used.
-        spec = PROVIDERS.get(provider)  # none: Client names the providers it has HTTP rules for
+        spec = provider_spec(provider)  # none: Client names the providers it has HTTP rules for
         key = next((os.environ[v] for v in (spec.env_vars if spec is not None else ()) if os.environ.get(v)), "replay-without-key")
     if record is not None:
         transport = RecordingTransport(record, transport)
@@ -243,6 +243,7 @@ def replay(
     code) or refused transcript, 2 usage error.
     """
     from ..mapping import available
+    from ..mapping.registry import is_known
 
     if transcript == "-":
         require_stdin("replay", "TRANSCRIPT")
@@ -256,8 +257,8 @@ def replay(
                 raise _Fail(2, "--store needs the session store (interlingua.store), which is not in this build") from None
         if not provider:
             raise _Fail(2, "--provider is required")
-        if provider not in available():
-            raise _Fail(2, f"unknown provider {provider!r}; known: {', '.join(available())}")
+        if not is_known(provider):
+            raise _Fail(2, f"unknown provider {provider!r}; known: {', '.join(available())}, or openai-chat:<host> (e.g. openai-chat:groq)")
         if fixture is not None and not fixture.is_file():
             raise _Fail(2, f"cannot read fixture {fixture}")
         timeouts = _timeouts(connect_timeout, read_timeout, idle_timeout, deadline)

@@ -22,7 +22,7 @@ Example::
 
 from ..errors import TransportError
 from ._bedrock import BedrockClient
-from ._client import PROVIDERS, Client, Generation, Timeouts, http2_available
+from ._client import PROVIDERS, Client, Generation, Timeouts, http2_available, provider_spec
 from ._errors import RETRYABLE
 from ._record import FIXTURE_VERSION, RecordingTransport, ReplayTransport, load_fixture
 from ._redact import REDACTED, redact
@@ -47,6 +47,7 @@ __all__ = [
     "http2_available",
     "load_fixture",
     "redact",
+    "provider_spec",
 ]
 
 for _name in __all__:

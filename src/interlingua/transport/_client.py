@@ -12,7 +12,7 @@ import dataclasses
 import logging
 import os
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Generator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -32,7 +32,7 @@ from ._errors import error_item, from_response, transport_error, translate
 from ._gemini import gemini
 from ._mistral import mistral
 from ._ollama import ollama
-from ._openai import openai_chat, openai_responses
+from ._openai import openai_chat, openai_chat_host, openai_responses
 from ._redact import protect_logs, redact, scrub_exception, secret_forms
 from ._retry import RetryPolicy, retry_delay
 from ._spec import ProviderSpec
@@ -41,8 +41,21 @@ __all__ = ["PROVIDERS", "Client", "Generation", "Timeouts", "http2_available"]
 
 logger = logging.getLogger("interlingua.transport")
 
+_VARIANTS: dict[str, Callable[[str], ProviderSpec | None]] = {"openai-chat": openai_chat_host}
+"""``<provider>:<variant>`` names with HTTP rules of their own (``openai-chat:groq``)."""
+
 PROVIDERS: dict[str, ProviderSpec] = {s.name: s for s in (openai_chat, openai_responses, anthropic, gemini, ollama, bedrock_converse, mistral)}
 """Built-in provider HTTP rules by mapper registry name."""
+
+
+def provider_spec(name: str) -> ProviderSpec | None:
+    """The HTTP rules for mapper registry name ``name`` (a built-in provider, or a variant such as
+    ``openai-chat:groq``: the host's API root and key variable); ``None`` when there are none."""
+    if name in PROVIDERS:
+        return PROVIDERS[name]
+    base, sep, variant = name.partition(":")
+    factory = _VARIANTS.get(base) if sep else None
+    return factory(variant) if factory is not None else None
 
 _MAX_ERROR_BODY = 64 * 1024
 
@@ -276,12 +289,15 @@ class Client:
         mapper: Mapper | None = None,
         settings: Settings | Mapping[str, Any] | None = None,
     ) -> None:
-        if isinstance(provider, ProviderSpec):
-            self._spec = provider
-        elif provider in PROVIDERS:
-            self._spec = PROVIDERS[provider]
-        else:
-            raise TransportError("invalid_request", f"no HTTP rules for provider {provider!r}; known: {', '.join(sorted(PROVIDERS))}", provider=str(provider))
+        spec = provider if isinstance(provider, ProviderSpec) else provider_spec(provider)
+        if spec is None:
+            raise TransportError(
+                "invalid_request",
+                f"no HTTP rules for provider {provider!r}; known: {', '.join(sorted(PROVIDERS))}, and "
+                f"{', '.join(f'{base}:<host>' for base in sorted(_VARIANTS))} for a known host (e.g. openai-chat:groq)",
+                provider=str(provider),
+            )
+        self._spec = spec
         self.provider = self._spec.name
         self.mapper = mapper or get_mapper(self._spec.name)
         key = api_key if api_key is not None else next((os.environ[v] for v in self._spec.env_vars if os.environ.get(v)), None)
