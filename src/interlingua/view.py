@@ -33,6 +33,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from .codec import to_builtins
 from .items import Transcript
 from .session_file import SessionBlock
@@ -115,7 +117,7 @@ def _from_block(block: SessionBlock) -> _Conversation:
 
 def _set(value: Any) -> Any:
     """``None`` for msgspec's UNSET (and ``None``), else the value."""
-    return None if value is None or type(value).__name__ == "UnsetType" else value
+    return None if value is None or value is msgspec.UNSET else value
 
 
 def render_html(source: Transcript | Iterable[SessionBlock], *, title: str | None = None) -> str:
