@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -31,8 +32,8 @@ def test_testing_md_examples_pass_in_a_user_project(pytester: pytest.Pytester) -
     modules = _test_modules("testing.md")
     assert set(modules) == {"test_agent_validity", "test_agent_snapshots", "test_agent_properties"}
     pytester.makepyfile(**modules)
-    pytester.runpytest("-p", PLUGIN, "-q", "--import-mode=importlib", "--snapshot-update").assert_outcomes(passed=8)
-    result = pytester.runpytest("-p", PLUGIN, "-q", "--import-mode=importlib")
+    pytester.runpytest_subprocess("-p", PLUGIN, "-q", "--import-mode=importlib", "--snapshot-update").assert_outcomes(passed=8)
+    result = pytester.runpytest_subprocess("-p", PLUGIN, "-q", "--import-mode=importlib")
     result.assert_outcomes(passed=8)
     shown = next(b for b in re.findall(r"```json\n(.*?)```", (ROOT / "docs" / "testing.md").read_text(), re.S))
     stored = (pytester.path / "__snapshots__" / "test_agent_snapshots" / "test_conversation.json").read_text()
@@ -46,11 +47,12 @@ def test_plugins_md_snippets_run() -> None:
         exec(compile(code, "docs/plugins.md", "exec"), {})
 
 
-def test_plugins_md_conformance_example_passes(pytester: pytest.Pytester) -> None:
+def test_plugins_md_conformance_example_passes(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     (name, code), = _test_modules("plugins.md").items()
     example = ROOT / "examples" / "plugin_perplexity"
     shutil.copytree(example / "tests" / "data", pytester.path / "tests" / "data")
-    pytester.syspathinsert(example / "src")
+    # a subprocess of its own (an in-process run re-imports hypothesis' strategy classes after the first one)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(example / "src"), os.environ.get("PYTHONPATH")])))
     pytester.makepyfile(**{name: code})
-    result = pytester.runpytest("-q", "--import-mode=importlib")
+    result = pytester.runpytest_subprocess("-q", "--import-mode=importlib")
     result.assert_outcomes(passed=6, skipped=4)  # skips: no subset strategy, no wire strategy, no samples, no id rule (no tools)
