@@ -401,8 +401,8 @@ BOUNDS: dict[str, str] = {
         "(start-up 58 against ~100 ms, per MB 3.8 against ~7 ms) and the ratio stays there at any size: 1x needs the start-up "
         "of msgspec + typer to fall by half and the typed decode path to match orjson + Rust validation (bare `decode_lines` "
         "about does; the proofs on top of it, line ends, bracket depth and header search, do not: codec work). Measured with "
-        "this harness on the same machine: main before this branch 0.47x (10 MB) and 0.48x (99 MB), this branch 0.52-0.60x and "
-        "0.54x. Python jsonschema is scaled from a subsample (see its note)."
+        "this harness on the same machine, two runs each (loaded, CPU ratios): main before this branch 0.47-0.55x (10 MB) and "
+        "0.47-0.48x (99 MB), this branch 0.52-0.65x and 0.50-0.54x: the branch's own gain is a few percent. Python jsonschema is scaled from a subsample (see its note)."
     ),
     "mapping": (
         "unchanged on this branch (the provider mappers belong to other work in progress): provider -> canonical -> provider is "
