@@ -21,6 +21,7 @@ case list is a pure function of the seed. The shards are parametrized so ``-n 2`
 from __future__ import annotations
 
 import json
+import os
 import random
 import sqlite3
 from dataclasses import dataclass
@@ -39,9 +40,11 @@ from interlingua.validation import validate_bytes, validate_path
 pytestmark = pytest.mark.fuzz
 
 REAL = Path(__file__).parent / "fixtures" / "real"
-SEED = 19
+# CI runs seed 19 with 4,000 cases; an attack run locally takes other seeds and more cases, e.g.
+# INTERLINGUA_FUZZ_SEED=7 INTERLINGUA_FUZZ_PER_SHARD=2000 pytest tests/test_fuzz_cli.py -n 2
+SEED = os.environ.get("INTERLINGUA_FUZZ_SEED", "19")
 SHARDS = 16
-PER_SHARD = 250  # 4,000 cases in all
+PER_SHARD = int(os.environ.get("INTERLINGUA_FUZZ_PER_SHARD", "250"))  # 4,000 cases in all
 DIRS = {"anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama", "openai_chat": "openai-chat", "openai_responses": "openai-responses", "openrouter": "openai-chat", "openai_chat_extra": "openai-chat", "openai_compatible": "openai-chat", "bedrock_converse": "bedrock-converse"}
 # any other fixture folder named after a registered mapper (a provider added later is fuzzed too)
 DIRS.update({d.name: d.name.replace("_", "-") for d in REAL.iterdir() if d.is_dir() and d.name not in DIRS and d.name.replace("_", "-") in available()})

@@ -181,7 +181,7 @@ def test_convert_canonical_to_canonical_runs_the_semantic_checks(tmp_path: Path)
 # --------------------------------------------------------------------------- usage counts (item 4)
 
 USAGE_KEYS = {"input_tokens", "output_tokens", "prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "reasoning_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "promptTokenCount", "candidatesTokenCount", "totalTokenCount", "thoughtsTokenCount", "cachedContentTokenCount", "eval_count", "prompt_eval_count", "inputTokens", "outputTokens", "totalTokens", "cacheReadInputTokens", "cacheWriteInputTokens", "thinking_tokens"}
-DIRS = {"anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama", "openai_chat": "openai-chat", "openai_responses": "openai-responses", "bedrock_converse": "bedrock-converse"}
+DIRS = {"anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama", "openai_chat": "openai-chat", "openai_responses": "openai-responses", "bedrock_converse": "bedrock-converse", "cohere": "cohere", "mistral": "mistral"}
 RESPONSES = sorted((p, DIRS[p.parent.name]) for d in DIRS for p in (REAL / d).glob("*.response.json") if "error" not in p.name)
 
 
@@ -226,7 +226,9 @@ def test_wrongly_typed_token_counts_never_reach_the_usage(fmt: str, tmp_path: Pa
 
 # --------------------------------------------------------------------------- tool calls (item 4)
 
-REQUESTS = sorted((p, DIRS.get(p.parent.name, "openai-chat")) for p in REAL.glob("*/*.request.json") if p.parent.name in DIRS or p.parent.name in ("openrouter", "openai_chat_extra", "openai_compatible"))
+# every provider's requests: cohere, mistral and the OpenAI-compatible hosts were left out before
+CALL_DIRS = {**DIRS, "openrouter": "openai-chat", "openai_chat_extra": "openai-chat", "openai_compatible": "openai-chat", "openai_compatible_hosts": "openai-chat"}
+REQUESTS = sorted((p, CALL_DIRS[p.parent.name]) for p in REAL.glob("*/*.request.json") if p.parent.name in CALL_DIRS)
 CALL_KEYS = ("tool_calls", "toolUse", "functionCall", "call_id", "tool_call_id", "toolUseId", "tool_use_id", "functionResponse", "toolResult")
 
 
@@ -435,3 +437,151 @@ def _all_pointers(value: Any, ptr: str = "") -> list[str]:
         for i, v in enumerate(value):
             out += _all_pointers(v, f"{ptr}/{i}")
     return out
+
+
+# --------------------------------------------------------------------------- company: raw calls, repeated ids (session 4)
+
+
+def _call_elements(value: Any, ptr: str = "") -> list[str]:
+    """Pointers of list elements that are one tool call in some provider's request shape."""
+    out = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _call_elements(v, f"{ptr}/{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            # (an OpenAI-shaped call has an id; a tool definition of the same shape has none)
+            if isinstance(v, dict) and (v.get("type") in ("tool_use", "function_call") or (v.get("type") == "function" and "id" in v) or "functionCall" in v or "toolUse" in v):
+                out.append(f"{ptr}/{i}")
+            out += _call_elements(v, f"{ptr}/{i}")
+    return out
+
+
+def _twice(doc: Any, ptr: str) -> Any:
+    """A copy of ``doc`` with the list element at ``ptr`` given twice (same id)."""
+    doc = json.loads(json.dumps(doc))
+    *parents, last = ptr.split("/")[1:]
+    cur = doc
+    for part in parents:
+        cur = cur[int(part)] if isinstance(cur, list) else cur[part]
+    cur.insert(int(last) + 1, json.loads(json.dumps(cur[int(last)])))
+    return doc
+
+
+REPEATED = [(p, fmt, ptrs[0]) for p, fmt in REQUESTS for ptrs in [_call_elements(json.loads(p.read_text()))] if ptrs]
+# one fixture per provider folder is enough for the class (every provider), the first call of each
+REPEATED = [next(r for r in REPEATED if r[0].parent == d) for d in sorted({r[0].parent for r in REPEATED})]
+
+
+@pytest.mark.parametrize(("path", "fmt", "ptr"), REPEATED, ids=[f"{p.parent.name}/{p.name}" for p, _, _ in REPEATED])
+def test_a_call_given_twice_never_writes_a_repeated_id(path: Path, fmt: str, ptr: str, tmp_path: Path) -> None:
+    """A body giving one tool call twice (same id): ``convert`` wrote two items with one id, which
+    ``validate`` refuses ("duplicate item id"). The repeated call is dropped and reported."""
+    from interlingua import convert_request
+
+    body = _twice(json.loads(path.read_text()), ptr)
+    src = tmp_path / "q.json"
+    src.write_text(json.dumps(body))
+    res = invoke("convert", "--from", fmt, "--to", "canonical", "--kind", "request", str(src))
+    assert res.exit_code == 0, res.output
+    assert validate_text(res.stdout, ".json", tmp_path).exit_code == 0
+    from interlingua.compat import FORMATS
+
+    migrated = invoke("migrate", "--from", fmt, str(src), "-o", str(tmp_path / "m.jsonl"), "-q")
+    if fmt in FORMATS:
+        assert migrated.exit_code == 0 and invoke("validate", str(tmp_path / "m.jsonl")).exit_code == 0
+    else:  # (migrate has no reader for this mapper yet: mistral; a usage error, nothing written)
+        assert migrated.exit_code == 2 and "unknown format" in migrated.stderr and not (tmp_path / "m.jsonl").exists()
+    once = convert_request(json.loads(path.read_text()), source=fmt, target="canonical")
+    twice = convert_request(body, source=fmt, target="canonical")
+    calls = [i for i in twice.value["items"] if i["type"] == "tool_call"]
+    assert len({c["id"] for c in calls}) == len(calls)
+    if len(calls) == len([i for i in once.value["items"] if i["type"] == "tool_call"]):  # not given a new id by the mapper
+        assert any(e.action == "dropped" and e.item_type == "tool_call" and "repeats the id" in e.reason for e in twice.report), [str(e) for e in twice.report]
+
+
+def test_an_item_id_given_twice_is_left_out_of_the_later_item() -> None:
+    from interlingua.items import TextItem
+    from interlingua.mapping.company import keep_company_items
+    from interlingua.mapping.report import Report
+
+    report = Report()
+    items = [TextItem(text="a", role="assistant", id="x"), TextItem(text="b", role="assistant", id="x")]
+    kept = keep_company_items(items, report)
+    assert kept is not None and kept[0].id == "x" and kept[1].id is msgspec.UNSET and kept[1].text == "b"
+    assert [(e.action, e.index, e.item_type) for e in report] == [("changed", 1, "text")]
+    assert keep_company_items(kept, Report()) is None  # nothing left to do: the same items
+
+
+RAW_CALLS = [
+    ("openai-responses", REAL / "openai_responses/pai_openai_responses_model_retry.1.request.json", lambda v: v.get("type") == "function_call", "name"),
+    ("gemini", REAL / "gemini/pai_google_streaming_tool_call_thought_signature.1.request.json", lambda v: "functionCall" in v, "functionCall/name"),
+]
+
+
+@pytest.mark.parametrize(("fmt", "path", "is_call", "field"), RAW_CALLS, ids=[r[0] for r in RAW_CALLS])
+def test_a_call_kept_raw_is_reported_when_its_result_is_dropped(fmt: str, path: Path, is_call: Any, field: str) -> None:
+    """A Responses ``function_call`` / Gemini ``functionCall`` with a wrongly typed name is kept as a
+    ``raw`` item; its result is dropped (no decoded call), and now both get a report entry."""
+    from interlingua import convert_request
+
+    body = json.loads(path.read_text())
+    ptr = next(p for p in _call_elements(body) if is_call(_value(body, p)))
+    bad = _set(body, f"{ptr}/{field}", 7)
+    out = convert_request(bad, source=fmt, target="canonical")
+    items = out.value["items"]
+    raw_value = next(i["value"] for i in items if i["type"] == "raw")
+    call_id = raw_value.get("call_id") or raw_value["functionCall"]["id"]
+    assert not any(i["type"] == "tool_result" and i["call_id"] == call_id for i in items)
+    entries = [(e.action, e.item_type, e.index, e.reason) for e in out.report]
+    assert any(a == "degraded" and t == "raw" and "kept raw" in r and "was left out" in r for a, t, _, r in entries), entries
+    assert any(a == "dropped" and t == "tool_result" and "kept raw (item" in r for a, t, _, r in entries), entries
+
+
+def _value(doc: Any, ptr: str) -> Any:
+    for part in ptr.split("/")[1:]:
+        doc = doc[int(part)] if isinstance(doc, list) else doc[part]
+    return doc
+
+
+@pytest.mark.parametrize("member", ["[" * 12000 + "]" * 12000, '{"a":' * 12000 + "1" + "}" * 12000])
+def test_an_over_deep_schema_version_is_refused_not_a_recursion_error(member: str, tmp_path: Path) -> None:
+    """Found by the session-4 attack (seed 7): the streamed document reader decoded ``schema_version``
+    before any depth check (``RecursionError`` through ``validate``)."""
+    path = tmp_path / "deep.json"
+    path.write_text('{"schema_version":' + member + ',"items":[]}')
+    res = invoke("validate", str(path))
+    assert res.exit_code == 1 and "nesting too deep" in res.stdout
+    res = invoke("convert", "--from", "canonical", "--to", "openai-chat", str(path))
+    assert res.exit_code == 1 and "nesting too deep" in res.stderr
+
+
+def _tools_pointer(body: Any) -> str | None:
+    for key in ("tools",):
+        if isinstance(body.get(key), list) and body[key]:
+            return f"/{key}/0"
+    return None
+
+
+TWICE_TOOLS = [(p, fmt) for p, fmt in REQUESTS if _tools_pointer(json.loads(p.read_text()))]
+TWICE_TOOLS = [next(r for r in TWICE_TOOLS if r[0].parent == d) for d in sorted({r[0].parent for r in TWICE_TOOLS})]
+
+
+@pytest.mark.parametrize(("path", "fmt"), TWICE_TOOLS, ids=[f"{p.parent.name}/{p.name}" for p, _ in TWICE_TOOLS])
+def test_a_tool_definition_given_twice_is_dropped_and_reported(path: Path, fmt: str, tmp_path: Path) -> None:
+    """A body defining one tool twice: ``convert`` wrote ``tools`` with a repeated name, which
+    ``validate`` refuses ("duplicate tool name"); the repeat is dropped and reported."""
+    from interlingua import convert_request
+
+    body = json.loads(path.read_text())
+    body = _twice(body, _tools_pointer(body))  # type: ignore[arg-type]
+    src = tmp_path / "q.json"
+    src.write_text(json.dumps(body))
+    res = invoke("convert", "--from", fmt, "--to", "canonical", "--kind", "request", str(src))
+    assert res.exit_code == 0, res.output
+    assert validate_text(res.stdout, ".json", tmp_path).exit_code == 0
+    out = convert_request(body, source=fmt, target="canonical")
+    names = [t["name"] for t in out.value.get("tools", [])]
+    assert len(set(names)) == len(names)
+    if names:
+        assert any(e.action == "dropped" and e.pointer == "/tools/1" and "repeats" in e.reason for e in out.report), [str(e) for e in out.report]
