@@ -585,3 +585,117 @@ def test_a_tool_definition_given_twice_is_dropped_and_reported(path: Path, fmt: 
     assert len(set(names)) == len(names)
     if names:
         assert any(e.action == "dropped" and e.pointer == "/tools/1" and "repeats" in e.reason for e in out.report), [str(e) for e in out.report]
+
+
+# --------------------------------------------------------------------------- validate == store import (session 4)
+
+
+def _line_mutations(lines: list[str]) -> list[tuple[str, list[str]]]:
+    out: list[tuple[str, list[str]]] = [("as is", lines)]
+    for i in range(len(lines)):
+        out.append((f"drop {i + 1}", lines[:i] + lines[i + 1 :]))
+        out.append((f"repeat {i + 1}", lines[: i + 1] + lines[i:]))
+        if i + 1 < len(lines):
+            out.append((f"swap {i + 1}", [*lines[:i], lines[i + 1], lines[i], *lines[i + 2 :]]))
+        row = json.loads(lines[i])
+        if "seq" in row:
+            for seq in (row["seq"] + 1, 0, 5):
+                out.append((f"seq {seq} at {i + 1}", [*lines[:i], json.dumps({**row, "seq": seq}), *lines[i + 1 :]]))
+            out.append((f"other session at {i + 1}", [*lines[:i], json.dumps({**row, "session_id": "other"}), *lines[i + 1 :]]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def two_sessions(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    tmp = tmp_path_factory.mktemp("two")
+    text = ""
+    for src in (SOURCE, REAL / "openai_chat/pai_openai_instructions_with_tool_calls.1.request.json"):
+        out = tmp / f"{src.stem}.jsonl"
+        assert invoke("migrate", str(src), "-o", str(out), "-q").exit_code == 0
+        text += out.read_text()
+    no_header = [ln for ln in text.splitlines() if '"session":' not in ln[:40]]
+    return text.splitlines() + ["--"] + no_header
+
+
+def test_validate_and_store_import_accept_and_refuse_the_same_session_files(two_sessions: list[str], tmp_path: Path) -> None:
+    """One contract: a mutated session file (lines dropped, repeated, swapped; seqs and session ids
+    changed; with and without headers) is accepted by both or refused by both, with the same message.
+    `validate` took gaps in seq (it only asked seqs to increase), interleaved sessions and a
+    header-less session after another session's header, all of which `store import` refuses."""
+    cut = two_sessions.index("--")
+    files = [two_sessions[:cut], two_sessions[cut + 1 :]]
+    differ = []
+    n = 0
+    for lines in files:
+        for what, mutated in _line_mutations(lines):
+            n += 1
+            path = tmp_path / f"m{n}.jsonl"
+            path.write_text("\n".join(mutated) + "\n")
+            checked = invoke("validate", str(path))
+            imported = invoke("store", "import", "--url", str(tmp_path / f"s{n}.sqlite3"), "--new-id", "-q", str(path))
+            assert checked.exit_code in (0, 1) and imported.exit_code in (0, 1), (what, checked.output, imported.output)
+            if (checked.exit_code == 0) != (imported.exit_code == 0):
+                differ.append((what, checked.stdout[-300:], imported.stderr[-300:]))
+            elif imported.exit_code:
+                message = imported.stderr.removeprefix("error: ").strip().split(": ", 2)[-1]
+                assert message in checked.stdout, (what, message, checked.stdout)
+    assert n > 60 and not differ, differ
+
+
+def test_interleaved_sessions_are_refused_by_validate_as_by_import(tmp_path: Path) -> None:
+    line = '{"schema_version":"1.0","session_id":"%s","seq":%d,"item":{"type":"text","text":"x","role":"user"}}'
+    path = tmp_path / "i.jsonl"
+    path.write_text("\n".join([line % ("a", 0), line % ("b", 0), line % ("a", 1)]) + "\n")
+    checked = invoke("validate", str(path))
+    assert checked.exit_code == 1 and "session 'a' appears twice in the file (a session's lines must be contiguous)" in checked.stdout
+    imported = invoke("store", "import", "--url", str(tmp_path / "s.sqlite3"), "--new-id", "-q", str(path))
+    assert imported.exit_code == 1 and "appears twice" in imported.stderr
+
+
+# --------------------------------------------------------------------------- base64 data (session 4)
+
+NOT_BASE64 = ["not base64!", "abc", "YWJj\nZGVm", "YW=Jj", "YWJj====", "-_-_"]
+
+
+def _image_doc(data: str, nested: bool = False) -> dict[str, Any]:
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+    if nested:
+        items = [{"type": "tool_call", "id": "c1", "name": "f", "arguments": {}}, {"type": "tool_result", "call_id": "c1", "content": [image]}]
+    else:
+        items = [{**image, "role": "user"}]
+    return {"schema_version": "1.0", "items": items}
+
+
+@pytest.mark.parametrize("data", NOT_BASE64, ids=repr)
+@pytest.mark.parametrize("nested", [False, True], ids=["top", "in-result"])
+def test_data_that_is_not_base64_is_refused_by_every_reader(data: str, nested: bool, tmp_path: Path) -> None:
+    """A base64 source's ``data`` passed ``validate`` and was written back whatever it held."""
+    doc = _image_doc(data, nested)
+    where = "/items/1/content/0/source/data" if nested else "/items/0/source/data"
+    res = validate_text(json.dumps(doc), ".json", tmp_path)
+    assert res.exit_code == 1 and f"{where}: data is not valid base64" in res.stdout, res.stdout
+    res = invoke("convert", "--from", "canonical", "--to", "anthropic", "--model", "m", str(tmp_path / "check.json"))
+    assert res.exit_code == 1 and "not valid base64" in res.stderr and res.stdout == ""
+    with pytest.raises(DocumentError) as exc:
+        decode_transcript(json.dumps(doc))
+    assert exc.value.problems[0].pointer == where
+    # a session file: line by line and in the block path (many lines), validate and import alike
+    items = doc["items"]
+    lines = [json.dumps({"schema_version": "1.0", "session_id": "s", "seq": i, "item": it}) for i, it in enumerate(items)]
+    good = [json.dumps({"schema_version": "1.0", "session_id": "s", "seq": len(items) + i, "item": {"type": "text", "text": "t", "role": "user"}}) for i in range(400)]
+    for text in ("\n".join(lines) + "\n", "\n".join([*lines, *good]) + "\n"):
+        res = validate_text(text, ".jsonl", tmp_path)
+        assert res.exit_code == 1 and "not valid base64" in res.stdout, res.stdout[-500:]
+        imported = invoke("store", "import", "--url", str(tmp_path / "b.sqlite3"), "--new-id", "-q", str(tmp_path / "check.jsonl"))
+        assert imported.exit_code == 1 and "not valid base64" in imported.stderr
+
+
+def test_a_provider_body_with_data_that_is_not_base64_is_refused_not_written(tmp_path: Path) -> None:
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "%%%"}}]}]}
+    src = tmp_path / "a.json"
+    src.write_text(json.dumps(body))
+    res = invoke("convert", "--from", "anthropic", "--to", "canonical", str(src))
+    assert res.exit_code == 1 and "not valid base64" in res.stderr and res.stdout == ""
+    body["messages"][0]["content"][0]["source"]["data"] = "aGVsbG8="
+    src.write_text(json.dumps(body))
+    assert invoke("convert", "--from", "anthropic", "--to", "canonical", str(src)).exit_code == 0
