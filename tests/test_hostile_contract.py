@@ -485,13 +485,8 @@ def test_a_call_given_twice_never_writes_a_repeated_id(path: Path, fmt: str, ptr
     res = invoke("convert", "--from", fmt, "--to", "canonical", "--kind", "request", str(src))
     assert res.exit_code == 0, res.output
     assert validate_text(res.stdout, ".json", tmp_path).exit_code == 0
-    from interlingua.compat import FORMATS
-
     migrated = invoke("migrate", "--from", fmt, str(src), "-o", str(tmp_path / "m.jsonl"), "-q")
-    if fmt in FORMATS:
-        assert migrated.exit_code == 0 and invoke("validate", str(tmp_path / "m.jsonl")).exit_code == 0
-    else:  # (migrate has no reader for this mapper yet: mistral; a usage error, nothing written)
-        assert migrated.exit_code == 2 and "unknown format" in migrated.stderr and not (tmp_path / "m.jsonl").exists()
+    assert migrated.exit_code == 0 and invoke("validate", str(tmp_path / "m.jsonl")).exit_code == 0
     once = convert_request(json.loads(path.read_text()), source=fmt, target="canonical")
     twice = convert_request(body, source=fmt, target="canonical")
     calls = [i for i in twice.value["items"] if i["type"] == "tool_call"]
