@@ -174,11 +174,20 @@ def test_mutated_real_streams_never_raise(data: st.DataObject) -> None:
 
 @pytest.mark.parametrize(("path", "fmt"), STREAMS, ids=lambda v: getattr(v, "name", v))
 def test_every_field_of_every_event_set_to_a_wrong_type(path: Path, fmt: str) -> None:
-    """Exhaustive over fields (two wrong types): the class of bug is any field of any event."""
+    """Exhaustive over fields (two wrong types): the class of bug is any field of any event.
+
+    Events of a shape already mutated (the same pointers, numbers aside, and the same ``type``) are
+    skipped: a long stream of text deltas made this quadratic (a 300-event Mistral stream ran for
+    over 20 minutes) without reaching any field the first delta did not."""
     mapper = get_mapper(fmt)
     events, sep = _events(path.read_bytes(), mapper.framing)
+    shapes: set[tuple[Any, ...]] = set()
     for i, ev in enumerate(events):
         for li, obj in _payload_lines(ev, mapper.framing):
+            shape = (repr(obj.get("type") if isinstance(obj, dict) else None), *sorted({re.sub(r"/\d+(?=/|$)", "/N", p) for p in pointers(obj)}))
+            if shape in shapes:
+                continue
+            shapes.add(shape)
             for ptr in pointers(obj)[1:]:
                 for wrong in (None, [], {}, 7, "s", True):
                     lines = ev.split(b"\n")
