@@ -362,8 +362,9 @@ def check_store_import(case: Case, seeds: Seeds, rng: random.Random, db: Path) -
         assert exported.exit_code == 0
         case.valid_bytes(exported.stdout.encode(), "store export of the import")
     else:
-        # (store import asks more than validate: a complete session file, seq 0, 1, 2, ..., each session once)
         assert _session_count(db) == before, f"{case.label}: a failed import changed the store"
+        # one contract (ADR 0018): what import refuses, validate refuses too
+        assert not validate_path([str(src)]).ok, f"{case.label}: validate accepts what store import refuses: {res.stderr[-500:]}"
 
 
 def check_replay(case: Case, seeds: Seeds, rng: random.Random) -> None:

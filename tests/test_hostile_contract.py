@@ -694,3 +694,17 @@ def test_a_provider_body_with_data_that_is_not_base64_is_refused_not_written(tmp
     body["messages"][0]["content"][0]["source"]["data"] = "aGVsbG8="
     src.write_text(json.dumps(body))
     assert invoke("convert", "--from", "anthropic", "--to", "canonical", str(src)).exit_code == 0
+
+
+@pytest.mark.parametrize("item", ['{"type":""}', '{"type":"","text":"x","role":"user"}'])
+def test_an_empty_item_type_is_refused_by_validate_as_by_import(item: str, tmp_path: Path) -> None:
+    """Found by the fuzz run with the contract check both ways: preserving mode kept ``"type": ""`` as an
+    unknown item (validate exit 0), which ``store import`` refuses (it keeps unknown items by type)."""
+    path = tmp_path / "e.jsonl"
+    path.write_text('{"schema_version":"1.0","session_id":"s","seq":0,"item":%s}\n' % item)
+    checked = invoke("validate", str(path))
+    imported = invoke("store", "import", "--url", str(tmp_path / "s.sqlite3"), "--new-id", "-q", str(path))
+    assert checked.exit_code == 1 and imported.exit_code == 1, (checked.output, imported.output)
+    doc = tmp_path / "e.json"
+    doc.write_text('{"schema_version":"1.0","items":[%s]}' % item)
+    assert invoke("validate", str(doc)).exit_code == 1

@@ -522,10 +522,12 @@ def _decode_one_item(raw: bytes, pointer: str, mode: Mode, newer_minor: bool, li
                 generic = None
             if isinstance(generic, dict):
                 typ = generic.get("type")
-                if isinstance(typ, str) and typ not in KNOWN_ITEM_TYPES:
+                # an unknown item is kept only with a non-empty string `type` (the store keeps it by
+                # its type: one contract for validate and store import)
+                if isinstance(typ, str) and typ and typ not in KNOWN_ITEM_TYPES:
                     return UnknownItem(raw, typ)
-                if newer_minor and "unknown field" in problem.message:
-                    return UnknownItem(raw, typ if isinstance(typ, str) else None)
+                if newer_minor and "unknown field" in problem.message and isinstance(typ, str) and typ:
+                    return UnknownItem(raw, typ)
         if problem.message.startswith("Invalid value") and problem.pointer == f"{pointer}/type":
             problem = Problem(problem.pointer, _bad_type_message(raw, mode))
         raise DocumentError(problem) from exc
