@@ -181,7 +181,7 @@ def test_convert_canonical_to_canonical_runs_the_semantic_checks(tmp_path: Path)
 # --------------------------------------------------------------------------- usage counts (item 4)
 
 USAGE_KEYS = {"input_tokens", "output_tokens", "prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "reasoning_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "promptTokenCount", "candidatesTokenCount", "totalTokenCount", "thoughtsTokenCount", "cachedContentTokenCount", "eval_count", "prompt_eval_count", "inputTokens", "outputTokens", "totalTokens", "cacheReadInputTokens", "cacheWriteInputTokens", "thinking_tokens"}
-DIRS = {"anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama", "openai_chat": "openai-chat", "openai_responses": "openai-responses", "bedrock_converse": "bedrock-converse"}
+DIRS = {"anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama", "openai_chat": "openai-chat", "openai_responses": "openai-responses", "bedrock_converse": "bedrock-converse", "cohere": "cohere", "mistral": "mistral"}
 RESPONSES = sorted((p, DIRS[p.parent.name]) for d in DIRS for p in (REAL / d).glob("*.response.json") if "error" not in p.name)
 
 
@@ -226,7 +226,9 @@ def test_wrongly_typed_token_counts_never_reach_the_usage(fmt: str, tmp_path: Pa
 
 # --------------------------------------------------------------------------- tool calls (item 4)
 
-REQUESTS = sorted((p, DIRS.get(p.parent.name, "openai-chat")) for p in REAL.glob("*/*.request.json") if p.parent.name in DIRS or p.parent.name in ("openrouter", "openai_chat_extra", "openai_compatible"))
+# every provider's requests: cohere, mistral and the OpenAI-compatible hosts were left out before
+CALL_DIRS = {**DIRS, "openrouter": "openai-chat", "openai_chat_extra": "openai-chat", "openai_compatible": "openai-chat", "openai_compatible_hosts": "openai-chat"}
+REQUESTS = sorted((p, CALL_DIRS[p.parent.name]) for p in REAL.glob("*/*.request.json") if p.parent.name in CALL_DIRS)
 CALL_KEYS = ("tool_calls", "toolUse", "functionCall", "call_id", "tool_call_id", "toolUseId", "tool_use_id", "functionResponse", "toolResult")
 
 
@@ -435,3 +437,274 @@ def _all_pointers(value: Any, ptr: str = "") -> list[str]:
         for i, v in enumerate(value):
             out += _all_pointers(v, f"{ptr}/{i}")
     return out
+
+
+# --------------------------------------------------------------------------- company: raw calls, repeated ids (session 4)
+
+
+def _call_elements(value: Any, ptr: str = "") -> list[str]:
+    """Pointers of list elements that are one tool call in some provider's request shape."""
+    out = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _call_elements(v, f"{ptr}/{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            # (an OpenAI-shaped call has an id; a tool definition of the same shape has none)
+            if isinstance(v, dict) and (v.get("type") in ("tool_use", "function_call") or (v.get("type") == "function" and "id" in v) or "functionCall" in v or "toolUse" in v):
+                out.append(f"{ptr}/{i}")
+            out += _call_elements(v, f"{ptr}/{i}")
+    return out
+
+
+def _twice(doc: Any, ptr: str) -> Any:
+    """A copy of ``doc`` with the list element at ``ptr`` given twice (same id)."""
+    doc = json.loads(json.dumps(doc))
+    *parents, last = ptr.split("/")[1:]
+    cur = doc
+    for part in parents:
+        cur = cur[int(part)] if isinstance(cur, list) else cur[part]
+    cur.insert(int(last) + 1, json.loads(json.dumps(cur[int(last)])))
+    return doc
+
+
+REPEATED = [(p, fmt, ptrs[0]) for p, fmt in REQUESTS for ptrs in [_call_elements(json.loads(p.read_text()))] if ptrs]
+# one fixture per provider folder is enough for the class (every provider), the first call of each
+REPEATED = [next(r for r in REPEATED if r[0].parent == d) for d in sorted({r[0].parent for r in REPEATED})]
+
+
+@pytest.mark.parametrize(("path", "fmt", "ptr"), REPEATED, ids=[f"{p.parent.name}/{p.name}" for p, _, _ in REPEATED])
+def test_a_call_given_twice_never_writes_a_repeated_id(path: Path, fmt: str, ptr: str, tmp_path: Path) -> None:
+    """A body giving one tool call twice (same id): ``convert`` wrote two items with one id, which
+    ``validate`` refuses ("duplicate item id"). The repeated call is dropped and reported."""
+    from interlingua import convert_request
+
+    body = _twice(json.loads(path.read_text()), ptr)
+    src = tmp_path / "q.json"
+    src.write_text(json.dumps(body))
+    res = invoke("convert", "--from", fmt, "--to", "canonical", "--kind", "request", str(src))
+    assert res.exit_code == 0, res.output
+    assert validate_text(res.stdout, ".json", tmp_path).exit_code == 0
+    migrated = invoke("migrate", "--from", fmt, str(src), "-o", str(tmp_path / "m.jsonl"), "-q")
+    assert migrated.exit_code == 0 and invoke("validate", str(tmp_path / "m.jsonl")).exit_code == 0
+    once = convert_request(json.loads(path.read_text()), source=fmt, target="canonical")
+    twice = convert_request(body, source=fmt, target="canonical")
+    calls = [i for i in twice.value["items"] if i["type"] == "tool_call"]
+    assert len({c["id"] for c in calls}) == len(calls)
+    if len(calls) == len([i for i in once.value["items"] if i["type"] == "tool_call"]):  # not given a new id by the mapper
+        assert any(e.action == "dropped" and e.item_type == "tool_call" and "repeats the id" in e.reason for e in twice.report), [str(e) for e in twice.report]
+
+
+def test_an_item_id_given_twice_is_left_out_of_the_later_item() -> None:
+    from interlingua.items import TextItem
+    from interlingua.mapping.company import keep_company_items
+    from interlingua.mapping.report import Report
+
+    report = Report()
+    items = [TextItem(text="a", role="assistant", id="x"), TextItem(text="b", role="assistant", id="x")]
+    kept = keep_company_items(items, report)
+    assert kept is not None and kept[0].id == "x" and kept[1].id is msgspec.UNSET and kept[1].text == "b"
+    assert [(e.action, e.index, e.item_type) for e in report] == [("changed", 1, "text")]
+    assert keep_company_items(kept, Report()) is None  # nothing left to do: the same items
+
+
+RAW_CALLS = [
+    ("openai-responses", REAL / "openai_responses/pai_openai_responses_model_retry.1.request.json", lambda v: v.get("type") == "function_call", "name"),
+    ("gemini", REAL / "gemini/pai_google_streaming_tool_call_thought_signature.1.request.json", lambda v: "functionCall" in v, "functionCall/name"),
+]
+
+
+@pytest.mark.parametrize(("fmt", "path", "is_call", "field"), RAW_CALLS, ids=[r[0] for r in RAW_CALLS])
+def test_a_call_kept_raw_is_reported_when_its_result_is_dropped(fmt: str, path: Path, is_call: Any, field: str) -> None:
+    """A Responses ``function_call`` / Gemini ``functionCall`` with a wrongly typed name is kept as a
+    ``raw`` item; its result is dropped (no decoded call), and now both get a report entry."""
+    from interlingua import convert_request
+
+    body = json.loads(path.read_text())
+    ptr = next(p for p in _call_elements(body) if is_call(_value(body, p)))
+    bad = _set(body, f"{ptr}/{field}", 7)
+    out = convert_request(bad, source=fmt, target="canonical")
+    items = out.value["items"]
+    raw_value = next(i["value"] for i in items if i["type"] == "raw")
+    call_id = raw_value.get("call_id") or raw_value["functionCall"]["id"]
+    assert not any(i["type"] == "tool_result" and i["call_id"] == call_id for i in items)
+    entries = [(e.action, e.item_type, e.index, e.reason) for e in out.report]
+    assert any(a == "degraded" and t == "raw" and "kept raw" in r and "was left out" in r for a, t, _, r in entries), entries
+    assert any(a == "dropped" and t == "tool_result" and "kept raw (item" in r for a, t, _, r in entries), entries
+
+
+def _value(doc: Any, ptr: str) -> Any:
+    for part in ptr.split("/")[1:]:
+        doc = doc[int(part)] if isinstance(doc, list) else doc[part]
+    return doc
+
+
+@pytest.mark.parametrize("member", ["[" * 12000 + "]" * 12000, '{"a":' * 12000 + "1" + "}" * 12000])
+def test_an_over_deep_schema_version_is_refused_not_a_recursion_error(member: str, tmp_path: Path) -> None:
+    """Found by the session-4 attack (seed 7): the streamed document reader decoded ``schema_version``
+    before any depth check (``RecursionError`` through ``validate``)."""
+    path = tmp_path / "deep.json"
+    path.write_text('{"schema_version":' + member + ',"items":[]}')
+    res = invoke("validate", str(path))
+    assert res.exit_code == 1 and "nesting too deep" in res.stdout
+    res = invoke("convert", "--from", "canonical", "--to", "openai-chat", str(path))
+    assert res.exit_code == 1 and "nesting too deep" in res.stderr
+
+
+def _tools_pointer(body: Any) -> str | None:
+    for key in ("tools",):
+        if isinstance(body.get(key), list) and body[key]:
+            return f"/{key}/0"
+    return None
+
+
+TWICE_TOOLS = [(p, fmt) for p, fmt in REQUESTS if _tools_pointer(json.loads(p.read_text()))]
+TWICE_TOOLS = [next(r for r in TWICE_TOOLS if r[0].parent == d) for d in sorted({r[0].parent for r in TWICE_TOOLS})]
+
+
+@pytest.mark.parametrize(("path", "fmt"), TWICE_TOOLS, ids=[f"{p.parent.name}/{p.name}" for p, _ in TWICE_TOOLS])
+def test_a_tool_definition_given_twice_is_dropped_and_reported(path: Path, fmt: str, tmp_path: Path) -> None:
+    """A body defining one tool twice: ``convert`` wrote ``tools`` with a repeated name, which
+    ``validate`` refuses ("duplicate tool name"); the repeat is dropped and reported."""
+    from interlingua import convert_request
+
+    body = json.loads(path.read_text())
+    body = _twice(body, _tools_pointer(body))  # type: ignore[arg-type]
+    src = tmp_path / "q.json"
+    src.write_text(json.dumps(body))
+    res = invoke("convert", "--from", fmt, "--to", "canonical", "--kind", "request", str(src))
+    assert res.exit_code == 0, res.output
+    assert validate_text(res.stdout, ".json", tmp_path).exit_code == 0
+    out = convert_request(body, source=fmt, target="canonical")
+    names = [t["name"] for t in out.value.get("tools", [])]
+    assert len(set(names)) == len(names)
+    if names:
+        assert any(e.action == "dropped" and e.pointer == "/tools/1" and "repeats" in e.reason for e in out.report), [str(e) for e in out.report]
+
+
+# --------------------------------------------------------------------------- validate == store import (session 4)
+
+
+def _line_mutations(lines: list[str]) -> list[tuple[str, list[str]]]:
+    out: list[tuple[str, list[str]]] = [("as is", lines)]
+    for i in range(len(lines)):
+        out.append((f"drop {i + 1}", lines[:i] + lines[i + 1 :]))
+        out.append((f"repeat {i + 1}", lines[: i + 1] + lines[i:]))
+        if i + 1 < len(lines):
+            out.append((f"swap {i + 1}", [*lines[:i], lines[i + 1], lines[i], *lines[i + 2 :]]))
+        row = json.loads(lines[i])
+        if "seq" in row:
+            for seq in (row["seq"] + 1, 0, 5):
+                out.append((f"seq {seq} at {i + 1}", [*lines[:i], json.dumps({**row, "seq": seq}), *lines[i + 1 :]]))
+            out.append((f"other session at {i + 1}", [*lines[:i], json.dumps({**row, "session_id": "other"}), *lines[i + 1 :]]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def two_sessions(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    tmp = tmp_path_factory.mktemp("two")
+    text = ""
+    for src in (SOURCE, REAL / "openai_chat/pai_openai_instructions_with_tool_calls.1.request.json"):
+        out = tmp / f"{src.stem}.jsonl"
+        assert invoke("migrate", str(src), "-o", str(out), "-q").exit_code == 0
+        text += out.read_text()
+    no_header = [ln for ln in text.splitlines() if '"session":' not in ln[:40]]
+    return text.splitlines() + ["--"] + no_header
+
+
+def test_validate_and_store_import_accept_and_refuse_the_same_session_files(two_sessions: list[str], tmp_path: Path) -> None:
+    """One contract: a mutated session file (lines dropped, repeated, swapped; seqs and session ids
+    changed; with and without headers) is accepted by both or refused by both, with the same message.
+    `validate` took gaps in seq (it only asked seqs to increase), interleaved sessions and a
+    header-less session after another session's header, all of which `store import` refuses."""
+    cut = two_sessions.index("--")
+    files = [two_sessions[:cut], two_sessions[cut + 1 :]]
+    differ = []
+    n = 0
+    for lines in files:
+        for what, mutated in _line_mutations(lines):
+            n += 1
+            path = tmp_path / f"m{n}.jsonl"
+            path.write_text("\n".join(mutated) + "\n")
+            checked = invoke("validate", str(path))
+            imported = invoke("store", "import", "--url", str(tmp_path / f"s{n}.sqlite3"), "--new-id", "-q", str(path))
+            assert checked.exit_code in (0, 1) and imported.exit_code in (0, 1), (what, checked.output, imported.output)
+            if (checked.exit_code == 0) != (imported.exit_code == 0):
+                differ.append((what, checked.stdout[-300:], imported.stderr[-300:]))
+            elif imported.exit_code:
+                message = imported.stderr.removeprefix("error: ").strip().split(": ", 2)[-1]
+                assert message in checked.stdout, (what, message, checked.stdout)
+    assert n > 60 and not differ, differ
+
+
+def test_interleaved_sessions_are_refused_by_validate_as_by_import(tmp_path: Path) -> None:
+    line = '{"schema_version":"1.0","session_id":"%s","seq":%d,"item":{"type":"text","text":"x","role":"user"}}'
+    path = tmp_path / "i.jsonl"
+    path.write_text("\n".join([line % ("a", 0), line % ("b", 0), line % ("a", 1)]) + "\n")
+    checked = invoke("validate", str(path))
+    assert checked.exit_code == 1 and "session 'a' appears twice in the file (a session's lines must be contiguous)" in checked.stdout
+    imported = invoke("store", "import", "--url", str(tmp_path / "s.sqlite3"), "--new-id", "-q", str(path))
+    assert imported.exit_code == 1 and "appears twice" in imported.stderr
+
+
+# --------------------------------------------------------------------------- base64 data (session 4)
+
+NOT_BASE64 = ["not base64!", "abc", "YWJj\nZGVm", "YW=Jj", "YWJj====", "-_-_"]
+
+
+def _image_doc(data: str, nested: bool = False) -> dict[str, Any]:
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+    if nested:
+        items = [{"type": "tool_call", "id": "c1", "name": "f", "arguments": {}}, {"type": "tool_result", "call_id": "c1", "content": [image]}]
+    else:
+        items = [{**image, "role": "user"}]
+    return {"schema_version": "1.0", "items": items}
+
+
+@pytest.mark.parametrize("data", NOT_BASE64, ids=repr)
+@pytest.mark.parametrize("nested", [False, True], ids=["top", "in-result"])
+def test_data_that_is_not_base64_is_refused_by_every_reader(data: str, nested: bool, tmp_path: Path) -> None:
+    """A base64 source's ``data`` passed ``validate`` and was written back whatever it held."""
+    doc = _image_doc(data, nested)
+    where = "/items/1/content/0/source/data" if nested else "/items/0/source/data"
+    res = validate_text(json.dumps(doc), ".json", tmp_path)
+    assert res.exit_code == 1 and f"{where}: data is not valid base64" in res.stdout, res.stdout
+    res = invoke("convert", "--from", "canonical", "--to", "anthropic", "--model", "m", str(tmp_path / "check.json"))
+    assert res.exit_code == 1 and "not valid base64" in res.stderr and res.stdout == ""
+    with pytest.raises(DocumentError) as exc:
+        decode_transcript(json.dumps(doc))
+    assert exc.value.problems[0].pointer == where
+    # a session file: line by line and in the block path (many lines), validate and import alike
+    items = doc["items"]
+    lines = [json.dumps({"schema_version": "1.0", "session_id": "s", "seq": i, "item": it}) for i, it in enumerate(items)]
+    good = [json.dumps({"schema_version": "1.0", "session_id": "s", "seq": len(items) + i, "item": {"type": "text", "text": "t", "role": "user"}}) for i in range(400)]
+    for text in ("\n".join(lines) + "\n", "\n".join([*lines, *good]) + "\n"):
+        res = validate_text(text, ".jsonl", tmp_path)
+        assert res.exit_code == 1 and "not valid base64" in res.stdout, res.stdout[-500:]
+        imported = invoke("store", "import", "--url", str(tmp_path / "b.sqlite3"), "--new-id", "-q", str(tmp_path / "check.jsonl"))
+        assert imported.exit_code == 1 and "not valid base64" in imported.stderr
+
+
+def test_a_provider_body_with_data_that_is_not_base64_is_refused_not_written(tmp_path: Path) -> None:
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "%%%"}}]}]}
+    src = tmp_path / "a.json"
+    src.write_text(json.dumps(body))
+    res = invoke("convert", "--from", "anthropic", "--to", "canonical", str(src))
+    assert res.exit_code == 1 and "not valid base64" in res.stderr and res.stdout == ""
+    body["messages"][0]["content"][0]["source"]["data"] = "aGVsbG8="
+    src.write_text(json.dumps(body))
+    assert invoke("convert", "--from", "anthropic", "--to", "canonical", str(src)).exit_code == 0
+
+
+@pytest.mark.parametrize("item", ['{"type":""}', '{"type":"","text":"x","role":"user"}'])
+def test_an_empty_item_type_is_refused_by_validate_as_by_import(item: str, tmp_path: Path) -> None:
+    """Found by the fuzz run with the contract check both ways: preserving mode kept ``"type": ""`` as an
+    unknown item (validate exit 0), which ``store import`` refuses (it keeps unknown items by type)."""
+    path = tmp_path / "e.jsonl"
+    path.write_text('{"schema_version":"1.0","session_id":"s","seq":0,"item":%s}\n' % item)
+    checked = invoke("validate", str(path))
+    imported = invoke("store", "import", "--url", str(tmp_path / "s.sqlite3"), "--new-id", "-q", str(path))
+    assert checked.exit_code == 1 and imported.exit_code == 1, (checked.output, imported.output)
+    doc = tmp_path / "e.json"
+    doc.write_text('{"schema_version":"1.0","items":[%s]}' % item)
+    assert invoke("validate", str(doc)).exit_code == 1

@@ -195,8 +195,8 @@ class TranscriptStream:
                     try:
                         _, self.minor = _read_version(b'{"schema_version":' + raw + b"}")
                         self.version = msgspec.json.decode(raw)
-                    except (DocumentError, msgspec.DecodeError):
-                        raise Fallback from None
+                    except (DocumentError, msgspec.DecodeError, RecursionError):
+                        raise Fallback from None  # (an over-deep value: the whole reader's LimitError)
             if self._expect(b",}") == b"}":
                 break
         if self._skip_ws():

@@ -22,6 +22,7 @@ pointer, never a traceback.
 
 from __future__ import annotations
 
+import binascii
 import functools
 import math
 import os
@@ -442,14 +443,25 @@ _MEDIA_CLASSES = (ImageItem, AudioItem, VideoItem, DocumentItem)
 
 
 def _check_base64(item: Any, pointer: str, limits: Limits) -> None:
+    """Refuse an inline ``base64`` source over ``max_base64_bytes`` (:class:`LimitError`) or whose
+    ``data`` is not base64 (:class:`DocumentError`): RFC 4648 standard alphabet with its padding, no
+    whitespace, nothing after the padding (``binascii.a2b_base64(data, strict_mode=True)``), so nothing written fails to decode on the
+    way to a provider. Checked for the item's own source and the media items of its ``content``."""
     src = getattr(item, "source", None)
-    if isinstance(src, Base64Source) and len(src.data) > limits.max_base64_bytes:
-        raise LimitError(
-            Problem(f"{pointer}/source/data", f"inline base64 is {len(src.data)} characters; the limit is {limits.max_base64_bytes} (use an artifact_ref or a file source)")
-        )
-    for sub in getattr(item, "content", None) or ():
+    if isinstance(src, Base64Source):
+        if len(src.data) > limits.max_base64_bytes:
+            raise LimitError(
+                Problem(f"{pointer}/source/data", f"inline base64 is {len(src.data)} characters; the limit is {limits.max_base64_bytes} (use an artifact_ref or a file source)")
+            )
+        try:
+            binascii.a2b_base64(src.data, strict_mode=True)
+            if src.data.endswith("==="):  # (strict mode still takes a whole padding quantum)
+                raise binascii.Error("Excess padding")
+        except (binascii.Error, ValueError) as exc:
+            raise DocumentError(Problem(f"{pointer}/source/data", f"data is not valid base64 ({exc}; standard alphabet with padding, no whitespace)")) from None
+    for i, sub in enumerate(getattr(item, "content", None) or ()):
         if isinstance(sub, _MEDIA_CLASSES):
-            _check_base64(sub, pointer, limits)
+            _check_base64(sub, f"{pointer}/content/{i}", limits)
 
 
 # --------------------------------------------------------------------------- items
@@ -510,10 +522,12 @@ def _decode_one_item(raw: bytes, pointer: str, mode: Mode, newer_minor: bool, li
                 generic = None
             if isinstance(generic, dict):
                 typ = generic.get("type")
-                if isinstance(typ, str) and typ not in KNOWN_ITEM_TYPES:
+                # an unknown item is kept only with a non-empty string `type` (the store keeps it by
+                # its type: one contract for validate and store import)
+                if isinstance(typ, str) and typ and typ not in KNOWN_ITEM_TYPES:
                     return UnknownItem(raw, typ)
-                if newer_minor and "unknown field" in problem.message:
-                    return UnknownItem(raw, typ if isinstance(typ, str) else None)
+                if newer_minor and "unknown field" in problem.message and isinstance(typ, str) and typ:
+                    return UnknownItem(raw, typ)
         if problem.message.startswith("Invalid value") and problem.pointer == f"{pointer}/type":
             problem = Problem(problem.pointer, _bad_type_message(raw, mode))
         raise DocumentError(problem) from exc
@@ -771,7 +785,7 @@ def _decode_envelope_fast(raw: bytes, limits: Limits) -> Envelope | None:
     if isinstance(item, _MEDIA_CLASSES) or getattr(item, "content", None):
         try:
             _check_base64(item, "/item", limits)
-        except LimitError:
+        except (LimitError, DocumentError):
             return None
     return env
 
@@ -1086,6 +1100,8 @@ def _decode_items_block(data: bytes, count: int, limits: Limits = DEFAULT_LIMITS
         return None
     if len(items) != count or brackets.count(b"\n") != count - 1:
         return None
+    if _may_hold_base64(data) and not all(_base64_ok(item, limits) for item in items):
+        return None  # the line-by-line path locates the bad data
     return items
 
 
@@ -1121,7 +1137,24 @@ def _decode_block(data: bytes, limits: Limits) -> list[Envelope] | None:
     for env in envs:
         if env.schema_version != version:
             return None
+    if _may_hold_base64(data) and not all(_base64_ok(env.item, limits) for env in envs):
+        return None  # the line-by-line path locates the bad data
     return envs
+
+
+def _may_hold_base64(data: bytes) -> bool:
+    """Whether a block can hold a ``base64`` source (its tag, or an escape that could spell it)."""
+    return b'"base64"' in data or b"\\u" in data
+
+
+def _base64_ok(item: Any, limits: Limits) -> bool:
+    if not (isinstance(item, _MEDIA_CLASSES) or getattr(item, "content", None)):
+        return True
+    try:
+        _check_base64(item, "", limits)
+    except (LimitError, DocumentError):
+        return False
+    return True
 
 
 def write_jsonl(envelopes: Iterable[Envelope], dest: str | os.PathLike[str] | IO[bytes]) -> int:

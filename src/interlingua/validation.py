@@ -322,6 +322,12 @@ class _SessionTable:
             self.spill()
         return checker
 
+    def seen(self, sid: str) -> bool:
+        """Whether session ``sid`` has state here (in memory or spilled)."""
+        if sid in self.live:
+            return True
+        return self.db is not None and self.db.execute("SELECT 1 FROM sessions WHERE sid = ?", (sid,)).fetchone() is not None
+
     def grew(self, n: int) -> None:
         """``n`` ids were added to the checker last returned."""
         self.entries += n
@@ -633,7 +639,9 @@ def _validate_jsonl_lines(
     reader: Any, source: Any, table: _SessionTable, *, mode: Mode, limits: Limits, file: str | None, progress: Callable[[int], None] | None
 ) -> ValidationResult:
     result = ValidationResult(files=1)
-    header_session: str | None = None
+    header_session: str | None = None  # the session of the last header while its block lasts
+    header_line = 0
+    current: str | None = None  # the session whose block the last line belongs to
     problems = result.problems
     reported = 0
     for n, part in enumerate(_jsonl_parts(reader, mode=mode, limits=limits, errors="yield", file_label=file)):
@@ -644,11 +652,17 @@ def _validate_jsonl_lines(
         if type(part) is tuple:  # a block of consecutive lines, each decoded
             first, envs = part
             result.items += len(envs)
-            _check_block(table, envs, first, header_session, file, problems)
+            current, header_session = _check_block(table, envs, first, current, header_session, header_line, file, problems)
             continue
         rec = part
         if rec.header is not None:
-            header_session = rec.header.session.id
+            sid = rec.header.session.id
+            if current is not None:
+                _close(table, current)
+            if table.seen(sid):
+                problems.append(_twice_problem(sid, file, rec.line))
+            table.get(sid)  # a header-only session counts too (it may not appear again)
+            current, header_session, header_line = sid, sid, rec.line
             problems.extend(p.located(file, rec.line) for p in _header_problems(rec.header.session))
             continue
         if rec.error is not None:
@@ -658,13 +672,13 @@ def _validate_jsonl_lines(
         env = rec.envelope
         assert env is not None
         result.items += 1
-        if header_session is not None and env.session_id != header_session:
-            problems.append(Problem("/session_id", f"session_id {env.session_id!r} differs from the header's session {header_session!r}", file, rec.line))
+        if env.session_id != current:
+            current, header_session = _switch(table, problems, current, env.session_id, header_session, header_line, file, rec.line)
         checker = table.get(env.session_id)
         prev = checker.seq
-        if prev is not None and env.seq <= prev:
-            problems.append(Problem("/seq", f"seq {env.seq} does not increase (previous {prev} in session {env.session_id!r})", file, rec.line))
-        checker.seq = env.seq
+        if env.seq != (0 if prev is None else prev + 1):
+            problems.append(_seq_problem(env.seq, prev, env.session_id, file, rec.line))
+        checker.seq = _next_seq(env.seq, prev)
         before = len(checker.seen)
         problems.extend(p.located(file, rec.line) for p in checker.check(env.item, "/item"))
         if len(checker.seen) != before:
@@ -677,9 +691,12 @@ def _validate_jsonl_lines(
     return result
 
 
-def _check_block(table: _SessionTable, envs: list[Any], first: int, header_session: str | None, file: str | None, problems: list[Problem]) -> None:
-    """The per-line checks of ``_validate_jsonl_lines`` (header session, ``seq``, :meth:`_CompactChecker.check`)
-    over a block of decoded envelopes, in one loop.
+def _check_block(
+    table: _SessionTable, envs: list[Any], first: int, current: str | None, header_session: str | None, header_line: int, file: str | None, problems: list[Problem]
+) -> tuple[str | None, str | None]:
+    """The per-line checks of ``_validate_jsonl_lines`` (session blocks and header session through
+    :func:`_switch`, ``seq`` 0, 1, 2, ..., :meth:`_CompactChecker.check`) over a block of decoded
+    envelopes, in one loop; returns the new ``(current, header_session)``.
 
     An item the fast path proves clean (no duplicate id, a role where one is needed, its call
     known, well-formed arguments, no role in nested content) only updates the session's state
@@ -698,8 +715,9 @@ def _check_block(table: _SessionTable, envs: list[Any], first: int, header_sessi
     plain = True  # the session's ids are all in a plain dict (not partly in the spill database)
     for line, env in enumerate(envs, first):
         sid = env.session_id
-        if header_session is not None and sid != header_session:
-            problems.append(Problem("/session_id", f"session_id {sid!r} differs from the header's session {header_session!r}", file, line))
+        if sid != current:
+            current, header_session = _switch(table, problems, current, sid, header_session, header_line, file, line)
+            last_sid = None  # _switch may have touched the table: fetch the checker again
         if sid != last_sid:
             checker = table.get(sid)
             seen = checker.seen
@@ -707,9 +725,9 @@ def _check_block(table: _SessionTable, envs: list[Any], first: int, header_sessi
             last_sid = sid
         seq = env.seq
         prev = checker.seq
-        if prev is not None and seq <= prev:
-            problems.append(Problem("/seq", f"seq {seq} does not increase (previous {prev} in session {sid!r})", file, line))
-        checker.seq = seq
+        if seq != (0 if prev is None else prev + 1):
+            problems.append(_seq_problem(seq, prev, sid, file, line))
+        checker.seq = _next_seq(seq, prev)
         item = env.item
         kind = kinds.get(type(item))
         item_id = getattr(item, "id", unset)
@@ -751,6 +769,58 @@ def _check_block(table: _SessionTable, envs: list[Any], first: int, header_sessi
             table.grew(grown)
             seen = checker.seen
             plain = type(seen) is dict
+    return current, header_session
+
+
+# The session-file rules `store import` applies (interlingua.session_file.iter_session_parts), with
+# its messages: one contract for both commands (tests/test_hostile_contract.py runs the same inputs
+# through both). A session's lines are one contiguous block, its seqs run 0, 1, 2, ...; a header
+# starts a block, and envelopes of another session after a header's own envelopes start a new,
+# header-less block.
+
+
+def _seq_problem(seq: int, prev: int | None, sid: str, file: str | None, line: int) -> Problem:
+    n = 0 if prev is None else prev + 1
+    other = f"; a second conversation of session {sid!r}? each session needs its own id" if seq == 0 and n else ""
+    return Problem("/seq", f"expected seq {n} in session {sid!r} (seqs run 0, 1, 2, ...), got {seq}{other}", file, line)
+
+
+def _next_seq(seq: int, prev: int | None) -> int:
+    """The seq the next line follows: a line with a seq not above the last takes the slot it should
+    have had (a repeated line is one problem, not one per later line); a gap goes on from the new seq."""
+    return seq if prev is None or seq > prev else prev + 1
+
+
+def _twice_problem(sid: str, file: str | None, line: int) -> Problem:
+    return Problem("", f"session {sid!r} appears twice in the file (a session's lines must be contiguous)", file, line)
+
+
+def _close(table: _SessionTable, sid: str) -> None:
+    """Mark ``sid``'s block as ended, in its ``seq``: ``-1`` (no envelope) or ``-(last seq) - 2``."""
+    checker = table.get(sid)
+    if checker.seq is None:
+        checker.seq = -1
+    elif checker.seq >= 0:
+        checker.seq = -checker.seq - 2
+
+
+def _switch(
+    table: _SessionTable, problems: list[Problem], current: str | None, sid: str, header_session: str | None, header_line: int, file: str | None, line: int
+) -> tuple[str | None, str | None]:
+    """An envelope of ``sid`` after a line of ``current``: close ``current``'s block, check ``sid``'s
+    block is new (or the header's), and return the new (current, header_session)."""
+    if header_session is not None and current == header_session and table.get(current).seq is None:
+        # the header's block has no envelope yet: this one must be the header's session
+        problems.append(Problem("/session_id", f"session_id {sid!r} differs from the header's session {header_session!r} (line {header_line})", file, line))
+        return current, header_session
+    if current is not None:
+        _close(table, current)
+    if table.seen(sid):
+        problems.append(_twice_problem(sid, file, line))
+        checker = table.get(sid)  # reopened: its seqs go on being checked from where they were
+        if checker.seq is not None and checker.seq < 0:
+            checker.seq = None if checker.seq == -1 else -checker.seq - 2
+    return sid, None
 
 
 def _header_problems(record: Any) -> list[Problem]:

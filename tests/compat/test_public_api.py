@@ -16,4 +16,4 @@ def test_exported_names() -> None:
     for name in compat.__all__:
         assert hasattr(compat, name)
     assert compat.Migrated.__module__ == "interlingua.compat"
-    assert compat.FORMATS == ("openai-chat", "anthropic", "gemini", "ollama", "openai-responses", "pydantic-ai", "langchain", "interlingua", "bedrock-converse", "cohere")
+    assert compat.FORMATS == ("openai-chat", "anthropic", "gemini", "ollama", "openai-responses", "pydantic-ai", "langchain", "interlingua", "bedrock-converse", "cohere", "mistral")

@@ -92,11 +92,13 @@ def test_spilling_really_happens_and_the_database_goes_away() -> None:
     finally:
         validation._SessionTable = real  # type: ignore[misc]
     assert tables[0].spills > 10 and tables[0].db is None  # spilled, then closed (the file is gone)
-    # per session: the orphan result, the seq that did not increase, the duplicate id
-    assert len(got) == 150
-    assert got[:3] == [
+    # per session: its lines are not contiguous (as store import says), the orphan result, the seq
+    # that did not increase, the duplicate id; the checks go on with the state spilled before
+    assert len(got) == 200
+    assert got[:4] == [
+        (51, "", "session 's0' appears twice in the file (a session's lines must be contiguous)"),
         (52, "/item/call_id", "tool_result refers to 'nope', which is not an earlier tool_call"),
-        (53, "/seq", "seq 2 does not increase (previous 2 in session 's0')"),
+        (53, "/seq", "expected seq 3 in session 's0' (seqs run 0, 1, 2, ...), got 2"),
         (53, "/item/id", "duplicate item id 'c0'"),
     ]
     assert got == _problems(data)

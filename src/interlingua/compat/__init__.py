@@ -5,8 +5,9 @@ transcript plus a report (:class:`Migrated`). Formats (:data:`FORMATS`):
 
 * ``openai-chat``: OpenAI Chat message lists, with the deprecated ``functions``/``function_call``
   form and ``role: "function"`` messages;
-* ``anthropic``, ``gemini``, ``ollama``, ``openai-responses``, ``bedrock-converse``, ``cohere``:
-  message lists (or stored request bodies) of those APIs, read by the provider mappers;
+* ``anthropic``, ``gemini``, ``ollama``, ``openai-responses``, ``bedrock-converse``, ``cohere``,
+  ``mistral``: message lists (or stored request bodies) of those APIs, read by the provider mappers
+  (``mistral`` only when named: its lists are OpenAI Chat ones too);
 * ``pydantic-ai``: ``ModelMessagesTypeAdapter`` JSON, older field names included;
 * ``langchain``: ``messages_to_dict`` output;
 * ``interlingua``: documents and envelopes of any schema version the upcaster chain reads.
@@ -28,7 +29,7 @@ from typing import Any
 from ..errors import UnknownFormatError
 from ..items import Transcript
 from ..mapping import Conversion, Policy, Report
-from . import _anthropic, _bedrock_converse, _cohere, _gemini, _interlingua, _langchain, _langchain_writer, _ollama, _openai_chat, _openai_responses, _pydantic_ai, _pydantic_ai_writer
+from . import _anthropic, _bedrock_converse, _cohere, _gemini, _interlingua, _langchain, _langchain_writer, _mistral, _ollama, _openai_chat, _openai_responses, _pydantic_ai, _pydantic_ai_writer
 from ._base import Migrated, session_id_for, session_id_from_bytes
 from ._detect import LOOKED_FOR, FormatDetectionError, detect_format
 from ._upcast import registered, upcast, upcast_row, upcaster
@@ -53,7 +54,7 @@ __all__ = [
 
 _READERS: dict[str, Callable[[Any], Migrated]] = {
     m.FORMAT: m.read
-    for m in (_openai_chat, _anthropic, _gemini, _ollama, _openai_responses, _pydantic_ai, _langchain, _interlingua, _bedrock_converse, _cohere)
+    for m in (_openai_chat, _anthropic, _gemini, _ollama, _openai_responses, _pydantic_ai, _langchain, _interlingua, _bedrock_converse, _cohere, _mistral)
 }
 
 FORMATS: tuple[str, ...] = tuple(_READERS)

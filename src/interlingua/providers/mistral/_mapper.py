@@ -38,10 +38,12 @@ from typing import Any, Literal
 
 import msgspec
 
+from ...errors import MalformedInputError
 from ...items import Base64Source, DocumentItem, ModelCapabilities, RawItem, StopReason, Transcript, UrlSource
 from ...mapping.ids import IdRule
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy, Report, ReportEntry
+from ...mapping.wire import guarded
 from ...streaming.events import RawEvent, StreamEvent
 from ..openai_chat import OpenAIChatMapper
 from ..openai_chat._common import NAME as ENGINE
@@ -336,6 +338,34 @@ def _write_body(body: dict[str, Any], policy: Policy, report: Report) -> dict[st
     return body
 
 
+def _as_mistral(exc: MalformedInputError) -> MalformedInputError:
+    """The engine's shape error named as this mapper's (the body was Mistral's, not OpenAI's)."""
+    if exc.provider != ENGINE:
+        return exc
+    out = MalformedInputError(exc.pointer, str(exc.reason), provider=NAME)
+    out.__cause__ = exc
+    return out
+
+
+@guarded(NAME, "request")
+def _decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
+    """The engine's request decoder on a Mistral body; this mapper's own reading (:func:`_read_body`)
+    is guarded as the engine's is: a body of the wrong shape is a located :class:`MalformedInputError`."""
+    try:
+        return _ENGINE.decode_request(_read_body(body))
+    except MalformedInputError as exc:
+        raise _as_mistral(exc) from exc.__cause__
+
+
+@guarded(NAME, "response")
+def _decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
+    """The engine's response decoder on a Mistral body, its shape errors named as Mistral's."""
+    try:
+        return _ENGINE.decode_response(body)
+    except MalformedInputError as exc:
+        raise _as_mistral(exc) from exc.__cause__
+
+
 # --------------------------------------------------------------------------- the mapper
 
 
@@ -394,8 +424,13 @@ class MistralMapper:
         return "MistralMapper()"
 
     def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
-        """``ChatCompletionRequest`` body -> transcript (module docstring for the rules)."""
-        conversion = _ENGINE.decode_request(_read_body(body))
+        """``ChatCompletionRequest`` body -> transcript (module docstring for the rules).
+
+        Raises:
+            MalformedInputError: the body is not a JSON object, or a field has a type the decoder
+                cannot read (with the field's JSON pointer; ``provider`` is ``"mistral"``).
+        """
+        conversion = _decode_request(body)
         transcript: Transcript = _swap(conversion.value, _OUT)
         items = _documents_back(list(transcript.items))
         transcript = msgspec.structs.replace(transcript, items=items)
@@ -417,8 +452,13 @@ class MistralMapper:
         return Conversion(_write_body(body, policy, report), _report(report, _OUT))
 
     def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
-        """``ChatCompletionResponse`` body -> items of ``choices[0]``, usage and stop reason."""
-        conversion = _ENGINE.decode_response(body)
+        """``ChatCompletionResponse`` body -> items of ``choices[0]``, usage and stop reason.
+
+        Raises:
+            MalformedInputError: the body is not a JSON object, or a field has a type the decoder
+                cannot read (with the field's JSON pointer; ``provider`` is ``"mistral"``).
+        """
+        conversion = _decode_response(body)
         return Conversion(_from_engine(conversion.value), _report(conversion.report, _OUT))
 
     def encode_response(self, response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
