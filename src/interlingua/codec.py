@@ -296,6 +296,193 @@ def _json_safe_fast(value: Any, max_depth: int) -> bool:
     return True
 
 
+# The typed fast check: one Python function per Struct class, generated from its declared field
+# types the first time a value of that class is checked. Its answer is the same as the walks
+# above (True only when every value is JSON-safe: it never trusts a declared type, it only
+# orders the tests so that the value the declaration predicts costs one test).
+_FIELD_OK = frozenset({str, int, bool, type(None), msgspec.UnsetType})
+"""Types a Struct field may hold with nothing below them to check (``UNSET``: the field is left out)."""
+_VALUE_OK = frozenset({str, int, bool, type(None)})
+"""The same inside JSON data (``UNSET`` is no JSON value)."""
+
+
+def _safe_value(x: Any, r: int) -> bool:
+    """Whether ``x``, at ``r`` levels above the depth limit, is certainly JSON-safe (the precise walk decides a ``False``)."""
+    t = type(x)
+    if t in _VALUE_OK:
+        return True
+    if t is dict:
+        return _safe_dict(x, r)
+    if t is list:
+        return _safe_list(x, r)
+    if t is float:
+        return r >= 0 and x - x == 0.0  # NaN and +-Infinity give NaN
+    chk = _STRUCT_CHECKS.get(t)
+    if chk is None:
+        chk = _struct_check_for(t)
+    return chk(x, r)
+
+
+def _safe_field(x: Any, r: int) -> bool:
+    """A Struct field's value (the Struct ``r`` levels above the limit): containers sit one level deeper, Structs at the same."""
+    t = type(x)
+    if t is dict:
+        return _safe_dict(x, r - 1)
+    if t is list:
+        return _safe_list(x, r - 1)
+    if t is float:
+        return x - x == 0.0
+    if t in _FIELD_OK:
+        return True
+    chk = _STRUCT_CHECKS.get(t)
+    if chk is None:
+        chk = _struct_check_for(t)
+    return chk(x, r)
+
+
+def _safe_dict(d: dict[Any, Any], r: int) -> bool:
+    if r < 0:
+        return False
+    r -= 1
+    for k, x in d.items():
+        if type(k) is not str:
+            return False
+        t = type(x)
+        if t in _VALUE_OK:
+            continue
+        if t is dict:
+            if not _safe_dict(x, r):
+                return False
+        elif t is list:
+            if not _safe_list(x, r):
+                return False
+        elif t is float:
+            if r < 0 or x - x != 0.0:
+                return False
+        elif not _safe_value(x, r):
+            return False
+    return True
+
+
+def _safe_list(v: list[Any], r: int) -> bool:
+    if r < 0:
+        return False
+    r -= 1
+    for x in v:
+        t = type(x)
+        if t in _VALUE_OK:
+            continue
+        if t is dict:
+            if not _safe_dict(x, r):
+                return False
+        elif t is list:
+            if not _safe_list(x, r):
+                return False
+        elif t is float:
+            if r < 0 or x - x != 0.0:
+                return False
+        elif not _safe_value(x, r):
+            return False
+    return True
+
+
+def _always_safe(x: Any, r: int) -> bool:
+    return True
+
+
+_STRUCT_CHECKS: dict[type, Any] = {UnknownItem: _always_safe}
+"""Struct class -> its generated check ``(value, r) -> bool`` (filled on first use)."""
+
+
+def _struct_check_for(t: type) -> Any:
+    """The check for a value of type ``t`` that is not plain JSON: a generated one for a Struct class, else the generic walk."""
+    if not (isinstance(t, type) and issubclass(t, msgspec.Struct)):
+        return _json_safe_fast  # same signature: (value, levels left)
+    chk = _compile_struct_check(t)
+    if len(_STRUCT_CHECKS) < 4096:  # classes made at run time (defstruct) must not grow it without end
+        _STRUCT_CHECKS[t] = chk
+    return chk
+
+
+def _compile_struct_check(cls: type) -> Any:
+    """Generate ``check(v, r)`` for one Struct class: one test per field, in declaration order.
+
+    Per field, by its declared type: an optional field first tests ``is UNSET``; a string, number,
+    boolean or literal field tests ``type(x) in _FIELD_OK``; a field of one Struct class has that
+    class's tests inlined (behind ``type(x) is C``); a dict or list field goes to the JSON walk.
+    Every other value, and every value not of the declared type (a Struct is not validated on
+    construction, so a wrong type can be there), goes to :func:`_safe_field`, which looks at the
+    value itself: the declared type only orders the tests, it is never trusted.
+    """
+    import keyword
+
+    import msgspec.inspect as mi
+
+    scalar = (mi.StrType, mi.IntType, mi.BoolType, mi.NoneType, mi.LiteralType)
+
+    def members(t: Any) -> list[Any]:
+        if isinstance(t, mi.Metadata):
+            return members(t.type)
+        if isinstance(t, mi.UnionType):
+            return [m for s in t.types for m in members(s)]
+        return [t]
+
+    def plain(c: type) -> bool:
+        return all(n.isidentifier() and not keyword.iskeyword(n) for n in c.__struct_fields__)  # type: ignore[attr-defined]
+
+    if not plain(cls):
+        return _json_safe_fast
+    namespace: dict[str, Any] = {
+        "_FIELD_OK": _FIELD_OK, "_safe_field": _safe_field, "_safe_dict": _safe_dict, "_safe_list": _safe_list,
+        "_STRUCT_CHECKS": _STRUCT_CHECKS, "UNSET": msgspec.UNSET,
+    }
+    # the names it uses are bound as default arguments: local loads, no global lookups
+    lines = ["def check(v, r, UNSET=UNSET, _FIELD_OK=_FIELD_OK, _safe_field=_safe_field, _safe_dict=_safe_dict, _safe_list=_safe_list, _STRUCT_CHECKS=_STRUCT_CHECKS):", "    if r < 0:", "        return False"]
+
+    def emit(c: type, var: str, indent: str, nesting: int) -> None:
+        for f in mi.type_info(c).fields:  # type: ignore[attr-defined]
+            kinds = members(f.type)
+            x = f"x{nesting}"
+            lines.append(f"{indent}{x} = {var}.{f.name}")
+            body = indent
+            if not f.required:
+                lines.append(f"{indent}if {x} is not UNSET:")
+                body = indent + "    "
+            if all(isinstance(k, scalar) for k in kinds):
+                lines.extend([f"{body}if type({x}) not in _FIELD_OK and not _safe_field({x}, r):", f"{body}    return False"])
+            elif len(kinds) == 1 and isinstance(kinds[0], mi.StructType) and nesting < 3 and plain(kinds[0].cls):
+                name = f"C_{kinds[0].cls.__name__}_{len(namespace)}"
+                namespace[name] = kinds[0].cls
+                lines.append(f"{body}if type({x}) is {name}:")
+                emit(kinds[0].cls, x, body + "    ", nesting + 1)
+                lines.extend([f"{body}elif not _safe_field({x}, r):", f"{body}    return False"])
+            elif len(kinds) == 1 and isinstance(kinds[0], mi.DictType):
+                lines.extend([f"{body}if not (_safe_dict({x}, r - 1) if type({x}) is dict else _safe_field({x}, r)):", f"{body}    return False"])
+            elif len(kinds) == 1 and isinstance(kinds[0], mi.ListType):
+                lines.extend([f"{body}if not (_safe_list({x}, r - 1) if type({x}) is list else _safe_field({x}, r)):", f"{body}    return False"])
+            elif all(isinstance(k, mi.StructType) for k in kinds):
+                lines.extend([
+                    f"{body}c = _STRUCT_CHECKS.get(type({x}))",
+                    f"{body}if not (c({x}, r) if c is not None else _safe_field({x}, r)):",
+                    f"{body}    return False",
+                ])
+            else:
+                lines.extend([f"{body}if not _safe_field({x}, r):", f"{body}    return False"])
+
+    emit(cls, "v", "    ", 0)
+    lines.append("    return True")
+    exec(compile("\n".join(lines), f"<interlingua JSON-safety check for {cls.__qualname__}>", "exec"), namespace)  # noqa: S102
+    return namespace["check"]
+
+
+def _json_safe_typed(value: Any, max_depth: int) -> bool:
+    """True when ``value`` is certainly JSON-safe within ``max_depth``; False on any doubt."""
+    try:
+        return _safe_value(value, max_depth)
+    except RecursionError:  # deeper than Python's stack (a large max_depth): the iterative walk decides
+        return False
+
+
 def check_json_safe(value: Any, pointer: str = "", *, max_depth: int = DEFAULT_LIMITS.max_depth) -> None:
     """Check that ``value`` is plain, JSON-safe data.
 
@@ -306,7 +493,7 @@ def check_json_safe(value: Any, pointer: str = "", *, max_depth: int = DEFAULT_L
         DocumentError: at the first offending place (JSON pointer below ``pointer``).
         LimitError: nesting deeper than ``max_depth``.
     """
-    if _json_safe_fast(value, max_depth):
+    if _json_safe_typed(value, max_depth):
         return
     stack: list[tuple[Any, str, int]] = [(value, pointer, 0)]
     while stack:
