@@ -1139,6 +1139,12 @@ def _jsonl_parts(
             try:
                 header = decode_session_header(stripped)
             except DocumentError as exc:
+                # a header and an envelope have disjoint required keys: a line that reads as a plain
+                # envelope is one, wherever the word "session" is (the block path reads it so too)
+                env = _decode_envelope_fast(stripped, limits)
+                if env is not None:
+                    yield env if errors == "raise" else JsonlRecord(line_no, env, None)
+                    return
                 located = exc.located(file=label, line=line_no)
                 if errors == "raise":
                     raise located from exc
@@ -1186,11 +1192,20 @@ def _jsonl_parts(
                 nl = data.find(b"\n") + 1
                 yield from careful(data[:nl])
                 data = data[nl:]
+            # The whole block first: a session header never decodes as an envelope (its required
+            # `session` key is no Envelope field), so success proves there is none in it and the
+            # search for header lines is needed only when the block does not decode.
+            envs = _decode_block(data, limits) if batch_ok else None
+            if envs is not None:
+                first = state.line_no + 1
+                state.line_no += len(envs)
+                yield (first, envs)
+                continue
             for run, is_header in _header_runs(data):
                 if is_header:  # a session header line (session files hold one per session)
                     yield from careful(run)
                     continue
-                envs = _decode_block(run, limits) if batch_ok else None
+                envs = _decode_block(run, limits) if batch_ok and run is not data else None
                 if envs is None:
                     for line in run.split(b"\n")[:-1]:
                         yield from careful(line + b"\n")
@@ -1249,6 +1264,8 @@ _BLOCK_BYTES = 1 << 20
 # A line end not preceded by `}` or not followed by `{`: the block is not plain one-object-per-line JSONL.
 _ODD_LINE_END = re.compile(rb"\n(?:(?!\{)|(?<!\}\n))")
 _KEEP_BRACKETS = bytes(b for b in range(256) if b not in b"{[\n")
+_KEEP_STRUCTURE = bytes(b for b in range(256) if b not in b"{}[],:\n")
+"""Delete table: what is left of a block is its JSON punctuation and line ends (~5% of the bytes)."""
 
 
 @functools.lru_cache(maxsize=8)
@@ -1283,19 +1300,28 @@ def _decode_block(data: bytes, limits: Limits) -> list[Envelope] | None:
     fast path unchanged, else ``None`` (the caller then reads the block line by line, which
     locates every problem):
 
-    * every line starts with ``{`` and ends with ``}`` (no blank lines, no surrounding whitespace):
-      then no JSON value can span two lines, and as many values as lines means one per line;
+    * in the block's punctuation (``{}[],:`` and line ends, everything else deleted: one
+      ``bytes.translate``), every line end but the last has ``}`` before it and ``{`` after it, and
+      the block starts with ``{``. In valid JSON (msgspec decodes the whole block) a line end inside
+      a value always has another punctuation mark on one side (two adjacent tokens of one value are
+      never a ``}`` then a ``{``, and a string or number next to the line end has a ``,``, ``:``,
+      ``[`` or ``]`` beside it), so every line end is between two values and none spans two lines;
+      with as many values as line ends, each line holds one. (Whitespace around a value is allowed:
+      the line-by-line path strips it too.);
     * every line holds fewer than ``max_depth - 1`` opening brackets (``{`` or ``[``, strings
-      included), so no item or usage can nest deeper than the limit;
+      included; counted on the punctuation left above), so no item or usage can nest deeper than the limit;
     * the block is no longer than the line, item and base64 limits (the caller's block size),
       so no line, item or base64 string can exceed them;
     * msgspec decodes every line as an :class:`~interlingua.items.Envelope` (types, ``seq >= 0``,
       non-empty ``session_id``, known item types only) and every ``schema_version`` is exactly
       :data:`SCHEMA_VERSION`.
     """
-    if data[:1] != b"{" or _ODD_LINE_END.search(data, 0, len(data) - 1) is not None:
+    if data[:1] != b"{":
         return None
-    brackets = data.translate(None, _KEEP_BRACKETS)
+    structure = data.translate(None, _KEEP_STRUCTURE)
+    if _ODD_LINE_END.search(structure, 0, len(structure) - 1) is not None:
+        return None
+    brackets = structure.translate(None, _KEEP_BRACKETS)
     if _many_brackets(max(limits.max_depth - 1, 1)).search(brackets) is not None:
         return None
     try:
