@@ -23,7 +23,9 @@ pointer, never a traceback.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
+import operator
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -1091,11 +1093,17 @@ def iter_jsonl(
     Raises:
         DocumentError: (``errors="raise"``) with file and line set.
     """
-    for part in _jsonl_parts(source, mode=mode, limits=limits, errors=errors, file_label=file_label):
+    parts = _jsonl_parts(source, mode=mode, limits=limits, errors=errors, file_label=file_label)
+    if errors == "raise":
+        # the envelopes of a block are handed out by C iterators, not resumed Python generators
+        return itertools.chain.from_iterable(part[1] if type(part) is tuple else (part,) for part in parts)
+    return _records(parts)
+
+
+def _records(parts: Iterator[Any]) -> Iterator[Any]:
+    for part in parts:
         if type(part) is not tuple:
             yield part
-        elif errors == "raise":
-            yield from part[1]
         else:
             for n, env in enumerate(part[1], part[0]):
                 yield JsonlRecord(n, env, None)
@@ -1264,6 +1272,7 @@ _BLOCK_BYTES = 1 << 20
 # A line end not preceded by `}` or not followed by `{`: the block is not plain one-object-per-line JSONL.
 _ODD_LINE_END = re.compile(rb"\n(?:(?!\{)|(?<!\}\n))")
 _KEEP_BRACKETS = bytes(b for b in range(256) if b not in b"{[\n")
+_schema_version_of = operator.attrgetter("schema_version")
 _KEEP_STRUCTURE = bytes(b for b in range(256) if b not in b"{}[],:\n")
 """Delete table: what is left of a block is its JSON punctuation and line ends (~5% of the bytes)."""
 
@@ -1330,10 +1339,8 @@ def _decode_block(data: bytes, limits: Limits) -> list[Envelope] | None:
         return None
     if len(envs) != brackets.count(b"\n"):
         return None
-    version = SCHEMA_VERSION
-    for env in envs:
-        if env.schema_version != version:
-            return None
+    if any(map(SCHEMA_VERSION.__ne__, map(_schema_version_of, envs))):
+        return None
     return envs
 
 
