@@ -400,7 +400,10 @@ def _struct_check_for(t: type) -> Any:
     """The check for a value of type ``t`` that is not plain JSON: a generated one for a Struct class, else the generic walk."""
     if not (isinstance(t, type) and issubclass(t, msgspec.Struct)):
         return _json_safe_fast  # same signature: (value, levels left)
-    chk = _compile_struct_check(t)
+    try:
+        chk = _compile_struct_check(t)
+    except Exception:  # e.g. a caller's Struct whose annotations do not resolve: the generic walk needs none
+        chk = _json_safe_fast
     if len(_STRUCT_CHECKS) < 4096:  # classes made at run time (defstruct) must not grow it without end
         _STRUCT_CHECKS[t] = chk
     return chk

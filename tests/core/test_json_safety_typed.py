@@ -132,3 +132,12 @@ def test_random_free_form_data_gets_the_precise_answer(value: Any, field: str, m
     setattr(item, field, value)
     _same(item, max_depth=max_depth)
     _same(value, max_depth=max_depth)
+
+
+def test_a_struct_whose_annotations_do_not_resolve_is_walked_generically() -> None:
+    ns: dict[str, Any] = {}
+    exec("import msgspec\nclass Odd(msgspec.Struct):\n    a: 'Missing'\n    b: int = 0\n", ns)  # noqa: S102
+    odd = ns["Odd"](a=float("nan"))
+    assert _same(TextItem(text="t", metadata={"o": odd})) is not None
+    assert _same(ns["Odd"](a="fine")) is None
+    assert codec._STRUCT_CHECKS[ns["Odd"]] is codec._json_safe_fast  # its annotations could not be read: the generic walk
