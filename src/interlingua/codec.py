@@ -1291,9 +1291,12 @@ def _decode_items_block(data: bytes, count: int, limits: Limits = DEFAULT_LIMITS
     (known type, types, nesting depth, size limits), by the same proofs as :func:`_decode_block`."""
     if len(data) > min(limits.max_item_bytes, limits.max_base64_bytes):
         return None
-    if data[:1] != b"{" or data[-1:] != b"}" or _ODD_LINE_END.search(data) is not None:
+    if data[:1] != b"{" or data[-1:] != b"}":
         return None
-    brackets = data.translate(None, _KEEP_BRACKETS)
+    structure = data.translate(None, _KEEP_STRUCTURE)
+    if _ODD_LINE_END.search(structure) is not None:
+        return None
+    brackets = structure.translate(None, _KEEP_BRACKETS)
     if _many_brackets(max(limits.max_depth - 1, 1)).search(brackets) is not None:
         return None
     try:

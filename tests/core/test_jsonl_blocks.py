@@ -344,3 +344,17 @@ def test_a_file_of_session_headers_and_envelopes_reads_as_before() -> None:
     assert [r.line for r in recs] == list(range(1, len(parts) + 1))
     assert sum(r.header is not None for r in recs) == 30 and all(r.error is None for r in recs)
     assert len(list(iter_jsonl(io.BytesIO(data)))) == 600
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_PUNCT, min_size=2, max_size=2), st.integers(0, 10_000))
+def test_an_items_block_with_a_broken_value_is_refused(texts: list[str], at: int) -> None:
+    """The store's and the document reader's item blocks use the same punctuation proof."""
+    item = {"type": "tool_call", "id": "c1", "name": "f", "arguments": {texts[0]: [texts[1], {"k": texts[0]}]}}
+    tokens = _tokens(item)
+    cut = at % (len(tokens) - 1) + 1
+    broken = b"".join(tokens[:cut]) + b"\n" + b"".join(tokens[cut:])
+    good = VALID[:5]
+    assert codec._decode_items_block(b"\n".join([*good, b"".join(tokens)]), 6) is not None
+    assert codec._decode_items_block(b"\n".join([*good, broken]), 6) is None
+    assert codec._decode_items_block(b"\n".join([*good, broken, b"".join(tokens) + b" " + b"".join(tokens)]), 7) is None
