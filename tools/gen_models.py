@@ -135,6 +135,13 @@ def generate() -> str:
     text = "".join(lines).lstrip("\n")
     # The bundle itself has no type; the generator emits an alias for it.
     text = re.sub(r"\n\nModel: TypeAlias = Any\n", "\n", text)
+    # Every generated Struct is untracked by the garbage collector (msgspec's ``gc=False``): items
+    # are trees (no declared field type reaches an ancestor's type; tests/core/test_items_gc.py
+    # checks it), so the collector need not scan the ~10 objects per item that decoders build.
+    base = "class Struct(_Struct, forbid_unknown_fields=True):"
+    if text.count(base) != 1:
+        raise SystemExit(f"generated models: expected one {base!r} base class")
+    text = text.replace(base, "class Struct(_Struct, forbid_unknown_fields=True, gc=False):")
     return HEADER + text
 
 

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import binascii
 import functools
+import itertools
 import math
+import operator
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -297,6 +299,196 @@ def _json_safe_fast(value: Any, max_depth: int) -> bool:
     return True
 
 
+# The typed fast check: one Python function per Struct class, generated from its declared field
+# types the first time a value of that class is checked. Its answer is the same as the walks
+# above (True only when every value is JSON-safe: it never trusts a declared type, it only
+# orders the tests so that the value the declaration predicts costs one test).
+_FIELD_OK = frozenset({str, int, bool, type(None), msgspec.UnsetType})
+"""Types a Struct field may hold with nothing below them to check (``UNSET``: the field is left out)."""
+_VALUE_OK = frozenset({str, int, bool, type(None)})
+"""The same inside JSON data (``UNSET`` is no JSON value)."""
+
+
+def _safe_value(x: Any, r: int) -> bool:
+    """Whether ``x``, at ``r`` levels above the depth limit, is certainly JSON-safe (the precise walk decides a ``False``)."""
+    t = type(x)
+    if t in _VALUE_OK:
+        return True
+    if t is dict:
+        return _safe_dict(x, r)
+    if t is list:
+        return _safe_list(x, r)
+    if t is float:
+        return r >= 0 and x - x == 0.0  # NaN and +-Infinity give NaN
+    chk = _STRUCT_CHECKS.get(t)
+    if chk is None:
+        chk = _struct_check_for(t)
+    return chk(x, r)
+
+
+def _safe_field(x: Any, r: int) -> bool:
+    """A Struct field's value (the Struct ``r`` levels above the limit): containers sit one level deeper, Structs at the same."""
+    t = type(x)
+    if t is dict:
+        return _safe_dict(x, r - 1)
+    if t is list:
+        return _safe_list(x, r - 1)
+    if t is float:
+        return x - x == 0.0
+    if t in _FIELD_OK:
+        return True
+    chk = _STRUCT_CHECKS.get(t)
+    if chk is None:
+        chk = _struct_check_for(t)
+    return chk(x, r)
+
+
+def _safe_dict(d: dict[Any, Any], r: int) -> bool:
+    if r < 0:
+        return False
+    r -= 1
+    for k, x in d.items():
+        if type(k) is not str:
+            return False
+        t = type(x)
+        if t in _VALUE_OK:
+            continue
+        if t is dict:
+            if not _safe_dict(x, r):
+                return False
+        elif t is list:
+            if not _safe_list(x, r):
+                return False
+        elif t is float:
+            if r < 0 or x - x != 0.0:
+                return False
+        elif not _safe_value(x, r):
+            return False
+    return True
+
+
+def _safe_list(v: list[Any], r: int) -> bool:
+    if r < 0:
+        return False
+    r -= 1
+    for x in v:
+        t = type(x)
+        if t in _VALUE_OK:
+            continue
+        if t is dict:
+            if not _safe_dict(x, r):
+                return False
+        elif t is list:
+            if not _safe_list(x, r):
+                return False
+        elif t is float:
+            if r < 0 or x - x != 0.0:
+                return False
+        elif not _safe_value(x, r):
+            return False
+    return True
+
+
+def _always_safe(x: Any, r: int) -> bool:
+    return True
+
+
+_STRUCT_CHECKS: dict[type, Any] = {UnknownItem: _always_safe}
+"""Struct class -> its generated check ``(value, r) -> bool`` (filled on first use)."""
+
+
+def _struct_check_for(t: type) -> Any:
+    """The check for a value of type ``t`` that is not plain JSON: a generated one for a Struct class, else the generic walk."""
+    if not (isinstance(t, type) and issubclass(t, msgspec.Struct)):
+        return _json_safe_fast  # same signature: (value, levels left)
+    try:
+        chk = _compile_struct_check(t)
+    except Exception:  # e.g. a caller's Struct whose annotations do not resolve: the generic walk needs none
+        chk = _json_safe_fast
+    if len(_STRUCT_CHECKS) < 4096:  # classes made at run time (defstruct) must not grow it without end
+        _STRUCT_CHECKS[t] = chk
+    return chk
+
+
+def _compile_struct_check(cls: type) -> Any:
+    """Generate ``check(v, r)`` for one Struct class: one test per field, in declaration order.
+
+    Per field, by its declared type: an optional field first tests ``is UNSET``; a string, number,
+    boolean or literal field tests ``type(x) in _FIELD_OK``; a field of one Struct class has that
+    class's tests inlined (behind ``type(x) is C``); a dict or list field goes to the JSON walk.
+    Every other value, and every value not of the declared type (a Struct is not validated on
+    construction, so a wrong type can be there), goes to :func:`_safe_field`, which looks at the
+    value itself: the declared type only orders the tests, it is never trusted.
+    """
+    import keyword
+
+    import msgspec.inspect as mi
+
+    scalar = (mi.StrType, mi.IntType, mi.BoolType, mi.NoneType, mi.LiteralType)
+
+    def members(t: Any) -> list[Any]:
+        if isinstance(t, mi.Metadata):
+            return members(t.type)
+        if isinstance(t, mi.UnionType):
+            return [m for s in t.types for m in members(s)]
+        return [t]
+
+    def plain(c: type) -> bool:
+        return all(n.isidentifier() and not keyword.iskeyword(n) for n in c.__struct_fields__)  # type: ignore[attr-defined]
+
+    if not plain(cls):
+        return _json_safe_fast
+    namespace: dict[str, Any] = {
+        "_FIELD_OK": _FIELD_OK, "_safe_field": _safe_field, "_safe_dict": _safe_dict, "_safe_list": _safe_list,
+        "_STRUCT_CHECKS": _STRUCT_CHECKS, "UNSET": msgspec.UNSET,
+    }
+    # the names it uses are bound as default arguments: local loads, no global lookups
+    lines = ["def check(v, r, UNSET=UNSET, _FIELD_OK=_FIELD_OK, _safe_field=_safe_field, _safe_dict=_safe_dict, _safe_list=_safe_list, _STRUCT_CHECKS=_STRUCT_CHECKS):", "    if r < 0:", "        return False"]
+
+    def emit(c: type, var: str, indent: str, nesting: int) -> None:
+        for f in mi.type_info(c).fields:  # type: ignore[attr-defined]
+            kinds = members(f.type)
+            x = f"x{nesting}"
+            lines.append(f"{indent}{x} = {var}.{f.name}")
+            body = indent
+            if not f.required:
+                lines.append(f"{indent}if {x} is not UNSET:")
+                body = indent + "    "
+            if all(isinstance(k, scalar) for k in kinds):
+                lines.extend([f"{body}if type({x}) not in _FIELD_OK and not _safe_field({x}, r):", f"{body}    return False"])
+            elif len(kinds) == 1 and isinstance(kinds[0], mi.StructType) and nesting < 3 and plain(kinds[0].cls):
+                name = f"C_{kinds[0].cls.__name__}_{len(namespace)}"
+                namespace[name] = kinds[0].cls
+                lines.append(f"{body}if type({x}) is {name}:")
+                emit(kinds[0].cls, x, body + "    ", nesting + 1)
+                lines.extend([f"{body}elif not _safe_field({x}, r):", f"{body}    return False"])
+            elif len(kinds) == 1 and isinstance(kinds[0], mi.DictType):
+                lines.extend([f"{body}if not (_safe_dict({x}, r - 1) if type({x}) is dict else _safe_field({x}, r)):", f"{body}    return False"])
+            elif len(kinds) == 1 and isinstance(kinds[0], mi.ListType):
+                lines.extend([f"{body}if not (_safe_list({x}, r - 1) if type({x}) is list else _safe_field({x}, r)):", f"{body}    return False"])
+            elif all(isinstance(k, mi.StructType) for k in kinds):
+                lines.extend([
+                    f"{body}c = _STRUCT_CHECKS.get(type({x}))",
+                    f"{body}if not (c({x}, r) if c is not None else _safe_field({x}, r)):",
+                    f"{body}    return False",
+                ])
+            else:
+                lines.extend([f"{body}if not _safe_field({x}, r):", f"{body}    return False"])
+
+    emit(cls, "v", "    ", 0)
+    lines.append("    return True")
+    exec(compile("\n".join(lines), f"<interlingua JSON-safety check for {cls.__qualname__}>", "exec"), namespace)  # noqa: S102
+    return namespace["check"]
+
+
+def _json_safe_typed(value: Any, max_depth: int) -> bool:
+    """True when ``value`` is certainly JSON-safe within ``max_depth``; False on any doubt."""
+    try:
+        return _safe_value(value, max_depth)
+    except RecursionError:  # deeper than Python's stack (a large max_depth): the iterative walk decides
+        return False
+
+
 def check_json_safe(value: Any, pointer: str = "", *, max_depth: int = DEFAULT_LIMITS.max_depth) -> None:
     """Check that ``value`` is plain, JSON-safe data.
 
@@ -307,7 +499,7 @@ def check_json_safe(value: Any, pointer: str = "", *, max_depth: int = DEFAULT_L
         DocumentError: at the first offending place (JSON pointer below ``pointer``).
         LimitError: nesting deeper than ``max_depth``.
     """
-    if _json_safe_fast(value, max_depth):
+    if _json_safe_typed(value, max_depth):
         return
     stack: list[tuple[Any, str, int]] = [(value, pointer, 0)]
     while stack:
@@ -918,11 +1110,17 @@ def iter_jsonl(
     Raises:
         DocumentError: (``errors="raise"``) with file and line set.
     """
-    for part in _jsonl_parts(source, mode=mode, limits=limits, errors=errors, file_label=file_label):
+    parts = _jsonl_parts(source, mode=mode, limits=limits, errors=errors, file_label=file_label)
+    if errors == "raise":
+        # the envelopes of a block are handed out by C iterators, not resumed Python generators
+        return itertools.chain.from_iterable(part[1] if type(part) is tuple else (part,) for part in parts)
+    return _records(parts)
+
+
+def _records(parts: Iterator[Any]) -> Iterator[Any]:
+    for part in parts:
         if type(part) is not tuple:
             yield part
-        elif errors == "raise":
-            yield from part[1]
         else:
             for n, env in enumerate(part[1], part[0]):
                 yield JsonlRecord(n, env, None)
@@ -966,6 +1164,12 @@ def _jsonl_parts(
             try:
                 header = decode_session_header(stripped)
             except DocumentError as exc:
+                # a header and an envelope have disjoint required keys: a line that reads as a plain
+                # envelope is one, wherever the word "session" is (the block path reads it so too)
+                env = _decode_envelope_fast(stripped, limits)
+                if env is not None:
+                    yield env if errors == "raise" else JsonlRecord(line_no, env, None)
+                    return
                 located = exc.located(file=label, line=line_no)
                 if errors == "raise":
                     raise located from exc
@@ -1013,11 +1217,20 @@ def _jsonl_parts(
                 nl = data.find(b"\n") + 1
                 yield from careful(data[:nl])
                 data = data[nl:]
+            # The whole block first: a session header never decodes as an envelope (its required
+            # `session` key is no Envelope field), so success proves there is none in it and the
+            # search for header lines is needed only when the block does not decode.
+            envs = _decode_block(data, limits) if batch_ok else None
+            if envs is not None:
+                first = state.line_no + 1
+                state.line_no += len(envs)
+                yield (first, envs)
+                continue
             for run, is_header in _header_runs(data):
                 if is_header:  # a session header line (session files hold one per session)
                     yield from careful(run)
                     continue
-                envs = _decode_block(run, limits) if batch_ok else None
+                envs = _decode_block(run, limits) if batch_ok and run is not data else None
                 if envs is None:
                     for line in run.split(b"\n")[:-1]:
                         yield from careful(line + b"\n")
@@ -1076,6 +1289,9 @@ _BLOCK_BYTES = 1 << 20
 # A line end not preceded by `}` or not followed by `{`: the block is not plain one-object-per-line JSONL.
 _ODD_LINE_END = re.compile(rb"\n(?:(?!\{)|(?<!\}\n))")
 _KEEP_BRACKETS = bytes(b for b in range(256) if b not in b"{[\n")
+_schema_version_of = operator.attrgetter("schema_version")
+_KEEP_STRUCTURE = bytes(b for b in range(256) if b not in b"{}[],:\n")
+"""Delete table: what is left of a block is its JSON punctuation and line ends (~5% of the bytes)."""
 
 
 @functools.lru_cache(maxsize=8)
@@ -1089,9 +1305,12 @@ def _decode_items_block(data: bytes, count: int, limits: Limits = DEFAULT_LIMITS
     (known type, types, nesting depth, size limits), by the same proofs as :func:`_decode_block`."""
     if len(data) > min(limits.max_item_bytes, limits.max_base64_bytes):
         return None
-    if data[:1] != b"{" or data[-1:] != b"}" or _ODD_LINE_END.search(data) is not None:
+    if data[:1] != b"{" or data[-1:] != b"}":
         return None
-    brackets = data.translate(None, _KEEP_BRACKETS)
+    structure = data.translate(None, _KEEP_STRUCTURE)
+    if _ODD_LINE_END.search(structure) is not None:
+        return None
+    brackets = structure.translate(None, _KEEP_BRACKETS)
     if _many_brackets(max(limits.max_depth - 1, 1)).search(brackets) is not None:
         return None
     try:
@@ -1112,19 +1331,28 @@ def _decode_block(data: bytes, limits: Limits) -> list[Envelope] | None:
     fast path unchanged, else ``None`` (the caller then reads the block line by line, which
     locates every problem):
 
-    * every line starts with ``{`` and ends with ``}`` (no blank lines, no surrounding whitespace):
-      then no JSON value can span two lines, and as many values as lines means one per line;
+    * in the block's punctuation (``{}[],:`` and line ends, everything else deleted: one
+      ``bytes.translate``), every line end but the last has ``}`` before it and ``{`` after it, and
+      the block starts with ``{``. In valid JSON (msgspec decodes the whole block) a line end inside
+      a value always has another punctuation mark on one side (two adjacent tokens of one value are
+      never a ``}`` then a ``{``, and a string or number next to the line end has a ``,``, ``:``,
+      ``[`` or ``]`` beside it), so every line end is between two values and none spans two lines;
+      with as many values as line ends, each line holds one. (Whitespace around a value is allowed:
+      the line-by-line path strips it too.);
     * every line holds fewer than ``max_depth - 1`` opening brackets (``{`` or ``[``, strings
-      included), so no item or usage can nest deeper than the limit;
+      included; counted on the punctuation left above), so no item or usage can nest deeper than the limit;
     * the block is no longer than the line, item and base64 limits (the caller's block size),
       so no line, item or base64 string can exceed them;
     * msgspec decodes every line as an :class:`~interlingua.items.Envelope` (types, ``seq >= 0``,
       non-empty ``session_id``, known item types only) and every ``schema_version`` is exactly
       :data:`SCHEMA_VERSION`.
     """
-    if data[:1] != b"{" or _ODD_LINE_END.search(data, 0, len(data) - 1) is not None:
+    if data[:1] != b"{":
         return None
-    brackets = data.translate(None, _KEEP_BRACKETS)
+    structure = data.translate(None, _KEEP_STRUCTURE)
+    if _ODD_LINE_END.search(structure, 0, len(structure) - 1) is not None:
+        return None
+    brackets = structure.translate(None, _KEEP_BRACKETS)
     if _many_brackets(max(limits.max_depth - 1, 1)).search(brackets) is not None:
         return None
     try:
@@ -1133,10 +1361,8 @@ def _decode_block(data: bytes, limits: Limits) -> list[Envelope] | None:
         return None
     if len(envs) != brackets.count(b"\n"):
         return None
-    version = SCHEMA_VERSION
-    for env in envs:
-        if env.schema_version != version:
-            return None
+    if any(map(SCHEMA_VERSION.__ne__, map(_schema_version_of, envs))):
+        return None
     if _may_hold_base64(data) and not all(_base64_ok(env.item, limits) for env in envs):
         return None  # the line-by-line path locates the bad data
     return envs

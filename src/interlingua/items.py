@@ -13,7 +13,7 @@ from msgspec import Struct as _Struct
 from msgspec import UnsetType, field
 
 
-class Struct(_Struct, forbid_unknown_fields=True):
+class Struct(_Struct, forbid_unknown_fields=True, gc=False):
     pass
 
 

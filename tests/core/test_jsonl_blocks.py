@@ -276,3 +276,85 @@ def test_header_pre_check_skips_a_block_whose_only_session_word_is_far_from_a_li
     data = b"\n".join([*_good(3), _line(3, b'{"type":"text","text":"x","metadata":{"tags":["session"]}}')]) + b"\n"
     assert not codec._may_hold_header(data)
     assert codec._may_hold_header(_HEADER + b"\n" + data)
+
+
+def _tokens(value: object) -> list[bytes]:
+    """``value`` as compact JSON, one token per element (strings, numbers, literals and punctuation)."""
+    if isinstance(value, dict):
+        out = [b"{"]
+        for i, (k, v) in enumerate(value.items()):
+            out += ([b","] if i else []) + [json.dumps(k).encode(), b":"] + _tokens(v)
+        return [*out, b"}"]
+    if isinstance(value, list):
+        out = [b"["]
+        for i, v in enumerate(value):
+            out += ([b","] if i else []) + _tokens(v)
+        return [*out, b"]"]
+    return [json.dumps(value).encode()]
+
+
+_PUNCT = st.text(alphabet="{}[],: ax", max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PUNCT, min_size=3, max_size=3), st.integers(0, 10_000), st.integers(1, 3))
+def test_a_value_broken_over_lines_with_punctuation_in_its_strings_is_never_read_as_lines(texts: list[str], at: int, breaks: int) -> None:
+    """The block's line-structure proof looks at punctuation only (strings included): a line end
+    inside a value must still send the block down the line-by-line path, whatever the strings hold."""
+    env = {
+        "schema_version": "1.0", "session_id": texts[0] or "s", "seq": 7,
+        "item": {"type": "tool_call", "id": "c1", "name": "f", "arguments": {texts[1]: [texts[2], {"k": texts[0]}]}},
+    }
+    tokens = _tokens(env)
+    cuts = {(at * (i + 1) * 7919) % (len(tokens) - 1) + 1 for i in range(breaks)}
+    broken = b"".join((b"\n" if i in cuts else b"") + t for i, t in enumerate(tokens))
+    lines = [*_good(20), broken, _line(1, VALID[0]) + _line(2, VALID[0]), *_good(20)]
+    data = b"\n".join(lines) + b"\n"
+    assert _read(data) == _reference(data)
+    assert codec._decode_block(data, codec.DEFAULT_LIMITS) is None
+
+
+def test_a_header_like_line_that_is_an_envelope_reads_as_one_in_blocks_and_alone() -> None:
+    """``"session"`` near the start and no ``"item"`` in the first 4 KB looks like a session header;
+    if the line decodes as an envelope it is one, on the block path and on the line-by-line path."""
+    odd = b'{"schema_version":"1.0","session_id":"session","seq":3,"response":{"id":"' + b"r" * 5000 + b'"},"item":' + VALID[0] + b"}"
+    assert codec._looks_like_header(odd)
+    in_block = [*_good(3), odd, *_good(3)]
+    data = b"\n".join(in_block) + b"\n"
+    assert codec._decode_block(data, codec.DEFAULT_LIMITS) is not None
+    got = _read(data)
+    assert got == _reference(data)
+    assert got[3][1].session_id == "session"  # type: ignore[union-attr]
+    alone = _read(odd + b"\n")  # the first line always goes the careful way
+    mixed = _read(b"\n".join([*_good(3), odd, BAD_LINES["NaN"]]) + b"\n")  # a bad line sends the block line by line
+    assert alone == [(1, got[3][1])]
+    assert mixed[3] == (4, got[3][1])
+    broken_header = b'{"schema_version":"1.0","session":{"id":""}}'
+    assert isinstance(_read(broken_header + b"\n")[0][1], list)  # a real but invalid header is still reported
+
+
+def test_a_file_of_session_headers_and_envelopes_reads_as_before() -> None:
+    """Session files (a header per session) take the whole-block attempt, fail it, and are read in runs."""
+    parts = []
+    for s in range(30):
+        parts.append(_HEADER.replace(b'"s2"', b'"s%d"' % s))
+        parts += [_line(i, VALID[i % len(VALID)], session=f"s{s}") for i in range(20)]
+    data = b"\n".join(parts) + b"\n"
+    recs = list(iter_jsonl(io.BytesIO(data), errors="yield"))
+    assert [r.line for r in recs] == list(range(1, len(parts) + 1))
+    assert sum(r.header is not None for r in recs) == 30 and all(r.error is None for r in recs)
+    assert len(list(iter_jsonl(io.BytesIO(data)))) == 600
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_PUNCT, min_size=2, max_size=2), st.integers(0, 10_000))
+def test_an_items_block_with_a_broken_value_is_refused(texts: list[str], at: int) -> None:
+    """The store's and the document reader's item blocks use the same punctuation proof."""
+    item = {"type": "tool_call", "id": "c1", "name": "f", "arguments": {texts[0]: [texts[1], {"k": texts[0]}]}}
+    tokens = _tokens(item)
+    cut = at % (len(tokens) - 1) + 1
+    broken = b"".join(tokens[:cut]) + b"\n" + b"".join(tokens[cut:])
+    good = VALID[:5]
+    assert codec._decode_items_block(b"\n".join([*good, b"".join(tokens)]), 6) is not None
+    assert codec._decode_items_block(b"\n".join([*good, broken]), 6) is None
+    assert codec._decode_items_block(b"\n".join([*good, broken, b"".join(tokens) + b" " + b"".join(tokens)]), 7) is None
