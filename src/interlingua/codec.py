@@ -1396,7 +1396,12 @@ def write_jsonl(envelopes: Iterable[Envelope], dest: str | os.PathLike[str] | IO
         DocumentError: an envelope is not JSON-safe (nothing is written to a path).
     """
     if isinstance(dest, (str, os.PathLike)):
-        path = Path(dest)
+        from ._paths import output_target
+
+        path, in_place = output_target(dest)
+        if in_place:  # /dev/null, a pipe: written as it is, never renamed over
+            with open(path, "wb") as fh:
+                return write_jsonl(envelopes, fh)
         tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
         try:
             with open(tmp, "wb") as fh:

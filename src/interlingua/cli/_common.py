@@ -187,9 +187,14 @@ def write_atomic(out: os.PathLike[str] | str, data: bytes) -> None:
         OSError: the directory cannot be written (nothing is left behind).
     """
     import tempfile
-    from pathlib import Path
 
-    path = Path(out)
+    from .._paths import output_target
+
+    path, in_place = output_target(out)
+    if in_place:  # /dev/null, a pipe: written as it is, never renamed over
+        with open(path, "wb") as fh:
+            fh.write(data)
+        return
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
     umask = os.umask(0)
     os.umask(umask)

@@ -197,8 +197,15 @@ class _Spool:
     (or copied to stdout) only when the conversion succeeded."""
 
     def __init__(self, out: Path | None) -> None:
+        from .._paths import output_target
+
         self.out = out
         self.tmp: str | None = None
+        self.in_place: Path | None = None
+        if out is not None:
+            real, in_place = output_target(out)
+            if in_place:  # /dev/null, a pipe: never renamed over; copied there on success, as stdout is
+                self.in_place, out = real, None
         if out is None:
             self.fh: IO[bytes] = tempfile.TemporaryFile()
             return
@@ -216,6 +223,14 @@ class _Spool:
         self.fh = os.fdopen(fd, "w+b")
 
     def commit(self) -> None:
+        if self.in_place is not None:
+            import shutil
+
+            self.fh.seek(0)
+            with open(self.in_place, "wb") as target:
+                shutil.copyfileobj(self.fh, target, 1 << 20)
+            self.fh.close()
+            return
         if self.out is None:
             import shutil
 

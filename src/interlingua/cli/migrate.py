@@ -288,7 +288,18 @@ class _AtomicFile:
     behind: :func:`_remove_stale` deletes such files of dead processes on the next run."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
+        from .._paths import output_target
+
+        real, in_place = output_target(path)
+        self.path = real
+        self.tmp = ""
+        if in_place:  # /dev/null, a pipe: written in place, never renamed over
+            try:
+                self.fh = open(real, "wb")  # noqa: SIM115 - closed by commit/discard
+            except OSError as exc:
+                raise _Usage(f"cannot write {path}: {exc.strerror or exc}") from exc
+            return
+        path = real
         directory = path.parent if str(path.parent) else Path(".")
         _remove_stale(path)
         _OWN_TARGETS.add(path)  # before mkstemp: a signal between creating the file and recording it
@@ -302,13 +313,14 @@ class _AtomicFile:
 
     def commit(self) -> None:
         self.fh.close()
-        os.replace(self.tmp, self.path)
+        if self.tmp:
+            os.replace(self.tmp, self.path)
         _LIVE.discard(self)
 
     def discard(self) -> None:
         if hasattr(self, "fh"):
             self.fh.close()
-        if os.path.exists(self.tmp):
+        if self.tmp and os.path.exists(self.tmp):
             os.unlink(self.tmp)
         _LIVE.discard(self)
 
@@ -723,8 +735,10 @@ def run(
     own = {p.resolve() for p in (out, reject_path) if p is not None}
     files = [f for f in files if f.resolve() not in own]
     try:
-        if reject_path.exists():
+        if reject_path.is_file() and not reject_path.is_symlink():
             reject_path.unlink()  # a reject file left by an earlier run would be mistaken for this run's
+        elif reject_path.is_symlink() and Path(os.path.realpath(reject_path)).is_file():
+            Path(os.path.realpath(reject_path)).unlink()  # the link stays; the file it names is the old reject file
     except OSError as exc:
         raise _Usage(f"cannot replace {reject_path}: {exc.strerror or exc}") from exc
     total = sum(f.stat().st_size for f in files)

@@ -177,6 +177,17 @@ def _export_file(url: str | None, session_id: str, output: Path, header: bool, b
 
     from ._progress import CountingWriter
 
+    from .._paths import output_target
+
+    output, in_place = output_target(output)
+    if in_place:  # /dev/null, a pipe: written as it is, never renamed over
+        try:
+            with open(output, "wb") as fh:
+                _run(lambda: _with_store(url, lambda s: s.export_jsonl(session_id, CountingWriter(fh, bar), header=header)))
+        except OSError as exc:
+            _err(f"{output}: cannot write ({exc.strerror or exc})")
+            raise typer.Exit(2) from None
+        return
     directory = output.parent if str(output.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".tmp", dir=directory)

@@ -922,7 +922,12 @@ class SessionStore:
             SessionNotFoundError; CorruptRowError: a row does not decode (no file is left behind).
         """
         if isinstance(dest, (str, os.PathLike)):
-            path = Path(dest)
+            from .._paths import output_target
+
+            path, in_place = output_target(dest)
+            if in_place:  # /dev/null, a pipe: written as it is, never renamed over
+                with open(path, "wb") as fh:
+                    return await self.export_jsonl(session_id, fh, header=header)
             tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}")
             try:
                 with open(tmp, "wb") as fh:

@@ -1,0 +1,36 @@
+"""Where an output path is written: replaced through a temporary file, or written in place.
+
+Every writer of a named output (``convert -o``, ``migrate -o`` and its reject file, ``store export -o``,
+``view -o``, :func:`interlingua.codec.write_jsonl`, :meth:`SessionStore.export_jsonl`) writes a
+temporary file beside the final path and renames it into place, so a reader never sees half a file.
+Two kinds of path must not be renamed over:
+
+* a symbolic link: the file it names is replaced (the temporary file goes beside that file), the
+  link stays a link;
+* a path that exists and is not a regular file (``/dev/null``, ``/dev/stdout``, a named pipe, a
+  socket): it is opened and written in place. Renaming over it would replace the device or pipe
+  with a regular file (for root, ``-o /dev/null`` would leave a regular file at ``/dev/null``).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+__all__ = ["output_target"]
+
+
+def output_target(path: str | os.PathLike[str]) -> tuple[Path, bool]:
+    """``(path to write, in_place)`` for an output path given by the user.
+
+    Returns:
+        The path with symbolic links resolved, and ``True`` when it exists and is not a regular
+        file (write it in place: no temporary file, no rename), else ``False``.
+    """
+    real = Path(os.path.realpath(path))
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        return real, False
+    return real, not stat.S_ISREG(mode)
