@@ -243,7 +243,8 @@ def prepare_rows(
     """
     if isinstance(items, (str, bytes, dict)) or not isinstance(items, Sequence):
         raise DocumentError(Problem("", f"items must be a list of items, got {type(items).__name__}"))
-    fast = _prepare_fast(items, usage, stop_reason, keep_created_at, forbid_nul, keep_text, validated)
+    with gc_paused():  # see gc_paused: the batch's objects hold no cycles
+        fast = _prepare_fast(items, usage, stop_reason, keep_created_at, forbid_nul, keep_text, validated)
     if fast is not None:
         return fast
     rows: list[PreparedRow] = []
@@ -345,7 +346,9 @@ def _prepare_fast(
         for end, text in enumerate(texts, 1):
             size += len(text) + 1
             if size >= _FAST_GROUP_BYTES or end == len(texts):
-                decoded = _decode_items_block("\n".join(texts[start:end]).encode(), end - start)
+                # the whole batch in one group (the common case): the encoded lines as they are
+                block = blob[:-1] if start == 0 and end == len(texts) else "\n".join(texts[start:end]).encode()
+                decoded = _decode_items_block(block, end - start)
                 if decoded is None or decoded != plain[start:end]:
                     return None
                 start, size = end, 0
