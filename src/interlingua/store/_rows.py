@@ -10,6 +10,7 @@ import contextlib
 import gc
 import re
 from collections.abc import Callable, Iterator, Sequence
+from itertools import repeat
 from datetime import UTC, datetime
 from typing import Any
 
@@ -456,24 +457,25 @@ def decode_row(session_id: str, row: Any) -> Envelope:
 _FAST_GROUP_BYTES = 1 << 20
 
 
-ROW_COLUMNS = ("seq", "schema_version", "created_at", "item", "raw_json", "usage", "stop_reason")
-"""The item columns :func:`decode_rows_fast` reads, in its tuples' order."""
+ROW_COLUMNS = ("seq", "schema_version", "created_at", "text", "usage", "stop_reason")
+"""What :func:`decode_rows_fast` reads of an item row, in its tuples' order; ``text`` is the item's
+JSON (``raw_json`` when stored, else ``item``), as ``str`` or UTF-8 ``bytes``."""
 
 
 def row_tuple(row: Any) -> tuple[Any, ...]:
     """A Core ``Row`` of the items table as the tuple :func:`decode_rows_fast` reads (:data:`ROW_COLUMNS`)."""
-    return (row.seq, row.schema_version, row.created_at, row.item, row.raw_json, row.usage, row.stop_reason)
+    return (row.seq, row.schema_version, row.created_at, row.raw_json if row.raw_json is not None else row.item, row.usage, row.stop_reason)
 
 
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector for the block; the caller's setting is restored after it.
 
-    A load builds ~10 objects per item (the decoded Structs, their strings and lists, an
-    :class:`Envelope`), none in a reference cycle, so the collector's passes over them (which a
-    growing heap makes each longer) find nothing to free; they were about a third of a
-    large session's load. Nothing the block allocates outlives it uncollected: reference counting
-    frees it, and the next collection after the block sees it as usual.
+    For blocks that build many objects and no reference cycles, with no ``await`` inside: a load
+    builds ~10 objects per item (the decoded Structs, their strings and lists, an
+    :class:`Envelope`), and the collector's passes over them (each longer as the heap grows) find
+    nothing to free; they were about a third of a large session's load. Reference counting frees
+    what the block drops; the next collection after it sees the rest as usual.
     """
     enabled = gc.isenabled()
     if enabled:
@@ -488,57 +490,62 @@ def gc_paused() -> Iterator[None]:
 def decode_rows_fast(session_id: str, rows: Sequence[tuple[Any, ...]], *, parse_created: Callable[[Any], Any] | None = None) -> list[Envelope] | None:
     """:func:`decode_row` for a whole page of rows, items decoded in one typed pass per ~1 MB.
 
-    ``rows`` are tuples of :data:`ROW_COLUMNS` (see :func:`row_tuple`). Only rows of exactly this
-    schema version; the items' JSON texts joined by newlines must pass
-    ``codec._decode_items_block``'s proofs (one object per line, depth and size bounds, known types).
-    ``parse_created``: the rows come from the driver unprocessed, and this turns a ``created_at``
-    value into a datetime (the column type's own result processor); it runs once per distinct value
-    (an append's rows share one timestamp). The collector is paused meanwhile (:func:`gc_paused`).
+    ``rows`` are tuples of :data:`ROW_COLUMNS` (see :func:`row_tuple`), their texts all ``str`` or
+    all ``bytes``. Only rows of exactly this schema version; the items' JSON texts joined by
+    newlines must pass ``codec._decode_items_block``'s proofs (one object per line, depth and size
+    bounds, known types). ``parse_created``: the rows come from the driver unprocessed, and this
+    turns a ``created_at`` value into a datetime (the column type's own result processor); it runs
+    once per distinct value (an append's rows share one timestamp). The envelopes are built by
+    C-level ``map`` over the columns, with the collector paused (:func:`gc_paused`).
     Returns ``None`` on any doubt: the caller then decodes row by row (and quarantines what fails).
     """
+    if not rows:
+        return []
     with gc_paused():
-        return _decode_rows_fast(session_id, rows, parse_created)
+        try:
+            return _decode_rows_fast(session_id, rows, parse_created)
+        except (msgspec.MsgspecError, ValueError, TypeError, AttributeError):
+            return None
 
 
 def _decode_rows_fast(session_id: str, rows: Sequence[tuple[Any, ...]], parse_created: Callable[[Any], Any] | None) -> list[Envelope] | None:
-    envs: list[Envelope] = []
-    append = envs.append
-    stamps: dict[Any, str] = {}
-    usage_dec, stop_dec = _usage_dec.decode, _stop_dec.decode
     version = SCHEMA_VERSION
-    start = 0
     n = len(rows)
-    while start < n:
-        texts: list[str] = []
-        size = 0
-        end = start
-        while end < n and (size < _FAST_GROUP_BYTES or not texts):
-            _seq, row_version, _created, item_text, raw_json, _usage, _stop = rows[end]
-            if row_version != version:
+    seqs, versions, createds, texts, usages, stops = zip(*rows)
+    if versions.count(version) != n:
+        return None
+    kind = type(texts[0])
+    if kind is bytes:
+        sep: Any = b"\n"
+    elif kind is str:
+        sep = "\n"
+    else:
+        return None
+    if set(map(type, texts)) != {kind}:
+        return None
+    items: list[Any] = []
+    start = size = 0
+    for end, length in enumerate(map(len, texts), 1):
+        size += length + 1
+        if size >= _FAST_GROUP_BYTES or end == n:
+            block = sep.join(texts[start:end])
+            decoded = _decode_items_block(block if kind is bytes else block.encode(), end - start)
+            if decoded is None:
                 return None
-            text = raw_json if raw_json is not None else item_text
-            if type(text) is not str:
-                return None
-            texts.append(text)
-            size += len(text) + 1
-            end += 1
-        items = _decode_items_block("\n".join(texts).encode(), len(texts))
-        if items is None:
-            return None
-        try:
-            for (seq, _v, created, _i, _r, usage, stop), item in zip(rows[start:end], items):
-                stamp = stamps.get(created)
-                if stamp is None:
-                    stamp = stamps[created] = format_ts(created if parse_created is None else parse_created(created))
-                env = Envelope(version, session_id, seq, item, stamp)
-                if usage is not None:
-                    env.usage = usage_dec(usage)
-                if stop is not None:
-                    env.stop_reason = stop_dec(stop)
-                append(env)
-        except (msgspec.MsgspecError, ValueError, TypeError, AttributeError):
-            return None
-        start = end
+            items.extend(decoded)
+            start, size = end, 0
+    stamps = {c: format_ts(c if parse_created is None else parse_created(c)) for c in set(createds)}
+    envs = list(map(Envelope, repeat(version, n), repeat(session_id, n), seqs, items, map(stamps.__getitem__, createds)))
+    if usages.count(None) != n:
+        usage_dec = _usage_dec.decode
+        for env, usage in zip(envs, usages):
+            if usage is not None:
+                env.usage = usage_dec(usage)
+    if stops.count(None) != n:
+        stop_dec = _stop_dec.decode
+        for env, stop in zip(envs, stops):
+            if stop is not None:
+                env.stop_reason = stop_dec(stop)
     return envs
 
 

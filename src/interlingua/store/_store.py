@@ -62,8 +62,12 @@ _INSERT_ITEMS_SQL = f"INSERT INTO {ITEMS.name} ({', '.join(_ITEM_COLUMNS)}) VALU
 
 
 _SELECT_ITEMS_SQL = (
-    f"SELECT {', '.join(_rows.ROW_COLUMNS)} FROM {ITEMS.name} "
-    "WHERE session_id = ? AND seq >= ? AND seq <= ? ORDER BY seq"
+    # _rows.ROW_COLUMNS; the item's text as UTF-8 bytes (CAST of text is the stored bytes as they
+    # are), so it is neither decoded into a str nor encoded again for the typed decode; NULL
+    # unless it is text, which sends the load to the checked path
+    "SELECT seq, schema_version, created_at, "
+    "CASE WHEN typeof(COALESCE(raw_json, item)) = 'text' THEN CAST(COALESCE(raw_json, item) AS BLOB) END, usage, stop_reason "
+    f"FROM {ITEMS.name} WHERE session_id = ? AND seq >= ? AND seq <= ? ORDER BY seq"
 )
 
 
