@@ -343,23 +343,33 @@ def _prepare_fast(
     if len(texts) != len(plain):
         return None
     if not validated:
-        start = size = 0
-        for end, text in enumerate(texts, 1):
-            size += len(text) + 1
-            if size >= _FAST_GROUP_BYTES or end == len(texts):
-                # the whole batch in one group (the common case): the encoded lines as they are
-                block = blob[:-1] if start == 0 and end == len(texts) else "\n".join(texts[start:end]).encode()
-                decoded = _decode_items_block(block, end - start)
-                if decoded is None or decoded != plain[start:end]:
-                    return None
-                start, size = end, 0
+        if len(blob) <= _FAST_GROUP_BYTES:
+            # the whole batch in one group (the common case): the encoded lines as they are
+            decoded = _decode_items_block(blob[:-1], len(texts))
+            if decoded is None or decoded != plain:
+                return None
+        else:
+            start = size = 0
+            for end, text in enumerate(texts, 1):
+                size += len(text) + 1
+                if size >= _FAST_GROUP_BYTES or end == len(texts):
+                    decoded = _decode_items_block("\n".join(texts[start:end]).encode(), end - start)
+                    if decoded is None or decoded != plain[start:end]:
+                        return None
+                    start, size = end, 0
     rows: list[PreparedRow] = []
     append = rows.append
     last = len(plain) - 1
     stamps: dict[str, datetime] = {}
-    for i, (item, text) in enumerate(zip(plain, texts)):
-        typ = item.__struct_config__.tag
-        call_id = item.id if typ in ("tool_call", "handoff_call") else getattr(item, "call_id", None)
+    raw_of = texts if keep_text else repeat(None)
+    for i, item, text, raw in zip(range(len(plain)), plain, texts, raw_of):
+        cls = type(item)
+        shape = _SHAPES.get(cls)
+        if shape is None:
+            shape = _SHAPES[cls] = _shape(cls)
+        typ, role_attr, call_attr = shape
+        role = getattr(item, role_attr) if role_attr else None
+        call_id = getattr(item, call_attr) if call_attr else None
         env_usage = env_stop = created = None
         if envs is not None:
             env = envs[i]
@@ -376,18 +386,30 @@ def _prepare_fast(
             env_stop = stop_reason if stop_reason is not None else env_stop
         append(
             PreparedRow(
-                schema_version=version,
-                type=typ,
-                role=_str_or_none(getattr(item, "role", None)),
-                call_id=_str_or_none(call_id),
-                item=JsonText(text),
-                raw_json=text if keep_text else None,
-                usage=None if env_usage is None else _enc_checked(env_usage, Usage, f"/{i}/usage"),
-                stop_reason=None if env_stop is None else _enc_checked(env_stop, StopReason, f"/{i}/stop_reason"),
-                created_at=created,
+                version,
+                typ,
+                role if type(role) is str else None,
+                call_id if type(call_id) is str else None,
+                JsonText(text),
+                raw,
+                None if env_usage is None else _enc_checked(env_usage, Usage, f"/{i}/usage"),
+                None if env_stop is None else _enc_checked(env_stop, StopReason, f"/{i}/stop_reason"),
+                created,
             )
         )
     return rows
+
+
+_SHAPES: dict[type, tuple[str, str | None, str | None]] = {}
+
+
+def _shape(cls: type) -> tuple[str, str | None, str | None]:
+    """An item class's ``(type tag, role field, call id field)``, each field ``None`` when it has none:
+    ``id`` for the call items (``tool_call``, ``handoff_call``), ``call_id`` where declared."""
+    tag = cls.__struct_config__.tag  # type: ignore[attr-defined]
+    fields = cls.__struct_fields__  # type: ignore[attr-defined]
+    call = "id" if tag in ("tool_call", "handoff_call") else ("call_id" if "call_id" in fields else None)
+    return tag, ("role" if "role" in fields else None), call
 
 
 def _check_deferred(deferred: list[tuple[str, bytes]]) -> None:
