@@ -99,7 +99,7 @@ _KILLED_WRITER = textwrap.dedent(
     import asyncio, sys, time
     from sqlalchemy import event
     from interlingua.items import TextItem
-    from interlingua.store import SessionStore
+    from interlingua.store import SessionStore, _store
 
     async def main(url, sid):
         store = await SessionStore.open(url)
@@ -113,6 +113,19 @@ _KILLED_WRITER = textwrap.dedent(
                     print("MID-BATCH", flush=True)
                     time.sleep(120)
 
+        # SQLite: the append runs on the driver's thread, its rows an iterable that executemany consumes
+        orig = _store._item_params
+
+        def stalling_params(*args, **kwargs):
+            def rows():
+                for i, p in enumerate(orig(*args, **kwargs)):
+                    if i == 2500:  # half the batch is in, the rest is not
+                        print("MID-BATCH", flush=True)
+                        time.sleep(120)
+                    yield p
+            return rows()
+
+        _store._item_params = stalling_params
         await store.append(sid, [TextItem(role="user", text=f"doomed {i}") for i in range(5000)], expected_seq=1)
 
     asyncio.run(main(sys.argv[1], sys.argv[2]))

@@ -100,6 +100,8 @@ def create_engine(url: str) -> AsyncEngine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_S}
+        # a returned connection is rolled back by the "reset" hook below, only when a transaction is open
+        kwargs["pool_reset_on_return"] = None
         engine = create_async_engine(url, **kwargs)
         _setup_sqlite(engine)
         return engine
@@ -140,6 +142,20 @@ def _setup_sqlite(engine: AsyncEngine) -> None:
             _set_wal(cur)
             cur.execute("PRAGMA synchronous = NORMAL")
         cur.close()
+
+    @event.listens_for(engine.sync_engine, "reset")
+    def _on_reset(dbapi_conn: Any, _record: Any, state: Any) -> None:
+        # What the pool's rollback-on-return does, without a round trip to the driver's thread when
+        # no transaction is open (the store's transactions end before their connection goes back):
+        # aiosqlite's ``in_transaction`` reads the connection's autocommit flag in place.
+        if not state.asyncio_safe:
+            return  # the pool cannot await here (a garbage-collected connection); it is terminated
+        try:
+            open_txn = bool(dbapi_conn.driver_connection.in_transaction)
+        except (AttributeError, ValueError):  # not aiosqlite, or closed: do what the pool would
+            open_txn = True
+        if open_txn:
+            dbapi_conn.rollback()
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: sa.Connection) -> None:

@@ -6,8 +6,11 @@ invalid batch is refused with nothing written.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from itertools import repeat
 from datetime import UTC, datetime
 from typing import Any
 
@@ -241,7 +244,8 @@ def prepare_rows(
     """
     if isinstance(items, (str, bytes, dict)) or not isinstance(items, Sequence):
         raise DocumentError(Problem("", f"items must be a list of items, got {type(items).__name__}"))
-    fast = _prepare_fast(items, usage, stop_reason, keep_created_at, forbid_nul, keep_text, validated)
+    with gc_paused():  # see gc_paused: the batch's objects hold no cycles
+        fast = _prepare_fast(items, usage, stop_reason, keep_created_at, forbid_nul, keep_text, validated)
     if fast is not None:
         return fast
     rows: list[PreparedRow] = []
@@ -339,21 +343,33 @@ def _prepare_fast(
     if len(texts) != len(plain):
         return None
     if not validated:
-        start = size = 0
-        for end, text in enumerate(texts, 1):
-            size += len(text) + 1
-            if size >= _FAST_GROUP_BYTES or end == len(texts):
-                decoded = _decode_items_block("\n".join(texts[start:end]).encode(), end - start)
-                if decoded is None or decoded != plain[start:end]:
-                    return None
-                start, size = end, 0
+        if len(blob) <= _FAST_GROUP_BYTES:
+            # the whole batch in one group (the common case): the encoded lines as they are
+            decoded = _decode_items_block(blob[:-1], len(texts))
+            if decoded is None or decoded != plain:
+                return None
+        else:
+            start = size = 0
+            for end, text in enumerate(texts, 1):
+                size += len(text) + 1
+                if size >= _FAST_GROUP_BYTES or end == len(texts):
+                    decoded = _decode_items_block("\n".join(texts[start:end]).encode(), end - start)
+                    if decoded is None or decoded != plain[start:end]:
+                        return None
+                    start, size = end, 0
     rows: list[PreparedRow] = []
     append = rows.append
     last = len(plain) - 1
     stamps: dict[str, datetime] = {}
-    for i, (item, text) in enumerate(zip(plain, texts)):
-        typ = item.__struct_config__.tag
-        call_id = item.id if typ in ("tool_call", "handoff_call") else getattr(item, "call_id", None)
+    raw_of = texts if keep_text else repeat(None)
+    for i, item, text, raw in zip(range(len(plain)), plain, texts, raw_of):
+        cls = type(item)
+        shape = _SHAPES.get(cls)
+        if shape is None:
+            shape = _SHAPES[cls] = _shape(cls)
+        typ, role_attr, call_attr = shape
+        role = getattr(item, role_attr) if role_attr else None
+        call_id = getattr(item, call_attr) if call_attr else None
         env_usage = env_stop = created = None
         if envs is not None:
             env = envs[i]
@@ -370,18 +386,30 @@ def _prepare_fast(
             env_stop = stop_reason if stop_reason is not None else env_stop
         append(
             PreparedRow(
-                schema_version=version,
-                type=typ,
-                role=_str_or_none(getattr(item, "role", None)),
-                call_id=_str_or_none(call_id),
-                item=JsonText(text),
-                raw_json=text if keep_text else None,
-                usage=None if env_usage is None else _enc_checked(env_usage, Usage, f"/{i}/usage"),
-                stop_reason=None if env_stop is None else _enc_checked(env_stop, StopReason, f"/{i}/stop_reason"),
-                created_at=created,
+                version,
+                typ,
+                role if type(role) is str else None,
+                call_id if type(call_id) is str else None,
+                JsonText(text),
+                raw,
+                None if env_usage is None else _enc_checked(env_usage, Usage, f"/{i}/usage"),
+                None if env_stop is None else _enc_checked(env_stop, StopReason, f"/{i}/stop_reason"),
+                created,
             )
         )
     return rows
+
+
+_SHAPES: dict[type, tuple[str, str | None, str | None]] = {}
+
+
+def _shape(cls: type) -> tuple[str, str | None, str | None]:
+    """An item class's ``(type tag, role field, call id field)``, each field ``None`` when it has none:
+    ``id`` for the call items (``tool_call``, ``handoff_call``), ``call_id`` where declared."""
+    tag = cls.__struct_config__.tag  # type: ignore[attr-defined]
+    fields = cls.__struct_fields__  # type: ignore[attr-defined]
+    call = "id" if tag in ("tool_call", "handoff_call") else ("call_id" if "call_id" in fields else None)
+    return tag, ("role" if "role" in fields else None), call
 
 
 def _check_deferred(deferred: list[tuple[str, bytes]]) -> None:
@@ -451,54 +479,95 @@ def decode_row(session_id: str, row: Any) -> Envelope:
 _FAST_GROUP_BYTES = 1 << 20
 
 
-def decode_rows_fast(session_id: str, rows: Sequence[Any], *, parse_created: Callable[[Any], Any] | None = None) -> list[Envelope] | None:
+ROW_COLUMNS = ("seq", "schema_version", "created_at", "text", "usage", "stop_reason")
+"""What :func:`decode_rows_fast` reads of an item row, in its tuples' order; ``text`` is the item's
+JSON (``raw_json`` when stored, else ``item``), as ``str`` or UTF-8 ``bytes``."""
+
+
+def row_tuple(row: Any) -> tuple[Any, ...]:
+    """A Core ``Row`` of the items table as the tuple :func:`decode_rows_fast` reads (:data:`ROW_COLUMNS`)."""
+    return (row.seq, row.schema_version, row.created_at, row.raw_json if row.raw_json is not None else row.item, row.usage, row.stop_reason)
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for the block; the caller's setting is restored after it.
+
+    For blocks that build many objects and no reference cycles, with no ``await`` inside: a load
+    builds ~10 objects per item (the decoded Structs, their strings and lists, an
+    :class:`Envelope`), and the collector's passes over them (each longer as the heap grows) find
+    nothing to free; they were about a third of a large session's load. Reference counting frees
+    what the block drops; the next collection after it sees the rest as usual.
+    """
+    enabled = gc.isenabled()
+    if enabled:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def decode_rows_fast(session_id: str, rows: Sequence[tuple[Any, ...]], *, parse_created: Callable[[Any], Any] | None = None) -> list[Envelope] | None:
     """:func:`decode_row` for a whole page of rows, items decoded in one typed pass per ~1 MB.
 
-    Only rows of exactly this schema version; the items' JSON texts joined by newlines must pass
-    ``codec._decode_items_block``'s proofs (one object per line, depth and size bounds, known types).
-    ``parse_created``: the rows come from the driver unprocessed, and this turns a ``created_at``
-    value into a datetime (the column type's own result processor); it runs once per distinct value
-    (an append's rows share one timestamp).
+    ``rows`` are tuples of :data:`ROW_COLUMNS` (see :func:`row_tuple`), their texts all ``str`` or
+    all ``bytes``. Only rows of exactly this schema version; the items' JSON texts joined by
+    newlines must pass ``codec._decode_items_block``'s proofs (one object per line, depth and size
+    bounds, known types). ``parse_created``: the rows come from the driver unprocessed, and this
+    turns a ``created_at`` value into a datetime (the column type's own result processor); it runs
+    once per distinct value (an append's rows share one timestamp). The envelopes are built by
+    C-level ``map`` over the columns, with the collector paused (:func:`gc_paused`).
     Returns ``None`` on any doubt: the caller then decodes row by row (and quarantines what fails).
     """
-    envs: list[Envelope] = []
-    stamps: dict[Any, str] = {}
-    usage_dec, stop_dec = _usage_dec.decode, _stop_dec.decode
-    version = SCHEMA_VERSION
-    start = 0
-    n = len(rows)
-    while start < n:
-        texts: list[str] = []
-        size = 0
-        end = start
-        while end < n and (size < _FAST_GROUP_BYTES or not texts):
-            row = rows[end]
-            if row.schema_version != version:
-                return None
-            text = row.raw_json if row.raw_json is not None else row.item
-            if type(text) is not str:
-                return None
-            texts.append(text)
-            size += len(text) + 1
-            end += 1
-        items = _decode_items_block("\n".join(texts).encode(), len(texts))
-        if items is None:
-            return None
+    if not rows:
+        return []
+    with gc_paused():
         try:
-            for row, item in zip(rows[start:end], items):
-                created = row.created_at
-                stamp = stamps.get(created)
-                if stamp is None:
-                    stamp = stamps[created] = format_ts(created if parse_created is None else parse_created(created))
-                env = Envelope(schema_version=version, session_id=session_id, seq=row.seq, item=item, created_at=stamp)
-                if row.usage is not None:
-                    env.usage = usage_dec(row.usage)
-                if row.stop_reason is not None:
-                    env.stop_reason = stop_dec(row.stop_reason)
-                envs.append(env)
+            return _decode_rows_fast(session_id, rows, parse_created)
         except (msgspec.MsgspecError, ValueError, TypeError, AttributeError):
             return None
-        start = end
+
+
+def _decode_rows_fast(session_id: str, rows: Sequence[tuple[Any, ...]], parse_created: Callable[[Any], Any] | None) -> list[Envelope] | None:
+    version = SCHEMA_VERSION
+    n = len(rows)
+    seqs, versions, createds, texts, usages, stops = zip(*rows)
+    if versions.count(version) != n:
+        return None
+    kind = type(texts[0])
+    if kind is bytes:
+        sep: Any = b"\n"
+    elif kind is str:
+        sep = "\n"
+    else:
+        return None
+    if set(map(type, texts)) != {kind}:
+        return None
+    items: list[Any] = []
+    start = size = 0
+    for end, length in enumerate(map(len, texts), 1):
+        size += length + 1
+        if size >= _FAST_GROUP_BYTES or end == n:
+            block = sep.join(texts[start:end])
+            decoded = _decode_items_block(block if kind is bytes else block.encode(), end - start)
+            if decoded is None:
+                return None
+            items.extend(decoded)
+            start, size = end, 0
+    stamps = {c: format_ts(c if parse_created is None else parse_created(c)) for c in set(createds)}
+    envs = list(map(Envelope, repeat(version, n), repeat(session_id, n), seqs, items, map(stamps.__getitem__, createds)))
+    if usages.count(None) != n:
+        usage_dec = _usage_dec.decode
+        for env, usage in zip(envs, usages):
+            if usage is not None:
+                env.usage = usage_dec(usage)
+    if stops.count(None) != n:
+        stop_dec = _stop_dec.decode
+        for env, stop in zip(envs, stops):
+            if stop is not None:
+                env.stop_reason = stop_dec(stop)
     return envs
 
 

@@ -15,18 +15,20 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 from dataclasses import dataclass
 import shutil
 import tempfile
 import uuid
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterable, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Literal, cast
 
 import msgspec
 import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -60,8 +62,12 @@ _INSERT_ITEMS_SQL = f"INSERT INTO {ITEMS.name} ({', '.join(_ITEM_COLUMNS)}) VALU
 
 
 _SELECT_ITEMS_SQL = (
-    f"SELECT seq, schema_version, created_at, item, raw_json, usage, stop_reason FROM {ITEMS.name} "
-    "WHERE session_id = ? AND seq >= ? AND seq <= ? ORDER BY seq"
+    # _rows.ROW_COLUMNS; the item's text as UTF-8 bytes (CAST of text is the stored bytes as they
+    # are), so it is neither decoded into a str nor encoded again for the typed decode; NULL
+    # unless it is text, which sends the load to the checked path
+    "SELECT seq, schema_version, created_at, "
+    "CASE WHEN typeof(COALESCE(raw_json, item)) = 'text' THEN CAST(COALESCE(raw_json, item) AS BLOB) END, usage, stop_reason "
+    f"FROM {ITEMS.name} WHERE session_id = ? AND seq >= ? AND seq <= ? ORDER BY seq"
 )
 
 
@@ -73,19 +79,48 @@ def _as_is(value: Any) -> Any:
     return value
 
 
-async def _insert_rows_driver(conn: AsyncConnection, segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], now: datetime) -> None:
-    """SQLite: rows of one or several sessions as ``executemany`` of pre-built tuples through the driver.
+_HEAD_SQL = f"SELECT head_seq FROM {SESSIONS.name} WHERE id = ?"
 
-    ``segments`` holds ``(session_id, first seq, rows)``. The values are exactly what SQLAlchemy
-    would bind: each column's own bind processor (the dialect's ``DateTime`` text format, the JSON
-    serializer that passes the store's already-encoded :class:`JsonText` through) is applied here
-    once per value, without building a parameter dict and compiling parameters per row.
+
+async def _driver_call(conn: AsyncConnection) -> Callable[..., Awaitable[Any]] | None:
+    """``call(fn, *args)`` runs ``fn(sqlite3_connection, *args)`` on aiosqlite's worker thread (the
+    thread that owns the connection) in one hop, or ``None`` when the driver is not aiosqlite.
+
+    aiosqlite runs every call of a connection on one thread through ``Connection._execute`` (its
+    own cursor methods are built on it); the store holds the pooled connection for the call, so
+    nothing else uses it meanwhile.
     """
-    dialect = conn.dialect
-    procs = {c: ITEMS.c[c].type._cached_bind_processor(dialect) for c in ("created_at", "item", "usage", "stop_reason")}
-    ts, js_item, js_usage, js_stop = procs["created_at"], procs["item"], procs["usage"], procs["stop_reason"]
-    now_v = ts(now) if ts else now
-    params = [
+    raw = await conn.get_raw_connection()
+    driver: Any = raw.driver_connection
+    execute = getattr(driver, "_execute", None)
+    if execute is None or not hasattr(type(driver), "_conn"):
+        return None
+
+    async def call(fn: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return await execute(fn, driver._conn, *args)
+        except sqlite3.Error as exc:
+            # wrapped as SQLAlchemy wraps a driver error, so callers see one kind of database error
+            raise sa_exc.DBAPIError.instance(None, None, exc, sqlite3.Error, dialect=conn.dialect) from exc
+
+    return call
+
+
+def _item_bind_processors(dialect: Any) -> tuple[Any, Any, Any, Any]:
+    """Each item column's own bind processor (created_at, item, usage, stop_reason) for ``dialect``."""
+    return tuple(ITEMS.c[c].type._cached_bind_processor(dialect) for c in ("created_at", "item", "usage", "stop_reason"))  # type: ignore[return-value]
+
+
+def _item_params(segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], now_v: Any, procs: tuple[Any, Any, Any, Any]) -> list[tuple[Any, ...]]:
+    """The ``_INSERT_ITEMS_SQL`` parameters of the rows of ``segments`` (``(session_id, first seq, rows)``).
+
+    The values are exactly what SQLAlchemy would bind: each column's own bind processor (the
+    dialect's ``DateTime`` text format, the JSON serializer) applied once per value. The item
+    column's serializer hands the store's already-encoded :class:`JsonText` back as the same text,
+    so a :class:`JsonText` item is bound as it is (a ``str``) without the call.
+    """
+    ts, js_item, js_usage, js_stop = procs
+    return [
         (
             session_id,
             first + j,
@@ -94,7 +129,7 @@ async def _insert_rows_driver(conn: AsyncConnection, segments: Sequence[tuple[st
             r.role,
             r.call_id,
             now_v if r.created_at is None else (ts(r.created_at) if ts else r.created_at),
-            js_item(r.item) if js_item else r.item,
+            r.item if type(r.item) is JsonText or not js_item else js_item(r.item),
             r.raw_json,
             r.usage if r.usage is None or not js_usage else js_usage(r.usage),
             r.stop_reason if r.stop_reason is None or not js_stop else js_stop(r.stop_reason),
@@ -102,6 +137,83 @@ async def _insert_rows_driver(conn: AsyncConnection, segments: Sequence[tuple[st
         for session_id, first, rows in segments
         for j, r in enumerate(rows)
     ]
+
+
+def _append_sync(db: Any, session_id: str, rows: list[_rows.PreparedRow], expected: int | None, now_v: Any, procs: Any) -> tuple[int | None, int | None]:
+    """One append on the driver's thread (``db`` is the ``sqlite3`` connection, in autocommit mode as
+    the engine's connect hook leaves it): ``BEGIN IMMEDIATE`` (the write lock, waiting up to the busy
+    timeout), the conditional head UPDATE, ``executemany`` of the rows at the seqs it reserved,
+    ``COMMIT``; a failure anywhere rolls all of it back.
+
+    Returns ``(new head, None)``, or ``(None, actual head)`` when the head is not ``expected``, or
+    ``(None, None)`` when there is no such session (nothing written either way).
+    """
+    n = len(rows)
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if expected is None:
+            got = db.execute(_ADVANCE_SQL, (n, now_v, session_id)).fetchall()
+        else:
+            got = db.execute(_ADVANCE_EXPECTED_SQL, (n, now_v, session_id, expected)).fetchall()
+        if not got:
+            actual = db.execute(_HEAD_SQL, (session_id,)).fetchall()
+            db.execute("ROLLBACK")
+            return None, int(actual[0][0]) if actual else None
+        head = int(got[0][0])
+        db.executemany(_INSERT_ITEMS_SQL, _item_params([(session_id, head - n + 1, rows)], now_v, procs))
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    return head, None
+
+
+_SESSION_COLUMN_NAMES = tuple(c.name for c in SESSIONS.c)
+_SELECT_SESSION_SQL = f"SELECT {', '.join(_SESSION_COLUMN_NAMES)} FROM {SESSIONS.name} WHERE id = ?"
+_HEAD_INDEX = _SESSION_COLUMN_NAMES.index("head_seq")
+
+
+def _load_sync(db: Any, session_id: str, since_seq: int) -> tuple[tuple[Any, ...] | None, list[tuple[Any, ...]]]:
+    """A load's reads on the driver's thread (``db`` is the ``sqlite3`` connection): the session row
+    and its item rows ``since_seq..head`` (:data:`_rows.ROW_COLUMNS`) in one read transaction.
+    ``(None, [])`` when there is no such session."""
+    db.execute("BEGIN")
+    try:
+        found = db.execute(_SELECT_SESSION_SQL, (session_id,)).fetchall()
+        rows = db.execute(_SELECT_ITEMS_SQL, (session_id, since_seq, found[0][_HEAD_INDEX])).fetchall() if found else []
+    finally:
+        if db.in_transaction:
+            db.execute("COMMIT")  # a read: nothing to keep or undo
+    return (found[0] if found else None), rows
+
+
+class _SessionRow:
+    """A session row read through the driver, its values processed as SQLAlchemy's result would be."""
+
+    __slots__ = _SESSION_COLUMN_NAMES
+
+    def __init__(self, values: tuple[Any, ...], procs: tuple[Any, ...]) -> None:
+        for name, proc, value in zip(_SESSION_COLUMN_NAMES, procs, values):
+            setattr(self, name, value if value is None or proc is None else proc(value))
+
+
+def _session_row(values: tuple[Any, ...], dialect: Any) -> _SessionRow:
+    """:class:`_SessionRow` of a driver tuple, with each column type's own result processor for ``dialect``."""
+    return _SessionRow(values, tuple(c.type._cached_result_processor(dialect, None) for c in SESSIONS.c))
+
+
+async def _insert_rows_driver(conn: AsyncConnection, segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], now: datetime) -> None:
+    """SQLite: rows of one or several sessions as ``executemany`` of pre-built tuples through the driver.
+
+    ``segments`` holds ``(session_id, first seq, rows)``. The values are exactly what SQLAlchemy
+    would bind: each column's own bind processor (the dialect's ``DateTime`` text format, the JSON
+    serializer that passes the store's already-encoded :class:`JsonText` through) is applied here
+    once per value, without building a parameter dict and compiling parameters per row.
+    """
+    procs = _item_bind_processors(conn.dialect)
+    ts = procs[0]
+    params = _item_params(segments, ts(now) if ts else now, procs)
     for start in range(0, len(params), _DRIVER_CHUNK):
         await conn.exec_driver_sql(_INSERT_ITEMS_SQL, params[start : start + _DRIVER_CHUNK])
 
@@ -666,10 +778,35 @@ class SessionStore:
                 raise ConflictError(session_id, expected_seq, head)
             return head
         now = _now()
+        if not self._is_pg:
+            return await self._append_sqlite(session_id, rows, expected_seq, now)
         async with self._write("appending items") as conn:
             head = await self._advance(conn, session_id, len(rows), expected_seq, now)
             first = head - len(rows) + 1
             await self._insert_segments(conn, [(session_id, first, rows)], now)
+        return head
+
+    async def _append_sqlite(self, session_id: str, rows: list[_rows.PreparedRow], expected: int | None, now: datetime) -> int:
+        """SQLite: the whole append (``BEGIN IMMEDIATE``, the head UPDATE, the inserts, ``COMMIT``) in one
+        call on the driver's worker thread, instead of a thread hop per statement (and several per
+        cursor). The same statements, locks and checks as the PostgreSQL path; see :func:`_append_sync`."""
+        with translate_errors(self._url, "appending items"):
+            async with self._engine.connect() as conn:
+                call = await _driver_call(conn)
+                if call is not None:
+                    ts = SESSIONS.c.updated_at.type._cached_bind_processor(conn.dialect)
+                    now_v = ts(now) if ts else now
+                    procs = _item_bind_processors(conn.dialect)
+                    head, actual = await call(_append_sync, session_id, rows, expected, now_v, procs)
+                    if head is not None:
+                        return head
+                    if actual is None:
+                        raise SessionNotFoundError(f"no session {session_id!r}")
+                    raise ConflictError(session_id, expected if expected is not None else -1, actual)
+        # not aiosqlite underneath: statement by statement
+        async with self._write("appending items") as conn:
+            head = await self._advance(conn, session_id, len(rows), expected, now)
+            await self._insert_segments(conn, [(session_id, head - len(rows) + 1, rows)], now)
         return head
 
     async def _advance(self, conn: AsyncConnection, session_id: str, n: int, expected: int | None, now: datetime) -> int:
@@ -742,13 +879,25 @@ class SessionStore:
 
     async def _load(self, session_id: str, since_seq: int, on_corrupt: str) -> tuple[SessionInfo, list[Envelope]]:
         if not self._is_pg:
-            # SQLite: the rows straight from the driver (no per-value result processing; the timestamp
-            # column is parsed once per distinct value), decoded in one typed pass. On any doubt
-            # (a row of another version, one that does not decode) the checked path below runs.
-            async with self._read("loading a session") as conn:
-                info = self._info(await self._require(conn, session_id))
-                raw = (await conn.exec_driver_sql(_SELECT_ITEMS_SQL, (session_id, since_seq, info.head_seq))).all()
-                parse = ITEMS.c.created_at.type._cached_result_processor(conn.dialect, None)
+            # SQLite: the session row and the item rows read in one call on the driver's thread (one
+            # read transaction, a consistent snapshot), the rows unprocessed (the timestamp column
+            # is parsed once per distinct value), decoded in one typed pass. On any doubt (a row of
+            # another version, one that does not decode) the checked path below runs.
+            with translate_errors(self._url, "loading a session"):
+                async with self._engine.connect() as conn:
+                    call = await _driver_call(conn)
+                    if call is not None:
+                        srow, raw = await call(_load_sync, session_id, since_seq)
+                        dialect = self._engine.dialect
+                    else:
+                        async with conn.begin():
+                            srow = await self._require(conn, session_id)
+                            raw = (await conn.exec_driver_sql(_SELECT_ITEMS_SQL, (session_id, since_seq, srow.head_seq))).all()
+                        dialect = None
+            if srow is None:
+                raise SessionNotFoundError(f"no session {session_id!r}")
+            info = self._info(srow if dialect is None else _session_row(srow, dialect))
+            parse = ITEMS.c.created_at.type._cached_result_processor(self._engine.dialect, None)
             fast = _rows.decode_rows_fast(session_id, raw, parse_created=parse or _as_is)
             if fast is not None:
                 return info, fast
@@ -766,7 +915,7 @@ class SessionStore:
 
     async def _decode_rows(self, session_id: str, rows: Iterable[Any], on_corrupt: str) -> list[Envelope]:
         rows = rows if isinstance(rows, list) else list(rows)
-        fast = _rows.decode_rows_fast(session_id, rows)
+        fast = _rows.decode_rows_fast(session_id, [_rows.row_tuple(r) for r in rows])
         if fast is not None:
             return fast
         envs: list[Envelope] = []

@@ -1,0 +1,190 @@
+"""SQLite: an append and a load each run as one call on the driver's thread, a connection goes back to
+the pool without a rollback round trip, and the batch paths pause the garbage collector. Each must
+leave exactly the state the statement-by-statement path leaves: locks released, no transaction
+open, the caller's collector setting, driver errors reported as database errors."""
+
+from __future__ import annotations
+
+import gc
+import sqlite3
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from interlingua.codec import decode_item
+from interlingua.errors import ConflictError, DocumentError, SessionNotFoundError, StoreError
+from interlingua.items import TextItem
+from interlingua.store import CorruptRowError, SessionStore
+
+CANON = Path(__file__).parent.parent / "fixtures" / "canonical"
+VALID = [decode_item(line) for line in (CANON / "valid_items.jsonl").read_bytes().splitlines() if line.strip()]
+
+
+@pytest.fixture
+async def sqlite_store(tmp_path: Path) -> AsyncIterator[tuple[SessionStore, Path]]:
+    db = tmp_path / "s.sqlite3"
+    store = await SessionStore.open(f"sqlite+aiosqlite:///{db}", create=True)
+    try:
+        yield store, db
+    finally:
+        await store.close()
+
+
+def _write_lock_is_free(db: Path) -> bool:
+    """Whether another connection can take the write lock at once (no busy wait)."""
+    c = sqlite3.connect(db, timeout=0, isolation_level=None)
+    try:
+        c.execute("BEGIN IMMEDIATE")
+        c.execute("ROLLBACK")
+        return True
+    except sqlite3.OperationalError as exc:
+        assert "locked" in str(exc)
+        return False
+    finally:
+        c.close()
+
+
+async def test_every_outcome_of_an_append_releases_the_write_lock(sqlite_store: tuple[SessionStore, Path]) -> None:
+    store, db = sqlite_store
+    sid = await store.create_session(session_id="s")
+    assert await store.append(sid, VALID[:3], expected_seq=-1) == 2
+    assert _write_lock_is_free(db)
+    with pytest.raises(ConflictError) as info:
+        await store.append(sid, VALID[:1], expected_seq=0)
+    assert info.value.actual == 2
+    assert _write_lock_is_free(db)
+    with pytest.raises(SessionNotFoundError):
+        await store.append("missing", VALID[:1])
+    assert _write_lock_is_free(db)
+    # a failure after the head moved (a duplicate key, planted by hand) rolls the head back too
+    with sqlite3.connect(db) as c:
+        c.execute(
+            "INSERT INTO interlingua_items (session_id, seq, schema_version, type, created_at, item) "
+            "VALUES ('s', 4, '1.0', 'text', '2026-01-01 00:00:00.000000', '{\"type\":\"text\",\"text\":\"x\",\"role\":\"user\"}')"
+        )
+    with pytest.raises(StoreError, match="appending items failed.*IntegrityError") as err:
+        await store.append(sid, VALID[:2])
+    assert isinstance(err.value.__cause__, sa.exc.DBAPIError)
+    assert isinstance(err.value.__cause__.orig, sqlite3.IntegrityError)
+    assert _write_lock_is_free(db)
+    assert await store.head(sid) == 2
+    with sqlite3.connect(db) as c:
+        c.execute("DELETE FROM interlingua_items WHERE session_id = 's' AND seq = 4")
+    assert await store.append(sid, VALID[:2], expected_seq=2) == 4
+    assert [e.seq for e in await store.load_envelopes(sid)] == [0, 1, 2, 3, 4]
+
+
+async def test_a_connection_given_back_inside_a_transaction_is_rolled_back(sqlite_store: tuple[SessionStore, Path]) -> None:
+    store, db = sqlite_store
+    sid = await store.create_session(session_id="s")
+    async with store.engine.connect() as conn:
+        raw = await conn.get_raw_connection()
+        driver = raw.driver_connection
+        assert driver is not None
+        await driver.execute("BEGIN IMMEDIATE")
+        await driver.execute("UPDATE interlingua_sessions SET head_seq = 41 WHERE id = 's'")
+        assert driver.in_transaction
+        assert not _write_lock_is_free(db)
+    # back in the pool: the reset hook rolled the open transaction back
+    assert not driver.in_transaction
+    assert _write_lock_is_free(db)
+    assert await store.head(sid) == -1
+    assert await store.append(sid, VALID[:1], expected_seq=-1) == 0
+
+
+async def test_an_append_and_a_load_are_one_trip_each_to_the_driver_thread(
+    sqlite_store: tuple[SessionStore, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One call on aiosqlite's thread per append and per load: no hop per statement or cursor, and none
+    for the pool's rollback-on-return when no transaction is open (the reset hook reads the flag in place)."""
+    import aiosqlite
+
+    store, _db = sqlite_store
+    sid = await store.create_session(session_id="s")
+    await store.append(sid, VALID[:2])  # the pool holds a connection now
+    calls: list[str] = []
+    original = aiosqlite.Connection._execute
+
+    async def counting(self: aiosqlite.Connection, fn: object, *args: object, **kwargs: object) -> object:
+        calls.append(getattr(fn, "__name__", repr(fn)))
+        return await original(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(aiosqlite.Connection, "_execute", counting)
+    assert await store.append(sid, VALID[2:5], expected_seq=1) == 4
+    assert calls == ["_append_sync"]
+    calls.clear()
+    assert [e.item for e in await store.load_envelopes(sid)] == VALID[:5]
+    assert calls == ["_load_sync"]
+
+
+@pytest.fixture(params=[True, False], ids=["gc-on", "gc-off"])
+def collector(request: pytest.FixtureRequest) -> Iterator[bool]:
+    was = gc.isenabled()
+    (gc.enable if request.param else gc.disable)()
+    try:
+        yield request.param
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+async def test_the_callers_collector_setting_survives_every_path(sqlite_store: tuple[SessionStore, Path], collector: bool) -> None:
+    store, db = sqlite_store
+    sid = await store.create_session(session_id="s")
+    await store.append(sid, VALID)
+    assert gc.isenabled() is collector
+    assert [e.item for e in await store.load_envelopes(sid)] == VALID
+    assert gc.isenabled() is collector
+    with pytest.raises(DocumentError):
+        await store.append(sid, [*VALID, TextItem(text=7)])  # type: ignore[arg-type]
+    assert gc.isenabled() is collector
+    with sqlite3.connect(db) as c:
+        c.execute("UPDATE interlingua_items SET item = '{\"type\": \"text\", \"text\": 5}' WHERE session_id = 's' AND seq = 1")
+    with pytest.raises(CorruptRowError):
+        await store.load(sid)
+    assert gc.isenabled() is collector
+
+
+@pytest.mark.parametrize(
+    ("stored", "readable"),
+    [
+        (b'{"type":"text","text":"blob","role":"user"}', True),  # JSON as a BLOB: the checked path reads it
+        (5, False),  # a number: quarantined
+        (None, False),  # NULL (only by hand: the column is NOT NULL, so raw_json carries it)
+    ],
+    ids=["blob", "integer", "null"],
+)
+async def test_a_row_whose_item_is_not_text_goes_to_the_checked_path(
+    sqlite_store: tuple[SessionStore, Path], stored: object, readable: bool
+) -> None:
+    store, db = sqlite_store
+    sid = await store.create_session(session_id="s")
+    await store.append(sid, [TextItem(text=f"t{i}", role="user") for i in range(50)])
+    with sqlite3.connect(db) as c:
+        if stored is None:  # item is NOT NULL: an empty raw_json is what "no text" looks like there
+            c.execute("UPDATE interlingua_items SET raw_json = x'00' WHERE session_id = 's' AND seq = 7")
+        else:
+            c.execute("UPDATE interlingua_items SET item = ? WHERE session_id = 's' AND seq = 7", (stored,))
+    if readable:
+        items = (await store.load(sid)).items
+        assert len(items) == 50 and items[7] == TextItem(text="blob", role="user")
+    else:
+        with pytest.raises(CorruptRowError) as info:
+            await store.load(sid)
+        assert [r.seq for r in info.value.rows] == [7]
+
+
+async def test_driver_errors_of_a_load_are_store_errors(sqlite_store: tuple[SessionStore, Path]) -> None:
+    store, _db = sqlite_store
+    sid = await store.create_session(session_id="s")
+    await store.append(sid, VALID[:2])
+    with pytest.raises(SessionNotFoundError):
+        await store.load("missing")
+    async with store.engine.begin() as conn:
+        await conn.execute(sa.text("DROP TABLE interlingua_quarantine"))
+        await conn.execute(sa.text("DROP TABLE interlingua_session_changes"))
+        await conn.execute(sa.text("DROP TABLE interlingua_items"))
+    with pytest.raises(StoreError, match="loading a session failed.*no such table") as err:
+        await store.load(sid)
+    assert isinstance(err.value.__cause__, sa.exc.DBAPIError)
