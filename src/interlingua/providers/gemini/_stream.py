@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 
 from ...errors import MalformedInputError
-from ...items import ErrorItem, ToolCallItem
+from ...items import UNSET, ErrorItem, ToolCallItem, Usage
 from ...mapping.protocol import ModelResponse
 from ...mapping.report import Report
 from ...mapping.wire import check_shape, decode_event, fast_event
@@ -104,6 +104,32 @@ class _FastChunk(msgspec.Struct, forbid_unknown_fields=True):
 
 
 _fast_chunk = msgspec.json.Decoder(_FastChunk)
+
+
+def _fast_usage(md: dict[str, int | list[dict[str, str | int]]]) -> Usage:
+    """What :func:`usage_from` gives for a fast-path ``usageMetadata`` (counts as ints, details as flat
+    objects, all freshly decoded): the same counts and a copy of the dict, without the per-key lookups of
+    both spellings. A snake_case key takes :func:`usage_from` itself."""
+    for key in md:
+        if "_" in key:
+            return usage_from(md)
+    g = md.get
+    prompt, cand, thoughts, cached, total = (
+        g("promptTokenCount"), g("candidatesTokenCount"), g("thoughtsTokenCount"), g("cachedContentTokenCount"), g("totalTokenCount"),
+    )
+    # a list under a count key, or a negative count, is no count (as usage_from's num)
+    prompt = prompt if type(prompt) is int and prompt >= 0 else UNSET
+    cand = cand if type(cand) is int and cand >= 0 else UNSET
+    thoughts = thoughts if type(thoughts) is int and thoughts >= 0 else UNSET
+    output: Any = UNSET if cand is UNSET and thoughts is UNSET else (cand or 0) + (thoughts or 0)
+    return Usage(
+        input_tokens=prompt,
+        output_tokens=output,
+        reasoning_tokens=thoughts,
+        cache_read_tokens=cached if type(cached) is int and cached >= 0 else UNSET,
+        total_tokens=total if type(total) is int and total >= 0 else UNSET,
+        details={k: v if type(v) is int else [dict(d) for d in v] for k, v in md.items()},
+    )
 
 
 class GeminiAccumulator:
@@ -233,7 +259,7 @@ class GeminiAccumulator:
         md = chunk.usageMetadata
         if md is not None:
             self._usage = md
-            out.append(UsageUpdate(usage_from(md)))
+            out.append(UsageUpdate(_fast_usage(md)))
         return out
 
     def _part(self, part: Any, j: int) -> list[StreamEvent]:
