@@ -114,6 +114,9 @@ def _fast_usage(md: dict[str, int | list[dict[str, str | int]]]) -> Usage:
         if "_" in key:
             return usage_from(md)
     g = md.get
+    prompt: Any
+    cand: Any
+    thoughts: Any
     prompt, cand, thoughts, cached, total = (
         g("promptTokenCount"), g("candidatesTokenCount"), g("thoughtsTokenCount"), g("cachedContentTokenCount"), g("totalTokenCount"),
     )
@@ -128,7 +131,7 @@ def _fast_usage(md: dict[str, int | list[dict[str, str | int]]]) -> Usage:
         reasoning_tokens=thoughts,
         cache_read_tokens=cached if type(cached) is int and cached >= 0 else UNSET,
         total_tokens=total if type(total) is int and total >= 0 else UNSET,
-        details={k: v if type(v) is int else [dict(d) for d in v] for k, v in md.items()},
+        details={k: v if type(v) is int else [dict(d) for d in v] for k, v in md.items()},  # type: ignore[union-attr]
     )
 
 
