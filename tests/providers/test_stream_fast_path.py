@@ -161,6 +161,7 @@ FAST_KINDS = {
     "anthropic": {"content_block_delta/text_delta", "content_block_delta/thinking_delta", "content_block_delta/signature_delta",
                   "content_block_delta/input_json_delta", "content_block_stop", "content_block_start"},
     "openai-responses": {"response.output_text.delta", "response.function_call_arguments.delta", "response.output_item.added"},
+    "openai-chat": {"chat.completion.chunk/content", "chat.completion.chunk/tool_calls"},
 }
 
 
@@ -168,6 +169,9 @@ def _kind(payload: Any) -> str:
     kind = str(payload.get("type")) if isinstance(payload, dict) else "?"
     if kind == "content_block_delta" and isinstance(payload.get("delta"), dict):
         kind += "/" + str(payload["delta"].get("type"))
+    if isinstance(payload, dict) and payload.get("object") == "chat.completion.chunk":
+        deltas = [c.get("delta") for c in payload.get("choices") or [] if isinstance(c, dict)]
+        kind = "chat.completion.chunk/" + ",".join(sorted({k for d in deltas if isinstance(d, dict) for k in d}))
     return kind
 
 
