@@ -191,17 +191,26 @@ def _fast_kinds(monkeypatch: pytest.MonkeyPatch, fmt: str, blob: bytes) -> set[s
     return seen
 
 
+def _shape(value: Any) -> Any:
+    """The keys of ``value`` and its objects (not the values): two events of one shape test the same fields."""
+    if isinstance(value, dict):
+        return tuple((k, _shape(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(_shape(v) for v in value[:1])
+    return None
+
+
 def _fast_event_sites(fmt: str) -> list[tuple[Path, int, str]]:
-    """(stream, event index, kind): the first real event of each fast kind of ``fmt``."""
-    sites: dict[str, tuple[Path, int, str]] = {}
+    """(stream, event index, kind): the first real event of each shape of each fast kind of ``fmt``."""
+    sites: dict[Any, tuple[Path, int, str]] = {}
     for path, f in STREAMS:
         if f != fmt:
             continue
         events, _sep = _events(path.read_bytes(), get_mapper(fmt).framing)
         for i, ev in enumerate(events):
             got = _payload(ev, "sse")
-            if got is not None and (kind := _kind(got[1])) in FAST_KINDS[fmt] and kind not in sites:
-                sites[kind] = (path, i, kind)
+            if got is not None and (kind := _kind(got[1])) in FAST_KINDS[fmt]:
+                sites.setdefault((kind, _shape(got[1])), (path, i, f"{kind}@{path.name}:{i}"))
     return sorted(sites.values(), key=lambda s: s[2])
 
 

@@ -12,7 +12,7 @@ come only in ``message_start``, so such a stream cannot be reported as a success
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
 
@@ -185,25 +185,23 @@ class _FastStop(msgspec.Struct, tag_field="type", tag="content_block_stop", forb
     index: int
 
 
-_EmptyObject = Annotated[dict[str, None], msgspec.Meta(max_length=0)]
-
-
 class _FastStart(msgspec.Struct, tag_field="type", tag="content_block_start", forbid_unknown_fields=True):
-    """A ``content_block_start`` whose block holds only strings (and an empty ``input`` object): a text,
-    thinking, redacted_thinking or tool_use block as the stream starts it. The block is decoded as a
-    dict so that it keeps the wire's keys and order; :meth:`AnthropicAccumulator._fast_start` refuses
-    the keys :class:`_Block` types otherwise."""
+    """A ``content_block_start`` whose block holds only strings, and objects of strings under ``input`` and
+    ``caller``: a text, thinking, redacted_thinking or tool_use block as the stream starts it. The block is
+    decoded as a dict so that it keeps the wire's keys and order; :meth:`AnthropicAccumulator._fast`
+    refuses the keys :class:`_Block` types otherwise."""
 
     index: int
-    content_block: dict[str, str | _EmptyObject]
+    content_block: dict[str, str | dict[str, str]]
 
 
 _FastEvent = _FastDelta | _FastStop | _FastStart
 _fast_decoder = msgspec.json.Decoder(_FastEvent)
 """The fast path's shapes (see :func:`interlingua.mapping.wire.fast_event`): closed Structs, typed fields only."""
 _FAST_EVENTS = frozenset({"content_block_delta", "content_block_stop", "content_block_start"})
-_NOT_STR_IN_BLOCK = frozenset({"caller", "citations", "input"})
-"""Block keys :class:`_Block` types as something other than a string (``input`` is read by the block decoder)."""
+_OBJECTS_IN_BLOCK = frozenset({"caller", "input"})
+"""Block keys that may hold an object (:class:`_Block` types ``caller`` as one, ``input`` is free-form); the
+others it types as strings, but ``citations`` (a list), which takes the checked path."""
 
 
 class AnthropicAccumulator:
@@ -340,10 +338,10 @@ class AnthropicAccumulator:
         if type(fast) is _FastStop:
             return self._stop_block(index) if index in self._blocks else None
         block = fast.content_block  # type: ignore[union-attr]
-        if type(block.get("type")) is not str or "caller" in block or "citations" in block:
+        if type(block.get("type")) is not str or "citations" in block or ("caller" in block and type(block["caller"]) is not dict):
             return None
         for key, value in block.items():
-            if type(value) is not str and key != "input":
+            if type(value) is not str and key not in _OBJECTS_IN_BLOCK:
                 return None
         self._start_block(index, block)  # freshly decoded: nobody else holds it
         return []

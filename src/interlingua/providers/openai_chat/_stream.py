@@ -115,10 +115,13 @@ class _FastFragment(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class _FastDelta(msgspec.Struct, forbid_unknown_fields=True):
-    """A delta of a ``content`` text, ``tool_calls`` fragments, or both, and nothing else."""
+    """A delta of a ``content`` text (or null), ``tool_calls`` fragments, or both, and nothing else (the first
+    chunk's ``role`` and a null ``refusal`` aside)."""
 
-    content: str | UnsetType = UNSET
+    content: str | None | UnsetType = UNSET
     tool_calls: list[_FastFragment] | UnsetType = UNSET
+    role: str | None = None  # typed as the checked path types it; not read
+    refusal: None = None  # a refusal text takes the checked path
 
 
 class _FastChoice(msgspec.Struct, forbid_unknown_fields=True):
@@ -355,7 +358,7 @@ class ChatStreamAccumulator:
             if choice.index != 0:
                 continue
             content = choice.delta.content
-            if content is UNSET:
+            if content is UNSET or content is None:
                 pass
             elif self._parts is not None:
                 if content:

@@ -130,6 +130,7 @@ _fast_decoder = msgspec.json.Decoder(_FastTextDelta | _FastArgsDelta | _FastItem
 """The fast path's shapes (see :func:`interlingua.mapping.wire.fast_event`): closed Structs, typed fields only."""
 _FAST_EVENTS = frozenset({"response.output_text.delta", "response.function_call_arguments.delta", "response.output_item.added"})
 _LISTS_IN_ITEM = frozenset({"content", "summary"})
+"""Item keys :class:`_Item` types as lists; the fast shape's other values are strings, which it types as strings."""
 
 
 class ResponsesAccumulator:
@@ -283,7 +284,7 @@ class ResponsesAccumulator:
         if type(item.get("type")) is not str:
             return None
         for key, value in item.items():
-            if type(value) is not str and key not in _LISTS_IN_ITEM:
+            if (type(value) is list) is not (key in _LISTS_IN_ITEM):  # content and summary are lists, the rest strings
                 return None
         self._flush()
         idx = fast.output_index if fast.output_index is not None else None
