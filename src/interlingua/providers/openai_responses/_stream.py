@@ -286,11 +286,11 @@ class ResponsesAccumulator:
         for key, value in item.items():
             if (type(value) is list) is not (key in _LISTS_IN_ITEM):  # content and summary are lists, the rest strings
                 return None
-        self._flush()
-        idx = fast.output_index if fast.output_index is not None else None
-        item_id = item.get("id")
+        idx = fast.output_index
         if idx is None:
             return None  # located by item_id: the checked path
+        self._flush()
+        item_id = item.get("id")
         self._items[idx] = item  # freshly decoded: nobody else holds it
         if type(item_id) is str:
             self._index_of[item_id] = idx
