@@ -153,3 +153,127 @@ def test_index_that_is_not_an_integer_takes_the_checked_path(monkeypatch: pytest
         fast, slow, _ = run_both(monkeypatch, "anthropic", blob)
         assert _outcome(fast) == _outcome(slow)
         assert fast[-1].error.code == "provider_error"  # type: ignore[union-attr]
+
+
+# --------------------------------------------------------------------------- each fast event kind
+
+FAST_KINDS = {
+    "anthropic": {"content_block_delta/text_delta", "content_block_delta/thinking_delta", "content_block_delta/signature_delta",
+                  "content_block_delta/input_json_delta", "content_block_stop", "content_block_start"},
+    "openai-responses": {"response.output_text.delta", "response.function_call_arguments.delta", "response.output_item.added"},
+    "openai-chat": {"chat.completion.chunk/content", "chat.completion.chunk/tool_calls"},
+}
+
+
+def _kind(payload: Any) -> str:
+    kind = str(payload.get("type")) if isinstance(payload, dict) else "?"
+    if kind == "content_block_delta" and isinstance(payload.get("delta"), dict):
+        kind += "/" + str(payload["delta"].get("type"))
+    if isinstance(payload, dict) and payload.get("object") == "chat.completion.chunk":
+        deltas = [c.get("delta") for c in payload.get("choices") or [] if isinstance(c, dict)]
+        kind = "chat.completion.chunk/" + ",".join(sorted({k for d in deltas if isinstance(d, dict) for k in d}))
+    return kind
+
+
+def _fast_kinds(monkeypatch: pytest.MonkeyPatch, fmt: str, blob: bytes) -> set[str]:
+    """The event kinds (``type``, and the delta's type) that took the fast path in one run over ``blob``."""
+    module, seen = MODULES[fmt], set()
+
+    def recording(decoder: Any, data: str) -> Any:
+        out = wire.fast_event(decoder, data)
+        if out is not None:
+            seen.add(_kind(msgspec.json.decode(data)))
+        return out
+
+    with monkeypatch.context() as m:
+        m.setattr(module, "fast_event", recording)
+        collect(get_mapper(fmt), blob)
+    return seen
+
+
+def _shape(value: Any) -> Any:
+    """The keys of ``value`` and its objects (not the values): two events of one shape test the same fields."""
+    if isinstance(value, dict):
+        return tuple((k, _shape(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(_shape(v) for v in value[:1])
+    return None
+
+
+def _fast_event_sites(fmt: str) -> list[tuple[Path, int, str]]:
+    """(stream, event index, kind): the first real event of each shape of each fast kind of ``fmt``."""
+    sites: dict[Any, tuple[Path, int, str]] = {}
+    for path, f in STREAMS:
+        if f != fmt:
+            continue
+        events, _sep = _events(path.read_bytes(), get_mapper(fmt).framing)
+        for i, ev in enumerate(events):
+            got = _payload(ev, "sse")
+            if got is not None and (kind := _kind(got[1])) in FAST_KINDS[fmt]:
+                sites.setdefault((kind, _shape(got[1])), (path, i, f"{kind}@{path.name}:{i}"))
+    return sorted(sites.values(), key=lambda s: s[2])
+
+
+def test_every_fast_event_kind_is_taken_on_real_streams(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the comparisons: each kind the fast paths decode does take the fast path on a real recording."""
+    for fmt, kinds in FAST_KINDS.items():
+        seen: set[str] = set()
+        for path, f in STREAMS:
+            if f == fmt:
+                seen |= _fast_kinds(monkeypatch, fmt, path.read_bytes())
+        assert kinds <= seen, (fmt, kinds - seen)
+
+
+@pytest.mark.parametrize(("fmt", "site"), [(fmt, site) for fmt in FAST_KINDS for site in _fast_event_sites(fmt)], ids=lambda v: v[2] if isinstance(v, tuple) else v)
+def test_every_field_of_each_fast_event_kind_mutated(monkeypatch: pytest.MonkeyPatch, fmt: str, site: tuple[Path, int, str]) -> None:
+    """Every field of the first real event of each fast kind set to each wrong value, and an unknown field
+    added at every object: with and without the fast path, the same events and the same error."""
+    path, i, _kind_name = site
+    mapper = get_mapper(fmt)
+    events, sep = _events(path.read_bytes(), mapper.framing)
+    li, obj = _payload(events[i], mapper.framing)  # type: ignore[misc]
+    variants = []
+    for ptr in _pointers(obj):
+        variants += [_with(obj, ptr, raw) for raw in WRONG]
+        target: Any = obj
+        for part in ptr:
+            target = target[part]
+        if isinstance(target, dict):
+            variants.append(_with(obj, ptr, msgspec.json.encode({**target, "zz_unknown": 1})))
+    for new in variants:
+        lines = events[i].split(b"\n")
+        lines[li] = b"data: " + new
+        blob = sep.join([*events[:i], b"\n".join(lines), *events[i + 1 :]])
+        fast, slow, _hits = run_both(monkeypatch, fmt, blob)
+        assert _outcome(fast) == _outcome(slow), new
+
+
+@pytest.mark.parametrize(("path", "fmt"), STREAMS, ids=lambda v: getattr(v, "name", v))
+def test_streams_cut_after_every_event_give_the_same_partial(monkeypatch: pytest.MonkeyPatch, path: Path, fmt: str) -> None:
+    """Text deltas are joined once per run: a stream cut anywhere (``truncated``, with the partial
+    response) gives the same partial with and without the fast path."""
+    events, sep = _events(path.read_bytes(), get_mapper(fmt).framing)
+    for cut in range(1, len(events)):
+        fast, slow, _hits = run_both(monkeypatch, fmt, sep.join(events[:cut]) + sep)
+        assert _outcome(fast) == _outcome(slow), cut
+
+
+def test_gemini_usage_updates_share_nothing_with_the_final_response() -> None:
+    """The fast path hands each chunk's decoded usageMetadata to its UsageUpdate: clearing those as they
+    arrive leaves the final response's usage as it is in a run that does not touch them."""
+    from interlingua.streaming import UsageUpdate, iter_stream
+
+    for path, fmt in STREAMS:
+        if fmt != "gemini":
+            continue
+        events, sep = _events(path.read_bytes(), "sse")
+        events = [e for e in events if e.strip()]
+        # whole, and cut before the last chunk (the partial then holds a fast-path chunk's usage)
+        for blob in (sep.join(events) + sep, sep.join(events[:-1]) + sep):
+            untouched = collect(get_mapper(fmt), blob)[-1]
+            cleared = []
+            for ev in iter_stream(get_mapper(fmt), blob):
+                if isinstance(ev, UsageUpdate) and isinstance(ev.usage.details, dict):
+                    ev.usage.details.clear()
+                cleared.append(ev)
+            assert repr(cleared[-1]) == repr(untouched), path.name

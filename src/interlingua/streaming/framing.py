@@ -109,7 +109,8 @@ def iter_frames(framing: str, source: bytes | Iterable[bytes] | httpx.Response) 
     """
     if framing == "sse":
         for sse in EventSource(_as_response(source)).iter_sse():
-            yield RawEvent(sse.event if sse.event != "message" else None, sse.data)
+            name = sse.event  # a property: read once per event
+            yield RawEvent(None if name == "message" else name, sse.data)
     elif framing == "ndjson":
         chunks = source.iter_bytes() if isinstance(source, httpx.Response) else source
         for line in _iter_ndjson_lines(chunks):

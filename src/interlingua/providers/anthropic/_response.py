@@ -19,7 +19,7 @@ from ...items import Origin, RefusalItem, StopReason, TextItem, Usage
 from ...mapping.extras import response_fields, restore_fields, unknown_fields
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
-from ...mapping.wire import guarded
+from ...mapping.wire import guarded, json_copy
 from ._blocks import NAME, DecodeContext, Encoder, decode_block, item_type, speaker
 
 __all__ = [
@@ -77,7 +77,7 @@ def decode_usage(usage: Any) -> Usage | None:
 
     inp, out = num("input_tokens"), num("output_tokens")
     cw, cr = num("cache_creation_input_tokens"), num("cache_read_input_tokens")
-    fields: dict[str, Any] = {"details": copy.deepcopy(usage)}
+    fields: dict[str, Any] = {"details": json_copy(usage)}  # three times per stream: a direct walk, not deepcopy
     if inp is not None or cw is not None or cr is not None:
         fields["input_tokens"] = (inp or 0) + (cw or 0) + (cr or 0)
     if out is not None:

@@ -12,8 +12,7 @@ come only in ``message_start``, so such a stream cannot be reported as a success
 
 from __future__ import annotations
 
-import copy
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
@@ -21,7 +20,7 @@ from ...codec import Item
 from ...errors import MalformedInputError
 from ...items import ErrorItem, ToolCallItem
 from ...mapping.arguments import tool_call_from_text
-from ...mapping.wire import check_shape, decode_event, fast_event
+from ...mapping.wire import check_shape, decode_event, fast_event, json_copy
 from ...mapping.protocol import ModelResponse
 from ...mapping.report import Report
 from ...streaming.events import (
@@ -165,16 +164,44 @@ class _FastThinking(msgspec.Struct, tag_field="type", tag="thinking_delta", forb
     thinking: str
 
 
-class _FastDelta(msgspec.Struct, forbid_unknown_fields=True):
-    """A ``content_block_delta`` carrying a text or thinking delta and nothing else: the fast path's shape
-    (see :func:`interlingua.mapping.wire.fast_event`)."""
+class _FastSignature(msgspec.Struct, tag_field="type", tag="signature_delta", forbid_unknown_fields=True):
+    signature: str
 
-    type: Literal["content_block_delta"]
+
+class _FastJson(msgspec.Struct, tag_field="type", tag="input_json_delta", forbid_unknown_fields=True):
+    partial_json: str
+
+
+class _FastDelta(msgspec.Struct, tag_field="type", tag="content_block_delta", forbid_unknown_fields=True):
+    """A ``content_block_delta`` carrying a text, thinking, signature or input_json delta and nothing else."""
+
     index: int
-    delta: _FastText | _FastThinking
+    delta: _FastText | _FastThinking | _FastSignature | _FastJson
 
 
-_fast_delta = msgspec.json.Decoder(_FastDelta)
+class _FastStop(msgspec.Struct, tag_field="type", tag="content_block_stop", forbid_unknown_fields=True):
+    """A ``content_block_stop``: its index and nothing else."""
+
+    index: int
+
+
+class _FastStart(msgspec.Struct, tag_field="type", tag="content_block_start", forbid_unknown_fields=True):
+    """A ``content_block_start`` whose block holds only strings, and objects of strings under ``input`` and
+    ``caller``: a text, thinking, redacted_thinking or tool_use block as the stream starts it. The block is
+    decoded as a dict so that it keeps the wire's keys and order; :meth:`AnthropicAccumulator._fast`
+    refuses the keys :class:`_Block` types otherwise."""
+
+    index: int
+    content_block: dict[str, str | dict[str, str]]
+
+
+_FastEvent = _FastDelta | _FastStop | _FastStart
+_fast_decoder = msgspec.json.Decoder(_FastEvent)
+"""The fast path's shapes (see :func:`interlingua.mapping.wire.fast_event`): closed Structs, typed fields only."""
+_FAST_EVENTS = frozenset({"content_block_delta", "content_block_stop", "content_block_start"})
+_OBJECTS_IN_BLOCK = frozenset({"caller", "input"})
+"""Block keys that may hold an object (:class:`_Block` types ``caller`` as one, ``input`` is free-form); the
+others it types as strings, but ``citations`` (a list), which takes the checked path."""
 
 
 class AnthropicAccumulator:
@@ -201,6 +228,8 @@ class AnthropicAccumulator:
         self._finished = False
         self._delta_seen = False
         self._report = Report()
+        self._open: tuple[int, str] | None = None  # the block and field the pending text deltas belong to
+        self._pieces: list[str] = []
 
     # -- helpers -------------------------------------------------------------
 
@@ -209,6 +238,7 @@ class AnthropicAccumulator:
         return message_context(msg.get("id"), msg.get("model"), self._report)
 
     def _block_item(self, index: int) -> Item:
+        self._flush()
         block = self._blocks[index]
         ctx = self._ctx()
         if block.get("type") == "tool_use" and index in self._json and block.get("caller") in (None, _DIRECT):
@@ -234,6 +264,7 @@ class AnthropicAccumulator:
         return value if isinstance(value, dict) else None
 
     def _response(self) -> ModelResponse:
+        self._flush()
         ctx = self._ctx()
         items: list[Item] = [self._block_item(i) for i in self._order]
         refusal = refusal_item(self._stop_reason, self._stop_details, ctx)
@@ -262,22 +293,73 @@ class AnthropicAccumulator:
         self._finished = True
         return [StreamError(ErrorItem(code=code, message=message, retryable=retryable, provider=NAME), partial=self._response())]  # type: ignore[arg-type]
 
+    def _append(self, index: int, field: str, text: str) -> bool:
+        """``block[field] += text`` for a run of deltas to one block, joined once (see :meth:`_flush`);
+        ``False`` (nothing done) when the block holds something else than a string there."""
+        if self._open != (index, field):
+            self._flush()
+            current = self._blocks[index].get(field)
+            if current is not None and type(current) is not str:
+                return False
+            self._open = (index, field)
+        self._pieces.append(text)
+        return True
+
+    def _flush(self) -> None:
+        """Join the pending text deltas onto their block (before the blocks are read or changed otherwise)."""
+        if self._open is not None:
+            index, field = self._open
+            block = self._blocks[index]
+            block[field] = (block.get(field) or "") + "".join(self._pieces)
+            self._open, self._pieces = None, []
+
+    def _fast(self, fast: _FastDelta | _FastStop | _FastStart) -> list[StreamEvent] | None:
+        """The checked path's result for a fast-path event, or ``None`` (then the checked path runs)."""
+        index = fast.index
+        if type(fast) is _FastDelta:
+            if index not in self._blocks:
+                return None
+            delta = fast.delta
+            if type(delta) is _FastText:
+                if not self._append(index, "text", delta.text):
+                    return None
+                return [TextDelta(delta.text)] if delta.text else []
+            if type(delta) is _FastThinking:
+                if not self._append(index, "thinking", delta.thinking):
+                    return None
+                return [ReasoningDelta(delta.thinking)] if delta.thinking else []
+            self._flush()
+            if type(delta) is _FastSignature:
+                self._blocks[index]["signature"] = delta.signature
+            else:
+                self._json.setdefault(index, []).append(delta.partial_json)  # type: ignore[union-attr]
+            return []
+        self._flush()
+        if type(fast) is _FastStop:
+            return self._stop_block(index) if index in self._blocks else None
+        block = fast.content_block  # type: ignore[union-attr]
+        if type(block.get("type")) is not str or "citations" in block or ("caller" in block and type(block["caller"]) is not dict):
+            return None
+        for key, value in block.items():
+            if type(value) is not str and key not in _OBJECTS_IN_BLOCK:
+                return None
+        self._start_block(index, block)  # freshly decoded: nobody else holds it
+        return []
+
     # -- protocol ------------------------------------------------------------
 
     def feed(self, event: RawEvent) -> list[StreamEvent]:
         """Consume one SSE event; return the canonical events it completes."""
         if self._finished:
             return []
-        if event.event == "content_block_delta" and self._message is not None and not self._delta_seen:
-            # Fast path for the most frequent event; any other shape takes the checked path below.
-            fast = fast_event(_fast_delta, event.data)
-            if fast is not None and fast.index in self._blocks:
-                block, delta = self._blocks[fast.index], fast.delta
-                if type(delta) is _FastText:
-                    block["text"] = (block.get("text") or "") + delta.text
-                    return [TextDelta(delta.text)] if delta.text else []
-                block["thinking"] = (block.get("thinking") or "") + delta.thinking
-                return [ReasoningDelta(delta.thinking)] if delta.thinking else []
+        if event.event in _FAST_EVENTS and self._message is not None and not self._delta_seen:
+            # Fast path for the frequent events; any other shape takes the checked path below.
+            fast = fast_event(_fast_decoder, event.data)
+            if fast is not None:
+                out = self._fast(fast)
+                if out is not None:
+                    return out
+        self._flush()
         if event.event == "ping":
             return []
         data = decode_event(event.data, provider=NAME) if event.data.strip() else None
@@ -343,16 +425,16 @@ class AnthropicAccumulator:
         message = data["message"]
         if not isinstance(message, dict):
             raise TypeError("message")
-        self._message = copy.deepcopy(message)
+        self._message = json_copy(message)
         out: list[StreamEvent] = []
         if isinstance(message.get("usage"), dict):
-            self._usage = copy.deepcopy(message["usage"])
+            self._usage = json_copy(message["usage"])
             usage = decode_usage(self._usage)
             if usage is not None:
                 out.append(UsageUpdate(usage))
         for block in message.get("content") or []:  # a prefilled start is unusual but allowed
             index = len(self._order)
-            self._blocks[index] = copy.deepcopy(block)
+            self._blocks[index] = json_copy(block)
             self._order.append(index)
         return out
 
@@ -360,10 +442,13 @@ class AnthropicAccumulator:
         index, block = data["index"], data["content_block"]
         if not isinstance(index, int) or not isinstance(block, dict):
             raise TypeError("content_block_start")
+        self._start_block(index, json_copy(block))
+        return []
+
+    def _start_block(self, index: int, block: dict[str, Any]) -> None:
         if index not in self._blocks:
             self._order.append(index)
-        self._blocks[index] = copy.deepcopy(block)
-        return []
+        self._blocks[index] = block
 
     def _on_content_block_delta(self, data: dict[str, Any]) -> list[StreamEvent]:
         index, delta = data["index"], data["delta"]
@@ -380,7 +465,7 @@ class AnthropicAccumulator:
             return []
         if dtype == "citations_delta":
             citations = block.get("citations")
-            block["citations"] = (list(citations) if isinstance(citations, list) else []) + [copy.deepcopy(delta["citation"])]
+            block["citations"] = (list(citations) if isinstance(citations, list) else []) + [json_copy(delta["citation"])]
             return []
         if dtype == "input_json_delta":
             fragment = delta.get("partial_json") or ""
@@ -393,11 +478,13 @@ class AnthropicAccumulator:
             if key == "type":
                 continue
             current = block.get(key)
-            block[key] = current + value if isinstance(current, str) and isinstance(value, str) else copy.deepcopy(value)
+            block[key] = current + value if isinstance(current, str) and isinstance(value, str) else json_copy(value)
         return []
 
     def _on_content_block_stop(self, data: dict[str, Any]) -> list[StreamEvent]:
-        index = data["index"]
+        return self._stop_block(data["index"])
+
+    def _stop_block(self, index: int) -> list[StreamEvent]:
         block = self._blocks[index]
         if block.get("type") == "tool_use":
             item = self._block_item(index)
@@ -416,7 +503,7 @@ class AnthropicAccumulator:
         if isinstance(delta.get("stop_sequence"), str):
             self._stop_sequence = delta["stop_sequence"]
         if delta.get("stop_details") is not None:
-            self._stop_details = copy.deepcopy(delta["stop_details"])
+            self._stop_details = json_copy(delta["stop_details"])
             explanation = self._stop_details.get("explanation") if isinstance(self._stop_details, dict) else None
             if self._stop_reason == "refusal" and isinstance(explanation, str) and explanation:
                 out.append(RefusalDelta(explanation))
@@ -425,7 +512,7 @@ class AnthropicAccumulator:
             # Counts are cumulative: later values replace earlier ones (docs.claude.com streaming page).
             for key, value in usage.items():
                 if value is not None:
-                    self._usage[key] = copy.deepcopy(value)
+                    self._usage[key] = json_copy(value)
             decoded = decode_usage(self._usage)
             if decoded is not None:
                 out.append(UsageUpdate(decoded))

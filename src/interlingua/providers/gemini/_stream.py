@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 
 from ...errors import MalformedInputError
-from ...items import ErrorItem, ToolCallItem
+from ...items import UNSET, ErrorItem, ToolCallItem, Usage
 from ...mapping.protocol import ModelResponse
 from ...mapping.report import Report
 from ...mapping.wire import check_shape, decode_event, fast_event
@@ -106,6 +106,35 @@ class _FastChunk(msgspec.Struct, forbid_unknown_fields=True):
 _fast_chunk = msgspec.json.Decoder(_FastChunk)
 
 
+def _fast_usage(md: dict[str, int | list[dict[str, str | int]]]) -> Usage:
+    """What :func:`usage_from` gives for a fast-path ``usageMetadata`` (counts as ints, details as flat
+    objects, all freshly decoded and held by no one else, so ``md`` itself becomes the details instead of
+    a copy), without the per-key lookups of both spellings. A snake_case key takes :func:`usage_from` itself."""
+    for key in md:
+        if "_" in key:
+            return usage_from(md)
+    g = md.get
+    prompt: Any
+    cand: Any
+    thoughts: Any
+    prompt, cand, thoughts, cached, total = (
+        g("promptTokenCount"), g("candidatesTokenCount"), g("thoughtsTokenCount"), g("cachedContentTokenCount"), g("totalTokenCount"),
+    )
+    # a list under a count key, or a negative count, is no count (as usage_from's num)
+    prompt = prompt if type(prompt) is int and prompt >= 0 else UNSET
+    cand = cand if type(cand) is int and cand >= 0 else UNSET
+    thoughts = thoughts if type(thoughts) is int and thoughts >= 0 else UNSET
+    output: Any = UNSET if cand is UNSET and thoughts is UNSET else (cand or 0) + (thoughts or 0)
+    return Usage(
+        input_tokens=prompt,
+        output_tokens=output,
+        reasoning_tokens=thoughts,
+        cache_read_tokens=cached if type(cached) is int and cached >= 0 else UNSET,
+        total_tokens=total if type(total) is int and total >= 0 else UNSET,
+        details=md,
+    )
+
+
 class GeminiAccumulator:
     """Accumulates one Gemini SSE stream (see the module docstring)."""
 
@@ -116,6 +145,7 @@ class GeminiAccumulator:
         self._run_sig = False
         self._calls = 0
         self._usage: Any = None
+        self._usage_text: str | None = None  # the fast-path chunk whose usageMetadata is the latest (decoded again when read)
         self._model: str | None = None
         self._rid: str | None = None
         self._finish: str | None = None
@@ -141,6 +171,9 @@ class GeminiAccumulator:
             body["candidates"] = [cand]
         if self._block is not None:
             body["promptFeedback"] = {"blockReason": self._block}
+        if self._usage_text is not None:
+            # the latest usage came by the fast path, which gave its dict to the UsageUpdate: decode it again
+            self._usage, self._usage_text = _fast_chunk.decode(self._usage_text).usageMetadata, None
         if self._usage is not None:
             body["usageMetadata"] = jcopy(dict(self._usage))
         if self._model:
@@ -167,7 +200,7 @@ class GeminiAccumulator:
             return []
         fast = fast_event(_fast_chunk, event.data)
         if fast is not None and len(fast.candidates) <= 1:  # extra candidates are reported by the checked path
-            return self._fast(fast)
+            return self._fast(fast, event.data)
         if not event.data.strip():
             return []
         chunk = decode_event(event.data, provider=NAME)
@@ -201,7 +234,7 @@ class GeminiAccumulator:
             self._block = block
         md = get(chunk, "usageMetadata")
         if isinstance(md, Mapping):
-            self._usage = md  # this chunk's own dict (decoded here, held by no one else); copied when a response is built
+            self._usage, self._usage_text = md, None  # this chunk's own dict (decoded here, held by no one else); copied when a response is built
             out.append(UsageUpdate(usage_from(md)))
         if self._finish is not None or self._block is not None:
             self._done = True
@@ -209,7 +242,7 @@ class GeminiAccumulator:
             out.append(StreamDone(response, report=self._final_report))
         return out
 
-    def _fast(self, chunk: _FastChunk) -> list[StreamEvent]:
+    def _fast(self, chunk: _FastChunk, data: str) -> list[StreamEvent]:
         """The checked path's result for a chunk of plain text parts (see :class:`_FastChunk`)."""
         if chunk.responseId:
             self._rid = chunk.responseId
@@ -232,8 +265,8 @@ class GeminiAccumulator:
                     out.append(TextDelta(text))
         md = chunk.usageMetadata
         if md is not None:
-            self._usage = md
-            out.append(UsageUpdate(usage_from(md)))
+            self._usage_text = data
+            out.append(UsageUpdate(_fast_usage(md)))
         return out
 
     def _part(self, part: Any, j: int) -> list[StreamEvent]:

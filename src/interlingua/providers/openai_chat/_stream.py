@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from ...items import ErrorItem, ToolCallItem
 from ...mapping.protocol import ModelResponse
@@ -99,8 +100,28 @@ class _Chunk(msgspec.Struct):
     usage: _Obj | None = None
 
 
+class _FastFunction(msgspec.Struct, forbid_unknown_fields=True):
+    name: str | None = None
+    arguments: str | None = None
+
+
+class _FastFragment(msgspec.Struct, forbid_unknown_fields=True):
+    """A ``tool_calls`` fragment of a function call (a ``custom`` one takes the checked path)."""
+
+    index: int
+    id: str | None = None
+    type: str | None = None
+    function: _FastFunction | None = None
+
+
 class _FastDelta(msgspec.Struct, forbid_unknown_fields=True):
-    content: str
+    """A delta of a ``content`` text (or null), ``tool_calls`` fragments, or both, and nothing else (the first
+    chunk's ``role`` and a null ``refusal`` aside)."""
+
+    content: str | None | UnsetType = UNSET
+    tool_calls: list[_FastFragment] | UnsetType = UNSET
+    role: str | None = None  # typed as the checked path types it; not read
+    refusal: None = None  # a refusal text takes the checked path
 
 
 class _FastChoice(msgspec.Struct, forbid_unknown_fields=True):
@@ -337,16 +358,35 @@ class ChatStreamAccumulator:
             if choice.index != 0:
                 continue
             content = choice.delta.content
-            if self._parts is not None:
+            if content is UNSET or content is None:
+                pass
+            elif self._parts is not None:
                 if content:
                     out.extend(self._text_chunk(content))
-                continue
-            if self._content is None:
-                self._content = []
-            self._content.append(content)
-            if content:
-                out.append(TextDelta(content))
+            else:
+                if self._content is None:
+                    self._content = []
+                self._content.append(content)
+                if content:
+                    out.append(TextDelta(content))
+            if choice.delta.tool_calls is not UNSET:
+                for frag in choice.delta.tool_calls:
+                    self._fast_fragment(frag)
         return out
+
+    def _fast_fragment(self, frag: _FastFragment) -> None:
+        """What :meth:`_fragment` does with the same fragment as a dict."""
+        call = self._calls.setdefault(frag.index, {"id": None, "type": "function", "name": None, "arguments": []})
+        if frag.id and call["id"] is None:
+            call["id"] = frag.id
+        if frag.type is not None:
+            call["type"] = frag.type
+        fn = frag.function
+        if fn is not None:
+            if fn.name and call["name"] is None:
+                call["name"] = fn.name
+            if fn.arguments is not None:
+                call["arguments"].append(fn.arguments)
 
     def _delta(self, delta: Any) -> list[StreamEvent]:
         if not isinstance(delta, dict):

@@ -10,7 +10,7 @@ input is ``truncated``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import msgspec
 
@@ -93,11 +93,9 @@ class _Event(msgspec.Struct):
     error: _Obj | None = None
 
 
-class _FastTextDelta(msgspec.Struct, forbid_unknown_fields=True):
-    """A ``response.output_text.delta`` event with no logprobs: the fast path's shape
-    (see :func:`interlingua.mapping.wire.fast_event`)."""
+class _FastTextDelta(msgspec.Struct, tag_field="type", tag="response.output_text.delta", forbid_unknown_fields=True):
+    """A ``response.output_text.delta`` event with no logprobs."""
 
-    type: Literal["response.output_text.delta"]
     delta: str
     item_id: str | None = None
     output_index: int | None = None
@@ -107,7 +105,32 @@ class _FastTextDelta(msgspec.Struct, forbid_unknown_fields=True):
     obfuscation: str | None = None
 
 
-_fast_text_delta = msgspec.json.Decoder(_FastTextDelta)
+class _FastArgsDelta(msgspec.Struct, tag_field="type", tag="response.function_call_arguments.delta", forbid_unknown_fields=True):
+    """A ``response.function_call_arguments.delta`` event."""
+
+    delta: str
+    item_id: str
+    output_index: int | None = None
+    sequence_number: int | None = None
+    obfuscation: str | None = None
+
+
+class _FastItemAdded(msgspec.Struct, tag_field="type", tag="response.output_item.added", forbid_unknown_fields=True):
+    """A ``response.output_item.added`` event whose item holds only strings (and empty ``content`` or
+    ``summary`` lists), as a message, function_call or reasoning item starts. The item is decoded as a
+    dict so that it keeps the wire's keys and order; :meth:`ResponsesAccumulator._fast` refuses the keys
+    :class:`_Item` types otherwise."""
+
+    item: dict[str, str | Annotated[list[None], msgspec.Meta(max_length=0)]]
+    output_index: int | None = None
+    sequence_number: int | None = None
+
+
+_fast_decoder = msgspec.json.Decoder(_FastTextDelta | _FastArgsDelta | _FastItemAdded)
+"""The fast path's shapes (see :func:`interlingua.mapping.wire.fast_event`): closed Structs, typed fields only."""
+_FAST_EVENTS = frozenset({"response.output_text.delta", "response.function_call_arguments.delta", "response.output_item.added"})
+_LISTS_IN_ITEM = frozenset({"content", "summary"})
+"""Item keys :class:`_Item` types as lists; the fast shape's other values are strings, which it types as strings."""
 
 
 class ResponsesAccumulator:
@@ -138,6 +161,8 @@ class ResponsesAccumulator:
         self._done: set[int] = set()
         self._index_of: dict[str, int] = {}
         self._args: dict[str, list[str]] = {}
+        self._open: dict[str, Any] | None = None  # the content part the pending text deltas belong to
+        self._pieces: list[str] = []
 
     # ------------------------------------------------------------------ helpers
 
@@ -160,6 +185,7 @@ class ResponsesAccumulator:
         return self._items.get(idx)
 
     def _streamed_output(self) -> list[dict[str, Any]]:
+        self._flush()
         out = []
         for idx in sorted(self._items):
             item = self._items[idx]
@@ -221,18 +247,69 @@ class ResponsesAccumulator:
         if isinstance(parts[si], dict):
             parts[si]["text"] = str(parts[si].get("text") or "") + delta
 
+    def _flush(self) -> None:
+        """Join the pending text deltas onto their content part (before the items are read or changed otherwise)."""
+        if self._open is not None:
+            part = self._open
+            part["text"] = (part.get("text") or "") + "".join(self._pieces)
+            self._open, self._pieces = None, []
+
+    def _fast(self, fast: _FastTextDelta | _FastArgsDelta | _FastItemAdded) -> list[StreamEvent] | None:
+        """The checked path's result for a fast-path event, or ``None`` (then the checked path runs)."""
+        if type(fast) is _FastTextDelta:
+            idx = fast.output_index if fast.output_index is not None else self._index_of.get(fast.item_id) if fast.item_id is not None else None
+            item = None if idx is None or idx in self._done else self._items.get(idx)
+            if item is None:
+                return [TextDelta(fast.delta)]  # no item to hold the text, as in _append_part
+            content = item.get("content")
+            if type(content) is not list:
+                return None
+            ci = fast.content_index if fast.content_index is not None else len(content) - 1
+            if not 0 <= ci < len(content):
+                return None  # padding, or out of range: the checked path
+            part = content[ci]
+            if part is not self._open:
+                if type(part) is not dict or (part.get("text") is not None and type(part.get("text")) is not str):
+                    return None
+                self._flush()
+                self._open = part
+            self._pieces.append(fast.delta)
+            return [TextDelta(fast.delta)]
+        if type(fast) is _FastArgsDelta:
+            if fast.item_id not in self._index_of:
+                return None  # a protocol error: the checked path reports it
+            self._args.setdefault(fast.item_id, []).append(fast.delta)
+            return []
+        item = fast.item  # type: ignore[union-attr]
+        if type(item.get("type")) is not str:
+            return None
+        for key, value in item.items():
+            if (type(value) is list) is not (key in _LISTS_IN_ITEM):  # content and summary are lists, the rest strings
+                return None
+        idx = fast.output_index
+        if idx is None:
+            return None  # located by item_id: the checked path
+        self._flush()
+        item_id = item.get("id")
+        self._items[idx] = item  # freshly decoded: nobody else holds it
+        if type(item_id) is str:
+            self._index_of[item_id] = idx
+        return []
+
     # ------------------------------------------------------------------ protocol
 
     def feed(self, event: RawEvent) -> list[StreamEvent]:
         """Consume one SSE event; return the canonical events it completes."""
         if self._terminal:
             return []
-        if self._created and event.event == "response.output_text.delta":
-            fast = fast_event(_fast_text_delta, event.data)
+        if self._created and event.event in _FAST_EVENTS:
+            # Fast path for the frequent events; any other shape takes the checked path below.
+            fast = fast_event(_fast_decoder, event.data)
             if fast is not None:
-                where = {"item_id": fast.item_id, "output_index": fast.output_index, "content_index": fast.content_index}
-                self._append_part(where, "text", "output_text", fast.delta)
-                return [TextDelta(fast.delta)]
+                out = self._fast(fast)
+                if out is not None:
+                    return out
+        self._flush()
         data = decode_event(event.data, provider=_NAME)
         if not isinstance(data, dict):
             return self._error(ErrorItem(code="provider_error", message="stream event is not a JSON object", retryable=False))
