@@ -136,3 +136,45 @@ def test_convert_from_a_provider_on_a_transcript_suggests_from_canonical() -> No
     code, _, err = _run("convert", "--from", "openai-chat", "--to", "anthropic", str(WEATHER))
     assert code == 1
     assert err.rstrip().endswith("it is an interlingua transcript document: try --from canonical"), err
+
+
+# ---------------------------------------------------------------- 6: replay.md's Anthropic max_tokens is what is sent
+
+
+def test_replay_doc_states_the_max_tokens_convert_and_replay_add() -> None:
+    body = EXAMPLES / "payloads" / "openai_chat_audio.request.json"
+    code, out, err = _run("convert", "--from", "openai-chat", "--to", "anthropic", "--policy", "drop", "--model", "claude-sonnet-4-5", str(body))
+    assert code == 0, err
+    sent = json.loads(out)["max_tokens"]
+    line = next(ln for ln in err.splitlines() if "max_tokens" in ln and "added" in ln)
+    doc = " ".join((ROOT / "docs" / "replay.md").read_text().split())
+    assert f"max_tokens {sent} added: required by Anthropic, from the model table (claude-sonnet-4-5*: output limit)" in line
+    assert f"max_tokens {sent} added: required by Anthropic, from the model table (claude-sonnet-4-5*: output limit)" in doc
+    code, out, err = _run("convert", "--from", "openai-chat", "--to", "anthropic", "--policy", "drop", str(body))
+    assert code == 0, err
+    assert json.loads(out)["max_tokens"] == 4096 and "else 4096" in doc
+    assert "| `provider_error` |" in doc
+
+
+# ---------------------------------------------------------------- 7: format.md documents settings and the whole document
+
+
+def test_format_doc_documents_every_settings_field_and_document_member() -> None:
+    text = (ROOT / "docs" / "format.md").read_text()
+    settings = json.loads((ROOT / "schemas" / "settings.json").read_text())
+    section = text.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
+    for name in settings["properties"]:
+        assert f"| `{name}` |" in section, name
+    for dname, d in settings["$defs"].items():
+        assert f"### {dname}" in section
+    shape = text.split("A **transcript document** is `", 1)[1].split("`", 1)[0]
+    for name in json.loads((ROOT / "schemas" / "transcript.json").read_text())["properties"]:
+        assert f'"{name}":' in shape, name
+    assert "--setting KEY=JSON" in section
+
+
+@pytest.mark.parametrize("flag", ["top_k=-1", "nosuch=1", "top_k"])
+def test_a_setting_the_schema_refuses_is_a_usage_error_as_format_md_says(flag: str) -> None:
+    code, out, err = _run("replay", "--provider", "ollama", "--setting", flag, str(WEATHER))
+    assert code == 2 and out == ""
+    assert err.startswith("error:") and ("setting" in err)
