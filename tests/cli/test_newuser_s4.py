@@ -178,3 +178,38 @@ def test_a_setting_the_schema_refuses_is_a_usage_error_as_format_md_says(flag: s
     code, out, err = _run("replay", "--provider", "ollama", "--setting", flag, str(WEATHER))
     assert code == 2 and out == ""
     assert err.startswith("error:") and ("setting" in err)
+
+
+# ---------------------------------------------------------------- 11: the README's way from a canonical dict to the store
+
+
+def test_readme_recipe_from_convert_request_to_a_stored_session(tmp_path: Path) -> None:
+    import asyncio
+
+    import msgspec
+
+    import interlingua as il
+    from interlingua.store import SessionStore
+
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "il.decode_transcript(msgspec.json.encode(out.value))" in readme
+    body = json.loads(ANTHROPIC_BODY.read_text())
+    out = il.convert_request(body, source="anthropic", target="canonical")
+    assert isinstance(out.value, dict)  # what the README says it is
+    t = il.decode_transcript(msgspec.json.encode(out.value))
+    assert t.tools and t.settings
+
+    async def store_it() -> tuple[int, object]:
+        store = await SessionStore.open(f"sqlite+aiosqlite:///{tmp_path / 's.sqlite3'}")
+        try:
+            sid = await store.create_session(tools=t.tools, settings=t.settings)
+            await store.append(sid, t.items, expected_seq=-1)
+            back = await store.load(sid)
+            return len(back.items), back.settings
+        finally:
+            await store.close()
+
+    n, settings = asyncio.run(store_it())
+    assert n == len(t.items) and settings == t.settings
+    store_doc = (ROOT / "docs" / "store.md").read_text()
+    assert "tool_choice=None, settings=None) -> id" in store_doc and "tool_choice=, settings=) -> effective_seq" in store_doc
