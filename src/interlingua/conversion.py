@@ -415,7 +415,7 @@ def convert_request(
     encoded = fitted.translate(conv.report)
     report.extend(encoded)
     if chosen is None and not any(e.pointer == "/model" for e in encoded):
-        note_model(report, None, settings, target)
+        note_model(report, None, settings, target, in_body=getattr(dst, "model_in_body", True) is not False)
     return Conversion(conv.value, report)
 
 

@@ -213,3 +213,47 @@ def test_readme_recipe_from_convert_request_to_a_stored_session(tmp_path: Path) 
     assert n == len(t.items) and settings == t.settings
     store_doc = (ROOT / "docs" / "store.md").read_text()
     assert "tool_choice=None, settings=None) -> id" in store_doc and "tool_choice=, settings=) -> effective_seq" in store_doc
+
+
+# ---------------------------------------------------------------- 12, 13: the Gemini model and system-instruction warnings
+
+GEMINI_THINKING = REAL / "gemini" / "pai_google_thinking_part.0.request.json"
+
+
+def test_gemini_without_a_model_says_it_goes_in_the_url_and_with_one_says_nothing() -> None:
+    code, out, err = _run("convert", "--from", "gemini", "--to", "gemini", str(GEMINI_THINKING))
+    assert code == 0, err
+    assert "body has no 'model'" not in err
+    assert "warning: changed: settings /model: no model given: gemini takes the model in the request URL, not the body" in err
+    assert "model" not in json.loads(out)
+    code, out, err = _run("convert", "--from", "gemini", "--to", "gemini", "--model", "gemini-2.5-flash", str(GEMINI_THINKING))
+    assert code == 0, err
+    assert "/model" not in err and "model" not in json.loads(out)
+
+
+def test_gemini_to_anthropic_names_the_leftover_system_instruction_field_not_the_prompt() -> None:
+    body = json.loads(GEMINI_THINKING.read_text())
+    assert body["systemInstruction"]["role"] == "user"
+    code, out, err = _run("convert", "--from", "gemini", "--to", "anthropic", "--model", "claude-sonnet-4-5", str(GEMINI_THINKING))
+    assert code == 0, err
+    assert json.loads(out)["system"]  # the system prompt itself was carried
+    line = next(ln for ln in err.splitlines() if "gemini provider data" in ln)
+    assert "systemInstruction.role" in line and "systemInstruction," not in line and "systemInstruction)" not in line
+
+
+# ---------------------------------------------------------------- 14: a capability refusal names --model and --policy drop
+
+ANTHROPIC_THINKING = REAL / "anthropic" / "pai_anthropic_thinking_part_stream.0.request.json"
+
+
+def test_a_reasoning_request_refused_without_a_model_names_both_ways_out() -> None:
+    args = ("convert", "--from", "anthropic", "--to", "openai-chat", str(ANTHROPIC_THINKING))
+    code, out, err = _run(*args)
+    assert code == 1 and out == ""
+    assert err.startswith("error: model '<openai-chat default>' cannot take 1 item(s):")
+    assert "hint: no --model given: preflight used the openai-chat defaults" in err and "--policy drop" in err
+    # each way out the hint names works
+    assert _run(*args, "--policy", "drop")[0] == 0
+    assert _run(*args, "--model", "o3")[0] == 0
+    code, _, err = _run(*args, "--model", "gpt-4o")  # a named model without reasoning: only the policy hint
+    assert code == 1 and "no --model given" not in err and "--policy drop" in err

@@ -40,7 +40,7 @@ import typer
 
 from ..codec import _syntax_problem
 from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
-from ..errors import DocumentError, FormatMismatchError, Problem, InterlinguaError, LimitError, MappingError, StreamFailedError, UnknownFormatError
+from ..errors import CapabilityError, DocumentError, FormatMismatchError, Problem, InterlinguaError, LimitError, MappingError, StreamFailedError, UnknownFormatError
 from ..mapping import Mapper, Report, available, get_mapper
 from ..mapping.registry import is_known
 from ._common import require_stdin, write_atomic
@@ -615,6 +615,14 @@ def _convert(
             typer.echo(f"error: {exc.located(file=_label(source))}", err=True)
         else:
             typer.echo(f"error: invalid transcript: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except CapabilityError as exc:
+        _warn(report)
+        typer.echo(f"error: {exc}", err=True)
+        if model is None:
+            typer.echo(f"hint: no --model given: preflight used the {to} defaults ({exc.model}); name the target model with --model", err=True)
+        if policy is PolicyChoice.error:
+            typer.echo("hint: --policy drop leaves out (--policy degrade marks) what the model cannot take, each reported; what no policy can fix stays refused", err=True)
         raise typer.Exit(1) from None
     except InterlinguaError as exc:
         _warn(report)
