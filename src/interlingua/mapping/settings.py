@@ -96,7 +96,7 @@ def _fields(value: Any) -> str:
     left out, not the whole ``systemInstruction`` whose text was carried as a system item."""
     if not isinstance(value, dict):
         return repr(value)
-    names = []
+    names: list[str] = []
     for key in sorted(value):
         sub = value[key]
         if isinstance(sub, dict) and sub:
