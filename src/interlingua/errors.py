@@ -271,7 +271,8 @@ class SessionExistsError(StoreError):
         self.session_id = session_id
         super().__init__(
             f"session {session_id} exists with different {what}: nothing imported for it "
-            "(import with --new-id for a copy under a new id, or delete the stored session first)"
+            "(import with --new-id for a copy under a new id, or delete the stored session first: "
+            f"`interlingua store delete --url URL {session_id}`)"
         )
 
 

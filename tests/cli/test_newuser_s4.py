@@ -257,3 +257,38 @@ def test_a_reasoning_request_refused_without_a_model_names_both_ways_out() -> No
     assert _run(*args, "--model", "o3")[0] == 0
     code, _, err = _run(*args, "--model", "gpt-4o")  # a named model without reasoning: only the policy hint
     assert code == 1 and "no --model given" not in err and "--policy drop" in err
+
+
+# ---------------------------------------------------------------- 15, 16: the conflict advice works; --quiet where the README says
+
+
+def test_an_import_conflict_names_a_delete_command_that_exists_and_works(tmp_path: Path) -> None:
+    session = tmp_path / "w.jsonl"
+    assert _run("migrate", str(WEATHER), "-o", str(session), "--quiet")[0] == 0
+    url = str(tmp_path / "s.sqlite3")
+    code, out, err = _run("store", "import", "--url", url, str(session))
+    assert code == 0, err
+    sid = out.strip()
+    changed = tmp_path / "w2.jsonl"
+    changed.write_text(session.read_text().replace("Current weather", "Weather"))
+    code, _, err = _run("store", "import", "--url", url, str(changed))
+    assert code == 1
+    assert f"`interlingua store delete --url URL {sid}`" in err
+    code, _, err = _run("store", "delete", "--url", url, sid)
+    assert code == 0 and f"deleted session {sid}" in err
+    assert _run("store", "delete", "--url", url, sid)[0] == 1  # no such session any more
+    assert _run("store", "import", "--url", url, str(changed))[0] == 0
+    code, out, _ = _run("store", "export", "--url", url, sid, "--quiet")
+    assert code == 0 and '"description":"Weather for a city."' in out
+
+
+def test_the_commands_the_readme_says_take_quiet_take_it(tmp_path: Path) -> None:
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "long runs of `validate`, `migrate`, `store import` and `store export` show progress on stderr (their `--quiet` turns it off" in readme
+    out = tmp_path / "w.jsonl"
+    assert _run("validate", "--quiet", str(WEATHER))[0] == 0
+    assert _run("migrate", "--quiet", str(WEATHER), "-o", str(out))[0] == 0
+    url = str(tmp_path / "s.sqlite3")
+    code, sid, err = _run("store", "import", "--quiet", "--url", url, str(out))
+    assert code == 0, err
+    assert _run("store", "export", "--quiet", "--url", url, sid.strip())[0] == 0

@@ -1,4 +1,4 @@
-"""``interlingua store``: import, export, list, show and upgrade session stores.
+"""``interlingua store``: import, export, list, show, delete and upgrade session stores.
 
 Exit codes: 0 ok; 1 invalid input, conflict or no such session; 2 usage error,
 unreadable file, unreachable database or a database that needs ``store upgrade``.
@@ -314,6 +314,13 @@ def show(session_id: Annotated[str, typer.Argument(metavar="SESSION_ID", help="S
         for line in bad_lines:
             con.print(line, markup=False)
         raise typer.Exit(1)
+
+
+@store_app.command("delete")
+def delete(session_id: Annotated[str, typer.Argument(metavar="SESSION_ID", help="Session id.")], url: UrlOpt = None) -> None:
+    """Delete a session with its items and history (its forks are kept). Exit 1 when there is no such session."""
+    _run(lambda: _with_store(url, lambda s: s.delete_session(session_id)))
+    typer.echo(f"deleted session {session_id}", err=True)
 
 
 @store_app.command("upgrade")
