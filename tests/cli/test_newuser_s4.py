@@ -292,3 +292,15 @@ def test_the_commands_the_readme_says_take_quiet_take_it(tmp_path: Path) -> None
     code, sid, err = _run("store", "import", "--quiet", "--url", url, str(out))
     assert code == 0, err
     assert _run("store", "export", "--quiet", "--url", url, sid.strip())[0] == 0
+
+
+# ---------------------------------------------------------------- 17: replay of a stored session does not create a missing store
+
+
+def test_replay_from_a_missing_sqlite_file_refuses_it_and_creates_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "none.sqlite3"
+    code, out, err = _run("replay", "--provider", "ollama", "--store", str(db), "--session", "nosuch")
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: no database file {db} (create one with `interlingua store upgrade --url {db}`)")
+    assert not db.exists()
+    assert _run("store", "list", "--url", str(db))[0] == 2 and not db.exists()  # the same rule as store list

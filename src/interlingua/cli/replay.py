@@ -76,8 +76,14 @@ def _read(source: str, session: str | None, *, stored: bool) -> Transcript:
 
 
 async def _load_stored(url: str, session_id: str) -> Transcript:
+    from ..errors import StoreError
     from ..store import SessionStore
+    from .store import refuse_missing_file
 
+    try:
+        refuse_missing_file(url)  # as `store list` and `view`: a missing SQLite file is not created
+    except StoreError as exc:
+        raise _Fail(2, str(exc)) from None
     async with await SessionStore.open(url) as store:
         return await store.load(session_id)
 

@@ -68,13 +68,24 @@ def _run(body: Callable[[], Coroutine[Any, Any, T]]) -> T:
         raise typer.Exit(2) from None
 
 
+def refuse_missing_file(url: str | None) -> None:
+    """For a command that reads a store: a SQLite URL naming a file that does not exist is refused
+    (a typo would otherwise create an empty database and show an empty store).
+
+    Raises:
+        StoreError: no such file; the message says how to create one.
+    """
+    parsed = make_url(normalize_url(url))
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") and not Path(parsed.database).exists():
+        raise StoreError(f"no database file {parsed.database} (create one with `interlingua store upgrade --url {parsed.database}`)")
+
+
 async def _with_store(url: str | None, fn: Callable[[SessionStore], Awaitable[T]], *, create: bool = False) -> T:
     """Open the store for one command. Reading commands refuse a missing SQLite file (a typo
     would otherwise show an empty store); ``import`` creates it."""
     norm = normalize_url(url)
-    parsed = make_url(norm)
-    if not create and parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") and not Path(parsed.database).exists():
-        raise StoreError(f"no database file {parsed.database} (create one with `interlingua store upgrade --url {parsed.database}`)")
+    if not create:
+        refuse_missing_file(norm)
     store = await SessionStore.open(norm, create=create)
     try:
         return await fn(store)
