@@ -304,3 +304,43 @@ def test_replay_from_a_missing_sqlite_file_refuses_it_and_creates_nothing(tmp_pa
     assert err.startswith(f"error: no database file {db} (create one with `interlingua store upgrade --url {db}`)")
     assert not db.exists()
     assert _run("store", "list", "--url", str(db))[0] == 2 and not db.exists()  # the same rule as store list
+
+
+# ---------------------------------------------------------------- 18: the README's otel example gives the attributes it names
+
+
+def test_readme_otel_example_gives_the_attributes_it_names() -> None:
+    text = (ROOT / "README.md").read_text()
+    m = re.search(r"# straight from a provider request: ([^\n]+)\n(interlingua convert [^\n]+)\n", text)
+    assert m, "README: the otel example from a provider request"
+    names = [n.strip() for n in m.group(1).split(",")]
+    args = m.group(2).split()[1:]
+    args[-1] = str(ROOT / args[-1])
+    code, out, err = _run(*args)
+    assert code == 0, err
+    attrs = json.loads(out)
+    for name in names:
+        assert attrs.get(name), name
+
+
+# ---------------------------------------------------------------- 19, 20: stale docs
+
+
+def test_docs_name_every_builtin_format_and_agree_with_the_benchmarks() -> None:
+    from interlingua.mapping.registry import BUILTIN
+
+    readme = (ROOT / "README.md").read_text()
+    formats = readme.split("\nFormats: ", 1)[1].split("`--kind", 1)[0]
+    for name in BUILTIN:
+        assert f"`{name}`" in formats, name
+    assert "--dialect" in formats
+    bench = (ROOT / "docs" / "benchmarks.md").read_text()
+    row = next(ln for ln in bench.splitlines() if "`validate` of " in ln and "sessions <" in ln)
+    size = re.search(r"`validate` of (\d+) MB", row).group(1)  # type: ignore[union-attr]
+    peak = re.search(r"\| (\d+) MB \| met \|", row).group(1)  # type: ignore[union-attr]
+    assert f"({size} MB with\n270k sessions: {peak} MB peak" in readme
+    plugins = (ROOT / "docs" / "plugins.md").read_text()
+    assert "five built-in" not in plugins and "history.json --from openai-chat" not in plugins
+    assert (ROOT / "docs" / "capabilities.md").read_text().count("The full syntax:") == 1
+    corpus = " ".join((ROOT / "docs" / "corpus.md").read_text().split())
+    assert "are not carried by design" not in corpus and "carried in the transcript's `settings`" in corpus
