@@ -153,13 +153,17 @@ class StreamFailedError(MappingError):
         code: The stable error code (``truncated``, ``provider_error``, ...; ``schemas/error_code.json``).
         detail: The error's message.
         pointer: Where in the stream a malformed event is, when known.
+        events: How many content events (text, reasoning, tool calls, ...) the stream gave before it
+            failed, when known (0: nothing in it was read as this format's content, so the format
+            may be the wrong one).
     """
 
-    def __init__(self, format: str, code: str, detail: str, *, pointer: str | None = None) -> None:
+    def __init__(self, format: str, code: str, detail: str, *, pointer: str | None = None, events: int | None = None) -> None:
         self.format = format
         self.code = code
         self.detail = detail
         self.pointer = pointer
+        self.events = events
         super().__init__(f"the {format} stream failed: {code}: {detail}" + (f" (at {pointer})" if pointer else ""))
 
 

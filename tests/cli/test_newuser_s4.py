@@ -344,3 +344,23 @@ def test_docs_name_every_builtin_format_and_agree_with_the_benchmarks() -> None:
     assert (ROOT / "docs" / "capabilities.md").read_text().count("The full syntax:") == 1
     corpus = " ".join((ROOT / "docs" / "corpus.md").read_text().split())
     assert "are not carried by design" not in corpus and "carried in the transcript's `settings`" in corpus
+
+
+# ---------------------------------------------------------------- 21: the "is it an X stream?" hint only when nothing was read
+
+
+def test_a_mid_stream_error_line_or_a_real_cut_gets_no_wrong_format_hint(tmp_path: Path) -> None:
+    code, _, err = _run("convert", "--from", "ollama", "--to", "canonical", str(REAL / "ollama" / "ollama_docs.generate_stream_midstream_error.ndjson"))
+    assert code == 1
+    assert "provider_error" in err and "check --from" not in err and "content event(s) of the stream)" in err
+    whole = (REAL / "openai_chat" / "openai_python.stream_parallel_tool_calls.sse").read_text()
+    cut = tmp_path / "cut.sse"
+    cut.write_text(whole[: whole.rindex("data: [DONE]")])  # every chunk, no end marker
+    code, _, err = _run("convert", "--from", "openai-chat", "--to", "canonical", str(cut))
+    assert code == 1
+    assert "truncated" in err and "check --from" not in err and "content event(s) of the stream)" in err
+    # a stream of another format still gets the hint (nothing in it read as openai-chat)
+    other = tmp_path / "other.sse"
+    other.write_text('data: {"a": 1}\n\n')
+    code, _, err = _run("convert", "--from", "openai-chat", "--to", "canonical", str(other))
+    assert code == 1 and "(is it an openai-chat stream? check --from and --kind)" in err

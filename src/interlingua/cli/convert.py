@@ -600,6 +600,8 @@ def _convert(
             hint = ""
         elif exc.code not in ("truncated", "provider_error"):  # the provider's own error event: the format is right
             hint = " (an error event sent by the provider)"
+        elif exc.events:  # the stream was read as this format up to the failure: a real cut or error line
+            hint = f" (after {exc.events} content event(s) of the stream)"
         else:
             hint = f" (is it {_article(exc.format)} {exc.format} stream? check --from and --kind)"
         typer.echo(f"error: {exc}{hint}", err=True)
