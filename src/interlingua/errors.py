@@ -45,6 +45,7 @@ __all__ = [
     "MigrationRequiredError",
     "Problem",
     "SessionExistsError",
+    "SessionChoiceError",
     "SessionNotFoundError",
     "StoreError",
     "StreamFailedError",
@@ -110,6 +111,12 @@ class DocumentError(InterlinguaError):
 
 class VersionError(DocumentError):
     """``schema_version`` is missing, malformed, or of a newer major version than this reader."""
+
+
+class SessionChoiceError(DocumentError):
+    """Which session of a session file to read is not settled: the file holds several and none was
+    named, or one was named for a transcript document. The file itself may be valid; the CLI treats
+    this as a usage error (exit 2)."""
 
 
 class LimitError(DocumentError):

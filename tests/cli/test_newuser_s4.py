@@ -364,3 +364,38 @@ def test_a_mid_stream_error_line_or_a_real_cut_gets_no_wrong_format_hint(tmp_pat
     other.write_text('data: {"a": 1}\n\n')
     code, _, err = _run("convert", "--from", "openai-chat", "--to", "canonical", str(other))
     assert code == 1 and "(is it an openai-chat stream? check --from and --kind)" in err
+
+
+# ---------------------------------------------------------------- 22: several sessions and no --session is a usage error
+
+
+def _two_sessions(tmp_path: Path) -> Path:
+    one = tmp_path / "one.jsonl"
+    assert _run("migrate", str(WEATHER), "-o", str(one), "--quiet")[0] == 0
+    text = one.read_text()
+    sid = json.loads(text.splitlines()[0])["session"]["id"]
+    two = tmp_path / "two.jsonl"
+    two.write_text(text + text.replace(sid, "other"))
+    return two
+
+
+@pytest.mark.parametrize("command", [("convert", "--from", "canonical", "--to", "openai-chat"), ("replay", "--provider", "ollama")])
+def test_several_sessions_without_session_exit_2_and_list_the_ids(tmp_path: Path, command: tuple[str, ...]) -> None:
+    two = _two_sessions(tmp_path)
+    code, out, err = _run(*command, str(two))
+    assert code == 2 and out == ""
+    assert "holds several sessions" in err and "other" in err and "pick one with --session ID" in err
+    assert "invalid transcript" not in err
+    code, _, err = _run(*command, str(two), "--session", "nosuch")  # an id it does not hold: as for the store, exit 1
+    assert code == 1 and "no session 'nosuch'" in err
+
+
+def test_several_sessions_with_session_converts_the_one_picked(tmp_path: Path) -> None:
+    code, out, err = _run("convert", "--from", "canonical", "--to", "canonical", "--session", "other", str(_two_sessions(tmp_path)))
+    assert code == 0, err
+    assert json.loads(out)["items"]
+
+
+def test_session_for_a_transcript_document_is_a_usage_error() -> None:
+    code, _, err = _run("convert", "--from", "canonical", "--to", "openai-chat", "--session", "x", str(WEATHER))
+    assert code == 2 and "this is a transcript document, not a session file" in err

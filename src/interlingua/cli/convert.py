@@ -22,7 +22,8 @@ read whole.
 Exit codes: 0 converted; 1 refused (the input plainly belongs to another format than
 ``--from`` -- the hint is the first line, ``--force`` decodes it anyway --, policy error,
 capability violations, malformed input such as a body that is not JSON, invalid transcript, failed or
-truncated stream); 2 usage error or unreadable input (unknown format, missing file). Report entries go to stderr as ``warning: ...`` lines; nothing is
+truncated stream); 2 usage error or unreadable input (unknown format, missing file, a session file
+holding several sessions without ``--session``, or ``--session`` for a transcript document). Report entries go to stderr as ``warning: ...`` lines; nothing is
 written to ``-o`` unless the whole conversion succeeded.
 """
 
@@ -40,7 +41,7 @@ import typer
 
 from ..codec import _syntax_problem
 from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
-from ..errors import CapabilityError, DocumentError, FormatMismatchError, Problem, InterlinguaError, LimitError, MappingError, StreamFailedError, UnknownFormatError
+from ..errors import CapabilityError, DocumentError, FormatMismatchError, Problem, SessionChoiceError, InterlinguaError, LimitError, MappingError, StreamFailedError, UnknownFormatError
 from ..mapping import Mapper, Report, available, get_mapper
 from ..mapping.registry import is_known
 from ._common import require_stdin, write_atomic
@@ -606,6 +607,10 @@ def _convert(
             hint = f" (is it {_article(exc.format)} {exc.format} stream? check --from and --kind)"
         typer.echo(f"error: {exc}{hint}", err=True)
         raise typer.Exit(1) from None
+    except SessionChoiceError as exc:  # the file may be valid: which session to take is a usage matter
+        _warn(report)
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     except DocumentError as exc:
         _warn(report)
         if from_ == CANONICAL and source != "-":  # a file read item by item: read it again for the hint

@@ -40,7 +40,7 @@ import httpx
 import typer
 
 from ..codec import encode_transcript
-from ..errors import DocumentError, InterlinguaError, MappingError, TransportError
+from ..errors import DocumentError, InterlinguaError, MappingError, SessionChoiceError, TransportError
 from ..items import Settings, Transcript
 from ..mapping import ModelResponse
 from ..streaming import StreamDone, StreamError, TextDelta
@@ -71,6 +71,8 @@ def _read(source: str, session: str | None, *, stored: bool) -> Transcript:
         session = None
     try:
         return read_conversation(data, session=session, label=source if source != "-" else "<stdin>")
+    except SessionChoiceError as exc:  # the file may be valid: which session to take is a usage matter
+        raise _Fail(2, str(exc)) from None
     except DocumentError as exc:
         raise _Fail(1, f"invalid transcript: {exc}") from None
 
