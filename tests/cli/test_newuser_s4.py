@@ -399,3 +399,34 @@ def test_several_sessions_with_session_converts_the_one_picked(tmp_path: Path) -
 def test_session_for_a_transcript_document_is_a_usage_error() -> None:
     code, _, err = _run("convert", "--from", "canonical", "--to", "openai-chat", "--session", "x", str(WEATHER))
     assert code == 2 and "this is a transcript document, not a session file" in err
+
+
+# ---------------------------------------------------------------- 23: old-version advice names what works
+
+
+def test_old_version_advice_sends_to_migrate_only_when_migrate_reads_it(tmp_path: Path) -> None:
+    from interlingua.compat import upcaster
+
+    old = tmp_path / "v09.json"
+    doc = json.loads(WEATHER.read_text())
+    doc["schema_version"] = "0.9"
+    old.write_text(json.dumps(doc))
+    code, out, _ = _run("validate", str(old))
+    assert code == 1
+    assert "no upcaster for it is registered (interlingua.compat.upcaster), so neither this reader nor `interlingua migrate` reads it" in out
+    out_file = tmp_path / "out.jsonl"
+    code, _, err = _run("migrate", str(old), "-o", str(out_file))
+    assert code == 1 and "1 rejected" in err
+
+    @upcaster("0.9", to="1.0")
+    def _same(obj: dict, kind: str) -> dict:
+        return obj
+
+    try:
+        code, out, _ = _run("validate", str(old))
+        assert code == 1 and "read it through interlingua.compat (`interlingua migrate`)" in out
+        code, _, err = _run("migrate", str(old), "-o", str(out_file))  # ... and migrate does read it
+        assert code == 0, err
+        assert _run("validate", str(out_file))[0] == 0
+    finally:
+        _same.unregister()  # type: ignore[attr-defined]
