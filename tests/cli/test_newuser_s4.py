@@ -430,3 +430,34 @@ def test_old_version_advice_sends_to_migrate_only_when_migrate_reads_it(tmp_path
         assert _run("validate", str(out_file))[0] == 0
     finally:
         _same.unregister()  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------- 24, 28: a newer minor is said; singular counts; dir()
+
+
+def test_migrate_of_a_newer_minor_says_what_version_it_writes_and_keeps_the_unknown_item(tmp_path: Path) -> None:
+    doc = json.loads(WEATHER.read_text())
+    doc["schema_version"] = "1.3"
+    doc["items"].append({"type": "hologram", "role": "assistant", "frames": [1, 2]})
+    src = tmp_path / "v13.json"
+    src.write_text(json.dumps(doc))
+    out = tmp_path / "v13.jsonl"
+    code, _, err = _run("migrate", str(src), "-o", str(out))
+    assert code == 0, err
+    assert "document of schema_version 1.3 (a newer minor) written as 1.0, this reader's version; the item(s) of types this reader does not know (hologram) are kept unchanged" in err
+    assert err.rstrip().endswith(f"migrated 1 conversation ({len(doc['items'])} items) to {out}; 0 rejected; 1 warning")
+    lines = [json.loads(ln) for ln in out.read_text().splitlines()]
+    assert lines[-1]["item"] == {"type": "hologram", "role": "assistant", "frames": [1, 2]}
+    assert {ln["schema_version"] for ln in lines} == {"1.0"}  # what the warning says
+    # a 1.0 document: no such warning, plural counts unchanged
+    code, _, err = _run("migrate", str(WEATHER), "-o", str(tmp_path / "w.jsonl"))
+    assert code == 0 and "newer minor" not in err and err.rstrip().endswith("0 rejected; 0 warnings")
+
+
+def test_dir_of_the_package_lists_its_public_names_only() -> None:
+    import interlingua as il
+
+    names = dir(il)
+    assert "annotations" not in names and "TYPE_CHECKING" not in names
+    assert "convert_request" in names and names == sorted(il.__all__)
+    assert all(hasattr(il, n) for n in names)
