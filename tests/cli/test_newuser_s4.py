@@ -461,3 +461,37 @@ def test_dir_of_the_package_lists_its_public_names_only() -> None:
     assert "annotations" not in names and "TYPE_CHECKING" not in names
     assert "convert_request" in names and names == sorted(il.__all__)
     assert all(hasattr(il, n) for n in names)
+
+
+# ---------------------------------------------------------------- 25: no key for a local server: the message names the keyless way
+
+
+def test_openai_chat_at_a_local_base_url_without_a_key_names_the_keyless_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    import httpx
+
+    import interlingua as il
+    from interlingua.transport import Client
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    code, _, err = _run("replay", "--provider", "openai-chat", "--model", "gpt-4o", "--base-url", "http://127.0.0.1:9/v1", str(WEATHER))
+    assert code == 1
+    assert "error: auth: no API key: pass api_key or set OPENAI_API_KEY; a local OpenAI-compatible server that takes no key needs none under its own name: openai-chat:vllm" in err
+    code, _, err = _run("replay", "--provider", "openai-chat", "--model", "gpt-4o", str(WEATHER))  # the real API: no such advice
+    assert code == 1 and err.strip() == "error: auth: no API key: pass api_key or set OPENAI_API_KEY"
+
+    answer = (REAL / "openai_chat" / "openai_python.completion_text.response.json").read_bytes()
+    seen: list[httpx.Request] = []
+
+    def server(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, content=answer, headers={"content-type": "application/json"})
+
+    async def call() -> object:  # the advice works: the keyless name sends without a key
+        async with Client("openai-chat:vllm", base_url="http://127.0.0.1:9/v1", transport=httpx.MockTransport(server)) as client:
+            return await client.generate(il.read_transcript(WEATHER), model="m", stream=False, policy="drop")
+
+    response = asyncio.run(call())
+    assert seen and "authorization" not in seen[0].headers and str(seen[0].url) == "http://127.0.0.1:9/v1/chat/completions"
+    assert response.items  # type: ignore[attr-defined]

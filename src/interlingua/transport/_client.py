@@ -391,7 +391,8 @@ class Client:
         fitted = fit(transcript, caps, model=model, provider=self.provider, policy=policy, stream=stream)
         if self._key is None and self._spec.requires_key:
             names = " or ".join(self._spec.env_vars) or "api_key"
-            raise transport_error("auth", f"no API key: pass api_key or set {names}", provider=self.provider)
+            hint = f"; {self._spec.no_key_hint}" if self._spec.no_key_hint and self.base_url != self._spec.default_base_url.rstrip("/") else ""
+            raise transport_error("auth", f"no API key: pass api_key or set {names}{hint}", provider=self.provider)
         conversion = self.mapper.encode_request(fitted.transcript, model=model, policy=policy)
         report = Report()
         report.extend(fitted.report)
