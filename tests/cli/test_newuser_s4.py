@@ -495,3 +495,19 @@ def test_openai_chat_at_a_local_base_url_without_a_key_names_the_keyless_provide
     response = asyncio.run(call())
     assert seen and "authorization" not in seen[0].headers and str(seen[0].url) == "http://127.0.0.1:9/v1/chat/completions"
     assert response.items  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------- 26: --no-stream on a recorded stream says it is a stream
+
+
+def test_no_stream_on_the_shipped_stream_fixture_says_the_exchange_streamed() -> None:
+    fixture = ROOT / "docs" / "examples" / "anthropic_hello.jsonl"
+    hello = ROOT / "docs" / "examples" / "hello.json"
+    args = ("replay", str(hello), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--fixture", str(fixture))
+    code, out, err = _run(*args, "--no-stream")
+    assert code == 1 and out == ""
+    assert "error: provider_error: the response body is not a valid response of this format (it is a stream, text/event-stream" in err
+    assert "drop --no-stream" in err
+    code, out, err = _run(*args)  # as the message says: without --no-stream it answers
+    assert code == 0, err
+    assert json.loads(out)["items"]

@@ -491,7 +491,12 @@ class Client:
                     return self.mapper.decode_response(body).value
                 except (msgspec.DecodeError, ConversionError, KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
                     scrub_exception(exc, secrets)  # a decoder's message may quote the body
-                    raise transport_error("provider_error", "the response body is not a valid response of this format", provider=self.provider, status=response.status_code) from exc
+                    what = "the response body is not a valid response of this format"
+                    if "event-stream" in headers.get("content-type", "") or content.lstrip().startswith((b"data:", b"event:")):
+                        what += " (it is a stream, text/event-stream: the server, or the recorded exchange, streamed; call with stream=True, or drop --no-stream)"
+                    elif "ndjson" in headers.get("content-type", ""):
+                        what += " (it is a stream, application/x-ndjson: call with stream=True, or drop --no-stream)"
+                    raise transport_error("provider_error", what, provider=self.provider, status=response.status_code) from exc
             except TransportError as err:
                 if began and restarts >= self.retry.max_stream_restarts:
                     raise
