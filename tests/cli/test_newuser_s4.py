@@ -511,3 +511,36 @@ def test_no_stream_on_the_shipped_stream_fixture_says_the_exchange_streamed() ->
     code, out, err = _run(*args)  # as the message says: without --no-stream it answers
     assert code == 0, err
     assert json.loads(out)["items"]
+
+
+# ---------------------------------------------------------------- 27: the README's pre-commit snippet runs as written
+
+
+@pytest.mark.skipif(__import__("shutil").which("git") is None, reason="needs git")
+def test_readme_pre_commit_snippet_runs_as_written(tmp_path: Path) -> None:
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    pre_commit = shutil.which("pre-commit", path=os.path.dirname(sys.executable)) or shutil.which("pre-commit")
+    if pre_commit is None:
+        pytest.skip("needs pre-commit (the dev extra)")
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("As a pre-commit hook", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert "rev: v0.1.0" not in readme and "repo: local" in block
+    repo = tmp_path / "project"
+    (repo / "transcripts").mkdir(parents=True)
+    (repo / "package.json").write_text('{"name": "web"}')
+    shutil.copy(WEATHER, repo / "transcripts" / "weather.json")
+    (repo / ".pre-commit-config.yaml").write_text("repos:\n" + "".join(f"  {ln}\n" for ln in block.splitlines()))
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "home"), "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
+    git = ["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "."], cwd=repo, check=True)
+    ok = subprocess.run([pre_commit, "run", "--all-files"], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    shutil.copy(EXAMPLES / "transcripts" / "broken.json", repo / "transcripts" / "broken.json")
+    subprocess.run([*git, "add", "."], cwd=repo, check=True)
+    bad = subprocess.run([pre_commit, "run", "--all-files"], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 1 and "broken.json" in bad.stdout, bad.stdout + bad.stderr
