@@ -644,21 +644,7 @@ def _validate_jsonl_lines(
         if type(part) is tuple:  # a block of consecutive lines, each decoded
             first, envs = part
             result.items += len(envs)
-            for line, env in enumerate(envs, first):
-                sid = env.session_id
-                if header_session is not None and sid != header_session:
-                    problems.append(Problem("/session_id", f"session_id {sid!r} differs from the header's session {header_session!r}", file, line))
-                checker = table.get(sid)
-                prev = checker.seq
-                if prev is not None and env.seq <= prev:
-                    problems.append(Problem("/seq", f"seq {env.seq} does not increase (previous {prev} in session {sid!r})", file, line))
-                checker.seq = env.seq
-                before = len(checker.seen)
-                found = checker.check(env.item, "/item")
-                if found:
-                    problems.extend(p.located(file, line) for p in found)
-                if len(checker.seen) != before:
-                    table.grew(len(checker.seen) - before)
+            _check_block(table, envs, first, header_session, file, problems)
             continue
         rec = part
         if rec.header is not None:
@@ -689,6 +675,82 @@ def _validate_jsonl_lines(
         # as store import refuses it: a file truncated to zero by a crash is not a valid empty stream
         problems.append(Problem("", "no envelope and no session header in the file (it is empty or holds only blank lines)", file))
     return result
+
+
+def _check_block(table: _SessionTable, envs: list[Any], first: int, header_session: str | None, file: str | None, problems: list[Problem]) -> None:
+    """The per-line checks of ``_validate_jsonl_lines`` (header session, ``seq``, :meth:`_CompactChecker.check`)
+    over a block of decoded envelopes, in one loop.
+
+    An item the fast path proves clean (no duplicate id, a role where one is needed, its call
+    known, well-formed arguments, no role in nested content) only updates the session's state
+    here; any other item, and every item of a type not listed in ``_KINDS``, goes through
+    :meth:`_CompactChecker.check` itself, which reports exactly what it always did. The fast
+    path reads before it writes, so an item handed to ``check`` has changed nothing yet.
+    """
+    kinds = _KINDS
+    unset = msgspec.UNSET
+    content_kind, tool_call, handoff_call, tool_result, handoff_result = _CONTENT_KIND, _TOOL_CALL, _HANDOFF_CALL, _TOOL_RESULT, _HANDOFF_RESULT
+    id_flag, call_flag, handoff_flag = _ID, _CALL, _HANDOFF
+    content_types = _CONTENT
+    last_sid: str | None = None
+    checker: _CompactChecker = _CompactChecker()
+    seen: dict[str, int] = checker.seen
+    plain = True  # the session's ids are all in a plain dict (not partly in the spill database)
+    for line, env in enumerate(envs, first):
+        sid = env.session_id
+        if header_session is not None and sid != header_session:
+            problems.append(Problem("/session_id", f"session_id {sid!r} differs from the header's session {header_session!r}", file, line))
+        if sid != last_sid:
+            checker = table.get(sid)
+            seen = checker.seen
+            plain = type(seen) is dict
+            last_sid = sid
+        seq = env.seq
+        prev = checker.seq
+        if prev is not None and seq <= prev:
+            problems.append(Problem("/seq", f"seq {seq} does not increase (previous {prev} in session {sid!r})", file, line))
+        checker.seq = seq
+        item = env.item
+        kind = kinds.get(type(item))
+        item_id = getattr(item, "id", unset)
+        flags: int | None = None
+        if kind is None or not plain:
+            clean = False
+        elif type(item_id) is str:
+            flags = seen.get(item_id)
+            clean = flags is None or not flags & id_flag
+        else:  # no id; a tool or handoff call always has one (else the general path says what is wrong)
+            clean = item_id is unset and kind is not tool_call and kind is not handoff_call
+        if clean:
+            if kind is content_kind:
+                clean = item.role is not unset
+            elif kind is tool_call:
+                has_args = item.arguments is not unset
+                has_raw = item.arguments_raw is not unset
+                clean = has_args is not has_raw and (has_raw or item.arguments_error is unset)
+            elif kind is tool_result:
+                clean = bool(seen.get(item.call_id, 0) & call_flag) and not any(isinstance(sub, content_types) and sub.role is not unset for sub in item.content)
+            elif kind is handoff_result:
+                clean = bool(seen.get(item.call_id, 0) & handoff_flag) and not any(isinstance(sub, content_types) and sub.role is not unset for sub in item.content)
+        if clean:
+            if item_id is unset:
+                continue
+            # a tool or handoff call's id is its call id: the same key
+            seen[item_id] = (flags or 0) | (id_flag | call_flag if kind is tool_call else id_flag | handoff_flag if kind is handoff_call else id_flag)
+            if flags is None:
+                table.grew(1)
+                seen = checker.seen  # a spill may have moved this session's older ids to the database
+                plain = type(seen) is dict
+            continue
+        before = len(seen)
+        found = checker.check(item, "/item")
+        if found:
+            problems.extend(p.located(file, line) for p in found)
+        grown = len(seen) - before
+        if grown:
+            table.grew(grown)
+            seen = checker.seen
+            plain = type(seen) is dict
 
 
 def _header_problems(record: Any) -> list[Problem]:

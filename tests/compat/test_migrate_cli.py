@@ -447,3 +447,29 @@ def test_a_killed_migrate_leaves_no_temporary_file_and_keeps_the_old_output(tmp_
             assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == [], (proc.returncode, err[-2000:])
     assert migrate(src, "-o", out, "--no-progress").exit_code == 0
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+REAL_RESPONSE = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "anthropic" / "pai_anthropic_parallel_tool_calls.0.response.json"
+
+
+@pytest.mark.parametrize("case", ["every record rejected", "a real response body, not a conversation", "no record at all"])
+def test_nothing_migrated_writes_nothing_and_exits_1(tmp_path: Path, case: str) -> None:
+    """A session file with no session fails validate and store import: migrate must not write one, and an
+    existing output stays as it was (found by a new user: a 0-byte OUT.jsonl after `migrate` of a response)."""
+    src = tmp_path / "in"
+    src.mkdir()
+    if case == "every record rejected":
+        (src / "garbage.json").write_text("{not json")
+    elif case == "a real response body, not a conversation":
+        (src / "r.json").write_bytes(REAL_RESPONSE.read_bytes())
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(b"old output\n")
+    args = [src, "-o", out, "--no-progress"] + (["--from", "anthropic"] if "response" in case else [])
+    res = migrate(*args)
+    assert res.exit_code == 1, res.output
+    assert "nothing written to" in res.stderr
+    assert out.read_bytes() == b"old output\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+    fresh = tmp_path / "fresh.jsonl"
+    assert migrate(*[a if a != out else fresh for a in args]).exit_code == 1
+    assert not fresh.exists()

@@ -152,7 +152,7 @@ def test_store_appends_the_output_to_the_session(tmp_path: Path, monkeypatch: py
     async def setup() -> None:
         async with await store_mod.SessionStore.open(url) as store:
             await store.create_session(session_id="s1")
-            await store.append("s1", decode_transcript(DOC).items)
+            await store.append("s1", decode_transcript(Path("docs/examples/hello.json").read_bytes()).items)
 
     async def load() -> Any:
         async with await store_mod.SessionStore.open(url) as store:
@@ -161,17 +161,25 @@ def test_store_appends_the_output_to_the_session(tmp_path: Path, monkeypatch: py
     asyncio.run(setup())
     _, result = _store_cli(tmp_path, "s1")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == "" and "appended 1 item(s) to session s1 (head 1)" in result.stderr
+    assert result.stdout == "" and "appended 1 item(s) to session s1 (head 2)" in result.stderr
     transcript, envelopes = asyncio.run(load())
-    assert [i.text for i in transcript.items] == ["hi", "Hello there!"]
+    assert [i.text for i in transcript.items] == ["Answer in two words.", "Say hello.", "Hello there!"]
     assert envelopes[-1].stop_reason.reason == "end_turn" and envelopes[-1].usage.output_tokens == 6
 
 
 def test_store_unknown_session_fails_before_sending(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import interlingua.store as store_mod
+
     monkeypatch.chdir(Path(__file__).parent.parent.parent)
     fixture = tmp_path / "empty.jsonl"
     fixture.write_text("")
     url = f"sqlite+aiosqlite:///{tmp_path / 's.db'}"
+
+    async def setup() -> None:
+        async with await store_mod.SessionStore.open(url) as store:
+            await store.create_session(session_id="other")
+
+    asyncio.run(setup())
     result = runner.invoke(
         app,
         ["replay", "docs/examples/hello.json", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--fixture", str(fixture), "--store", url, "--session", "nope"],
@@ -190,6 +198,7 @@ def test_store_conflict_when_the_session_moved_during_the_call(tmp_path: Path, m
     async def setup() -> None:
         async with await store_mod.SessionStore.open(url) as store:
             await store.create_session(session_id="s1")
+            await store.append("s1", decode_transcript(Path("docs/examples/hello.json").read_bytes()).items)
 
     async def racing_call(*args: Any, **kw: Any) -> Any:
         async with await store_mod.SessionStore.open(url) as store:  # another writer appends meanwhile
@@ -199,4 +208,68 @@ def test_store_conflict_when_the_session_moved_during_the_call(tmp_path: Path, m
     asyncio.run(setup())
     monkeypatch.setattr(replay_mod, "_call", racing_call)
     _, result = _store_cli(tmp_path, "s1")
-    assert result.exit_code == 1 and "expected head -1, actual head 0" in result.stderr
+    assert result.exit_code == 1 and "expected head 1, actual head 2" in result.stderr
+
+
+def _stored(url: str, session: str, path: str) -> None:
+    import interlingua.store as store_mod
+
+    async def setup() -> None:
+        async with await store_mod.SessionStore.open(url) as store:
+            await store.create_session(session_id=session)
+            await store.append(session, decode_transcript(Path(path).read_bytes()).items)
+
+    asyncio.run(setup())
+
+
+@pytest.mark.parametrize("stored_doc", ["examples/transcripts/weather.json", "docs/examples/hello.json"])
+def test_store_refuses_a_transcript_that_is_not_the_stored_conversation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stored_doc: str) -> None:
+    """A stale or unrelated TRANSCRIPT with --store: nothing is sent, nothing appended (the answer would
+    continue another conversation). The stored session: a different conversation, or one item longer."""
+    import interlingua.store as store_mod
+
+    monkeypatch.chdir(Path(__file__).parent.parent.parent)
+    url = f"sqlite+aiosqlite:///{tmp_path / 's.db'}"
+    _stored(url, "s1", stored_doc)
+
+    async def head() -> int:
+        async with await store_mod.SessionStore.open(url) as store:
+            return await store.head("s1")
+
+    before = asyncio.run(head())
+    if stored_doc == "docs/examples/hello.json":  # the stored session moved on: the file is now stale
+        _, first = _store_cli(tmp_path, "s1")
+        assert first.exit_code == 0, first.stderr
+        before = asyncio.run(head())
+    fixture = tmp_path / "empty.jsonl"
+    fixture.write_text("")  # an empty fixture: any request would fail the call, so exit 1 alone proves nothing
+    result = runner.invoke(
+        app,
+        ["replay", "docs/examples/hello.json", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--fixture", str(fixture), "--store", url, "--session", "s1"],
+    )
+    assert result.exit_code == 1
+    assert "is not the conversation session s1 holds" in result.stderr and "nothing was sent" in result.stderr
+    assert asyncio.run(head()) == before
+
+
+def test_store_without_transcript_continues_the_stored_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(Path(__file__).parent.parent.parent)
+    url = f"sqlite+aiosqlite:///{tmp_path / 's.db'}"
+    _stored(url, "s1", "docs/examples/hello.json")
+    result = runner.invoke(
+        app,
+        ["replay", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--fixture", "docs/examples/anthropic_hello.jsonl", "--store", url, "--session", "s1"],
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "appended 1 item(s) to session s1 (head 2)" in result.stderr
+
+
+def test_store_missing_database_is_a_usage_error_and_creates_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(Path(__file__).parent.parent.parent)
+    db = tmp_path / "none.sqlite3"
+    result = runner.invoke(
+        app,
+        ["replay", "docs/examples/hello.json", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--fixture", "docs/examples/anthropic_hello.jsonl", "--store", str(db), "--session", "s1"],
+    )
+    assert result.exit_code == 2 and "no database file" in result.stderr
+    assert not db.exists()

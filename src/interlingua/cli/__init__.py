@@ -10,7 +10,8 @@ unreadable input. A closed stdout (``interlingua ... | head``) ends the command
 quietly with exit 0, like ``cat``.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typer reads the annotations of the root callback at every start, and
+# real objects spare it an `eval` of each string (start-up of `interlingua validate`).
 
 import importlib
 from typing import Any

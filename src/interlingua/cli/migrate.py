@@ -854,7 +854,10 @@ def run(
         raise
     else:
         bar.close()
-        sink.close(keep=True)
+        # A session file with no session is not a valid one (validate and store import refuse it):
+        # with nothing migrated, nothing is written and an existing output stays as it was.
+        empty = isinstance(sink, _JsonlSink) and conversations == 0
+        sink.close(keep=not empty)
         reject_file.close()
     if warnings > shown:
         typer.echo(f"({warnings - shown} more warnings not shown)", err=True)
@@ -865,6 +868,9 @@ def run(
         + ("; stopped at the first reject (--fail-fast)" if stopped else ""),
         err=True,
     )
+    if empty:
+        typer.echo(f"error: nothing written to {target}: no conversation was migrated" + ("" if reject_file.count else " (no input record found)"), err=True)
+        return 1
     return 1 if reject_file.count else 0
 
 

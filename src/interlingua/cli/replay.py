@@ -191,16 +191,35 @@ async def _call(
     raise AssertionError("stream ended without a terminal event")  # pragma: no cover
 
 
-async def _call_and_append(call: Callable[[], Awaitable[ModelResponse]], url: str, session_id: str) -> tuple[int, int]:
+async def _call_and_append(call: Callable[[], Awaitable[ModelResponse]], url: str, session_id: str, sent: Transcript | None = None) -> tuple[int, int]:
     """Check the session exists, call the model, append its output where the head was.
 
     The head is read before the call and passed as ``expected_seq``, so a session that
-    moved meanwhile fails with a conflict instead of interleaving.
+    moved meanwhile fails with a conflict instead of interleaving. ``sent``: the transcript read
+    from a file; it must hold exactly the stored session's items (the answer continues the
+    conversation that was sent, never another one), else nothing is sent (exit 1).
     """
-    from ..store import SessionStore
+    from sqlalchemy.engine import make_url
 
-    async with await SessionStore.open(url) as store:
+    from ..codec import to_builtins
+    from ..store import SessionStore
+    from ..store._engine import normalize_url
+
+    norm = normalize_url(url)
+    parsed = make_url(norm)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") and not Path(parsed.database).exists():
+        raise _Fail(2, f"no database file {parsed.database} (create one with `interlingua store upgrade --url {parsed.database}`)")
+    async with await SessionStore.open(norm, create=False) as store:
         head = await store.head(session_id)
+        if sent is not None:
+            stored = await store.load(session_id)
+            if to_builtins(stored.items) != to_builtins(sent.items):
+                raise _Fail(
+                    1,
+                    f"TRANSCRIPT ({len(sent.items)} items) is not the conversation session {session_id} holds "
+                    f"({len(stored.items)} items, head {head}): its answer would be appended to another conversation; "
+                    "nothing was sent. Leave TRANSCRIPT out to continue the stored session, or `interlingua store export` it first",
+                )
         response = await call()
         new_head = await store.append(session_id, response.items, head, usage=response.usage, stop_reason=response.stop_reason)
     return len(response.items), new_head
@@ -299,7 +318,7 @@ def replay(
             settings=effective,
         )
         if store is not None and session is not None:
-            count, head = asyncio.run(_call_and_append(call, store, session))
+            count, head = asyncio.run(_call_and_append(call, store, session, None if transcript is None else doc))
             typer.echo(f"appended {count} item(s) to session {session} (head {head})", err=True)
             return
         response = asyncio.run(call())

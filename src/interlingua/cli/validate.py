@@ -1,6 +1,7 @@
 """``interlingua validate`` and ``interlingua schema``."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typer reads the annotations of the command signatures at every start, and
+# real objects spare it an `eval` of each string (start-up of `interlingua validate`).
 
 import sys
 from enum import Enum

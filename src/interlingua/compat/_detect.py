@@ -174,7 +174,8 @@ def _text_thinking(block: Any) -> bool:
 def _anthropic_thinking(value: Any) -> bool:
     return (
         isinstance(value, dict)
-        and value.get("type") in _ANTHROPIC_THINKING_TYPES
+        and isinstance(value.get("type"), str)
+        and value["type"] in _ANTHROPIC_THINKING_TYPES
         and not value.keys() - _ANTHROPIC_THINKING_KEYS
         and (value["type"] != "enabled" or "budget_tokens" in value)
     )
