@@ -100,3 +100,9 @@ def __getattr__(name: str) -> object:
 
         return getattr(conversion, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public names (``__all__``, the lazy ones included), not import plumbing such as
+    ``annotations`` or ``TYPE_CHECKING``."""
+    return sorted(__all__)

@@ -192,9 +192,13 @@ def _check_version_str(version: str, pointer: str) -> tuple[int, int]:
             Problem(pointer, f"schema_version {version} is newer than this reader ({SCHEMA_VERSION}); upgrade interlingua to read it")
         )
     if major < _MAJOR:
-        raise VersionError(
-            Problem(pointer, f"schema_version {version} is older than this reader ({SCHEMA_VERSION}); read it through interlingua.compat (`interlingua migrate`)")
-        )
+        from .compat._upcast import registered  # only on this error: compat is not loaded to read current files
+
+        if version in registered():
+            advice = "read it through interlingua.compat (`interlingua migrate`)"
+        else:  # `migrate` would refuse it too: say what is missing instead of sending the reader there
+            advice = "no upcaster for it is registered (interlingua.compat.upcaster), so neither this reader nor `interlingua migrate` reads it"
+        raise VersionError(Problem(pointer, f"schema_version {version} is older than this reader ({SCHEMA_VERSION}); {advice}"))
     return major, minor
 
 

@@ -415,7 +415,7 @@ def convert_request(
     encoded = fitted.translate(conv.report)
     report.extend(encoded)
     if chosen is None and not any(e.pointer == "/model" for e in encoded):
-        note_model(report, None, settings, target)
+        note_model(report, None, settings, target, in_body=getattr(dst, "model_in_body", True) is not False)
     return Conversion(conv.value, report)
 
 
@@ -507,7 +507,7 @@ def convert_stream(
             is ``truncated``.
         UnknownFormatError, MappingError, ConversionError: as for :func:`convert_response`.
     """
-    from .streaming import StreamDone, StreamError, iter_stream
+    from .streaming import RawEvent, StreamDone, StreamError, UsageUpdate, iter_stream
 
     policy = _check_policy(policy)
     mapper = _mapper(source)
@@ -516,13 +516,16 @@ def convert_stream(
         raise MappingError(f"a {CANONICAL} transcript is not a stream: name the provider whose stream it is")
     report = Report() if report is None else report
     last = None
+    count = 0  # content events (text, reasoning, a tool call, ...): the stream was read as this format
     for last in iter_stream(mapper, stream):
-        pass
+        if not isinstance(last, (UsageUpdate, RawEvent, StreamDone, StreamError)):
+            count += 1
+    before = count
     if isinstance(last, StreamError):
         pointer = getattr(last, "pointer", None)  # set on a malformed event by stream decoders that locate it
-        raise StreamFailedError(mapper.name, str(last.error.code), last.error.message, pointer=pointer if isinstance(pointer, str) else None)
+        raise StreamFailedError(mapper.name, str(last.error.code), last.error.message, pointer=pointer if isinstance(pointer, str) else None, events=before)
     if not isinstance(last, StreamDone) or not isinstance(last.response, ModelResponse):
-        raise StreamFailedError(mapper.name, "truncated", "the stream ended without a result")
+        raise StreamFailedError(mapper.name, "truncated", "the stream ended without a result", events=before)
     report.extend(last.report)
     response = _company(last.response, report)
     check_limits(response.items, what=f"the {mapper.name} stream")

@@ -45,6 +45,7 @@ __all__ = [
     "MigrationRequiredError",
     "Problem",
     "SessionExistsError",
+    "SessionChoiceError",
     "SessionNotFoundError",
     "StoreError",
     "StreamFailedError",
@@ -112,6 +113,12 @@ class VersionError(DocumentError):
     """``schema_version`` is missing, malformed, or of a newer major version than this reader."""
 
 
+class SessionChoiceError(DocumentError):
+    """Which session of a session file to read is not settled: the file holds several and none was
+    named, or one was named for a transcript document. The file itself may be valid; the CLI treats
+    this as a usage error (exit 2)."""
+
+
 class LimitError(DocumentError):
     """A configured limit (nesting depth, item size, inline base64 size) was exceeded."""
 
@@ -153,13 +160,17 @@ class StreamFailedError(MappingError):
         code: The stable error code (``truncated``, ``provider_error``, ...; ``schemas/error_code.json``).
         detail: The error's message.
         pointer: Where in the stream a malformed event is, when known.
+        events: How many content events (text, reasoning, tool calls, ...) the stream gave before it
+            failed, when known (0: nothing in it was read as this format's content, so the format
+            may be the wrong one).
     """
 
-    def __init__(self, format: str, code: str, detail: str, *, pointer: str | None = None) -> None:
+    def __init__(self, format: str, code: str, detail: str, *, pointer: str | None = None, events: int | None = None) -> None:
         self.format = format
         self.code = code
         self.detail = detail
         self.pointer = pointer
+        self.events = events
         super().__init__(f"the {format} stream failed: {code}: {detail}" + (f" (at {pointer})" if pointer else ""))
 
 
@@ -271,7 +282,8 @@ class SessionExistsError(StoreError):
         self.session_id = session_id
         super().__init__(
             f"session {session_id} exists with different {what}: nothing imported for it "
-            "(import with --new-id for a copy under a new id, or delete the stored session first)"
+            "(import with --new-id for a copy under a new id, or delete the stored session first: "
+            f"`interlingua store delete --url URL {session_id}`)"
         )
 
 

@@ -31,7 +31,7 @@ from typing import IO, Any
 import msgspec
 
 from .codec import DEFAULT_LIMITS, SCHEMA_VERSION, Item, Limits, Mode, decode_transcript, encode_envelope, iter_jsonl
-from .errors import DocumentError, Problem
+from .errors import DocumentError, Problem, SessionChoiceError
 from .items import Envelope, SessionHeader, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
 
 __all__ = [
@@ -350,8 +350,10 @@ def read_conversation(
     Anything else is read as a transcript document.
 
     Raises:
-        DocumentError: unreadable content, with file and line; several sessions and no ``session``
-            (the message lists their ids); ``session`` not in the file or given for a document.
+        DocumentError: unreadable content, with file and line; ``session`` not in the file (as for
+            an unknown stored session, exit 1 in the CLI).
+        SessionChoiceError: (a DocumentError) several sessions and no ``session`` (the message lists
+            their ids), or ``session`` given for a transcript document: a usage error (exit 2).
         OSError: the file cannot be read.
     """
     if isinstance(source, bytes):
@@ -364,7 +366,7 @@ def read_conversation(
         is_sessions = Path(source).suffix.lower() in (".jsonl", ".ndjson") or looks_like_session_file(_head(Path(source)))
     if not is_sessions:
         if session is not None:
-            raise DocumentError(Problem("", f"--session {session!r} given, but this is a transcript document, not a session file", where))
+            raise SessionChoiceError(Problem("", f"--session {session!r} given, but this is a transcript document, not a session file", where))
         try:
             return decode_transcript(data if data is not None else Path(source).read_bytes(), mode=mode, limits=limits)  # type: ignore[arg-type]
         except DocumentError as exc:
@@ -380,7 +382,7 @@ def read_conversation(
         elif chosen is None:
             chosen = block
         else:
-            raise DocumentError(Problem("", f"the file holds several sessions ({_listing(ids)}, ...): pick one with --session ID", where))
+            raise SessionChoiceError(Problem("", f"the file holds several sessions ({_listing(ids)}, ...): pick one with --session ID", where))
     if session is not None or chosen is None:
         raise DocumentError(Problem("", f"no session {session!r} in the file (it holds {_listing(ids)})", where))
     return chosen.transcript()

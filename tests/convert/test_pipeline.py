@@ -107,7 +107,10 @@ def test_cli_and_python_api_agree(source: str, path: Path, kind: str, target: st
     assert err[len(lines)].startswith("error: ")
     assert str(value).splitlines()[0] in err[len(lines)]
     if isinstance(value, CapabilityError):
-        assert err[len(lines) + 1 :] == [f"  - {v}" for v in value.violations]
+        rest = err[len(lines) + 1 :]
+        shown = [f"  - {v}" for v in value.violations]
+        assert rest[: len(shown)] == shown
+        assert all(line.startswith("hint: ") for line in rest[len(shown) :])  # --model, --policy
 
 
 @pytest.mark.parametrize(("source", "path", "kind"), [i for i in INPUTS if i[2] != "stream"], ids=lambda v: v.name if isinstance(v, Path) else v)

@@ -340,7 +340,7 @@ def test_ollama_options_think_and_format() -> None:
     assert out.value == body and json.dumps(out.value, sort_keys=True) == json.dumps(body, sort_keys=True) and not out.report
     chat = OpenAIChatMapper().encode_request(conv.value, model="gpt-4o", policy="drop")
     assert chat.value["max_completion_tokens"] == 64 and chat.value["reasoning_effort"] == "medium" and chat.value["seed"] == 1
-    assert any("ollama provider data (keep_alive, options)" in r for r in _reasons(chat.report))
+    assert any("ollama provider data (keep_alive, options.num_ctx, options.repeat_penalty)" in r for r in _reasons(chat.report))
 
 
 @pytest.mark.parametrize(("think", "reasoning"), [(True, ReasoningSettings(include_thoughts=True)), (False, ReasoningSettings(effort="none")), ("high", ReasoningSettings(effort="high"))])
@@ -378,7 +378,7 @@ def test_other_providers_data_is_reported_not_written(mapper: Any) -> None:
     t = T(settings=Settings(stream=False, provider_data={"anthropic": {"metadata": {"user_id": "u"}}}))
     out = mapper.encode_request(t, model="m")
     assert "metadata" not in out.value
-    assert _reasons(out.report) == ["dropped: settings: anthropic provider data (metadata) of settings is not for " + mapper.name]
+    assert _reasons(out.report) == ["dropped: settings: anthropic provider data (metadata.user_id) of settings is not for " + mapper.name]
 
 
 @pytest.mark.parametrize("mapper", MAPPERS, ids=lambda m: m.name)

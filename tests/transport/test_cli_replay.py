@@ -127,7 +127,9 @@ def test_docs_worked_example(monkeypatch: pytest.MonkeyPatch) -> None:
     args = " ".join(command).replace("\\", " ").split()[2:]  # drop "$ interlingua"
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.strip() == shown.strip()
+    warnings = [ln for ln in shown.splitlines() if ln.startswith("warning: ")]  # stderr, shown first
+    assert result.stderr.splitlines() == warnings
+    assert result.stdout.strip() == "\n".join(ln for ln in shown.splitlines() if not ln.startswith("warning: ")).strip()
     assert "REDACTED" in (root / "docs/examples/anthropic_hello.jsonl").read_text()
 
 

@@ -22,7 +22,8 @@ read whole.
 Exit codes: 0 converted; 1 refused (the input plainly belongs to another format than
 ``--from`` -- the hint is the first line, ``--force`` decodes it anyway --, policy error,
 capability violations, malformed input such as a body that is not JSON, invalid transcript, failed or
-truncated stream); 2 usage error or unreadable input (unknown format, missing file). Report entries go to stderr as ``warning: ...`` lines; nothing is
+truncated stream); 2 usage error or unreadable input (unknown format, missing file, a session file
+holding several sessions without ``--session``, or ``--session`` for a transcript document). Report entries go to stderr as ``warning: ...`` lines; nothing is
 written to ``-o`` unless the whole conversion succeeded.
 """
 
@@ -40,7 +41,7 @@ import typer
 
 from ..codec import _syntax_problem
 from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
-from ..errors import DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, StreamFailedError, UnknownFormatError
+from ..errors import CapabilityError, DocumentError, FormatMismatchError, Problem, SessionChoiceError, InterlinguaError, LimitError, MappingError, StreamFailedError, UnknownFormatError
 from ..mapping import Mapper, Report, available, get_mapper
 from ..mapping.registry import is_known
 from ._common import require_stdin, write_atomic
@@ -162,6 +163,49 @@ def _is_stream(mapper: Mapper, source: str, data: bytes) -> bool:
     except RecursionError as exc:
         raise _Fail(1, f"{_label(source)}: /: nesting too deep") from exc
     return False
+
+
+def _with_format_hint(exc: DocumentError, data: bytes | None) -> DocumentError:
+    """``exc`` for canonical input without ``schema_version``, with the provider or framework format
+    the input looks like and the ``--from`` to use (as ``interlingua validate`` hints)."""
+    if data is None or not any("schema_version" in p.message and p.pointer in ("", "/schema_version") for p in exc.problems):
+        return exc
+    if any("looks like" in p.message for p in exc.problems):
+        return exc
+    try:
+        from ..compat import detect_format
+
+        found = detect_format(msgspec.json.decode(data))
+    except Exception:  # noqa: BLE001 - a hint is best effort; the problem itself stands
+        return exc
+    if found == "interlingua":
+        return exc
+    hint = f" (this looks like {found} data, not a transcript: try --from {found})"
+    problems = [Problem(p.pointer, p.message + hint, p.file, p.line) if "schema_version" in p.message else p for p in exc.problems]
+    return type(exc)(problems)
+
+
+def _not_a_body_hint(value: Any, from_: str) -> str:
+    """What a JSON value that is not a body object (a bare message list, ...) more likely is, and
+    what to run instead: a framework history names its ``--from``, envelopes name ``--from
+    canonical``, a provider message list is wrapped in ``{"messages": [...]}`` or migrated."""
+    if not isinstance(value, list):
+        return ""
+    try:
+        from ..compat import detect_format
+
+        found = detect_format(value)
+    except Exception:  # noqa: BLE001 - a hint is best effort; the error itself stands
+        found = None
+    if found in FRAMEWORKS:
+        return f"; it looks like a {found} message history: try --from {found}"
+    if found == "interlingua":
+        return "; it looks like a JSON list of interlingua envelopes: write them as a session file with `interlingua migrate FILE -o OUT.jsonl`, then --from canonical"
+    return (
+        "; a bare list of messages is not a request body: wrap it as {\"messages\": [...]} (with a \"model\"), "
+        "or read a stored history with `interlingua migrate FILE -o OUT.jsonl`"
+        + (f" (it looks like {_article(found)} {found} message list)" if found and found != from_ else "")
+    )
 
 
 def _pretty(value: Any) -> bytes:
@@ -404,7 +448,7 @@ def run(
     model, preflight with the policy, encode) is the Python API's, so both give the same result.
 
     Raises:
-        _Fail: usage, unreadable input, input that is not JSON where JSON is needed.
+        _Fail: usage or unreadable input (exit 2); input that is not JSON, or not an object (exit 1).
         InterlinguaError: a refusal by the format check, preflight, policy or the codec.
     """
     _format(from_)
@@ -425,7 +469,10 @@ def run(
         if not looks_like_session_file(data[:4096]):
             _json(data, "the transcript document")
         # A transcript document, or one session of a session file (`--session` picks it).
-        transcript = read_conversation(data, session=session, label=_label(source))
+        try:
+            transcript = read_conversation(data, session=session, label=_label(source))
+        except DocumentError as exc:
+            raise _with_format_hint(exc, data) from exc
         if kind is Kind.response and to != CANONICAL:
             conv = convert_response(transcript, source=from_, target=to, model=model, policy=pol, report=report)
         else:  # canonical to canonical keeps the whole document (tools, metadata) whatever the kind
@@ -439,7 +486,7 @@ def run(
     body = _json(data, f"the {from_} {kind.value if kind else 'input'}")
     del data  # not held while the body is converted
     if not isinstance(body, dict):
-        raise _Fail(1, f"malformed {from_} input: expected a JSON object, got {type(body).__name__}")
+        raise _Fail(1, f"{_label(source)}: malformed {from_} input: expected a JSON object, got {type(body).__name__}{_not_a_body_hint(body, from_)}")
     if kind is not None:
         found = kind.value
     else:
@@ -448,6 +495,8 @@ def run(
         except FormatMismatchError:
             raise
         except MappingError as exc:
+            if "schema_version" in body and isinstance(body.get("items"), list):
+                raise _Fail(1, f"{_label(source)}: {exc}; it is an interlingua transcript document: try --from canonical") from exc
             raise _Fail(1, f"{_label(source)}: {exc}; check --from, or pass --kind to say which it is") from exc
     if found == "request":
         conv = convert_request(body, source=from_, target=to, model=model, policy=pol, force=force, report=report)
@@ -567,16 +616,35 @@ def _convert(
             hint = ""
         elif exc.code not in ("truncated", "provider_error"):  # the provider's own error event: the format is right
             hint = " (an error event sent by the provider)"
+        elif exc.events:  # the stream was read as this format up to the failure: a real cut or error line
+            hint = f" (after {exc.events} content event(s) of the stream)"
         else:
             hint = f" (is it {_article(exc.format)} {exc.format} stream? check --from and --kind)"
         typer.echo(f"error: {exc}{hint}", err=True)
         raise typer.Exit(1) from None
+    except SessionChoiceError as exc:  # the file may be valid: which session to take is a usage matter
+        _warn(report)
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     except DocumentError as exc:
         _warn(report)
+        if from_ == CANONICAL and source != "-":  # a file read item by item: read it again for the hint
+            try:
+                exc = _with_format_hint(exc, Path(source).read_bytes()) if any("schema_version" in p.message for p in exc.problems) else exc
+            except OSError:
+                pass
         if isinstance(exc, LimitError) and from_ != CANONICAL:  # the canonical form of provider input is over a limit
             typer.echo(f"error: {exc.located(file=_label(source))}", err=True)
         else:
             typer.echo(f"error: invalid transcript: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except CapabilityError as exc:
+        _warn(report)
+        typer.echo(f"error: {exc}", err=True)
+        if model is None:
+            typer.echo(f"hint: no --model given: preflight used the {to} defaults ({exc.model}); name the target model with --model", err=True)
+        if policy is PolicyChoice.error:
+            typer.echo("hint: --policy drop leaves out (--policy degrade marks) what the model cannot take, each reported; what no policy can fix stays refused", err=True)
         raise typer.Exit(1) from None
     except InterlinguaError as exc:
         _warn(report)

@@ -478,6 +478,23 @@ def _envelope_line(head: bytes, i: int, item: bytes, tail: bytes) -> bytes:
     return line
 
 
+def _count(n: int, noun: str) -> str:
+    """``1 conversation``, ``2 conversations``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _newer_minor(version: str) -> bool:
+    """Whether ``version`` is a newer minor of this reader's major (read, and reported, whole)."""
+    from ..codec import SCHEMA_VERSION
+
+    try:
+        major, minor = (int(x) for x in version.split("."))
+        ours = tuple(int(x) for x in SCHEMA_VERSION.split("."))
+    except ValueError:
+        return False
+    return major == ours[0] and minor > ours[1]
+
+
 def _stream_document(record: Record, sink: _JsonlSink, ids: _SessionIds) -> int | None:
     """Migrate a transcript document file read item by item (bounded memory): the items are
     decoded and checked one at a time, encoded to a temporary spool file (one a line) while their
@@ -524,6 +541,8 @@ def _stream_document(record: Record, sink: _JsonlSink, ids: _SessionIds) -> int 
                 if len(batch) >= 4096:
                     flush()
             flush()
+            if _newer_minor(stream.version):  # the whole path reports what the newer minor is written as
+                return None
         except Fallback:
             return None
         shell = stream.shell
@@ -859,7 +878,7 @@ def run(
     where = f" (rejects in {reject_path})" if reject_file.count else ""
     present = f"; {sink.present} already in the store" if isinstance(sink, _StoreSink) else ""
     typer.echo(
-        f"migrated {conversations} conversations ({items} items) to {target}{present}; {reject_file.count} rejected{where}; {warnings} warnings"
+        f"migrated {_count(conversations, 'conversation')} ({_count(items, 'item')}) to {target}{present}; {reject_file.count} rejected{where}; {_count(warnings, 'warning')}"
         + ("; stopped at the first reject (--fail-fast)" if stopped else ""),
         err=True,
     )

@@ -40,7 +40,7 @@ import httpx
 import typer
 
 from ..codec import encode_transcript
-from ..errors import DocumentError, InterlinguaError, MappingError, TransportError
+from ..errors import DocumentError, InterlinguaError, MappingError, SessionChoiceError, TransportError
 from ..items import Settings, Transcript
 from ..mapping import ModelResponse
 from ..streaming import StreamDone, StreamError, TextDelta
@@ -71,13 +71,21 @@ def _read(source: str, session: str | None, *, stored: bool) -> Transcript:
         session = None
     try:
         return read_conversation(data, session=session, label=source if source != "-" else "<stdin>")
+    except SessionChoiceError as exc:  # the file may be valid: which session to take is a usage matter
+        raise _Fail(2, str(exc)) from None
     except DocumentError as exc:
         raise _Fail(1, f"invalid transcript: {exc}") from None
 
 
 async def _load_stored(url: str, session_id: str) -> Transcript:
+    from ..errors import StoreError
     from ..store import SessionStore
+    from .store import refuse_missing_file
 
+    try:
+        refuse_missing_file(url)  # as `store list` and `view`: a missing SQLite file is not created
+    except StoreError as exc:
+        raise _Fail(2, str(exc)) from None
     async with await SessionStore.open(url) as store:
         return await store.load(session_id)
 

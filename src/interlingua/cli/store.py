@@ -1,4 +1,4 @@
-"""``interlingua store``: import, export, list, show and upgrade session stores.
+"""``interlingua store``: import, export, list, show, delete and upgrade session stores.
 
 Exit codes: 0 ok; 1 invalid input, conflict or no such session; 2 usage error,
 unreadable file, unreachable database or a database that needs ``store upgrade``.
@@ -68,13 +68,24 @@ def _run(body: Callable[[], Coroutine[Any, Any, T]]) -> T:
         raise typer.Exit(2) from None
 
 
+def refuse_missing_file(url: str | None) -> None:
+    """For a command that reads a store: a SQLite URL naming a file that does not exist is refused
+    (a typo would otherwise create an empty database and show an empty store).
+
+    Raises:
+        StoreError: no such file; the message says how to create one.
+    """
+    parsed = make_url(normalize_url(url))
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") and not Path(parsed.database).exists():
+        raise StoreError(f"no database file {parsed.database} (create one with `interlingua store upgrade --url {parsed.database}`)")
+
+
 async def _with_store(url: str | None, fn: Callable[[SessionStore], Awaitable[T]], *, create: bool = False) -> T:
     """Open the store for one command. Reading commands refuse a missing SQLite file (a typo
     would otherwise show an empty store); ``import`` creates it."""
     norm = normalize_url(url)
-    parsed = make_url(norm)
-    if not create and parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") and not Path(parsed.database).exists():
-        raise StoreError(f"no database file {parsed.database} (create one with `interlingua store upgrade --url {parsed.database}`)")
+    if not create:
+        refuse_missing_file(norm)
     store = await SessionStore.open(norm, create=create)
     try:
         return await fn(store)
@@ -325,6 +336,13 @@ def show(session_id: Annotated[str, typer.Argument(metavar="SESSION_ID", help="S
         for line in bad_lines:
             con.print(line, markup=False)
         raise typer.Exit(1)
+
+
+@store_app.command("delete")
+def delete(session_id: Annotated[str, typer.Argument(metavar="SESSION_ID", help="Session id.")], url: UrlOpt = None) -> None:
+    """Delete a session with its items and history (its forks are kept). Exit 1 when there is no such session."""
+    _run(lambda: _with_store(url, lambda s: s.delete_session(session_id)))
+    typer.echo(f"deleted session {session_id}", err=True)
 
 
 @store_app.command("upgrade")

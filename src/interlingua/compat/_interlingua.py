@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from ..codec import SCHEMA_VERSION, decode_envelope, decode_session_header, decode_transcript
+from ..codec import SCHEMA_VERSION, UnknownItem, decode_envelope, decode_session_header, decode_transcript
 from ..errors import DocumentError, Problem
 from ..items import Transcript
 from ..mapping import Report
@@ -27,12 +27,35 @@ from ._upcast import upcast
 
 __all__ = ["FORMAT", "read"]
 
+
+def _version_key(version: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in version.split("."))
+    except ValueError:
+        return ()
+
 FORMAT = "interlingua"
 
 
 def _report_steps(report: Report, steps: list[str], where: str) -> None:
     for step in steps:
         report.add("changed", f"{where} upcast from schema_version {step}")
+
+
+def _report_newer_minor(report: Report, version: Any, items: list[Any], where: str) -> None:
+    """A newer minor version is read as this reader's: say what is written and what is kept."""
+    if not isinstance(version, str) or version == SCHEMA_VERSION:
+        return
+    try:
+        major, minor = (int(x) for x in version.split("."))
+        cur_major, cur_minor = (int(x) for x in SCHEMA_VERSION.split("."))
+    except ValueError:
+        return
+    if major != cur_major or minor <= cur_minor:
+        return
+    unknown = sorted({str(i.type) for i in items if isinstance(i, UnknownItem)})
+    kept = f"; the item(s) of types this reader does not know ({', '.join(unknown)}) are kept unchanged" if unknown else ""
+    report.add("changed", f"{where} of schema_version {version} (a newer minor) written as {SCHEMA_VERSION}, this reader's version{kept}")
 
 
 def read(obj: Any) -> Migrated:
@@ -47,6 +70,7 @@ def read(obj: Any) -> Migrated:
         doc, steps = upcast(dict(obj), "document")
         _report_steps(report, steps, "document")
         transcript = decode_transcript(msgspec.json.encode(doc))
+        _report_newer_minor(report, doc.get("schema_version"), transcript.items, "document")
         return Migrated(transcript, report, FORMAT)
     if not isinstance(obj, list) or not obj:
         raise DocumentError(Problem("", "expected a transcript document or a non-empty list of envelopes"))
@@ -70,10 +94,16 @@ def read(obj: Any) -> Migrated:
         except DocumentError as exc:
             raise DocumentError([Problem(f"/{i}{p.pointer}", p.message) for p in exc.problems]) from exc
         envelopes.append(env)
+        if i == (1 if header is not None else 0):
+            newest = env_obj.get("schema_version")
+        elif isinstance(env_obj.get("schema_version"), str) and env_obj["schema_version"] != newest:
+            newest = max(newest, env_obj["schema_version"], key=_version_key) if isinstance(newest, str) else env_obj["schema_version"]
     sessions = {e.session_id for e in envelopes} | ({header.session.id} if header is not None else set())
     if len(sessions) != 1:
         raise DocumentError(Problem("", f"envelopes of {len(sessions)} sessions in one record"))
     envelopes.sort(key=lambda e: e.seq)
+    if envelopes:
+        _report_newer_minor(report, newest, [e.item for e in envelopes], "envelopes")
     for e in envelopes:
         if e.usage is not msgspec.UNSET or e.stop_reason is not msgspec.UNSET:
             report.add("dropped", "envelope usage/stop_reason has no place on a transcript", index=e.seq)

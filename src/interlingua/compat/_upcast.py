@@ -114,7 +114,8 @@ def upcast(obj: dict[str, Any], kind: Kind = "document") -> tuple[dict[str, Any]
                 return current, steps
             known = ", ".join(sorted(_chain)) or "none"
             raise VersionError(
-                Problem("/schema_version", f"no upcaster reads schema_version {version} (registered: {known}); this reader writes {SCHEMA_VERSION}")
+                Problem("/schema_version", f"no upcaster reads schema_version {version} (registered: {known}); this reader writes {SCHEMA_VERSION} "
+                    "(an upcaster registered with interlingua.compat.upcaster would read it)")
             )
         if version in seen:  # a registration error would loop forever
             raise VersionError(Problem("/schema_version", f"upcaster chain loops at {version}"))

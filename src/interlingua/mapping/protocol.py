@@ -113,6 +113,10 @@ class Mapper(Protocol):
             and accepts back; opaque state from any other issuer is left out and reported.
         framing: How the provider frames a stream (``sse`` or ``ndjson``).
         id_rule: The tool-call id rule of the target, or ``None`` when any id is accepted.
+
+    A mapper may also set ``model_in_body = False`` when its provider takes the model in the
+    request URL, not the body (Gemini): the report then says that instead of "the body has no
+    'model'". Without the attribute the model goes in the body.
     """
 
     name: str

@@ -91,6 +91,21 @@ def _path_pointer(message: str) -> str:
     return "/settings" + path.replace(".", "/").replace("[", "/").replace("]", "") if path else "/settings"
 
 
+def _fields(value: Any) -> str:
+    """The keys of provider data, a nested object's as ``key.sub`` (``systemInstruction.role``): what is
+    left out, not the whole ``systemInstruction`` whose text was carried as a system item."""
+    if not isinstance(value, dict):
+        return repr(value)
+    names: list[str] = []
+    for key in sorted(value):
+        sub = value[key]
+        if isinstance(sub, dict) and sub:
+            names.extend(f"{key}.{k}" for k in sorted(sub))
+        else:
+            names.append(key)
+    return ", ".join(names)
+
+
 def own_provider_data(
     provider_data: Any, name: str, report: Report, *, what: str, index: int | None = None, item_type: str | None = None
 ) -> dict[str, Any]:
@@ -113,7 +128,7 @@ def own_provider_data(
         if key == name and isinstance(value, dict):
             own = copy.deepcopy(value)
         else:
-            fields = ", ".join(sorted(value)) if isinstance(value, dict) else repr(value)
+            fields = _fields(value)
             report.add(
                 "dropped",
                 f"{key} provider data ({fields}) of {what} is not for {name}",
@@ -143,11 +158,24 @@ def approximated_setting(report: Report, setting: str, value: Any, target_field:
     report.add("changed", reason, item_type=_SETTINGS, pointer=_pointer(setting))
 
 
-def note_model(report: Report, model: str | None, settings: Settings, target: str) -> None:
-    """Say so when a body is written without a model (nothing is guessed across providers)."""
+def note_model(report: Report, model: str | None, settings: Settings, target: str, *, in_body: bool = True) -> None:
+    """Say so when a body is written without a model (nothing is guessed across providers).
+
+    ``in_body=False`` for a provider that takes the model in the request URL (the mapper's
+    ``model_in_body``): the advice is then about preflight and the call, not the body.
+    """
     if model is not None:
         return
     recorded = f" (the transcript was held with {settings.model!r}; pass it again to keep it)" if isinstance(settings.model, str) else ""
+    if not in_body:
+        report.add(
+            "changed",
+            f"no model given: {target} takes the model in the request URL, not the body; pass model= or --model "
+            f"so preflight checks that model's capabilities (and replay can call it){recorded}",
+            item_type=_SETTINGS,
+            pointer="/model",
+        )
+        return
     report.add("changed", f"the {target} body has no 'model': pass model= or --model{recorded}", item_type=_SETTINGS, pointer="/model")
 
 

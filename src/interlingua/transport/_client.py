@@ -391,7 +391,8 @@ class Client:
         fitted = fit(transcript, caps, model=model, provider=self.provider, policy=policy, stream=stream)
         if self._key is None and self._spec.requires_key:
             names = " or ".join(self._spec.env_vars) or "api_key"
-            raise transport_error("auth", f"no API key: pass api_key or set {names}", provider=self.provider)
+            hint = f"; {self._spec.no_key_hint}" if self._spec.no_key_hint and self.base_url != self._spec.default_base_url.rstrip("/") else ""
+            raise transport_error("auth", f"no API key: pass api_key or set {names}{hint}", provider=self.provider)
         conversion = self.mapper.encode_request(fitted.transcript, model=model, policy=policy)
         report = Report()
         report.extend(fitted.report)
@@ -490,7 +491,12 @@ class Client:
                     return self.mapper.decode_response(body).value
                 except (msgspec.DecodeError, ConversionError, KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
                     scrub_exception(exc, secrets)  # a decoder's message may quote the body
-                    raise transport_error("provider_error", "the response body is not a valid response of this format", provider=self.provider, status=response.status_code) from exc
+                    what = "the response body is not a valid response of this format"
+                    if "event-stream" in headers.get("content-type", "") or content.lstrip().startswith((b"data:", b"event:")):
+                        what += " (it is a stream, text/event-stream: the server, or the recorded exchange, streamed; call with stream=True, or drop --no-stream)"
+                    elif "ndjson" in headers.get("content-type", ""):
+                        what += " (it is a stream, application/x-ndjson: call with stream=True, or drop --no-stream)"
+                    raise transport_error("provider_error", what, provider=self.provider, status=response.status_code) from exc
             except TransportError as err:
                 if began and restarts >= self.retry.max_stream_restarts:
                     raise

@@ -79,6 +79,10 @@ openai_chat = ProviderSpec(
     error_code=_error_code,
     reset_delay=_reset_delay,
     options=frozenset({"stream_usage"}),
+    no_key_hint=(
+        "a local OpenAI-compatible server that takes no key needs none under its own name: "
+        "openai-chat:vllm, openai-chat:lmstudio, openai-chat:llamacpp or openai-chat:ollama (--provider or Client(...)), with the base URL"
+    ),
 )
 """Chat Completions; ``stream_options.include_usage`` is set on streams (option ``stream_usage=False`` turns it off)."""
 
@@ -125,4 +129,4 @@ def openai_chat_host(dialect: str) -> ProviderSpec | None:
     if host is None:
         return None
     url, env = host
-    return replace(openai_chat, name=f"openai-chat:{dialect}", default_base_url=url, env_vars=env, requires_key=bool(env))
+    return replace(openai_chat, name=f"openai-chat:{dialect}", default_base_url=url, env_vars=env, requires_key=bool(env), no_key_hint="")

@@ -71,6 +71,8 @@ class ProviderSpec:
         error_body: ``(response headers, body) -> body`` read by :attr:`error_code` (a provider
             that puts the error type in a header folds it in here).
         accept: The ``accept`` header of ``(stream) -> value``; ``None``: none sent.
+        no_key_hint: Added to the ``auth`` error for a missing key when the client was given
+            another ``base_url`` than the default (e.g. the keyless names of local servers).
     """
 
     name: str
@@ -89,6 +91,7 @@ class ProviderSpec:
     frames: Callable[[httpx.Response], AsyncIterator[RawEvent]] | None = None
     error_body: Callable[[Mapping[str, str], bytes], bytes] | None = None
     accept: Callable[[bool], str] | None = None
+    no_key_hint: str = ""
 
 
 _TOKEN = re.compile(r"[^A-Za-z0-9_.:-]")

@@ -373,7 +373,7 @@ def test_message_phase_goes_back_to_responses_and_is_reported_elsewhere(oar):
     back = enc(oar, conv.value)
     assert back.value["input"] == [{"role": "assistant", "content": "x", "phase": "commentary"}]
     other = get_mapper("anthropic").encode_request(conv.value, model="claude-sonnet-4-5")
-    assert [e.reason for e in other.report if e.action == "dropped"] == ["openai-responses provider data (message) of a text item is not for anthropic"]
+    assert [e.reason for e in other.report if e.action == "dropped"] == ["openai-responses provider data (message.phase) of a text item is not for anthropic"]
 
 
 def test_audio_follows_the_policy(oar):

@@ -29,6 +29,8 @@ class GeminiMapper:
     issuer: str = ISSUER
     framing: Framing = "sse"
     id_rule: IdRule | None = None
+    model_in_body: bool = False
+    """Gemini takes the model in the URL (``models/{model}:generateContent``), never in the body."""
 
     def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
         """Request body -> transcript."""

@@ -143,6 +143,9 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     candidates = get(body, "candidates")
     if candidates is None and isinstance(body.get("error"), Mapping):
         err = error_item(body["error"])
+        text = body["error"].get("message")
+        if isinstance(text, str) and text:  # not passed on (DESIGN invariant 5): said, not silent
+            report.add("dropped", f"the provider's error text ({len(text)} characters) is not carried: the error item holds a stable code and a safe message", pointer="/error/message")
         return Conversion(ModelResponse(items=[err], stop_reason=StopReason(reason="error"), model=model, response_id=rid), report)
     if candidates is not None and not isinstance(candidates, list):
         raise ConversionError("Gemini candidates is not a list")

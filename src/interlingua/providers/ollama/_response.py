@@ -103,6 +103,9 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     report = Report()
     model = body.get("model") if isinstance(body.get("model"), str) and body.get("model") else None
     if "error" in body and "message" not in body:
+        if isinstance(body["error"], str) and body["error"]:
+            # the item holds a stable code and a safe message only (DESIGN invariant 5): say what is not carried
+            report.add("dropped", f"the provider's error text ({len(body['error'])} characters) is not carried: the error item holds a stable code and a safe message", pointer="/error")
         return Conversion(ModelResponse(items=[error_item(body["error"])], stop_reason=StopReason(reason="error"), model=model), report)
     msg = body.get("message")
     generate = msg is None and isinstance(body.get("response"), str)

@@ -115,6 +115,9 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     if reason.reason == "error":
         code = error.get("code") if isinstance(error, Mapping) else None
         items.append(error_item(code))
+        text = error.get("message") if isinstance(error, Mapping) else None
+        if isinstance(text, str) and text:  # not passed on (DESIGN invariant 5): said, not silent
+            report.add("dropped", f"the provider's error text ({len(text)} characters) is not carried: the error item holds a stable code and a safe message", pointer="/error/message")
     # Response-level fields no canonical field holds (ADR 0009): ``created_at``, ``completed_at``,
     # ``service_tier``, ``tool_usage``, a non-standard ``status`` spelling, ...
     known = {"output", "usage", "error"} | ({"id"} if response_id else set()) | ({"model"} if model else set())
