@@ -22,7 +22,7 @@ from ...items import RawItem, TextItem, ToolCallItem, ToolChoice, ToolDefinition
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
 from ...mapping.settings import settings_of
-from ...mapping.wire import guarded
+from ...mapping.wire import guarded, json_copy
 from ._blocks import NAME, DecodeContext, Encoder, decode_block, item_type, speaker
 from ._settings import decode_settings, encode_settings
 
@@ -178,19 +178,14 @@ def _is_result(block: dict[str, Any]) -> bool:
 _THINKING = ("thinking", "redacted_thinking")
 
 
-def _is_tool_block(block: dict[str, Any]) -> bool:
-    return isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result")
-
-
-@dataclass
+@dataclass(slots=True)
 class _Turn:
-    """One message being built: its role, blocks, first item index, ``message`` key, and whether it holds only tool_use / tool_result blocks."""
+    """One message being built: its role, blocks, first item index and ``message`` key."""
 
     role: str
     blocks: list[dict[str, Any]]
     index: int
     key: Any
-    calls: bool
 
 
 def _join_result_runs(turns: list[_Turn], report: Report) -> list[tuple[str, list[dict[str, Any]], int]]:
@@ -250,30 +245,46 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     """
     report = Report()
     enc = Encoder(policy, report, model)
-    enc.ids.reserve([i.id for i in transcript.items if isinstance(i, ToolCallItem)] + [i.call_id for i in transcript.items if isinstance(i, ToolResultItem)])
+    items = transcript.items
+    enc.ids.reserve([i.id for i in items if isinstance(i, ToolCallItem)] + [i.call_id for i in items if isinstance(i, ToolResultItem)])
     system: list[dict[str, Any]] = []
     turns: list[_Turn] = []
+    UNSET = msgspec.UNSET
 
-    def append(role: str, blocks: list[dict[str, Any]], index: int, key: Any = msgspec.UNSET) -> None:
+    def append(role: str, blocks: list[dict[str, Any]], index: int, key: Any = UNSET) -> None:
         if not blocks:
             return
-        calls = all(_is_tool_block(b) for b in blocks)
         if turns and turns[-1].role == role:
             last = turns[-1]
-            if key is msgspec.UNSET or last.key is msgspec.UNSET or key == last.key:
+            if key is UNSET or last.key is UNSET or key == last.key:
                 last.blocks.extend(blocks)
-                last.key = key if last.key is msgspec.UNSET else last.key
-                last.calls = last.calls and calls
+                if last.key is UNSET:
+                    last.key = key
                 return
             if role == "assistant" and all(b.get("type") in _THINKING for b in last.blocks):
                 # thinking opens the assistant message it belongs to (extended thinking with tool use)
                 last.blocks.extend(blocks)
                 last.key = key
-                last.calls = calls
                 return
-        turns.append(_Turn(role, list(blocks), index, key, calls))
+        turns.append(_Turn(role, list(blocks), index, key))
 
-    for index, item in enumerate(transcript.items):
+    for index, item in enumerate(items):
+        tp = type(item)
+        # The usual items, written directly: a plain text with role user or assistant, a tool call
+        # with arguments; no cache breakpoint, provider_data or annotations. Each gives exactly the
+        # block the general path below gives (Encoder.text / Encoder.tool_use then Encoder.mark).
+        if tp is TextItem:
+            role = item.role
+            if (role == "user" or role == "assistant") and item.provider_data is UNSET and item.cache_breakpoint is UNSET and item.annotations is UNSET:
+                text = item.text
+                if text.strip():
+                    append(role, [{"type": "text", "text": text}], index, item.message)
+                    continue
+        elif tp is ToolCallItem:
+            if item.arguments is not UNSET and item.provider_data is UNSET and item.cache_breakpoint is UNSET:
+                block = {"type": "tool_use", "id": enc.ids.get(item.id, index=index), "name": item.name, "input": json_copy(item.arguments)}
+                append("assistant", [block], index, item.message)
+                continue
         who = speaker(item)
         key = getattr(item, "message", msgspec.UNSET)
         if who is None:
