@@ -18,6 +18,8 @@ from .report import Report
 __all__ = ["IdRule", "IdMap"]
 
 _ALNUM = string.ascii_letters + string.digits
+_COMPILED: dict[str, re.Pattern[str]] = {}
+"""Each rule's pattern compiled once (the rules are a handful of module constants)."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,12 @@ class IdRule:
             return False
         if self.max_length is not None and len(value) > self.max_length:
             return False
-        return self.pattern is None or re.fullmatch(self.pattern, value) is not None
+        if self.pattern is None:
+            return True
+        rx = _COMPILED.get(self.pattern)
+        if rx is None:
+            rx = _COMPILED[self.pattern] = re.compile(self.pattern)
+        return rx.fullmatch(value) is not None
 
     def derive(self, original: str, attempt: int = 0) -> str:
         """Derive an id obeying the rule from ``original`` (deterministic; ``attempt`` > 0 on collision)."""

@@ -198,10 +198,16 @@ def _join_result_runs(turns: list[_Turn], report: Report) -> list[tuple[str, lis
     """
     out: list[tuple[str, list[dict[str, Any]], int]] = []
     n = 0
-    while n < len(turns):
+    count = len(turns)
+    while n < count:
+        first = turns[n]
         end = n + 1
-        while end < len(turns) and turns[end].role == turns[n].role:
+        while end < count and turns[end].role == first.role:
             end += 1
+        if end == n + 1:  # a message alone in its run: kept as it is
+            out.append((first.role, first.blocks, first.index))
+            n = end
+            continue
         run = turns[n:end]
         if run[0].role == "user" and any(_is_result(b) for t in run[1:] for b in t.blocks):
             blocks = [b for t in run for b in t.blocks]
@@ -322,12 +328,13 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
 
     messages = []
     for role, blocks, index in _join_result_runs(turns, report):
-        if role == "user" and any(_is_result(b) for b in blocks):
+        if role == "user":
             results = [b for b in blocks if _is_result(b)]
-            others = [b for b in blocks if not _is_result(b)]
-            if blocks[: len(results)] != results:
-                report.add("changed", "tool_result blocks moved to the start of the user message (Anthropic requires results first)", index=index, item_type="tool_result")
-            blocks = results + others
+            if results and len(results) < len(blocks):
+                others = [b for b in blocks if not _is_result(b)]
+                if blocks[: len(results)] != results:
+                    report.add("changed", "tool_result blocks moved to the start of the user message (Anthropic requires results first)", index=index, item_type="tool_result")
+                blocks = results + others
         messages.append({"role": role, "content": blocks})
 
     body: dict[str, Any] = encode_settings(settings_of(transcript), model, policy, report)
