@@ -88,15 +88,18 @@ class IdMap:
     report: Report | None = None
     _forward: dict[str, str] = field(default_factory=dict)
     _taken: set[str] = field(default_factory=set)
+    _reserved: set[str] = field(default_factory=set)
 
     def reserve(self, ids: list[str]) -> None:
         """Mark ids that will be kept as they are, so derived ids never collide with them.
 
         Call it with every source id before the first :meth:`get`.
         """
+        accepts = self.rule.accepts
         for value in ids:
-            if self.rule.accepts(value):
+            if accepts(value):
                 self._taken.add(value)
+                self._reserved.add(value)
 
     def keep(self, original: str) -> str:
         """Map ``original`` to itself whatever the rule says (an id the target itself issued or took
@@ -107,9 +110,10 @@ class IdMap:
 
     def get(self, original: str, *, index: int | None = None) -> str:
         """Return the target id for ``original``, deriving (and reporting) it on first use."""
-        if original in self._forward:
-            return self._forward[original]
-        if self.rule.accepts(original):
+        target = self._forward.get(original)
+        if target is not None:
+            return target
+        if original in self._reserved or self.rule.accepts(original):  # reserved: accepted already
             target = original
         else:
             attempt = 0

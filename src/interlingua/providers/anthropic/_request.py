@@ -274,23 +274,52 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
                 return
         turns.append(_Turn(role, list(blocks), index, key))
 
+    ids_get, dropped_calls = enc.ids.get, enc.dropped_calls
     for index, item in enumerate(items):
         tp = type(item)
-        # The usual items, written directly: a plain text with role user or assistant, a tool call
-        # with arguments; no cache breakpoint, provider_data or annotations. Each gives exactly the
-        # block the general path below gives (Encoder.text / Encoder.tool_use then Encoder.mark).
+        # The usual items, written directly: a plain text with role user or assistant, a tool call with
+        # arguments, a tool result of plain texts; no cache breakpoint, provider_data or annotations.
+        # Each gives exactly the block, and the report, of the general path below (Encoder.text,
+        # Encoder.tool_use, Encoder.tool_result, then Encoder.mark; nothing is reported for these).
+        block: dict[str, Any] | None = None
         if tp is TextItem:
             role = item.role
             if (role == "user" or role == "assistant") and item.provider_data is UNSET and item.cache_breakpoint is UNSET and item.annotations is UNSET:
                 text = item.text
                 if text.strip():
-                    append(role, [{"type": "text", "text": text}], index, item.message)
-                    continue
+                    block = {"type": "text", "text": text}
         elif tp is ToolCallItem:
             if item.arguments is not UNSET and item.provider_data is UNSET and item.cache_breakpoint is UNSET:
-                block = {"type": "tool_use", "id": enc.ids.get(item.id, index=index), "name": item.name, "input": json_copy(item.arguments)}
-                append("assistant", [block], index, item.message)
-                continue
+                role = "assistant"
+                block = {"type": "tool_use", "id": ids_get(item.id, index=index), "name": item.name, "input": json_copy(item.arguments)}
+        elif tp is ToolResultItem:
+            if item.provider_data is UNSET and item.cache_breakpoint is UNSET and item.call_id not in dropped_calls:
+                texts: list[str] | None = []
+                for part in item.content:
+                    if type(part) is not TextItem or part.provider_data is not UNSET or part.cache_breakpoint is not UNSET or part.annotations is not UNSET or not part.text.strip():
+                        texts = None
+                        break
+                    texts.append(part.text)  # type: ignore[union-attr]
+                if texts is not None:
+                    role = "user"
+                    block = {"type": "tool_result", "tool_use_id": ids_get(item.call_id, index=index)}
+                    if len(texts) == 1:
+                        block["content"] = texts[0]
+                    elif texts:
+                        block["content"] = [{"type": "text", "text": t} for t in texts]
+                    if item.is_error is not UNSET:
+                        block["is_error"] = item.is_error
+        if block is not None:
+            key = item.message
+            if turns:
+                last = turns[-1]
+                if last.role == role and (key is UNSET or last.key is UNSET or key == last.key):
+                    last.blocks.append(block)
+                    if last.key is UNSET:
+                        last.key = key
+                    continue
+            append(role, [block], index, key)
+            continue
         who = speaker(item)
         key = getattr(item, "message", msgspec.UNSET)
         if who is None:
@@ -329,7 +358,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     messages = []
     for role, blocks, index in _join_result_runs(turns, report):
         if role == "user":
-            results = [b for b in blocks if _is_result(b)]
+            results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
             if results and len(results) < len(blocks):
                 others = [b for b in blocks if not _is_result(b)]
                 if blocks[: len(results)] != results:
