@@ -311,14 +311,16 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
                         block["is_error"] = item.is_error
         if block is not None:
             key = item.message
-            if turns:
+            if turns and turns[-1].role == role:
                 last = turns[-1]
-                if last.role == role and (key is UNSET or last.key is UNSET or key == last.key):
+                if key is UNSET or last.key is UNSET or key == last.key:
                     last.blocks.append(block)
                     if last.key is UNSET:
                         last.key = key
-                    continue
-            append(role, [block], index, key)
+                else:
+                    append(role, [block], index, key)
+            else:
+                turns.append(_Turn(role, [block], index, key))
             continue
         who = speaker(item)
         key = getattr(item, "message", msgspec.UNSET)
