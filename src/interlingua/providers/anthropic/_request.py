@@ -178,6 +178,10 @@ def _is_result(block: dict[str, Any]) -> bool:
 _THINKING = ("thinking", "redacted_thinking")
 
 
+_DIRECT = True
+"""Write the usual items directly in :func:`encode_request` (tests turn it off to compare with the general path)."""
+
+
 @dataclass(slots=True)
 class _Turn:
     """One message being built: its role, blocks, first item index and ``message`` key."""
@@ -275,8 +279,9 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
         turns.append(_Turn(role, list(blocks), index, key))
 
     ids_get, dropped_calls = enc.ids.get, enc.dropped_calls
+    direct = _DIRECT
     for index, item in enumerate(items):
-        tp = type(item)
+        tp = type(item) if direct else None
         # The usual items, written directly: a plain text with role user or assistant, a tool call with
         # arguments, a tool result of plain texts; no cache breakpoint, provider_data or annotations.
         # Each gives exactly the block, and the report, of the general path below (Encoder.text,

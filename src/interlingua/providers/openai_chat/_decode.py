@@ -126,12 +126,15 @@ class MessageDecoder:
 
     # ------------------------------------------------------------------ entry point
 
-    def message(self, msg: Any, *, index: int, key: str) -> list[Item]:
-        """One wire message -> items sharing ``message=key`` (never an empty list for a dict)."""
-        if type(msg) is dict:
-            plain = self._plain(msg, key)
-            if plain is not None:
-                return plain
+    def message(self, msg: Any, *, index: int, key: str, plain: bool = True) -> list[Item]:
+        """One wire message -> items sharing ``message=key`` (never an empty list for a dict).
+
+        ``plain=False``: the caller has tried :meth:`plain` on this message already.
+        """
+        if plain and type(msg) is dict:
+            got = self.plain(msg, key)
+            if got is not None:
+                return got
         pointer = f"/messages/{index}"
         if not isinstance(msg, dict):
             self.report.add("dropped", "message is not a JSON object", index=index, pointer=pointer)
@@ -148,7 +151,7 @@ class MessageDecoder:
         self.report.add("changed", f"message role {role!r} has no canonical form; kept as a raw item", index=index, pointer=pointer)
         return [RawItem(provider=NAME, value=_json_copy(msg), message=key)]
 
-    def _plain(self, msg: dict[str, Any], key: str) -> list[Item] | None:
+    def plain(self, msg: dict[str, Any], key: str) -> list[Item] | None:
         """The usual messages read directly, or ``None``: then the general path reads the message.
 
         ``{role: user|system|developer, content: str}``, ``{role: tool, tool_call_id: str, content: str}``
