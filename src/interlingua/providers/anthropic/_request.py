@@ -255,7 +255,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     """
     report = Report()
     enc = Encoder(policy, report, model)
-    items = transcript.items
+    items: list[Any] = transcript.items
     enc.ids.reserve([i.id for i in items if isinstance(i, ToolCallItem)] + [i.call_id for i in items if isinstance(i, ToolResultItem)])
     system: list[dict[str, Any]] = []
     turns: list[_Turn] = []
