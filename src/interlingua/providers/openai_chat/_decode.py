@@ -31,7 +31,7 @@ from ...items import (
 )
 from ...items import RawItem
 from ...mapping.extras import keep_fields, unknown_fields
-from ...mapping.arguments import tool_call_from_text
+from ...mapping.arguments import parse_arguments, tool_call_from_text
 from ...mapping.report import Report
 from ._common import (
     ARGUMENTS_ABSENT_KEY,
@@ -193,7 +193,11 @@ class MessageDecoder:
                 name, arguments = fn.get("name"), fn.get("arguments")
                 if type(name) is not str or not name or type(arguments) is not str:
                     return None
-                items.append(tool_call_from_text(call_id, name, arguments, message=key, origin=origin))
+                args, error = parse_arguments(arguments)
+                if error is None:
+                    items.append(ToolCallItem(id=call_id, name=name, arguments=args, message=key, origin=origin))  # type: ignore[arg-type]
+                else:
+                    items.append(tool_call_from_text(call_id, name, arguments, message=key, origin=origin))
         if len(items) > 1:
             items = [it for it in items if not (type(it) is TextItem and it.text == "")]
         if not items:
