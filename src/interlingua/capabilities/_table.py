@@ -79,7 +79,19 @@ def lookup(provider: str, model: str, table: ModelTable | None = None) -> ModelT
     Returns:
         The entry, or ``None`` when no entry of that provider matches.
     """
-    for entry in (table or default_table()).entries:
+    if table is None:
+        return _lookup_default(provider, model)
+    return _first_match(table, provider, model)
+
+
+def _first_match(table: ModelTable, provider: str, model: str) -> ModelTableEntry | None:
+    for entry in table.entries:
         if entry.provider == provider and pattern_matches(entry.pattern, model):
             return entry
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _lookup_default(provider: str, model: str) -> ModelTableEntry | None:
+    """:func:`lookup` in the shipped table, remembered per (provider, model): every conversion asks it."""
+    return _first_match(default_table(), provider, model)

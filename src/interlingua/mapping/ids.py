@@ -18,6 +18,8 @@ from .report import Report
 __all__ = ["IdRule", "IdMap"]
 
 _ALNUM = string.ascii_letters + string.digits
+_COMPILED: dict[str, re.Pattern[str]] = {}
+"""Each rule's pattern compiled once (the rules are a handful of module constants)."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,12 @@ class IdRule:
             return False
         if self.max_length is not None and len(value) > self.max_length:
             return False
-        return self.pattern is None or re.fullmatch(self.pattern, value) is not None
+        if self.pattern is None:
+            return True
+        rx = _COMPILED.get(self.pattern)
+        if rx is None:
+            rx = _COMPILED[self.pattern] = re.compile(self.pattern)
+        return rx.fullmatch(value) is not None
 
     def derive(self, original: str, attempt: int = 0) -> str:
         """Derive an id obeying the rule from ``original`` (deterministic; ``attempt`` > 0 on collision)."""
@@ -81,15 +88,18 @@ class IdMap:
     report: Report | None = None
     _forward: dict[str, str] = field(default_factory=dict)
     _taken: set[str] = field(default_factory=set)
+    _reserved: set[str] = field(default_factory=set)
 
     def reserve(self, ids: list[str]) -> None:
         """Mark ids that will be kept as they are, so derived ids never collide with them.
 
         Call it with every source id before the first :meth:`get`.
         """
+        accepts = self.rule.accepts
         for value in ids:
-            if self.rule.accepts(value):
+            if accepts(value):
                 self._taken.add(value)
+                self._reserved.add(value)
 
     def keep(self, original: str) -> str:
         """Map ``original`` to itself whatever the rule says (an id the target itself issued or took
@@ -100,9 +110,10 @@ class IdMap:
 
     def get(self, original: str, *, index: int | None = None) -> str:
         """Return the target id for ``original``, deriving (and reporting) it on first use."""
-        if original in self._forward:
-            return self._forward[original]
-        if self.rule.accepts(original):
+        target = self._forward.get(original)
+        if target is not None:
+            return target
+        if original in self._reserved or self.rule.accepts(original):  # reserved: accepted already
             target = original
         else:
             attempt = 0

@@ -45,6 +45,7 @@ from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
 from ...mapping.extras import unknown_fields
 from ...mapping.settings import own_provider_data
+from ...mapping.wire import json_copy
 
 __all__ = [
     "DecodeContext",
@@ -426,12 +427,14 @@ class Encoder:
         other providers' ``provider_data`` is left out and reported.
         """
         breakpoint_ = getattr(item, "cache_breakpoint", msgspec.UNSET)
+        pd = getattr(item, "provider_data", msgspec.UNSET)
+        if breakpoint_ is msgspec.UNSET and pd is msgspec.UNSET:
+            return block  # neither: the usual case, nothing to write
         if isinstance(breakpoint_, CacheBreakpoint):
             cc: dict[str, Any] = {"type": "ephemeral"}
             if breakpoint_.ttl is not msgspec.UNSET:
                 cc["ttl"] = breakpoint_.ttl
             block["cache_control"] = cc
-        pd = getattr(item, "provider_data", msgspec.UNSET)
         if pd is not msgspec.UNSET and pd:
             kind = item_type(item)
             for key, value in own_provider_data(pd, NAME, self.report, what=f"a {kind} item", index=index, item_type=kind).items():
@@ -549,7 +552,7 @@ class Encoder:
             self.report.add("dropped", reason + "; the call and its result are left out", index=index, item_type="tool_call")
             self.dropped_calls.add(item.id)
             return []
-        return [self.mark(item, {"type": "tool_use", "id": self.ids.get(item.id, index=index), "name": item.name, "input": copy.deepcopy(item.arguments)}, index)]
+        return [self.mark(item, {"type": "tool_use", "id": self.ids.get(item.id, index=index), "name": item.name, "input": json_copy(item.arguments)}, index)]
 
     def tool_result(self, item: ToolResultItem, index: int | None) -> list[dict[str, Any]]:
         """ToolResultItem -> ``tool_result`` (a lone plain text part is sent as a string).
@@ -629,8 +632,29 @@ def item_type(item: Any) -> str:
     return tag if isinstance(tag, str) else type(item).__name__
 
 
+_ROLE_SPEAKER = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant"}
+_FIXED_SPEAKER: dict[type, str | None] = {
+    ToolCallItem: "assistant",
+    ReasoningItem: "assistant",
+    RefusalItem: "assistant",
+    StructuredItem: "assistant",
+    ToolResultItem: "user",
+    HandoffCallItem: None,
+    HandoffResultItem: None,
+    ErrorItem: None,
+    UnknownItem: None,
+}
+_ROLE_TYPES = frozenset({TextItem, ImageItem, AudioItem, VideoItem, DocumentItem, ArtifactRefItem})
+
+
 def speaker(item: Any) -> str | None:
     """Who speaks ``item`` in an Anthropic request: ``system``, ``user``, ``assistant``, or ``None`` (no place)."""
+    tp = type(item)
+    if tp in _ROLE_TYPES:  # a content item: its role says (no role: user)
+        role = item.role
+        return _ROLE_SPEAKER.get(role, "user") if type(role) is str else "user"
+    if tp in _FIXED_SPEAKER:
+        return _FIXED_SPEAKER[tp]
     if isinstance(item, (ToolCallItem, ReasoningItem, RefusalItem, StructuredItem)):
         return "assistant"
     if isinstance(item, ToolResultItem):

@@ -22,7 +22,7 @@ from ...items import RawItem, TextItem, ToolCallItem, ToolChoice, ToolDefinition
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
 from ...mapping.settings import settings_of
-from ...mapping.wire import guarded
+from ...mapping.wire import guarded, json_copy
 from ._blocks import NAME, DecodeContext, Encoder, decode_block, item_type, speaker
 from ._settings import decode_settings, encode_settings
 
@@ -178,19 +178,18 @@ def _is_result(block: dict[str, Any]) -> bool:
 _THINKING = ("thinking", "redacted_thinking")
 
 
-def _is_tool_block(block: dict[str, Any]) -> bool:
-    return isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result")
+_DIRECT = True
+"""Write the usual items directly in :func:`encode_request` (tests turn it off to compare with the general path)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _Turn:
-    """One message being built: its role, blocks, first item index, ``message`` key, and whether it holds only tool_use / tool_result blocks."""
+    """One message being built: its role, blocks, first item index and ``message`` key."""
 
     role: str
     blocks: list[dict[str, Any]]
     index: int
     key: Any
-    calls: bool
 
 
 def _join_result_runs(turns: list[_Turn], report: Report) -> list[tuple[str, list[dict[str, Any]], int]]:
@@ -203,10 +202,16 @@ def _join_result_runs(turns: list[_Turn], report: Report) -> list[tuple[str, lis
     """
     out: list[tuple[str, list[dict[str, Any]], int]] = []
     n = 0
-    while n < len(turns):
+    count = len(turns)
+    while n < count:
+        first = turns[n]
         end = n + 1
-        while end < len(turns) and turns[end].role == turns[n].role:
+        while end < count and turns[end].role == first.role:
             end += 1
+        if end == n + 1:  # a message alone in its run: kept as it is
+            out.append((first.role, first.blocks, first.index))
+            n = end
+            continue
         run = turns[n:end]
         if run[0].role == "user" and any(_is_result(b) for t in run[1:] for b in t.blocks):
             blocks = [b for t in run for b in t.blocks]
@@ -250,30 +255,78 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     """
     report = Report()
     enc = Encoder(policy, report, model)
-    enc.ids.reserve([i.id for i in transcript.items if isinstance(i, ToolCallItem)] + [i.call_id for i in transcript.items if isinstance(i, ToolResultItem)])
+    items: list[Any] = transcript.items
+    enc.ids.reserve([i.id for i in items if isinstance(i, ToolCallItem)] + [i.call_id for i in items if isinstance(i, ToolResultItem)])
     system: list[dict[str, Any]] = []
     turns: list[_Turn] = []
+    UNSET = msgspec.UNSET
 
-    def append(role: str, blocks: list[dict[str, Any]], index: int, key: Any = msgspec.UNSET) -> None:
+    def append(role: str, blocks: list[dict[str, Any]], index: int, key: Any = UNSET) -> None:
         if not blocks:
             return
-        calls = all(_is_tool_block(b) for b in blocks)
         if turns and turns[-1].role == role:
             last = turns[-1]
-            if key is msgspec.UNSET or last.key is msgspec.UNSET or key == last.key:
+            if key is UNSET or last.key is UNSET or key == last.key:
                 last.blocks.extend(blocks)
-                last.key = key if last.key is msgspec.UNSET else last.key
-                last.calls = last.calls and calls
+                if last.key is UNSET:
+                    last.key = key
                 return
             if role == "assistant" and all(b.get("type") in _THINKING for b in last.blocks):
                 # thinking opens the assistant message it belongs to (extended thinking with tool use)
                 last.blocks.extend(blocks)
                 last.key = key
-                last.calls = calls
                 return
-        turns.append(_Turn(role, list(blocks), index, key, calls))
+        turns.append(_Turn(role, list(blocks), index, key))
 
-    for index, item in enumerate(transcript.items):
+    ids_get, dropped_calls = enc.ids.get, enc.dropped_calls
+    direct = _DIRECT
+    for index, item in enumerate(items):
+        tp = type(item) if direct else None
+        # The usual items, written directly: a plain text with role user or assistant, a tool call with
+        # arguments, a tool result of plain texts; no cache breakpoint, provider_data or annotations.
+        # Each gives exactly the block, and the report, of the general path below (Encoder.text,
+        # Encoder.tool_use, Encoder.tool_result, then Encoder.mark; nothing is reported for these).
+        block: dict[str, Any] | None = None
+        if tp is TextItem:
+            role = item.role
+            if (role == "user" or role == "assistant") and item.provider_data is UNSET and item.cache_breakpoint is UNSET and item.annotations is UNSET:
+                text = item.text
+                if text.strip():
+                    block = {"type": "text", "text": text}
+        elif tp is ToolCallItem:
+            if item.arguments is not UNSET and item.provider_data is UNSET and item.cache_breakpoint is UNSET:
+                role = "assistant"
+                block = {"type": "tool_use", "id": ids_get(item.id, index=index), "name": item.name, "input": json_copy(item.arguments)}
+        elif tp is ToolResultItem:
+            if item.provider_data is UNSET and item.cache_breakpoint is UNSET and item.call_id not in dropped_calls:
+                texts: list[str] | None = []
+                for part in item.content:
+                    if type(part) is not TextItem or part.provider_data is not UNSET or part.cache_breakpoint is not UNSET or part.annotations is not UNSET or not part.text.strip():
+                        texts = None
+                        break
+                    texts.append(part.text)  # type: ignore[union-attr]
+                if texts is not None:
+                    role = "user"
+                    block = {"type": "tool_result", "tool_use_id": ids_get(item.call_id, index=index)}
+                    if len(texts) == 1:
+                        block["content"] = texts[0]
+                    elif texts:
+                        block["content"] = [{"type": "text", "text": t} for t in texts]
+                    if item.is_error is not UNSET:
+                        block["is_error"] = item.is_error
+        if block is not None:
+            key = item.message
+            if turns and turns[-1].role == role:
+                last = turns[-1]
+                if key is UNSET or last.key is UNSET or key == last.key:
+                    last.blocks.append(block)
+                    if last.key is UNSET:
+                        last.key = key
+                else:
+                    append(role, [block], index, key)
+            else:
+                turns.append(_Turn(role, [block], index, key))
+            continue
         who = speaker(item)
         key = getattr(item, "message", msgspec.UNSET)
         if who is None:
@@ -311,12 +364,13 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
 
     messages = []
     for role, blocks, index in _join_result_runs(turns, report):
-        if role == "user" and any(_is_result(b) for b in blocks):
-            results = [b for b in blocks if _is_result(b)]
-            others = [b for b in blocks if not _is_result(b)]
-            if blocks[: len(results)] != results:
-                report.add("changed", "tool_result blocks moved to the start of the user message (Anthropic requires results first)", index=index, item_type="tool_result")
-            blocks = results + others
+        if role == "user":
+            results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+            if results and len(results) < len(blocks):
+                others = [b for b in blocks if not _is_result(b)]
+                if blocks[: len(results)] != results:
+                    report.add("changed", "tool_result blocks moved to the start of the user message (Anthropic requires results first)", index=index, item_type="tool_result")
+                blocks = results + others
         messages.append({"role": role, "content": blocks})
 
     body: dict[str, Any] = encode_settings(settings_of(transcript), model, policy, report)

@@ -31,7 +31,7 @@ from ...items import (
 )
 from ...items import RawItem
 from ...mapping.extras import keep_fields, unknown_fields
-from ...mapping.arguments import tool_call_from_text
+from ...mapping.arguments import parse_arguments, tool_call_from_text
 from ...mapping.report import Report
 from ._common import (
     ARGUMENTS_ABSENT_KEY,
@@ -126,8 +126,15 @@ class MessageDecoder:
 
     # ------------------------------------------------------------------ entry point
 
-    def message(self, msg: Any, *, index: int, key: str) -> list[Item]:
-        """One wire message -> items sharing ``message=key`` (never an empty list for a dict)."""
+    def message(self, msg: Any, *, index: int, key: str, plain: bool = True) -> list[Item]:
+        """One wire message -> items sharing ``message=key`` (never an empty list for a dict).
+
+        ``plain=False``: the caller has tried :meth:`plain` on this message already.
+        """
+        if plain and type(msg) is dict:
+            got = self.plain(msg, key)
+            if got is not None:
+                return got
         pointer = f"/messages/{index}"
         if not isinstance(msg, dict):
             self.report.add("dropped", "message is not a JSON object", index=index, pointer=pointer)
@@ -143,6 +150,59 @@ class MessageDecoder:
             return self._function_message(msg, index=index, key=key)
         self.report.add("changed", f"message role {role!r} has no canonical form; kept as a raw item", index=index, pointer=pointer)
         return [RawItem(provider=NAME, value=_json_copy(msg), message=key)]
+
+    def plain(self, msg: dict[str, Any], key: str) -> list[Item] | None:
+        """The usual messages read directly, or ``None``: then the general path reads the message.
+
+        ``{role: user|system|developer, content: str}``, ``{role: tool, tool_call_id: str, content: str}``
+        and ``{role: assistant, content?: str|null, tool_calls?: [...]}`` whose calls are all
+        ``{id, type: "function", function: {name, arguments: str}}`` with ids OpenAI accepts, and no
+        other key anywhere: the items are exactly those the general path builds (nothing is
+        reported for these shapes; no field is left unread).
+        """
+        role = msg.get("role")
+        content = msg.get("content")
+        if role == "user" or role == "system" or role == "developer":
+            if len(msg) == 2 and type(content) is str:
+                return [TextItem(text=content, role=role, message=key)]
+            return None
+        if role == "tool":
+            call_id = msg.get("tool_call_id")
+            if len(msg) == 3 and type(content) is str and type(call_id) is str and call_id:
+                return [ToolResultItem(call_id=call_id, content=[TextItem(text=content)] if content else [], message=key)]
+            return None
+        if role != "assistant" or (content is not None and type(content) is not str):
+            return None
+        calls = msg.get("tool_calls")
+        if len(msg) != 1 + ("content" in msg) + ("tool_calls" in msg):
+            return None
+        origin = self.origin
+        items: list[Item] = []
+        if content is not None:
+            items.append(TextItem(text=content, role="assistant", message=key, origin=origin))
+        if calls is not None:
+            if type(calls) is not list:
+                return None
+            accepts = ID_RULE.accepts
+            for entry in calls:
+                if type(entry) is not dict or len(entry) != 3 or entry.get("type") != "function":
+                    return None
+                fn, call_id = entry.get("function"), entry.get("id")
+                if type(fn) is not dict or len(fn) != 2 or type(call_id) is not str or not accepts(call_id):
+                    return None
+                name, arguments = fn.get("name"), fn.get("arguments")
+                if type(name) is not str or not name or type(arguments) is not str:
+                    return None
+                args, error = parse_arguments(arguments)
+                if error is None:
+                    items.append(ToolCallItem(id=call_id, name=name, arguments=args, message=key, origin=origin))  # type: ignore[arg-type]
+                else:
+                    items.append(tool_call_from_text(call_id, name, arguments, message=key, origin=origin))
+        if len(items) > 1:
+            items = [it for it in items if not (type(it) is TextItem and it.text == "")]
+        if not items:
+            items.append(TextItem(text="", role="assistant", message=key, origin=origin))
+        return items
 
     # ------------------------------------------------------------------ helpers
 

@@ -102,8 +102,11 @@ def decode_request(body: Mapping[str, Any], report: Report, dialect: Dialect = "
     if not isinstance(messages, list):
         report.add("dropped", "request has no messages list", pointer="/messages")
         messages = []
+    plain, general = decoder.plain, decoder.message
     for i, msg in enumerate(messages):
-        items.extend(decoder.message(msg, index=i, key=f"m{i}"))
+        key = f"m{i}"
+        got = plain(msg, key) if type(msg) is dict else None  # the usual shapes, read directly
+        items.extend(got if got is not None else general(msg, index=i, key=key, plain=False))
     tools: Any = U
     kept: list[Any] | None = None
     if isinstance(body.get("tools"), list):
