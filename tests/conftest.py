@@ -11,6 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# No timed assertions in tests: hypothesis' per-example deadline (200 ms by default) failed examples
+# that took longer only because the machine was busy. Tests that set their own settings inherit this.
+settings.register_profile("interlingua", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("interlingua")
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REAL = FIXTURES / "real"
