@@ -806,7 +806,47 @@ def encode_item(item: Item) -> bytes:
         DocumentError: the item holds NaN/Infinity, bytes, non-string keys or non-JSON types.
     """
     check_json_safe(item)
-    return _encoder.encode(item)
+    return _encode_text(item)
+
+
+def _encode_text(obj: Any) -> bytes:
+    """``_encoder.encode(obj)``; a string that UTF-8 cannot carry (a lone surrogate, which Python
+    strings may hold and JSON text may not) is a :class:`DocumentError` at its pointer."""
+    try:
+        return _encoder.encode(obj)
+    except UnicodeEncodeError:
+        pointer = _surrogate_pointer(obj, "") or ""
+        raise DocumentError(Problem(pointer, "string holds a lone surrogate (not valid Unicode text, so not JSON text)")) from None
+
+
+def _surrogate_pointer(value: Any, pointer: str) -> str | None:
+    """The JSON pointer of the first string (or key) in ``value`` that UTF-8 cannot encode."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return pointer
+        return None
+    if isinstance(value, msgspec.Struct):
+        for name, wire in zip(value.__struct_fields__, value.__struct_encode_fields__):
+            found = _surrogate_pointer(getattr(value, name), f"{pointer}/{_escape(wire)}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            if _surrogate_pointer(key, "") is not None:
+                return f"{pointer}/{_escape(str(key).encode('utf-8', 'backslashreplace').decode())}"
+            found = _surrogate_pointer(sub, f"{pointer}/{_escape(key)}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, (list, tuple)):
+        for i, sub in enumerate(value):
+            found = _surrogate_pointer(sub, f"{pointer}/{i}")
+            if found is not None:
+                return found
+    return None
 
 
 def to_builtins(obj: Any) -> Any:
@@ -935,7 +975,7 @@ def encode_transcript(transcript: Transcript, *, indent: int = 0) -> bytes:
         DocumentError: something in it is not JSON-safe.
     """
     check_json_safe(transcript, max_depth=10_000)
-    out = _encoder.encode(transcript)
+    out = _encode_text(transcript)
     return msgspec.json.format(out, indent=indent) if indent else out
 
 
@@ -1031,7 +1071,7 @@ def encode_envelope(envelope: Envelope) -> bytes:
         DocumentError: something in it is not JSON-safe.
     """
     check_json_safe(envelope)
-    return _encoder.encode(envelope)
+    return _encode_text(envelope)
 
 
 @dataclass(frozen=True)
