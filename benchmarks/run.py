@@ -472,6 +472,7 @@ BOUNDS: dict[str, str] = {
         "document item by item but the provider mapper still builds the whole request body (one dict per message): its peak grows "
         "with the conversation. A provider body (e.g. a 200 MB message) is parsed whole: the peak is about twice the input before "
         "the item is refused."
+        " Flat means flat once that budget is full: below it (at `--size small` the first `validate` file holds ~16,750 sessions, under the 20,000-session budget) the peak still grows with the sessions held, so the small run's 64 -> 257 MB pair shows +13.6 MB; at `--size full` (129 MB with 33,000 sessions -> 1084 MB with 270,000) it was +0.0 MB (58.7 MB both)."
     ),
     "store": (
         "bulk append, measured (CPU, loaded machine): the database's own work for the store's rows is the bound. "
