@@ -25,7 +25,7 @@ async def test_invalid_items_refused_before_any_write(store: SessionStore) -> No
         "bad role": ([good, TextItem(role="wizard", text="x")], "/1/role"),  # type: ignore[arg-type]
         "bytes": ([TextItem(role="user", text="x", metadata={"b": b"\x00"})], "/0/metadata/b"),
         "not a list": (good, ""),
-        "lone surrogate": ([good, TextItem(role="user", text="a\ud800")], "/1"),
+        "lone surrogate": ([good, TextItem(role="user", text="a\ud800")], "/1/text"),  # the string itself
     }
     for name, (batch, pointer) in bad_batches.items():
         with pytest.raises(DocumentError) as ei:
