@@ -200,8 +200,13 @@ def _records(path: Path, *, streaming: bool = False) -> Iterator[Record]:
     try:
         if path.suffix.lower() in _LINE_SUFFIXES:
             with open(path, "rb") as fh:
-                yield from _lines(path, fh)
-            return
+                # a pretty-printed JSON value (``convert --to canonical -o X.jsonl`` writes one): its
+                # first line, a lone ``{`` or ``[``, is never a JSON Lines record; read it whole
+                head = fh.read(4096).lstrip()
+                if head.split(b"\n", 1)[0].strip() not in (b"{", b"["):
+                    fh.seek(0)
+                    yield from _lines(path, fh)
+                    return
         if streaming:
             with open(path, "rb") as fh:
                 head = fh.read(4096)
@@ -290,7 +295,10 @@ class _AtomicFile:
     def __init__(self, path: Path) -> None:
         from .._paths import output_target
 
-        real, in_place = output_target(path)
+        try:
+            real, in_place = output_target(path)
+        except OSError as exc:  # a symlink loop
+            raise _Usage(f"cannot write {path}: {exc.strerror or exc}") from exc
         self.path = real
         self.tmp = ""
         if in_place:  # /dev/null, a pipe: written in place, never renamed over
@@ -751,8 +759,9 @@ def run(
     else:
         reject_path = rejects if rejects is not None else Path("migrate.rejects.jsonl")
     # This run's own output and reject file are never inputs (they may sit in an input directory).
-    own = {p.resolve() for p in (out, reject_path) if p is not None}
-    files = [f for f in files if f.resolve() not in own]
+    # realpath, not Path.resolve: resolve raises RuntimeError on a symlink loop (a traceback)
+    own = {os.path.realpath(p) for p in (out, reject_path) if p is not None}
+    files = [f for f in files if os.path.realpath(f) not in own]
     try:
         if reject_path.is_file() and not reject_path.is_symlink():
             reject_path.unlink()  # a reject file left by an earlier run would be mistaken for this run's

@@ -190,7 +190,11 @@ def _export_file(url: str | None, session_id: str, output: Path, header: bool, b
 
     from .._paths import output_target
 
-    output, in_place = output_target(output)
+    try:
+        output, in_place = output_target(output)
+    except OSError as exc:  # a symlink loop
+        _err(f"{output}: cannot write ({exc.strerror or exc})")
+        raise typer.Exit(2) from None
     if in_place:  # /dev/null, a pipe: written as it is, never renamed over
         try:
             with open(output, "wb") as fh:

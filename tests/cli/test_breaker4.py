@@ -1,0 +1,129 @@
+"""Regressions found by breaker4 (attacks on the output-path rules and migrate's inputs).
+
+* ``-o LOOP`` where LOOP is a loop of symbolic links: convert replaced the link with a regular file
+  (the stat failed, so the path was taken for a new file and renamed over), migrate ended in a
+  RuntimeError traceback (``Path.resolve`` on the loop). Now every writer refuses it, exit 2, as a
+  shell's ``>`` does, and the link is left as it was.
+* ``store import X.jsonl`` of a transcript document says ``interlingua migrate X.jsonl -o OUT.jsonl``
+  writes a session file, but migrate read the pretty-printed document (``convert --to canonical -o
+  X.jsonl`` writes one) line by line and rejected every line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from interlingua.cli import app
+from interlingua.codec import write_jsonl
+
+ROOT = Path(__file__).resolve().parents[2]
+REQUEST = ROOT / "tests" / "fixtures" / "real" / "anthropic" / "pai_anthropic_parallel_tool_calls.0.request.json"
+runner = CliRunner()
+
+
+def _loop(tmp_path: Path) -> Path:
+    a, b = tmp_path / "loop1", tmp_path / "loop2"
+    a.symlink_to(b.name)
+    b.symlink_to(a.name)
+    return a
+
+
+def _unchanged(link: Path) -> None:
+    assert link.is_symlink() and os.readlink(link) == "loop2"
+    assert sorted(p.name for p in link.parent.iterdir() if p.name.startswith(".")) == []  # no temporary file
+
+
+def _session_file(tmp_path: Path) -> Path:
+    doc = tmp_path / "t.jsonl"
+    res = runner.invoke(app, ["migrate", str(REQUEST), "--from", "anthropic", "-o", str(doc), "-q"])
+    assert res.exit_code == 0, res.stderr
+    return doc
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["convert", "--from", "anthropic", "--to", "openai-chat", str(REQUEST)],
+        ["convert", "--from", "anthropic", "--to", "canonical", str(REQUEST)],
+        ["view", "CANONICAL"],
+        ["migrate", str(REQUEST), "--from", "anthropic", "-q"],
+    ],
+    ids=["convert", "convert-canonical", "view", "migrate"],
+)
+def test_an_output_that_is_a_symlink_loop_is_refused(tmp_path: Path, args: list[str]) -> None:
+    link = _loop(tmp_path)
+    extra = ["--rejects", str(tmp_path / "r.jsonl")] if args[0] == "migrate" else []
+    if args == ["view", "CANONICAL"]:
+        doc = tmp_path / "doc.json"
+        assert runner.invoke(app, ["convert", "--from", "anthropic", "--to", "canonical", str(REQUEST), "-o", str(doc)]).exit_code == 0
+        args = ["view", str(doc)]
+    res = runner.invoke(app, [*args, "-o", str(link), *extra])
+    assert res.exit_code == 2, (res.stdout, res.stderr)
+    assert "Too many levels of symbolic links" in res.stderr and "Traceback" not in res.stderr
+    _unchanged(link)
+
+
+def test_migrate_rejects_to_a_symlink_loop_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "in.jsonl"
+    bad.write_text('{"role": "user", "content": "hi"}\nnot json\n')
+    link = _loop(tmp_path)
+    res = runner.invoke(app, ["migrate", str(bad), "-o", str(tmp_path / "out.jsonl"), "--rejects", str(link), "-q"])
+    assert res.exit_code == 2, (res.stdout, res.stderr)
+    assert "Too many levels of symbolic links" in res.stderr
+    _unchanged(link)
+
+
+def test_store_export_to_a_symlink_loop_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    res = runner.invoke(app, ["store", "import", "--url", str(db), str(_session_file(tmp_path)), "-q"])
+    assert res.exit_code == 0, res.stderr
+    sid = res.stdout.split()[0]
+    link = _loop(tmp_path)
+    res = runner.invoke(app, ["store", "export", "--url", str(db), sid, "-o", str(link), "-q"])
+    assert res.exit_code == 2, (res.stdout, res.stderr)
+    assert "Too many levels of symbolic links" in res.stderr
+    _unchanged(link)
+
+
+def test_write_jsonl_to_a_symlink_loop_raises_oserror(tmp_path: Path) -> None:
+    link = _loop(tmp_path)
+    with pytest.raises(OSError) as info:
+        write_jsonl([], link)
+    assert info.value.errno == 40 or "symbolic links" in str(info.value)
+    _unchanged(link)
+
+
+def test_store_import_hint_for_a_pretty_printed_document_named_jsonl_works(tmp_path: Path) -> None:
+    doc = tmp_path / "conv.jsonl"  # what `convert --to canonical -o conv.jsonl` writes: one indented document
+    res = runner.invoke(app, ["convert", "--from", "anthropic", "--to", "canonical", str(REQUEST), "-o", str(doc)])
+    assert res.exit_code == 0, res.stderr
+    assert doc.read_bytes().startswith(b"{\n")
+    db = tmp_path / "s.db"
+    assert runner.invoke(app, ["store", "upgrade", "--url", str(db)]).exit_code == 0
+    res = runner.invoke(app, ["store", "import", "--url", str(db), str(doc)])
+    assert res.exit_code != 0 and "interlingua migrate" in res.stderr  # the hint this test follows
+    out = tmp_path / "sessions.jsonl"
+    res = runner.invoke(app, ["migrate", str(doc), "-o", str(out)])
+    assert res.exit_code == 0, res.stderr
+    assert "0 rejected" in res.stderr
+    items = json.loads(doc.read_bytes())["items"]
+    lines = out.read_bytes().splitlines()
+    assert len(lines) == 1 + len(items)  # a header, then one envelope per item
+    res = runner.invoke(app, ["store", "import", "--url", str(db), str(out), "-q"])
+    assert res.exit_code == 0, res.stderr
+
+
+def test_migrate_jsonl_still_reads_lines(tmp_path: Path) -> None:
+    """A real JSON Lines file (one compact value a line) is still read line by line."""
+    body = json.loads(REQUEST.read_bytes())
+    src = tmp_path / "two.jsonl"
+    src.write_text(json.dumps(body) + "\n" + json.dumps(body) + "\n")
+    out = tmp_path / "out.jsonl"
+    res = runner.invoke(app, ["migrate", str(src), "--from", "anthropic", "-o", str(out)])
+    assert res.exit_code == 0, res.stderr
+    assert "migrated 2 conversations" in res.stderr
