@@ -127,3 +127,24 @@ def test_migrate_jsonl_still_reads_lines(tmp_path: Path) -> None:
     res = runner.invoke(app, ["migrate", str(src), "--from", "anthropic", "-o", str(out)])
     assert res.exit_code == 0, res.stderr
     assert "migrated 2 conversations" in res.stderr
+
+
+MISTRAL_IMAGES = ROOT / "tests" / "fixtures" / "real" / "mistral" / "pai_multimodal_tool_returns_model_sees_multiple_images_mistral.1.request.json"
+
+
+@pytest.mark.parametrize("to", ["anthropic", "canonical"])
+def test_bad_base64_in_provider_input_is_not_called_an_invalid_transcript(tmp_path: Path, to: str) -> None:
+    """A real Mistral request whose data URL is broken: the file is a provider request, not a
+    transcript, so the message names the file and the format (it said ``invalid transcript: <input>``)."""
+    text = MISTRAL_IMAGES.read_text()
+    assert text.count(";base64,/9j/") >= 1
+    bad = tmp_path / "req.json"
+    bad.write_text(text.replace(";base64,/9j/", ";base64,!!/9j/", 1))
+    res = runner.invoke(app, ["convert", "--from", "mistral", "--to", to, str(bad)])
+    assert res.exit_code == 1, (res.stdout, res.stderr)
+    last = res.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: mistral input read into invalid items") and "invalid transcript" not in last
+    assert f"{bad}: /items/" in last and "/source/data: data is not valid base64" in last
+    assert res.stdout == ""
+    ok = runner.invoke(app, ["convert", "--from", "mistral", "--to", to, str(MISTRAL_IMAGES)])
+    assert ok.exit_code == 0, ok.stderr

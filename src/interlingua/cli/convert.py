@@ -635,6 +635,8 @@ def _convert(
                 pass
         if isinstance(exc, LimitError) and from_ != CANONICAL:  # the canonical form of provider input is over a limit
             typer.echo(f"error: {exc.located(file=_label(source))}", err=True)
+        elif from_ != CANONICAL:  # provider input read into items that are not valid (bad base64 in a data URL): not a transcript the user gave
+            typer.echo(f"error: {from_} input read into invalid items (pointers are into its canonical items): {exc.located(file=_label(source))}", err=True)
         else:
             typer.echo(f"error: invalid transcript: {exc}", err=True)
         raise typer.Exit(1) from None
