@@ -148,3 +148,23 @@ def test_bad_base64_in_provider_input_is_not_called_an_invalid_transcript(tmp_pa
     assert res.stdout == ""
     ok = runner.invoke(app, ["convert", "--from", "mistral", "--to", to, str(MISTRAL_IMAGES)])
     assert ok.exit_code == 0, ok.stderr
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_migrate_reject_reason_for_a_lone_surrogate_is_not_truncated(tmp_path: Path, suffix: str) -> None:
+    """msgspec says "Input data was truncated" for a lone high surrogate escape; migrate's reject
+    file repeated it, which reads as a cut file. It now says what convert says, with the column."""
+    body = json.loads(REQUEST.read_bytes())
+    body["zz_last"] = "PLACEHOLDER"  # near the end of the record: there msgspec says "truncated"
+    raw = json.dumps(body).replace("PLACEHOLDER", "a\\ud800")
+    src = tmp_path / f"req{suffix}"
+    src.write_text(raw + "\n")
+    out = tmp_path / "out.jsonl"
+    res = runner.invoke(app, ["migrate", str(src), "--from", "anthropic", "-o", str(out), "-q"])
+    assert res.exit_code == 1, (res.stdout, res.stderr)
+    [reject] = [json.loads(line) for line in (tmp_path / "out.rejects.jsonl").read_text().splitlines()]
+    column = raw.index("\\ud800") + 1
+    assert reject["reason"].startswith("not JSON: ") and "truncated" not in reject["reason"]
+    assert f"column {column}: lone UTF-16 surrogate escape \\ud800" in reject["reason"]
+    conv = runner.invoke(app, ["convert", "--from", "anthropic", "--to", "canonical", str(src)])
+    assert conv.exit_code == 1 and f"column {column}: lone UTF-16 surrogate escape" in conv.stderr

@@ -157,7 +157,7 @@ def _lines(path: Path, fh: IO[bytes]) -> Iterator[Record]:
             value = _decoder.decode(stripped)
         except msgspec.DecodeError as exc:
             yield from flush_envelopes()
-            yield Record(source, n, text=text, error=f"not JSON: {exc}", size=len(raw))
+            yield Record(source, n, text=text, error=_not_json(stripped, exc, one_line=True), size=len(raw))
             continue
         except RecursionError:
             yield from flush_envelopes()
@@ -192,6 +192,15 @@ def _lines(path: Path, fh: IO[bytes]) -> Iterator[Record]:
         yield Record(source, first_message, value=messages, size=messages_size)
 
 
+def _not_json(raw: bytes, exc: Exception, *, one_line: bool = False) -> str:
+    """A reject reason for a record that is not JSON, located as convert and validate locate it
+    (msgspec says "Input data was truncated" for a lone surrogate escape, which read as a cut file)."""
+    from ..codec import _syntax_problem
+
+    message = _syntax_problem(raw, exc, one_line=one_line).message
+    return "not JSON: " + message.removeprefix("invalid JSON ").removeprefix("invalid JSON: ")
+
+
 # a transcript document of the current major, as interlingua writes it: read item by item
 _DOCUMENT_HEAD = re.compile(rb'\A\s*\{\s*"schema_version"\s*:\s*"' + SCHEMA_VERSION.split(".")[0].encode() + rb'\.[0-9]+"\s*,\s*"items"\s*:')
 
@@ -224,7 +233,7 @@ def _records(path: Path, *, streaming: bool = False) -> Iterator[Record]:
 
             yield from _lines(path, io.BytesIO(data))
         else:
-            yield Record(str(path), None, text=data.decode("utf-8", "replace"), error=f"not JSON: {exc}", size=len(data))
+            yield Record(str(path), None, text=data.decode("utf-8", "replace"), error=_not_json(data, exc), size=len(data))
         return
     except RecursionError:
         yield Record(str(path), None, text=data.decode("utf-8", "replace"), error="nesting too deep", size=len(data))
