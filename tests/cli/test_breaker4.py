@@ -168,3 +168,17 @@ def test_migrate_reject_reason_for_a_lone_surrogate_is_not_truncated(tmp_path: P
     assert f"column {column}: lone UTF-16 surrogate escape \\ud800" in reject["reason"]
     conv = runner.invoke(app, ["convert", "--from", "anthropic", "--to", "canonical", str(src)])
     assert conv.exit_code == 1 and f"column {column}: lone UTF-16 surrogate escape" in conv.stderr
+
+
+@pytest.mark.parametrize(("provider", "names"), [("openai-chat:nosuch", ["groq", "lmstudio", "openrouter"]), ("openai-chat:", ["groq"]), ("anthropic:groq", ["has no variants"])])
+def test_replay_unknown_provider_variant_lists_the_known_hosts(tmp_path: Path, provider: str, names: list[str]) -> None:
+    """``--provider openai-chat:<host>`` with a host it does not know said only ``openai-chat:<host>
+    (e.g. openai-chat:groq)``: which hosts there are was nowhere on the command line."""
+    doc = tmp_path / "t.json"
+    assert runner.invoke(app, ["convert", "--from", "anthropic", "--to", "canonical", str(REQUEST), "-o", str(doc)]).exit_code == 0
+    res = runner.invoke(app, ["replay", str(doc), "--provider", provider, "--model", "m"])
+    assert res.exit_code == 2, (res.stdout, res.stderr)
+    assert res.stderr.startswith(f"error: unknown provider {provider!r}: ")
+    for name in names:
+        assert name in res.stderr
+    assert res.stdout == ""
