@@ -182,3 +182,37 @@ def test_replay_unknown_provider_variant_lists_the_known_hosts(tmp_path: Path, p
     for name in names:
         assert name in res.stderr
     assert res.stdout == ""
+
+
+REAL = ROOT / "tests" / "fixtures" / "real"
+
+
+@pytest.mark.parametrize(
+    ("recording", "wrong", "right"),
+    [
+        (REAL / "openai_chat" / "openai_python.stream_text.sse", "anthropic", "openai-chat"),
+        (REAL / "openai_chat" / "openai_python.stream_text.sse", "gemini", "openai-chat"),
+        (REAL / "anthropic" / "anthropic_sdk.basic_response.sse", "openai-chat", "anthropic"),
+        (REAL / "anthropic" / "anthropic_sdk.basic_response.sse", "openai-responses", "anthropic"),
+        (REAL / "openai_responses" / "pai_openai_responses_stream.0.response.sse", "anthropic", "openai-responses"),
+    ],
+)
+def test_a_stream_given_the_wrong_from_names_the_format_that_reads_it(recording: Path, wrong: str, right: str) -> None:
+    """A real OpenAI Chat stream read as Anthropic failed on its ``[DONE]`` line with
+    'invalid JSON ... (at /33)' and no hint that --from was wrong (the hint was for streams whose
+    failure had no pointer)."""
+    res = runner.invoke(app, ["convert", str(recording), "--from", wrong, "--to", "canonical"])
+    assert res.exit_code == 1, (res.stdout, res.stderr)
+    last = res.stderr.strip().splitlines()[-1]
+    assert f"--from {right}" in last and f"--from {wrong}" not in last, last
+    assert runner.invoke(app, ["convert", str(recording), "--from", right, "--to", "canonical"]).exit_code == 0
+
+
+def test_a_cut_stream_of_the_right_format_gets_no_other_format_hint(tmp_path: Path) -> None:
+    recording = REAL / "anthropic" / "anthropic_sdk.basic_response.sse"
+    cut = tmp_path / "cut.sse"
+    data = recording.read_bytes()
+    cut.write_bytes(data[: data.index(b"message_stop")])
+    res = runner.invoke(app, ["convert", str(cut), "--from", "anthropic", "--to", "canonical"])
+    assert res.exit_code == 1
+    assert "try --from" not in res.stderr and "content event" in res.stderr
