@@ -216,3 +216,21 @@ def test_a_cut_stream_of_the_right_format_gets_no_other_format_hint(tmp_path: Pa
     res = runner.invoke(app, ["convert", str(cut), "--from", "anthropic", "--to", "canonical"])
     assert res.exit_code == 1
     assert "try --from" not in res.stderr and "content event" in res.stderr
+
+
+@pytest.mark.parametrize("value", [[], [1, 2], ["a", None], [True]])
+def test_a_list_that_is_not_messages_gets_no_message_list_hint(tmp_path: Path, value: list[object]) -> None:
+    """``[1, 2]`` or ``[]`` given to convert was told 'a bare list of messages is not a request body'."""
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(value))
+    res = runner.invoke(app, ["convert", str(path), "--from", "openai-chat", "--to", "anthropic"])
+    assert res.exit_code == 1, res.stderr
+    assert "expected a JSON object" in res.stderr and "list of messages" not in res.stderr
+
+
+def test_a_real_message_list_keeps_its_hint(tmp_path: Path) -> None:
+    body = json.loads(REQUEST.read_bytes())
+    path = tmp_path / "messages.json"
+    path.write_text(json.dumps(body["messages"]))
+    res = runner.invoke(app, ["convert", str(path), "--from", "anthropic", "--to", "openai-chat"])
+    assert res.exit_code == 1 and "a bare list of messages is not a request body" in res.stderr

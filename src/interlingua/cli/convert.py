@@ -191,6 +191,8 @@ def _not_a_body_hint(value: Any, from_: str) -> str:
     canonical``, a provider message list is wrapped in ``{"messages": [...]}`` or migrated."""
     if not isinstance(value, list):
         return ""
+    if not value or not all(isinstance(v, (dict, list)) for v in value):  # [] or [1, 2]: not messages, no message hint
+        return ""
     try:
         from ..compat import detect_format
 
