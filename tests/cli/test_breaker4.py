@@ -234,3 +234,15 @@ def test_a_real_message_list_keeps_its_hint(tmp_path: Path) -> None:
     path.write_text(json.dumps(body["messages"]))
     res = runner.invoke(app, ["convert", str(path), "--from", "anthropic", "--to", "openai-chat"])
     assert res.exit_code == 1 and "a bare list of messages is not a request body" in res.stderr
+
+
+@pytest.mark.parametrize("command", [["store", "import", "--url", "DB"], ["migrate", "-o", "OUT"]])
+def test_an_input_that_is_a_symlink_loop_says_so(tmp_path: Path, command: list[str]) -> None:
+    """store import and migrate said 'no such file' for an input that is a symlink loop."""
+    link = _loop(tmp_path)
+    args = [str(tmp_path / "s.db") if a == "DB" else str(tmp_path / "o.jsonl") if a == "OUT" else a for a in command]
+    res = runner.invoke(app, [*args, str(link)])
+    assert res.exit_code == 2, (res.stdout, res.stderr)
+    assert "too many levels of symbolic links" in res.stderr.lower() and "no such file" not in res.stderr
+    missing = runner.invoke(app, [*args, str(tmp_path / "absent.jsonl")])
+    assert missing.exit_code == 2 and "no such file" in missing.stderr

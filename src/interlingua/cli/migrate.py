@@ -105,6 +105,16 @@ class Record:
 # --------------------------------------------------------------------------- reading inputs
 
 
+def _why_unreadable(path: Path) -> str:
+    """Why ``path`` is neither a directory nor a regular file: the OS's reason (a symlink loop, no
+    such file, ...) or what it is (a named pipe or a device is not read)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return (exc.strerror or str(exc)).lower()
+    return "not a regular file or directory"
+
+
 def _expand(inputs: list[Path]) -> list[Path]:
     files: list[Path] = []
     for p in inputs:
@@ -113,7 +123,7 @@ def _expand(inputs: list[Path]) -> list[Path]:
         elif p.is_file():
             files.append(p)
         else:
-            raise _Usage(f"cannot read {p}: no such file or directory")
+            raise _Usage(f"cannot read {p}: {_why_unreadable(p)}")
     return files
 
 

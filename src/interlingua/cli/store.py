@@ -114,7 +114,9 @@ def import_(
     if str(file) == "-":
         require_stdin("store import", "FILE")
     elif not file.is_file():
-        _err(f"{file}: cannot read (no such file)")
+        from .migrate import _why_unreadable
+
+        _err(f"{file}: cannot read ({_why_unreadable(file)})")
         raise typer.Exit(2)
     if session_id is not None and new_id:
         _err("--id and --new-id exclude each other")
