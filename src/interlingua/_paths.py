@@ -14,6 +14,7 @@ Two kinds of path must not be renamed over:
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -27,10 +28,15 @@ def output_target(path: str | os.PathLike[str]) -> tuple[Path, bool]:
     Returns:
         The path with symbolic links resolved, and ``True`` when it exists and is not a regular
         file (write it in place: no temporary file, no rename), else ``False``.
+
+    Raises:
+        OSError: (``ELOOP``) the path is a loop of symbolic links; a shell's ``>`` refuses it too.
     """
     real = Path(os.path.realpath(path))
     try:
         mode = os.stat(real).st_mode
-    except OSError:
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # a symlink loop: renaming over it would replace the user's link
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), os.fspath(path)) from None
         return real, False
     return real, not stat.S_ISREG(mode)

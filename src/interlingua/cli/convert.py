@@ -191,6 +191,8 @@ def _not_a_body_hint(value: Any, from_: str) -> str:
     canonical``, a provider message list is wrapped in ``{"messages": [...]}`` or migrated."""
     if not isinstance(value, list):
         return ""
+    if not value or not all(isinstance(v, (dict, list)) for v in value):  # [] or [1, 2]: not messages, no message hint
+        return ""
     try:
         from ..compat import detect_format
 
@@ -597,6 +599,33 @@ def convert(
         _convert(from_, to, source, kind, policy, model, output, force, session)
 
 
+_STREAM_HINT_LIMIT = 16 << 20  # bytes: a larger recording is not read again for a hint
+
+
+def _other_stream_formats(source: str, from_: str) -> list[str]:
+    """The registered formats (other than ``from_``) that read the recorded stream in ``source`` to
+    its end (an OpenAI Chat stream is Mistral's too); none for stdin or a large file."""
+    if source == "-":
+        return []
+    try:
+        path = Path(source)
+        if path.stat().st_size > _STREAM_HINT_LIMIT:
+            return []
+        data = path.read_bytes()
+    except OSError:
+        return []
+    found: list[str] = []
+    for name in available():
+        if name == from_:
+            continue
+        try:
+            convert_stream(data, source=name, target=CANONICAL, report=Report())
+        except Exception:  # noqa: BLE001 - not this format's stream
+            continue
+        found.append(name)
+    return found if len(found) <= 3 else []
+
+
 def _convert(
     from_: str, to: str, source: str, kind: Kind | None, policy: PolicyChoice, model: str | None, output: Path | None, force: bool, session: str | None
 ) -> None:
@@ -612,7 +641,10 @@ def _convert(
         raise typer.Exit(1) from None
     except StreamFailedError as exc:
         _warn(report)
-        if exc.pointer:  # a malformed event: the message says where
+        others = _other_stream_formats(source, from_) if not exc.events else []
+        if others:  # nothing was read as --from's content, and another format reads it whole
+            hint = f" (it reads as {_article(others[0])} {' or '.join(others)} stream: try {' or '.join('--from ' + o for o in others)})"
+        elif exc.pointer:  # a malformed event: the message says where
             hint = ""
         elif exc.code not in ("truncated", "provider_error"):  # the provider's own error event: the format is right
             hint = " (an error event sent by the provider)"
@@ -635,6 +667,8 @@ def _convert(
                 pass
         if isinstance(exc, LimitError) and from_ != CANONICAL:  # the canonical form of provider input is over a limit
             typer.echo(f"error: {exc.located(file=_label(source))}", err=True)
+        elif from_ != CANONICAL:  # provider input read into items that are not valid (bad base64 in a data URL): not a transcript the user gave
+            typer.echo(f"error: {from_} input read into invalid items (pointers are into its canonical items): {exc.located(file=_label(source))}", err=True)
         else:
             typer.echo(f"error: invalid transcript: {exc}", err=True)
         raise typer.Exit(1) from None

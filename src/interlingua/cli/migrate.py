@@ -105,6 +105,16 @@ class Record:
 # --------------------------------------------------------------------------- reading inputs
 
 
+def _why_unreadable(path: Path) -> str:
+    """Why ``path`` is neither a directory nor a regular file: the OS's reason (a symlink loop, no
+    such file, ...) or what it is (a named pipe or a device is not read)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return (exc.strerror or str(exc)).lower()
+    return "not a regular file or directory"
+
+
 def _expand(inputs: list[Path]) -> list[Path]:
     files: list[Path] = []
     for p in inputs:
@@ -113,7 +123,7 @@ def _expand(inputs: list[Path]) -> list[Path]:
         elif p.is_file():
             files.append(p)
         else:
-            raise _Usage(f"cannot read {p}: no such file or directory")
+            raise _Usage(f"cannot read {p}: {_why_unreadable(p)}")
     return files
 
 
@@ -157,7 +167,7 @@ def _lines(path: Path, fh: IO[bytes]) -> Iterator[Record]:
             value = _decoder.decode(stripped)
         except msgspec.DecodeError as exc:
             yield from flush_envelopes()
-            yield Record(source, n, text=text, error=f"not JSON: {exc}", size=len(raw))
+            yield Record(source, n, text=text, error=_not_json(stripped, exc, one_line=True), size=len(raw))
             continue
         except RecursionError:
             yield from flush_envelopes()
@@ -192,6 +202,15 @@ def _lines(path: Path, fh: IO[bytes]) -> Iterator[Record]:
         yield Record(source, first_message, value=messages, size=messages_size)
 
 
+def _not_json(raw: bytes, exc: Exception, *, one_line: bool = False) -> str:
+    """A reject reason for a record that is not JSON, located as convert and validate locate it
+    (msgspec says "Input data was truncated" for a lone surrogate escape, which read as a cut file)."""
+    from ..codec import _syntax_problem
+
+    message = _syntax_problem(raw, exc, one_line=one_line).message
+    return "not JSON: " + message.removeprefix("invalid JSON ").removeprefix("invalid JSON: ")
+
+
 # a transcript document of the current major, as interlingua writes it: read item by item
 _DOCUMENT_HEAD = re.compile(rb'\A\s*\{\s*"schema_version"\s*:\s*"' + SCHEMA_VERSION.split(".")[0].encode() + rb'\.[0-9]+"\s*,\s*"items"\s*:')
 
@@ -200,8 +219,13 @@ def _records(path: Path, *, streaming: bool = False) -> Iterator[Record]:
     try:
         if path.suffix.lower() in _LINE_SUFFIXES:
             with open(path, "rb") as fh:
-                yield from _lines(path, fh)
-            return
+                # a pretty-printed JSON value (``convert --to canonical -o X.jsonl`` writes one): its
+                # first line, a lone ``{`` or ``[``, is never a JSON Lines record; read it whole
+                head = fh.read(4096).lstrip()
+                if head.split(b"\n", 1)[0].strip() not in (b"{", b"["):
+                    fh.seek(0)
+                    yield from _lines(path, fh)
+                    return
         if streaming:
             with open(path, "rb") as fh:
                 head = fh.read(4096)
@@ -219,7 +243,7 @@ def _records(path: Path, *, streaming: bool = False) -> Iterator[Record]:
 
             yield from _lines(path, io.BytesIO(data))
         else:
-            yield Record(str(path), None, text=data.decode("utf-8", "replace"), error=f"not JSON: {exc}", size=len(data))
+            yield Record(str(path), None, text=data.decode("utf-8", "replace"), error=_not_json(data, exc), size=len(data))
         return
     except RecursionError:
         yield Record(str(path), None, text=data.decode("utf-8", "replace"), error="nesting too deep", size=len(data))
@@ -290,7 +314,10 @@ class _AtomicFile:
     def __init__(self, path: Path) -> None:
         from .._paths import output_target
 
-        real, in_place = output_target(path)
+        try:
+            real, in_place = output_target(path)
+        except OSError as exc:  # a symlink loop
+            raise _Usage(f"cannot write {path}: {exc.strerror or exc}") from exc
         self.path = real
         self.tmp = ""
         if in_place:  # /dev/null, a pipe: written in place, never renamed over
@@ -751,8 +778,9 @@ def run(
     else:
         reject_path = rejects if rejects is not None else Path("migrate.rejects.jsonl")
     # This run's own output and reject file are never inputs (they may sit in an input directory).
-    own = {p.resolve() for p in (out, reject_path) if p is not None}
-    files = [f for f in files if f.resolve() not in own]
+    # realpath, not Path.resolve: resolve raises RuntimeError on a symlink loop (a traceback)
+    own = {os.path.realpath(p) for p in (out, reject_path) if p is not None}
+    files = [f for f in files if os.path.realpath(f) not in own]
     try:
         if reject_path.is_file() and not reject_path.is_symlink():
             reject_path.unlink()  # a reject file left by an earlier run would be mistaken for this run's

@@ -285,6 +285,19 @@ def replay(
         if not provider:
             raise _Fail(2, "--provider is required")
         if not is_known(provider):
+            detail = ""
+            if ":" in provider:  # a variant of a known format: the registry says which variants there are
+                from ..errors import UnknownFormatError
+                from ..mapping.registry import get_mapper
+
+                try:
+                    get_mapper(provider)
+                except UnknownFormatError as exc:
+                    detail = str(exc)
+                except Exception:  # noqa: BLE001 - only a hint
+                    pass
+            if detail:
+                raise _Fail(2, f"unknown provider {provider!r}: {detail}")
             raise _Fail(2, f"unknown provider {provider!r}; known: {', '.join(available())}, or openai-chat:<host> (e.g. openai-chat:groq)")
         if fixture is not None and not fixture.is_file():
             raise _Fail(2, f"cannot read fixture {fixture}")

@@ -114,7 +114,9 @@ def import_(
     if str(file) == "-":
         require_stdin("store import", "FILE")
     elif not file.is_file():
-        _err(f"{file}: cannot read (no such file)")
+        from .migrate import _why_unreadable
+
+        _err(f"{file}: cannot read ({_why_unreadable(file)})")
         raise typer.Exit(2)
     if session_id is not None and new_id:
         _err("--id and --new-id exclude each other")
@@ -190,7 +192,11 @@ def _export_file(url: str | None, session_id: str, output: Path, header: bool, b
 
     from .._paths import output_target
 
-    output, in_place = output_target(output)
+    try:
+        output, in_place = output_target(output)
+    except OSError as exc:  # a symlink loop
+        _err(f"{output}: cannot write ({exc.strerror or exc})")
+        raise typer.Exit(2) from None
     if in_place:  # /dev/null, a pipe: written as it is, never renamed over
         try:
             with open(output, "wb") as fh:
