@@ -91,4 +91,5 @@ def test_error_chunk_fails_the_stream_and_the_cli_gives_no_format_hint() -> None
     other = Path(__file__).resolve().parents[2] / "fixtures" / "real" / "anthropic"
     sse = sorted(other.glob("*.sse"))[0]
     res = CliRunner().invoke(app, ["convert", "--from", "openai-chat", "--to", "anthropic", "--kind", "stream", str(sse)])
-    assert res.exit_code == 1 and "check --from and --kind" in res.stderr
+    # (it names the format that reads the stream to its end)
+    assert res.exit_code == 1 and "try --from anthropic" in res.stderr, res.stderr
