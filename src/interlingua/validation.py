@@ -16,7 +16,7 @@ Semantic checks (each a :class:`~interlingua.errors.Problem` with a JSON pointer
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -501,20 +501,31 @@ def _explain_failures(data: bytes, error: DocumentError, schema: str, file: str 
     return unique
 
 
-def _with_format_hint(problems: list[Problem], data: bytes) -> list[Problem]:
-    """A document without ``schema_version`` may be a provider payload: say which, and how to convert it."""
+def detected_format(problems: Sequence[Problem], data: bytes) -> str | None:
+    """The provider or framework format (``interlingua.compat`` names) a document refused for a
+    missing ``schema_version`` looks like, or ``None`` (another problem, not detectable, or canonical)."""
     if not any("schema_version" in p.message and p.pointer in ("", "/schema_version") for p in problems):
-        return problems
+        return None
     try:
         from .compat import detect_format
 
         found = detect_format(msgspec.json.decode(data))
     except Exception:  # noqa: BLE001 - a hint is best effort; the problem itself stands
-        return problems
-    if found == "interlingua":
-        return problems
-    hint = f" (this looks like {found} data, not a transcript: convert it with `interlingua convert --from {found} --to canonical FILE` or `interlingua migrate`)"
+        return None
+    return None if found == "interlingua" else found
+
+
+def with_hint(problems: Sequence[Problem], hint: str) -> list[Problem]:
+    """``problems`` with ``hint`` added to the message of each ``schema_version`` problem."""
     return [Problem(p.pointer, p.message + hint, p.file, p.line) if "schema_version" in p.message else p for p in problems]
+
+
+def _with_format_hint(problems: list[Problem], data: bytes) -> list[Problem]:
+    """A document without ``schema_version`` may be a provider payload: say which, and how to convert it."""
+    found = detected_format(problems, data)
+    if found is None:
+        return problems
+    return with_hint(problems, f" (this looks like {found} data, not a transcript: convert it with `interlingua convert --from {found} --to canonical FILE` or `interlingua migrate`)")
 
 
 def _pointer_key(p: Problem) -> list[tuple[int, int | str]]:

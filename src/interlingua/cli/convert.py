@@ -168,21 +168,14 @@ def _is_stream(mapper: Mapper, source: str, data: bytes) -> bool:
 def _with_format_hint(exc: DocumentError, data: bytes | None) -> DocumentError:
     """``exc`` for canonical input without ``schema_version``, with the provider or framework format
     the input looks like and the ``--from`` to use (as ``interlingua validate`` hints)."""
-    if data is None or not any("schema_version" in p.message and p.pointer in ("", "/schema_version") for p in exc.problems):
-        return exc
-    if any("looks like" in p.message for p in exc.problems):
-        return exc
-    try:
-        from ..compat import detect_format
+    from ..validation import detected_format, with_hint
 
-        found = detect_format(msgspec.json.decode(data))
-    except Exception:  # noqa: BLE001 - a hint is best effort; the problem itself stands
+    if data is None or any("looks like" in p.message for p in exc.problems):
         return exc
-    if found == "interlingua":
+    found = detected_format(exc.problems, data)
+    if found is None:
         return exc
-    hint = f" (this looks like {found} data, not a transcript: try --from {found})"
-    problems = [Problem(p.pointer, p.message + hint, p.file, p.line) if "schema_version" in p.message else p for p in exc.problems]
-    return type(exc)(problems)
+    return type(exc)(with_hint(exc.problems, f" (this looks like {found} data, not a transcript: try --from {found})"))
 
 
 def _not_a_body_hint(value: Any, from_: str) -> str:
