@@ -35,6 +35,7 @@ from typer.testing import CliRunner, Result
 from interlingua.cli import app
 from interlingua.conversion import convert_request
 from interlingua.mapping import available
+from interlingua.transport import provider_spec
 from interlingua.validation import validate_bytes, validate_path
 
 pytestmark = pytest.mark.fuzz
@@ -64,6 +65,10 @@ REPLAY = {
     "gemini": ("/v1beta/models/gemini-2.5-flash:streamGenerateContent", "gemini-2.5-flash", "text/event-stream"),
     "ollama": ("/api/chat", "llama3.2", "application/x-ndjson"),
 }
+# `replay --no-stream`: every format with HTTP rules and recorded response bodies, and a model for it.
+_MODELS = {**{fmt: m for fmt, (_, m, _) in REPLAY.items()}, "bedrock-converse": "us.amazon.nova-lite-v1:0", "cohere": "command-a-03-2025", "mistral": "mistral-large-latest"}
+NO_STREAM = {fmt: _MODELS[fmt] for fmt in sorted({fmt for _, fmt, kind in BODIES if kind == "response"}) if fmt in _MODELS and provider_spec(fmt) is not None}
+assert {"bedrock-converse", "cohere", "mistral"} <= set(NO_STREAM), NO_STREAM
 WRONG: list[Any] = [None, [], {}, 7, -1, 1.5, "s", "", True, False, 2**63, -(2**63) - 1, [1, "x"], {"type": []}]
 runner = CliRunner()
 
@@ -368,9 +373,19 @@ def check_store_import(case: Case, seeds: Seeds, rng: random.Random, db: Path) -
 
 
 def check_replay(case: Case, seeds: Seeds, rng: random.Random) -> None:
-    provider = rng.choice(sorted(REPLAY))
-    path_, model, ctype = REPLAY[provider]
-    stream, _ = rng.choice([s for s in STREAMS if s[1] == provider])
+    if rng.random() < 0.4:
+        # a whole (non-stream) response of any provider with HTTP rules: mistral, cohere and bedrock too
+        provider = rng.choice(sorted(NO_STREAM))
+        model = NO_STREAM[provider]
+        path_, ctype = provider_spec(provider).path(model, False), "application/json"  # type: ignore[union-attr]
+        source = rng.choice([p for p, fmt, kind in BODIES if fmt == provider and kind == "response"])
+        stream_flag = ["--no-stream"]
+    else:
+        provider = rng.choice(sorted(REPLAY))
+        path_, model, ctype = REPLAY[provider]
+        source, _ = rng.choice([s for s in STREAMS if s[1] == provider])
+        stream_flag = []
+    stream = source
     text = stream.read_text(encoding="utf-8", errors="replace")
     exchange: dict[str, Any] = {"version": 1, "request": {"method": "POST", "url": "https://provider.invalid" + path_, "headers": {}, "body": ""}, "response": {"status": 200, "headers": {"content-type": ctype}, "encoding": "utf-8", "chunks": [text]}}
     if rng.random() < 0.7:
@@ -383,7 +398,7 @@ def check_replay(case: Case, seeds: Seeds, rng: random.Random) -> None:
     case.label += f" replay {provider} {stream.name} [{what}]"
     fixture = case.tmp / "fx.jsonl"
     fixture.write_text(fixture_text, encoding="utf-8")
-    res = case.run("replay", str(seeds.transcript), "--provider", provider, "--model", model, "--fixture", str(fixture))
+    res = case.run("replay", str(seeds.transcript), "--provider", provider, "--model", model, "--fixture", str(fixture), *stream_flag)
     if res.exit_code == 0:
         case.valid_bytes(res.stdout.encode(), "replay output")
 

@@ -327,3 +327,19 @@ def test_anthropic_max_tokens_is_configurable(transcript: Any) -> None:
     c = Client("anthropic", api_key=SENTINEL, options={"max_tokens": 77})
     gen = c.generate(transcript, model="claude-sonnet-4-5")
     assert msgspec.json.decode(gen._prepared.body)["max_tokens"] == 77
+
+
+@pytest.mark.parametrize("provider", ["gemini", "bedrock-converse", "openai-chat", "anthropic", "ollama", "mistral", "cohere"])
+@pytest.mark.parametrize("stream", [True, False])
+def test_the_stream_choice_is_not_reported_as_a_dropped_setting(provider: str, stream: bool, transcript: Any) -> None:
+    """Where the URL carries the stream choice (Gemini, Bedrock), the mapper is not asked to write it
+    in the body, so `replay --no-stream` does not warn that `stream=false` was dropped."""
+    model = {"gemini": "gemini-2.5-flash", "bedrock-converse": "us.amazon.nova-lite-v1:0", "cohere": "command-a-03-2025", "mistral": "mistral-large-latest"}.get(provider) or MODELS[provider]
+    c = Client(provider, api_key=SENTINEL, base_url="http://127.0.0.1:9")
+    gen = c.generate(transcript, model=model, stream=stream)
+    assert [e for e in gen.report if "stream" in (e.pointer or "")] == []
+    body = json.loads(gen._prepared.body)
+    if provider in ("gemini", "bedrock-converse"):
+        assert "stream" not in body
+    else:
+        assert body["stream"] is stream

@@ -118,7 +118,7 @@ def test_public_surface() -> None:
         ["BedrockClient", "FIXTURE_VERSION", "PROVIDERS", "REDACTED", "RETRYABLE", "Client", "Generation", "ProviderSpec", "RecordingTransport", "ReplayTransport", "RetryPolicy", "Signer", "Timeouts", "TransportError", "http2_available", "load_fixture", "provider_spec", "redact"]
     )
     assert transport.Client.__module__ == "interlingua.transport"
-    assert set(PROVIDERS) == {"openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "bedrock-converse", "mistral"}
+    assert set(PROVIDERS) == {"openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "bedrock-converse", "mistral", "cohere"}
 
 
 def test_client_has_no_provider_branching() -> None:

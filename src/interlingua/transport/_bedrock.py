@@ -159,6 +159,7 @@ bedrock_converse = ProviderSpec(
     frames=_aframes,
     error_body=_error_body,
     accept=lambda stream: "application/vnd.amazon.eventstream" if stream else "application/json",
+    stream_by_url=True,
 )
 """Bedrock Converse HTTP rules for :class:`~interlingua.transport.Client` (``Client("bedrock-converse")``).
 

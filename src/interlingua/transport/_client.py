@@ -28,6 +28,7 @@ from ..mapping.settings import merge_settings
 from ..streaming import StreamDone, StreamError, StreamEvent, UsageUpdate, aiter_stream
 from ._anthropic import anthropic
 from ._bedrock import bedrock_converse
+from ._cohere import cohere
 from ._errors import error_item, from_response, transport_error, translate
 from ._gemini import gemini
 from ._mistral import mistral
@@ -44,7 +45,7 @@ logger = logging.getLogger("interlingua.transport")
 _VARIANTS: dict[str, Callable[[str], ProviderSpec | None]] = {"openai-chat": openai_chat_host}
 """``<provider>:<variant>`` names with HTTP rules of their own (``openai-chat:groq``)."""
 
-PROVIDERS: dict[str, ProviderSpec] = {s.name: s for s in (openai_chat, openai_responses, anthropic, gemini, ollama, bedrock_converse, mistral)}
+PROVIDERS: dict[str, ProviderSpec] = {s.name: s for s in (openai_chat, openai_responses, anthropic, gemini, ollama, bedrock_converse, mistral, cohere)}
 """Built-in provider HTTP rules by mapper registry name."""
 
 
@@ -240,7 +241,7 @@ class Client:
 
     Args:
         provider: Mapper registry name (``openai-chat``, ``openai-responses``, ``anthropic``,
-            ``gemini``, ``ollama``, ``bedrock-converse``, ``mistral``) or a :class:`ProviderSpec` for another server.
+            ``gemini``, ``ollama``, ``bedrock-converse``, ``mistral``, ``cohere``) or a :class:`ProviderSpec` for another server.
         api_key: The key; when ``None``, read from the provider's usual environment
             variables (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY`` then
             ``GOOGLE_API_KEY``, ``MISTRAL_API_KEY``; Ollama needs none; Bedrock: a Bedrock API key from
@@ -385,7 +386,7 @@ class Client:
         defaults = {f: self.options[o] for o, f in self._spec.option_settings.items() if o in self.options and getattr(effective, f) is msgspec.UNSET}
         if defaults:
             effective = merge_settings(effective, defaults)
-        transcript = msgspec.structs.replace(transcript, settings=msgspec.structs.replace(effective, stream=stream))
+        transcript = msgspec.structs.replace(transcript, settings=msgspec.structs.replace(effective, stream=msgspec.UNSET if self._spec.stream_by_url else stream))
         caps = capabilities or resolve(self.provider, model, mapper=self.mapper, resolver=resolver).capabilities
         # The policy governs what the model cannot take too (as `interlingua convert` does).
         fitted = fit(transcript, caps, model=model, provider=self.provider, policy=policy, stream=stream)

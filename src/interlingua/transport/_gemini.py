@@ -62,5 +62,6 @@ gemini = ProviderSpec(
     auth_headers=lambda key: {"x-goog-api-key": key},
     prepare_body=_body,
     error_code=_error_code,
+    stream_by_url=True,
 )
 """Gemini; the stream choice is the URL, not a body flag."""

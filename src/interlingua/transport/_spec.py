@@ -73,6 +73,9 @@ class ProviderSpec:
         accept: The ``accept`` header of ``(stream) -> value``; ``None``: none sent.
         no_key_hint: Added to the ``auth`` error for a missing key when the client was given
             another ``base_url`` than the default (e.g. the keyless names of local servers).
+        stream_by_url: The path, not the body, says whether to stream (Gemini's
+            ``streamGenerateContent``, Bedrock's ``converse-stream``): the client leaves
+            ``settings.stream`` unset for the mapper, which has no body field for it.
     """
 
     name: str
@@ -92,6 +95,7 @@ class ProviderSpec:
     error_body: Callable[[Mapping[str, str], bytes], bytes] | None = None
     accept: Callable[[bool], str] | None = None
     no_key_hint: str = ""
+    stream_by_url: bool = False
 
 
 _TOKEN = re.compile(r"[^A-Za-z0-9_.:-]")
