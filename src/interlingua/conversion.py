@@ -56,6 +56,7 @@ from .mapping.protocol import Conversion, Mapper, ModelResponse
 from .mapping.registry import BUILTIN, available, get_mapper, is_known
 from .mapping.report import POLICIES, Policy, Report
 from .mapping.settings import note_model
+from .mapping.wire import a_json_type
 
 __all__ = [
     "CANONICAL",
@@ -208,7 +209,7 @@ def _body(value: Input, mapper: Mapper, kind: Kind) -> Mapping[str, Any]:
         raise MappingError(f"a Transcript is canonical input: pass source={CANONICAL!r}, not {mapper.name!r}")
     body = _parse(value, f"the {mapper.name} {kind} body") if isinstance(value, (bytes, bytearray, memoryview, str)) else value
     if not isinstance(body, Mapping):
-        raise MappingError(f"malformed {mapper.name} {kind} body: expected a JSON object, got {type(body).__name__}")
+        raise MappingError(f"malformed {mapper.name} {kind} body: expected a JSON object, got {a_json_type(body)}")
     return body
 
 
@@ -226,7 +227,7 @@ def _canonical(value: Input) -> Transcript:
             raise DocumentError(Problem("", f"the transcript document is not JSON-safe: {exc}")) from exc
         transcript = decode_transcript(data)
     else:
-        raise DocumentError(Problem("", f"expected a transcript document, got {type(value).__name__}"))
+        raise DocumentError(Problem("", f"expected a transcript document, got {a_json_type(value)}"))
     from .validation import check_transcript
 
     problems = check_transcript(transcript)

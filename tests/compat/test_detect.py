@@ -48,7 +48,9 @@ def test_detects(obj, fmt: str) -> None:
     ("obj", "why"),
     [
         ([], "the list is empty"),
-        ("hello", "a JSON str"),
+        ("hello", "a string, not a list or object"),
+        (None, "null, not a list or object"),
+        (3.5, "a number, not a list or object"),
         ({"foo": 1}, "an object with keys ['foo']"),
         ([{"content": "no role"}], "some messages have no 'role'"),
         ([1, 2], "not every list entry is a JSON object"),

@@ -313,7 +313,8 @@ def test_bad_arguments_are_interlingua_errors(kwargs: dict[str, Any], error: typ
 @pytest.mark.parametrize(
     ("value", "source", "message"),
     [
-        ([1, 2], "anthropic", "expected a JSON object, got list"),
+        ([1, 2], "anthropic", "expected a JSON object, got an array"),
+        (None, "anthropic", "expected a JSON object, got null"),
         (b"{not json", "anthropic", "is not JSON"),
         ({"messages": 5}, "toy-a", "malformed toy-a request body: TypeError"),
         ({"schema_version": "1.0", "items": [{"type": "text"}]}, "canonical", "/items/0"),

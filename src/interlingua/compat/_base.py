@@ -17,6 +17,7 @@ from ..errors import MappingError
 from ..items import Transcript
 from ..mapping import Report, get_mapper
 from ..mapping.company import keep_company
+from ..mapping.wire import a_json_type
 
 __all__ = ["Migrated", "Reader", "session_id_for", "session_id_from_bytes", "via_mapper", "wrap_list"]
 
@@ -87,4 +88,4 @@ def wrap_list(obj: Any, key: str, fmt: str) -> Mapping[str, Any]:
         return {key: obj}
     if isinstance(obj, Mapping) and isinstance(obj.get(key), list | str):
         return obj
-    raise MappingError(f"{fmt}: expected a list of messages or an object with a {key!r} list, got {type(obj).__name__}")
+    raise MappingError(f"{fmt}: expected a list of messages or an object with a {key!r} list, got {a_json_type(obj)}")

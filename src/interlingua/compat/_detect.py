@@ -42,6 +42,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import UnknownFormatError
+from ..mapping.wire import a_json_type
 from ._langchain import TYPES as _LANGCHAIN_TYPES
 
 __all__ = ["FormatDetectionError", "LOOKED_FOR", "detect_format"]
@@ -218,7 +219,7 @@ def detect_format(obj: Any) -> str:
             return _body_hint(obj) or _message_list(obj["messages"])
         raise _fail(f"an object with keys {sorted(obj)[:8]}")
     if not isinstance(obj, list):
-        raise _fail(f"a JSON {type(obj).__name__}, not a list or object")
+        raise _fail(f"{a_json_type(obj)}, not a list or object")
     if not obj:
         raise _fail("the list is empty")
     if not all(isinstance(m, dict) for m in obj):

@@ -55,6 +55,7 @@ from ..items import (
 )
 from ..mapping import Report
 from ..mapping.arguments import tool_call_from_text
+from ..mapping.wire import a_json_type
 from ._base import Migrated
 
 __all__ = ["FORMAT", "TYPES", "read"]
@@ -280,7 +281,7 @@ def read(obj: Any) -> Migrated:
         MappingError: not a list of ``{"type", "data"}`` objects of a known message type.
     """
     if not isinstance(obj, list):
-        raise MappingError(f"{FORMAT}: expected a list of messages, got {type(obj).__name__}")
+        raise MappingError(f"{FORMAT}: expected a list of messages, got {a_json_type(obj)}")
     reader = _Reader()
     for i, msg in enumerate(obj):
         reader.message(msg, i)

@@ -70,6 +70,14 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
+def a_json_type(value: Any) -> str:
+    """:func:`json_type` with its article, for messages (``an object``, ``an array``, ``a string``, ``null``)."""
+    name = json_type(value)
+    if name == "null":
+        return name
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
+
+
 def decode_event(data: str | bytes, *, provider: str | None = None) -> Any:
     """Decode one stream event's JSON text.
 

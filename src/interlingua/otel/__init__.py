@@ -95,6 +95,7 @@ from ..items import (
 )
 from ..mapping import Conversion, Policy, Report
 from ..mapping.arguments import tool_call_from_text
+from ..mapping.wire import a_json_type
 
 __all__ = [
     "FORMAT",
@@ -550,7 +551,7 @@ def _attributes(obj: Any) -> Mapping[str, Any]:
     if isinstance(obj, list) and all(isinstance(kv, Mapping) and "key" in kv for kv in obj):
         return {str(kv["key"]): _any_value(kv.get("value"), f"/{i}/value") for i, kv in enumerate(obj)}
     if not isinstance(obj, Mapping):
-        raise MalformedInputError("", f"expected span attributes (an object), got {type(obj).__name__}", provider=FORMAT)
+        raise MalformedInputError("", f"expected span attributes (an object), got {a_json_type(obj)}", provider=FORMAT)
     return obj
 
 
@@ -687,7 +688,7 @@ def _number(attrs: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -
     if value is None:
         return U
     if isinstance(value, bool) or not isinstance(value, kind):
-        raise MalformedInputError(f"/{key}", f"expected {getattr(kind, '__name__', 'a number')}, got {type(value).__name__}", provider=FORMAT)
+        raise MalformedInputError(f"/{key}", f"expected {getattr(kind, '__name__', 'a number')}, got {a_json_type(value)}", provider=FORMAT)
     return value
 
 

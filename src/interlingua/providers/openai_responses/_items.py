@@ -39,6 +39,7 @@ from ...mapping.arguments import arguments_json, tool_call_from_text
 from ...mapping.ids import IdMap
 from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
+from ...mapping.wire import a_json_type
 from ._common import (
     FILE_PROVIDER,
     ISSUER,
@@ -324,7 +325,7 @@ def decode_wire_item(raw: Any, key: str, ctx: DecodeContext, index: int, pointer
     """Any ``input``/``output`` item -> canonical items; item types with no canonical form
     (``item_reference``, ``web_search_call``, ``mcp_*``, ...) -> :class:`RawItem`."""
     if not isinstance(raw, Mapping):
-        ctx.report.add("dropped", f"input item is a JSON {type(raw).__name__}, not an object", index=index, pointer=pointer)
+        ctx.report.add("dropped", f"input item is {a_json_type(raw)}, not an object", index=index, pointer=pointer)
         return []
     kind = raw.get("type")
     if kind == "message" or (kind is None and "role" in raw):

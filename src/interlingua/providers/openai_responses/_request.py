@@ -21,7 +21,7 @@ from ...mapping.ids import IdMap
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
 from ...mapping.settings import note_model, settings_of
-from ...mapping.wire import guarded
+from ...mapping.wire import a_json_type, guarded
 from ._common import ID_RULE, NAME, UNSET, plain
 from ._items import DecodeContext, EncodeContext, decode_wire_item
 from ._sequence import encode_sequence
@@ -117,7 +117,7 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
         for i, raw in enumerate(raw_input):
             items.extend(decode_wire_item(raw, f"m{i}", ctx, i, f"/input/{i}"))
     elif raw_input is not None:
-        report.add("dropped", f"input is a JSON {type(raw_input).__name__}", pointer="/input")
+        report.add("dropped", f"input is {a_json_type(raw_input)}", pointer="/input")
     for name in _STATEFUL:
         if body.get(name) is not None:
             report.add("dropped", f"{name} refers to state stored by the provider; that part of the conversation is not in the transcript", pointer=f"/{name}")
