@@ -472,7 +472,9 @@ BOUNDS: dict[str, str] = {
         "document item by item but the provider mapper still builds the whole request body (one dict per message): its peak grows "
         "with the conversation. A provider body (e.g. a 200 MB message) is parsed whole: the peak is about twice the input before "
         "the item is refused."
-        " Flat means flat once that budget is full: below it (at `--size small` the first `validate` file holds ~16,750 sessions, under the 20,000-session budget) the peak still grows with the sessions held, so the small run's 64 -> 257 MB pair shows +13.6 MB; at `--size full` (129 MB with 33,000 sessions -> 1084 MB with 270,000) it was +0.0 MB (58.7 MB both)."
+        " Flat means flat once that budget is full: below it the peak still grows with the sessions held (an earlier small run's "
+        "64 MB file held ~16,750 sessions, under the 20,000-session budget, and its 64 -> 257 MB pair showed +13.6 MB), so both "
+        "`validate` files here hold more sessions than the budget: 129 MB with 33,000 and the issue's 1 GB with 270,000."
     ),
     "store": (
         "bulk append, measured (CPU, loaded machine): the database's own work for the store's rows is the bound. "
@@ -843,7 +845,9 @@ def row_memory(ctx: Context) -> Row:
 # per size: items of the big transcript, bytes of the big message, the validate file (MB, sessions)
 _CLI_MEMORY: dict[str, dict[str, Any]] = {
     "tiny": {"items": 5_000, "message_mb": 34, "validate": [(2, 500), (8, 2_000)]},
-    "small": {"items": 1_000_000, "message_mb": 200, "validate": [(64, 16_000), (256, 67_000)]},
+    # validate: both files hold more sessions than validation keeps in memory (20,000), so "flat" is measured past that
+    # budget, and the larger is the issue's 1 GB
+    "small": {"items": 1_000_000, "message_mb": 200, "validate": [(128, 33_000), (1074, 270_000)]},
     "full": {"items": 1_000_000, "message_mb": 200, "validate": [(128, 33_000), (1074, 270_000)]},
 }
 
@@ -948,8 +952,8 @@ def row_memory_cli(ctx: Context) -> Row:
             len(refused) == 2 and all(mb(r) < 2.5 * r["nbytes"] / 2**20 + 50 for r in (c_msg, m_msg)),
             f"{mb(c_msg):.0f} MB / {mb(m_msg):.0f} MB",
         ),
-        Target(f"`validate` of {vals[-1]['nbytes'] / 1e6:.0f} MB, {conf['validate'][-1][1]:,} sessions < 150 MB peak (issue 16: < 100 MB)",
-               mb(vals[-1]) < 150 and vals[-1]["rc"] == 0, f"{mb(vals[-1]):.0f} MB"),
+        Target(f"`validate` of {vals[-1]['nbytes'] / 1e6:.0f} MB, {conf['validate'][-1][1]:,} sessions < 100 MB peak (issue 16)",
+               mb(vals[-1]) < 100 and vals[-1]["rc"] == 0, f"{mb(vals[-1]):.0f} MB"),
         Target(f"`validate` flat: peak grows by <= 10 MB from {vals[0]['nbytes'] / 1e6:.0f} MB to {vals[-1]['nbytes'] / 1e6:.0f} MB",
                mb(vals[-1]) - mb(vals[0]) <= 10, f"{mb(vals[-1]) - mb(vals[0]):+.1f} MB"),
     ]
