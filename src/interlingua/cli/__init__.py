@@ -94,6 +94,12 @@ class _LazyGroup(Group):
         except BrokenPipeError:
             quiet_broken_pipe()
             raise typer.Exit(0) from None
+        except OSError as exc:  # writing stdout failed (a full disk, a closed descriptor): a message, never a traceback
+            from ._common import os_error_text
+
+            quiet_broken_pipe()  # the interpreter's final flush must not fail again
+            typer.echo(f"error: {os_error_text(exc)}", err=True)
+            raise typer.Exit(2) from None
 
 
 app = typer.Typer(

@@ -163,6 +163,16 @@ def plain_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def os_error_text(exc: OSError, target: str | os.PathLike[str] | None = None) -> str:
+    """The message for an :class:`OSError`: ``"FILE: reason"`` when it names a file, else ``"cannot write
+    TARGET: reason"`` (the output being written), else ``"cannot write standard output: reason"`` (a
+    write to stdout failed: a full disk, a closed descriptor)."""
+    reason = exc.strerror or str(exc)
+    if exc.filename:
+        return f"{exc.filename}: {reason}"
+    return f"cannot write {os.fspath(target)}: {reason}" if target else f"cannot write standard output: {reason}"
+
+
 def quiet_broken_pipe() -> None:
     """After a reader closed stdout (``| head``): stop writing, and exit without a message.
 

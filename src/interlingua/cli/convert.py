@@ -693,7 +693,7 @@ def _convert(
     except BrokenPipeError:
         raise  # the reader of stdout went away (`| head`): the root command exits quietly
     except OSError as exc:
-        typer.echo(f"error: cannot write {output}: {exc.strerror or exc}", err=True)
+        typer.echo(f"error: cannot write {output or 'standard output'}: {exc.strerror or exc}", err=True)
         raise typer.Exit(2) from None
 
 

@@ -966,7 +966,9 @@ def migrate(
         typer.echo(f"error: {exc.message}", err=True)
         raise typer.Exit(2) from None
     except OSError as exc:
-        typer.echo(f"error: {exc.filename or ''}: {exc.strerror or exc}", err=True)
+        from ._common import os_error_text
+
+        typer.echo(f"error: {os_error_text(exc, output)}", err=True)
         raise typer.Exit(2) from None
     raise typer.Exit(code)
 

@@ -64,7 +64,9 @@ def _run(body: Callable[[], Coroutine[Any, Any, T]]) -> T:
     except BrokenPipeError:
         raise  # the reader of stdout went away (`| head`): the root command exits quietly
     except OSError as exc:
-        _err(f"{exc.filename or ''}: {exc.strerror or exc}")
+        from ._common import os_error_text
+
+        _err(os_error_text(exc))
         raise typer.Exit(2) from None
 
 
