@@ -18,9 +18,10 @@ The steps, in order:
 2. **Decode** to a canonical :class:`~interlingua.items.Transcript` (the ``source`` mapper, or the
    codec for ``canonical``). What a mapper made is held to the canonical limits
    (:func:`check_limits`: ``max_item_bytes``, nesting, inline base64), as the codec holds a file.
-3. **Model.** The ``model`` argument; else, when ``source`` and ``target`` are the same provider,
-   the model the request was made with (``settings.model``); else none, and the report says the
-   body has no model (pass ``model=``).
+3. **Model.** The ``model`` argument; else the model the request was made with (``settings.model``)
+   when it is ``target``'s: ``source`` and ``target`` are the same provider, or a canonical
+   transcript's items were all made by ``target`` (``origin.provider``) or the model table lists
+   that model for ``target``; else none, and the report says the body has no model (pass ``model=``).
 4. **Preflight with the policy** (:func:`interlingua.capabilities.fit`) against the capabilities
    resolved for that model (``resolver``, installed resolvers, the model table, the mapper's
    defaults). Under ``error`` every violation refuses; under ``drop``/``degrade`` media the model
@@ -47,10 +48,10 @@ from typing import Any, Literal, TypeAlias
 
 import msgspec
 
-from .capabilities import Resolver, fit, resolve
+from .capabilities import Resolver, fit, lookup, resolve
 from .codec import DEFAULT_LIMITS, Limits, UnknownItem, _check_base64, _encoder, _item_too_deep, check_item_limits, check_json_safe, decode_transcript, encode_transcript
 from .errors import DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, Problem, StreamFailedError, UnknownFormatError
-from .items import Settings, Transcript
+from .items import Origin, Settings, Transcript
 from .mapping.company import keep_company, keep_company_items
 from .mapping.protocol import Conversion, Mapper, ModelResponse
 from .mapping.registry import BUILTIN, available, get_mapper, is_known
@@ -404,9 +405,7 @@ def convert_request(
     if dst is None:
         return Conversion(_document(transcript), report)
     settings = transcript.settings if isinstance(transcript.settings, Settings) else Settings()
-    chosen = model
-    if chosen is None and source == target and isinstance(settings.model, str):
-        chosen = settings.model
+    chosen = model if model is not None else _recorded_model(transcript, settings, source, target)
     resolution = resolve(target, chosen, mapper=dst, resolver=resolver)
     if chosen and resolution.source == "mapper" and target in BUILTIN:
         report.add("changed", f"model {chosen!r} is not in the model table; preflight used the {target} defaults (see docs/capabilities.md)")
@@ -418,6 +417,25 @@ def convert_request(
     if chosen is None and not any(e.pointer == "/model" for e in encoded):
         note_model(report, None, settings, target, in_body=getattr(dst, "model_in_body", True) is not False)
     return Conversion(conv.value, report)
+
+
+def _recorded_model(transcript: Transcript, settings: Settings, source: str, target: str) -> str | None:
+    """The model the transcript was made with (``settings.model``) when it is ``target``'s own: the
+    source is ``target`` itself, or a canonical transcript whose items were all made by ``target``
+    (their ``origin.provider``) or whose model the model table lists for ``target``. ``None`` otherwise:
+    a model name is never carried to another provider."""
+    recorded = settings.model
+    if not isinstance(recorded, str) or not recorded:
+        return None
+    if source == target:
+        return recorded
+    if source != "canonical":
+        return None
+    origins = (getattr(it, "origin", None) for it in transcript.items)
+    made_by = {o.provider for o in origins if isinstance(o, Origin)}
+    if made_by == {target} or lookup(target, recorded) is not None:
+        return recorded
+    return None
 
 
 def _read_response(response: Input, source: str, force: bool, report: Report) -> ModelResponse:

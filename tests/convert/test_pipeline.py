@@ -276,7 +276,7 @@ def test_across_providers_without_model_the_body_has_none_and_a_warning_says_so(
     assert "model" not in json.loads(res.stdout)
     assert [line for line in res.stderr.splitlines() if "/model" in line] == [
         "warning: changed: settings /model: the openai-chat body has no 'model': pass model= or --model "
-        f"(the transcript was held with {json.loads(EXAMPLE.read_bytes())['model']!r}; pass it again to keep it)"
+        f"(the transcript's settings name {json.loads(EXAMPLE.read_bytes())['model']!r}, which is not carried over)"
     ]
 
 
@@ -441,7 +441,7 @@ def test_same_provider_keeps_the_source_model_and_other_providers_warn() -> None
     assert "model" not in other.value
     assert [str(e) for e in other.report if e.pointer == "/model"] == [
         "changed: settings /model: the toy-a body has no 'model': pass model= or --model "
-        "(the transcript was held with 'toy-7'; pass it again to keep it)"
+        "(the transcript's settings name 'toy-7', which is not carried over)"
     ]
     explicit = il.convert_request(TOY_BODY, source="toy-m", target="toy-m", model="toy-9")
     assert explicit.value["model"] == "toy-9"
@@ -455,3 +455,41 @@ def test_a_real_anthropic_request_to_anthropic_keeps_its_model() -> None:
     out = il.convert_request(body, source="anthropic", target="anthropic")
     assert out.value["model"] == body["model"]
     assert not any(e.pointer == "/model" for e in out.report)
+
+
+ROUND_TRIP_REQUESTS = sorted(
+    (p, fmt)
+    for fmt, folder in (("openai-responses", "openai_responses"), ("anthropic", "anthropic"), ("gemini", "gemini"), ("openai-chat", "openai_chat"))
+    for p in (REAL / folder).glob("*.request.json")
+)
+KEPT: list[str] = []
+
+
+@pytest.mark.parametrize(("path", "fmt"), ROUND_TRIP_REQUESTS, ids=lambda v: getattr(v, "name", v))
+def test_through_canonical_and_back_keeps_the_model(path: Path, fmt: str) -> None:
+    """`--to canonical` and back to the same provider keeps the request's model when the model table
+    lists it for that provider (or the items were made by it), as a direct same-provider conversion
+    does; a model that is not kept is always reported, never dropped silently."""
+    from interlingua.capabilities import lookup
+
+    body = json.loads(path.read_bytes())
+    try:
+        direct = il.convert_request(body, source=fmt, target=fmt, policy="drop")
+        doc = il.convert_request(body, source=fmt, target="canonical").value
+        back = il.convert_request(doc, source="canonical", target=fmt, policy="drop")
+    except InterlinguaError:
+        return  # what the conversions refuse is not this test's business
+    model = (doc.get("settings") or {}).get("model")
+    if model and lookup(fmt, model) is not None:
+        assert back.value.get("model", model) == model and direct.value.get("model", model) == model
+        assert not any(e.pointer == "/model" for e in back.report)
+        KEPT.append(path.name)
+    elif model and "model" not in back.value and fmt != "gemini":
+        assert any(e.pointer == "/model" for e in back.report)
+
+
+def test_the_round_trip_test_kept_real_models() -> None:
+    """The test above is not vacuous: real requests (gpt-5, claude-sonnet-4-5, ...) keep their model."""
+    if not KEPT:
+        pytest.skip("runs after the round-trip test in the same process")
+    assert len(KEPT) >= 10, KEPT

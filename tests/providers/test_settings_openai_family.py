@@ -369,7 +369,7 @@ def test_model_only_from_the_argument(mapper: Any) -> None:
     out = mapper.encode_request(t)
     assert "model" not in out.value
     assert [(e.action, e.pointer) for e in out.report] == [("changed", "/model")]
-    assert "the transcript was held with 'gpt-4o'; pass it again to keep it" in out.report.entries[0].reason
+    assert "the transcript's settings name 'gpt-4o', which is not carried over" in out.report.entries[0].reason
     assert mapper.encode_request(t, model="other").value["model"] == "other"
 
 

@@ -166,7 +166,7 @@ def note_model(report: Report, model: str | None, settings: Settings, target: st
     """
     if model is not None:
         return
-    recorded = f" (the transcript was held with {settings.model!r}; pass it again to keep it)" if isinstance(settings.model, str) else ""
+    recorded = f" (the transcript's settings name {settings.model!r}, which is not carried over)" if isinstance(settings.model, str) else ""
     if not in_body:
         report.add(
             "changed",
