@@ -338,3 +338,26 @@ def test_canonical_to_canonical_keeps_the_whole_document() -> None:
         result = cli("--from", "canonical", "--to", "canonical", "--kind", kind, input=t)
         assert result.exit_code == 0, result.stderr
         assert json.loads(result.stdout) == json.loads(t)
+
+
+_RESPONSES = sorted(
+    (p, fmt)
+    for fmt, folder in (("openai-chat", "openai_chat"), ("anthropic", "anthropic"), ("openai-responses", "openai_responses"), ("gemini", "gemini"), ("ollama", "ollama"))
+    for p in (Path(__file__).resolve().parents[1] / "fixtures" / "real" / folder).glob("*.response.json")
+    if "error" not in p.name
+)[::3]
+
+
+@pytest.mark.parametrize(("path", "fmt"), _RESPONSES, ids=lambda v: getattr(v, "name", v))
+def test_a_canonical_response_document_is_detected_as_a_response(path: Path, fmt: str, tmp_path: Path) -> None:
+    """`--to canonical` of a response body, then back without --kind: the document's stop_reason /
+    response say it is a response (it was read as a request and refused for missing tool definitions)."""
+    doc = tmp_path / "r.json"
+    first = cli("--from", fmt, "--to", "canonical", str(path), "-o", str(doc))
+    if first.exit_code != 0:
+        pytest.skip(first.stderr[-200:])
+    detected = cli("--from", "canonical", "--to", "anthropic", str(doc))
+    explicit = cli("--from", "canonical", "--to", "anthropic", "--kind", "response", str(doc))
+    assert (detected.exit_code, detected.stdout) == (explicit.exit_code, explicit.stdout), detected.stderr
+    assert detected.exit_code == 0, detected.stderr
+    assert json.loads(detected.stdout)["type"] == "message"  # an Anthropic response body, not a request

@@ -321,7 +321,7 @@ def _stream_canonical(
                 items = _located(list, stream, _label(source))
                 transcript = _transcript(stream.shell, items)
                 del items
-                if kind is Kind.response:
+                if _canonical_kind(kind, transcript) is Kind.response:
                     conv = convert_response(transcript, source=CANONICAL, target=to, model=model, policy=policy, report=report)  # type: ignore[arg-type]
                 else:
                     conv = convert_request(transcript, source=CANONICAL, target=to, model=model, policy=policy, report=report)  # type: ignore[arg-type]
@@ -468,7 +468,7 @@ def run(
             transcript = read_conversation(data, session=session, label=_label(source))
         except DocumentError as exc:
             raise _with_format_hint(exc, data) from exc
-        if kind is Kind.response and to != CANONICAL:
+        if to != CANONICAL and _canonical_kind(kind, transcript) is Kind.response:
             conv = convert_response(transcript, source=from_, target=to, model=model, policy=pol, report=report)
         else:  # canonical to canonical keeps the whole document (tools, metadata) whatever the kind
             conv = convert_request(transcript, source=from_, target=to, model=model, policy=pol, report=report)
@@ -538,7 +538,7 @@ def _via_transcript(
         return _pretty(write(transcript, to, policy=policy, report=report).value)
     if to == CANONICAL:
         return _pretty(msgspec.json.decode(encode_transcript(transcript)))
-    conv = (convert_response if kind is Kind.response else convert_request)(transcript, source=CANONICAL, target=to, model=model, policy=policy, report=report)
+    conv = (convert_response if _canonical_kind(kind, transcript) is Kind.response else convert_request)(transcript, source=CANONICAL, target=to, model=model, policy=policy, report=report)
     return _pretty(conv.value)
 
 
@@ -696,6 +696,17 @@ def _convert(
         typer.echo(f"error: cannot write {output or 'standard output'}: {exc.strerror or exc}", err=True)
         raise typer.Exit(2) from None
 
+
+
+def _canonical_kind(kind: Kind | None, transcript: Any) -> Kind:
+    """``--kind`` for a canonical document, detected when left out: a document with a ``stop_reason``
+    or ``response`` (what ``convert --kind response --to canonical`` and ``replay`` write) holds a
+    model's response; any other is a request (a conversation to send)."""
+    if kind is not None:
+        return kind
+    if getattr(transcript, "stop_reason", msgspec.UNSET) not in (msgspec.UNSET, None) or getattr(transcript, "response", msgspec.UNSET) not in (msgspec.UNSET, None):
+        return Kind.response
+    return Kind.request
 
 def _warn(report: Report) -> None:
     for line in report.lines():
