@@ -278,6 +278,12 @@ async def test_refused_connection_is_network(transcript: Any) -> None:
         port = s.getsockname()[1]
     err = terminal_error(await run("anthropic", f"http://127.0.0.1:{port}", transcript))
     assert (err.code, err.retryable) == ("network", True)
+    # where it went and how often it was tried (a new user saw only "connection failed" after 7 s)
+    assert err.message.endswith(f"[127.0.0.1:{port}, 3 attempts]"), err.message
+    with pytest.raises(TransportError) as info:
+        async with client("anthropic", f"http://127.0.0.1:{port}", retry=RetryPolicy(max_retries=0)) as c:
+            await c.generate(transcript, model="claude-sonnet-4-5", stream=False)
+    assert info.value.message.endswith(f"[127.0.0.1:{port}]"), info.value.message
 
 
 async def test_cancellation_closes_the_connection_promptly(serve: Any, transcript: Any) -> None:

@@ -505,7 +505,7 @@ class Client:
                     attempt += 1
                     restarts += began
                     continue
-                raise
+                raise _where(err, prepared.url, attempt + 1) from err.__cause__
 
     async def _stream(self, prepared: _Prepared) -> AsyncGenerator[StreamEvent, None]:
         clock = _Clock(self.timeouts.deadline)
@@ -566,8 +566,25 @@ class Client:
                 self._log("%s: %s", self.provider, err)
                 for kept in held:
                     yield kept
-                yield StreamError(error_item(err), partial=ModelResponse())
+                yield StreamError(error_item(_where(err, prepared.url, attempt + 1)), partial=ModelResponse())
                 return
+
+
+def _where(err: TransportError, url: str, attempts: int) -> TransportError:
+    """A ``network`` or ``timeout`` ``err`` with the host it was sent to and, after retries, how many
+    requests were made (``connection failed (ConnectError) [127.0.0.1:8080, 3 attempts]``); no path or
+    query. Other errors already say what answered (``anthropic returned HTTP 401``) and stay as they are."""
+    if err.code not in ("network", "timeout"):
+        return err
+    try:
+        parsed = httpx.URL(url)
+        host = parsed.host + (f":{parsed.port}" if parsed.port else "")
+    except (httpx.InvalidURL, TypeError, ValueError):
+        host = ""
+    parts = [p for p in (host, f"{attempts} attempts" if attempts > 1 else "") if p]
+    if not parts:
+        return err
+    return dataclasses.replace(err, message=f"{err.message} [{', '.join(parts)}]")
 
 
 async def _read_limited(response: httpx.Response) -> bytes:
