@@ -77,6 +77,20 @@ def _read(source: str, session: str | None, *, stored: bool) -> Transcript:
         raise _Fail(1, f"invalid transcript: {exc}") from None
 
 
+def _load_fixture(path: Path) -> list[dict[str, Any]]:
+    """The fixture's exchanges, checked before anything is sent; a file that is not a fixture is a
+    usage error (exit 2) naming the file, the line and what a fixture is."""
+    from ..errors import TransportError
+    from ..transport import load_fixture
+
+    try:
+        return load_fixture(path)
+    except TransportError as exc:
+        raise _Fail(2, f"{path}: not a replay fixture: {exc.message} (a fixture is a JSON Lines file of exchanges written by `replay --record`; see docs/replay.md)") from None
+    except OSError as exc:
+        raise _Fail(2, f"cannot read fixture {path}: {exc.strerror or exc}") from None
+
+
 async def _load_stored(url: str, session_id: str) -> Transcript:
     from ..errors import StoreError
     from ..store import SessionStore
@@ -86,7 +100,11 @@ async def _load_stored(url: str, session_id: str) -> Transcript:
         refuse_missing_file(url)  # as `store list` and `view`: a missing SQLite file is not created
     except StoreError as exc:
         raise _Fail(2, str(exc)) from None
-    async with await SessionStore.open(url) as store:
+    try:
+        opened = await SessionStore.open(url)
+    except StoreError as exc:
+        raise _Fail(2, str(exc)) from None
+    async with opened as store:
         return await store.load(session_id)
 
 
@@ -148,7 +166,7 @@ async def _call(
     base_url: str | None,
     stream: bool,
     policy: str,
-    fixture: Path | None,
+    fixture: list[dict[str, Any]] | None,
     record: Path | None,
     live: bool,
     timeouts: Any = None,
@@ -199,18 +217,26 @@ async def _call_and_append(call: Callable[[], Awaitable[ModelResponse]], url: st
     from a file; it must hold exactly the stored session's items (the answer continues the
     conversation that was sent, never another one), else nothing is sent (exit 1).
     """
-    from sqlalchemy.engine import make_url
-
     from ..codec import to_builtins
     from ..store import SessionStore
     from ..store._engine import normalize_url
 
+    from ..errors import SessionNotFoundError, StoreError
+    from .store import refuse_missing_file
+
     norm = normalize_url(url)
-    parsed = make_url(norm)
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") and not Path(parsed.database).exists():
-        raise _Fail(2, f"no database file {parsed.database} (create one with `interlingua store upgrade --url {parsed.database}`)")
-    async with await SessionStore.open(norm, create=False) as store:
-        head = await store.head(session_id)
+    try:
+        refuse_missing_file(norm)  # as `store` commands: a missing SQLite file is not created, a directory is named
+        opened = await SessionStore.open(norm, create=False)
+    except StoreError as exc:  # not a store (a directory, another file): a usage error, as in `store` commands
+        raise _Fail(2, str(exc)) from None
+    async with opened as store:
+        try:
+            head = await store.head(session_id)
+        except SessionNotFoundError:
+            raise
+        except StoreError as exc:
+            raise _Fail(2, str(exc)) from None
         if sent is not None:
             stored = await store.load(session_id)
             if to_builtins(stored.items) != to_builtins(sent.items):
@@ -301,6 +327,7 @@ def replay(
             raise _Fail(2, f"unknown provider {provider!r}; known: {', '.join(available())}, or openai-chat:<host> (e.g. openai-chat:groq)")
         if fixture is not None and not fixture.is_file():
             raise _Fail(2, f"cannot read fixture {fixture}")
+        exchanges = _load_fixture(fixture) if fixture is not None else None
         timeouts = _timeouts(connect_timeout, read_timeout, idle_timeout, deadline)
         if transcript is None:
             if store is None or session is None:
@@ -324,7 +351,7 @@ def replay(
             base_url=base_url,
             stream=not no_stream,
             policy=policy.value,
-            fixture=fixture,
+            fixture=exchanges,
             record=record,
             live=sys.stderr.isatty(),
             timeouts=timeouts,

@@ -78,8 +78,11 @@ def refuse_missing_file(url: str | None) -> None:
         StoreError: no such file; the message says how to create one.
     """
     parsed = make_url(normalize_url(url))
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") and not Path(parsed.database).exists():
-        raise StoreError(f"no database file {parsed.database} (create one with `interlingua store upgrade --url {parsed.database}`)")
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        if Path(parsed.database).is_dir():
+            raise StoreError(f"{parsed.database} is a directory, not a SQLite database file")
+        if not Path(parsed.database).exists():
+            raise StoreError(f"no database file {parsed.database} (create one with `interlingua store upgrade --url {parsed.database}`)")
 
 
 async def _with_store(url: str | None, fn: Callable[[SessionStore], Awaitable[T]], *, create: bool = False) -> T:

@@ -1,0 +1,57 @@
+"""Findings of a new user's README-only pass (session 5), each as a test on real recorded payloads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from interlingua.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+REAL = ROOT / "tests" / "fixtures" / "real"
+runner = CliRunner()
+
+
+def _run(*args: str, cwd: Path | None = None):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def hello(tmp_path: Path) -> Path:
+    path = tmp_path / "hello.json"
+    path.write_text(json.dumps({"schema_version": "1.0", "items": [{"type": "text", "role": "user", "text": "Say hello."}]}))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("anthropic/anthropic_sdk.basic_response.sse", "invalid JSON"),  # a raw recorded stream
+        ("anthropic/pai_anthropic_parallel_tool_calls.0.request.json", "not a version 1 exchange"),  # a provider body
+    ],
+)
+def test_a_file_that_is_no_fixture_is_a_usage_error_naming_it(name: str, why: str, hello: Path) -> None:
+    path = REAL / name
+    res = _run("replay", str(hello), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--fixture", str(path))
+    assert res.exit_code == 2, res.stderr
+    assert res.stderr.startswith(f"error: {path}: not a replay fixture: ") and why in res.stderr
+    assert "replay --record" in res.stderr
+
+
+def test_replay_into_a_directory_is_a_usage_error_as_in_store_commands(hello: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    fixture = tmp_path / "fx.jsonl"
+    response = (REAL / "anthropic" / "pai_anthropic_parallel_tool_calls.0.response.json").read_text()
+    fixture.write_text(json.dumps({"version": 1, "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages", "headers": {}, "body": ""},
+                                   "response": {"status": 200, "headers": {"content-type": "application/json"}, "encoding": "utf-8", "chunks": [response]}}) + "\n")
+    for args in (
+        ["replay", str(hello), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--store", str(folder), "--session", "s", "--no-stream", "--fixture", str(fixture)],
+        ["store", "list", "--url", str(folder)],
+    ):
+        res = _run(*args)
+        assert res.exit_code == 2, (args, res.stderr)
+        assert res.stderr.strip() == f"error: {folder} is a directory, not a SQLite database file"
