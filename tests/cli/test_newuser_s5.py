@@ -55,3 +55,9 @@ def test_replay_into_a_directory_is_a_usage_error_as_in_store_commands(hello: Pa
         res = _run(*args)
         assert res.exit_code == 2, (args, res.stderr)
         assert res.stderr.strip() == f"error: {folder} is a directory, not a SQLite database file"
+
+
+def test_migrate_of_stdin_says_it_reads_files() -> None:
+    res = runner.invoke(app, ["migrate", "-", "-o", "m.jsonl"], input=b"{}")
+    assert res.exit_code == 2
+    assert "not standard input (-)" in res.stderr and "no such file" not in res.stderr

@@ -772,6 +772,9 @@ def run(
         raise _Usage(f"unknown format {fmt!r}; known: auto, {', '.join(FORMATS)}")
     if (out is None) == (store is None):
         raise _Usage("give exactly one of -o OUT.jsonl or --store URL")
+    if any(str(p) == "-" and not p.exists() for p in inputs):
+        raise _Usage("migrate reads files and directories, not standard input (-): save the input to a file first, "
+                     "or convert one body with `interlingua convert --to canonical -`")
     files = _expand(inputs)
     if out is not None:
         reject_path = rejects if rejects is not None else out.with_name(f"{out.stem}.rejects.jsonl")
@@ -943,7 +946,7 @@ def _terminate_cleanly() -> Iterator[None]:
 
 
 def migrate(
-    inputs: Annotated[list[Path], typer.Argument(metavar="INPUT...", help="Files or directories to read.", show_default=False)],
+    inputs: Annotated[list[Path], typer.Argument(metavar="INPUT...", help="Files or directories to read (not standard input).", show_default=False)],
     from_: Annotated[str, typer.Option("--from", help=f"Source format: auto, {', '.join(FORMATS)}.")] = "auto",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write a session file (JSON Lines: a header line per session, then its envelopes) here.", show_default=False)] = None,
     store: Annotated[str | None, typer.Option("--store", help="Write sessions to the session store at this URL.", show_default=False)] = None,
