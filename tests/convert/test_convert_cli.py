@@ -169,7 +169,7 @@ def test_truncated_stream_exits_1_and_writes_nothing(tmp_path: Path, cut: int) -
     out = tmp_path / "out.json"
     result = cli("--from", "toy-a", "--to", "canonical", str(path), "-o", str(out))
     assert result.exit_code == 1
-    assert "stream failed: truncated: toy stream ended before its done line" in result.stderr
+    assert f"error: {path}: the toy-a stream failed: truncated: toy stream ended before its done line" in result.stderr  # names the file
     assert not out.exists()
 
 

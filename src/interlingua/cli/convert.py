@@ -645,7 +645,7 @@ def _convert(
             hint = f" (after {exc.events} content event(s) of the stream)"
         else:
             hint = f" (is it {_article(exc.format)} {exc.format} stream? check --from and --kind)"
-        typer.echo(f"error: {exc}{hint}", err=True)
+        typer.echo(f"error: {_label(source)}: {exc}{hint}", err=True)
         raise typer.Exit(1) from None
     except SessionChoiceError as exc:  # the file may be valid: which session to take is a usage matter
         _warn(report)
