@@ -61,3 +61,22 @@ def test_migrate_of_stdin_says_it_reads_files() -> None:
     res = runner.invoke(app, ["migrate", "-", "-o", "m.jsonl"], input=b"{}")
     assert res.exit_code == 2
     assert "not standard input (-)" in res.stderr and "no such file" not in res.stderr
+
+
+def test_replaying_an_answered_conversation_warns(hello: Path, tmp_path: Path) -> None:
+    """A second `replay --store` of a session appends a second answer to the first: say so (the call still goes)."""
+    fixture = tmp_path / "fx.jsonl"
+    response = (REAL / "anthropic" / "pai_anthropic_parallel_tool_calls.0.response.json").read_text()
+    exchange = {"version": 1, "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages", "headers": {}, "body": ""},
+                "response": {"status": 200, "headers": {"content-type": "application/json"}, "encoding": "utf-8", "chunks": [response]}}
+    fixture.write_text(json.dumps(exchange) + "\n")
+    args = ["replay", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--no-stream", "--fixture", str(fixture)]
+    fresh = _run(*args, str(hello))
+    assert fresh.exit_code == 0 and "ends with the model's answer" not in fresh.stderr
+    answered = tmp_path / "answered.json"
+    doc = json.loads(hello.read_text())
+    doc["items"].append({"type": "text", "role": "assistant", "text": "Hello!"})
+    answered.write_text(json.dumps(doc))
+    again = _run(*args, str(answered))
+    assert again.exit_code == 0
+    assert "warning: the conversation ends with the model's answer (item 1)" in again.stderr

@@ -77,6 +77,21 @@ def _read(source: str, session: str | None, *, stored: bool) -> Transcript:
         raise _Fail(1, f"invalid transcript: {exc}") from None
 
 
+def _warn_if_answered(doc: Transcript) -> None:
+    """A conversation whose last item is the model's own text has been answered: sending it again makes
+    the model continue that text (Anthropic calls it a prefill), which is rarely what a second
+    ``replay --store`` meant; say so on stderr (the call still goes out)."""
+    from ..items import RefusalItem, TextItem
+
+    last = doc.items[-1] if doc.items else None
+    if isinstance(last, RefusalItem) or (isinstance(last, TextItem) and last.role == "assistant"):
+        typer.echo(
+            f"warning: the conversation ends with the model's answer (item {len(doc.items) - 1}): the model will continue it; "
+            "append a user turn to ask something new",
+            err=True,
+        )
+
+
 def _load_fixture(path: Path) -> list[dict[str, Any]]:
     """The fixture's exchanges, checked before anything is sent; a file that is not a fixture is a
     usage error (exit 2) naming the file, the line and what a fixture is."""
@@ -335,6 +350,7 @@ def replay(
             doc = asyncio.run(_load_stored(store, session))
         else:
             doc = _read(transcript, session, stored=store is not None)
+        _warn_if_answered(doc)
         effective = _settings(
             doc, max_tokens=max_tokens, temperature=temperature, top_p=top_p, stop=stop, seed=seed,
             reasoning_effort=reasoning_effort, response_format=response_format, setting=setting,
