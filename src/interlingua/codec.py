@@ -235,6 +235,8 @@ def _syntax_problem(raw: bytes, exc: Exception, pointer: str = "", *, one_line: 
     column is given.
     """
     text = str(exc)
+    if text == "Input data was truncated" and not raw.strip():
+        return Problem(pointer, "the input is empty (no JSON value)")
     m = re.search(r"\(byte (\d+)\)", text)
     lone = _LONE_HIGH_SURROGATE.search(raw) if not m and text == "Input data was truncated" else None
     if lone is None and not m:

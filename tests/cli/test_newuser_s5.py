@@ -80,3 +80,18 @@ def test_replaying_an_answered_conversation_warns(hello: Path, tmp_path: Path) -
     again = _run(*args, str(answered))
     assert again.exit_code == 0
     assert "warning: the conversation ends with the model's answer (item 1)" in again.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["convert", "--from", "anthropic", "--to", "canonical"], ["convert", "--from", "canonical", "--to", "anthropic"], ["validate"], ["view"]],
+    ids=" ".join,
+)
+@pytest.mark.parametrize("content", [b"", b"  \n\n"], ids=["empty", "blank"])
+def test_an_empty_input_is_called_empty(args: list[str], content: bytes, tmp_path: Path) -> None:
+    """An empty file said "invalid JSON: Input data was truncated"."""
+    path = tmp_path / "empty.json"
+    path.write_bytes(content)
+    res = _run(*args, str(path))
+    assert res.exit_code == 1
+    assert "the input is empty (no JSON value)" in res.stderr + res.stdout and "truncated" not in res.stderr + res.stdout
