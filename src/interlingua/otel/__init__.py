@@ -95,6 +95,7 @@ from ..items import (
 )
 from ..mapping import Conversion, Policy, Report
 from ..mapping.arguments import tool_call_from_text
+from ..compat._writing import lost_fields
 from ..mapping.wire import a_json_type
 
 __all__ = [
@@ -178,13 +179,6 @@ def _kind(item: Any) -> str:
 def _builtins(item: Any) -> dict[str, Any]:
     out: dict[str, Any] = msgspec.to_builtins(item)
     return out
-
-
-def _lost_fields(original: Any, back: Any) -> list[str]:
-    """Top-level fields of ``original`` the item read back from its part does not reproduce (``message`` aside)."""
-    a = _builtins(original)
-    b = _builtins(back) if back is not None else {}
-    return sorted(k for k in set(a) | set(b) if k != "message" and a.get(k) != b.get(k))
 
 
 # =========================================================================== canonical -> OTel
@@ -301,7 +295,7 @@ class _Writer:
             return  # left out or replaced by a marker: already reported
         role = _role(item)
         back = _Reader(Report()).item(parts[0], role or "assistant", "", 0)
-        lost = _lost_fields(item, back)
+        lost = lost_fields(item, back)
         if not lost:
             return
         kind = _kind(item)
