@@ -538,7 +538,8 @@ def _via_transcript(
         return _pretty(write(transcript, to, policy=policy, report=report).value)
     if to == CANONICAL:
         return _pretty(msgspec.json.decode(encode_transcript(transcript)))
-    conv = (convert_response if _canonical_kind(kind, transcript) is Kind.response else convert_request)(transcript, source=CANONICAL, target=to, model=model, policy=policy, report=report)
+    as_response = (_canonical_kind(kind, transcript) if from_ == CANONICAL else kind) is Kind.response  # a span or history is a request unless told
+    conv = (convert_response if as_response else convert_request)(transcript, source=CANONICAL, target=to, model=model, policy=policy, report=report)
     return _pretty(conv.value)
 
 

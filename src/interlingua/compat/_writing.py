@@ -30,11 +30,11 @@ def kind(item: Any) -> str:
 def lost_fields(original: Any, back: Any) -> list[str]:
     """Top-level fields of ``original`` that ``back`` does not reproduce (the ``message`` key aside).
 
-    A ``false`` flag read back as absent is not lost: absent means false for the item flags
-    (``is_error``, ``retryable``), so a tool result that did not fail loses nothing."""
+    Every difference counts, ``is_error: false`` read back as absent too: the canonical document
+    would not come back identical."""
     a: dict[str, Any] = msgspec.to_builtins(original)
     b: dict[str, Any] = msgspec.to_builtins(back) if back is not None else {}
-    return sorted(k for k in set(a) | set(b) if k != "message" and a.get(k) != b.get(k) and not (a.get(k) is False and k not in b))
+    return sorted(k for k in set(a) | set(b) if k != "message" and a.get(k) != b.get(k))
 
 
 def report_loss(report: Report, fmt: str, original: Any, back: list[Any], index: int) -> None:
