@@ -188,7 +188,7 @@ def _check_format(mapper: Mapper, body: Mapping[str, Any], kind: Kind, force: bo
     if mismatch is not None:
         raise mismatch
     if found is not None:
-        raise MappingError(f"this is {_article(mapper.name)} {mapper.name} {found} body, not a {kind} (convert it as a {found}: convert_{found}, --kind {found})")
+        raise MappingError(f"this is {_article(mapper.name)} {mapper.name} {found} body, not a {kind} (convert it as a {found}: `--kind {found}` on the command line, `convert_{found}()` in Python)")
     # Nobody claims it: decode as asked; the decoder says what is malformed.
 
 
