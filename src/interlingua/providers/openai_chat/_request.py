@@ -32,6 +32,8 @@ __all__ = ["decode_request", "encode_request"]
 U = msgspec.UNSET
 
 _FUNCTION_KEYS = frozenset({"name", "description", "parameters", "strict"})
+_KEYS = tuple(f"m{i}" for i in range(512))
+"""The ``message`` keys of the first messages (``m{i}``), made once."""
 
 
 def _tool_definition(entry: Any, index: int, report: Report) -> ToolDefinition | None:
@@ -103,8 +105,9 @@ def decode_request(body: Mapping[str, Any], report: Report, dialect: Dialect = "
         report.add("dropped", "request has no messages list", pointer="/messages")
         messages = []
     plain, general = decoder.plain, decoder.message
+    keys = _KEYS if len(messages) <= len(_KEYS) else [f"m{i}" for i in range(len(messages))]
     for i, msg in enumerate(messages):
-        key = f"m{i}"
+        key = keys[i]
         got = plain(msg, key) if type(msg) is dict else None  # the usual shapes, read directly
         items.extend(got if got is not None else general(msg, index=i, key=key, plain=False))
     tools: Any = U
