@@ -77,7 +77,7 @@ class IdRule:
         return prefix + "".join(chars)
 
 
-@dataclass
+@dataclass(init=False)
 class IdMap:
     """Maps source tool-call ids to ids valid for one target, for one conversion.
 
@@ -91,6 +91,15 @@ class IdMap:
     _taken: set[str] = field(default_factory=set)
     _reserved: set[str] = field(default_factory=set)
     _pending: Callable[[], Iterable[str]] | None = None
+
+    def __init__(self, rule: IdRule, report: Report | None = None) -> None:
+        # written out (not generated with default factories): one is made per conversion
+        self.rule = rule
+        self.report = report
+        self._forward = {}
+        self._taken = set()
+        self._reserved = set()
+        self._pending = None
 
     def reserve(self, ids: Iterable[str]) -> None:
         """Mark ids that will be kept as they are, so derived ids never collide with them.

@@ -371,19 +371,19 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
             blocks = enc.assistant_item(item, index)
         append(who, blocks, index, key)
 
-    messages = []
     if regular:
         messages = [{"role": t.role, "content": t.blocks} for t in turns]
-        turns = []
-    for role, blocks, index in _join_result_runs(turns, report):
-        if role == "user":
-            results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
-            if results and len(results) < len(blocks):
-                others = [b for b in blocks if not _is_result(b)]
-                if blocks[: len(results)] != results:
-                    report.add("changed", "tool_result blocks moved to the start of the user message (Anthropic requires results first)", index=index, item_type="tool_result")
-                blocks = results + others
-        messages.append({"role": role, "content": blocks})
+    else:
+        messages = []
+        for role, blocks, index in _join_result_runs(turns, report):
+            if role == "user":
+                results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+                if results and len(results) < len(blocks):
+                    others = [b for b in blocks if not _is_result(b)]
+                    if blocks[: len(results)] != results:
+                        report.add("changed", "tool_result blocks moved to the start of the user message (Anthropic requires results first)", index=index, item_type="tool_result")
+                    blocks = results + others
+            messages.append({"role": role, "content": blocks})
 
     body: dict[str, Any] = encode_settings(settings_of(transcript), model, policy, report)
     if system:
