@@ -210,3 +210,32 @@ def test_the_direct_paths_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(anthropic_request, "_DIRECT", False)
     get_mapper("anthropic").encode_request(transcript, model="claude-sonnet-4-5")
     assert len(calls) == 3
+
+
+# --------------------------------------------------------------------------- id reservation, report entries
+
+
+def test_ids_reserved_later_map_as_reserved_up_front() -> None:
+    """``IdMap.reserve_later`` gives every id the mapping ``reserve`` gives, and lists the ids only when one is derived."""
+    import dataclasses
+
+    from interlingua.mapping.ids import IdMap
+    from interlingua.providers.anthropic._blocks import ID_RULE
+
+    ids = ["toolu_1", "call 3", "toolu_2", "call 3", "x.y", "toolu_1"]
+    eager = IdMap(ID_RULE, Report())
+    eager.reserve(ids)
+    asked: list[int] = []
+    lazy = IdMap(ID_RULE, Report())
+    lazy.reserve_later(lambda: asked.append(1) or ids)
+    assert [lazy.get(i, index=n) for n, i in enumerate(ids)] == [eager.get(i, index=n) for n, i in enumerate(ids)]
+    assert asked == [1]
+    assert [str(e) for e in lazy.report] == [str(e) for e in eager.report] and len(lazy.report) == 2  # type: ignore[union-attr]
+    valid = IdMap(ID_RULE, Report())
+    valid.reserve_later(lambda: asked.append(2) or ["toolu_9"])
+    assert valid.get("toolu_9") == "toolu_9" and asked == [1]  # every id valid: the list is never made
+    # a report entry stays a frozen dataclass: equal, hashable, replaceable, not assignable
+    entry = next(iter(eager.report))  # type: ignore[arg-type]
+    assert dataclasses.replace(entry, reason=entry.reason) == entry and hash(entry) == hash(dataclasses.replace(entry))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        entry.reason = "x"  # type: ignore[misc]

@@ -26,7 +26,7 @@ def parse_arguments(text: str) -> tuple[dict[str, Any] | None, str | None]:
         ``(object, None)`` when ``text`` is a JSON object; ``(None, reason)`` otherwise.
         An empty string counts as ``{}`` (providers send it for argument-less calls).
     """
-    if text.strip() == "":
+    if not text or text.isspace():  # ``text.strip() == ""`` without copying the text
         return {}, None
     try:
         value = _decoder.decode(text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import string
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .report import Report
@@ -76,7 +77,7 @@ class IdRule:
         return prefix + "".join(chars)
 
 
-@dataclass
+@dataclass(init=False)
 class IdMap:
     """Maps source tool-call ids to ids valid for one target, for one conversion.
 
@@ -89,17 +90,36 @@ class IdMap:
     _forward: dict[str, str] = field(default_factory=dict)
     _taken: set[str] = field(default_factory=set)
     _reserved: set[str] = field(default_factory=set)
+    _pending: Callable[[], Iterable[str]] | None = None
 
-    def reserve(self, ids: list[str]) -> None:
+    def __init__(self, rule: IdRule, report: Report | None = None) -> None:
+        # written out (not generated with default factories): one is made per conversion
+        self.rule = rule
+        self.report = report
+        self._forward = {}
+        self._taken = set()
+        self._reserved = set()
+        self._pending = None
+
+    def reserve(self, ids: Iterable[str]) -> None:
         """Mark ids that will be kept as they are, so derived ids never collide with them.
 
-        Call it with every source id before the first :meth:`get`.
+        Call it with every source id before the first :meth:`get` (or see :meth:`reserve_later`).
         """
         accepts = self.rule.accepts
         for value in ids:
             if accepts(value):
                 self._taken.add(value)
                 self._reserved.add(value)
+
+    def reserve_later(self, ids: Callable[[], Iterable[str]]) -> None:
+        """:meth:`reserve` the ids ``ids()`` gives, only when an id must first be derived.
+
+        The same ids as :meth:`reserve` called up front: an id the rule accepts maps to itself
+        either way, and the reserved ids are all taken before the first derivation, so every
+        result is the same; a conversion whose ids are all valid never lists them.
+        """
+        self._pending = ids
 
     def keep(self, original: str) -> str:
         """Map ``original`` to itself whatever the rule says (an id the target itself issued or took
@@ -116,6 +136,9 @@ class IdMap:
         if original in self._reserved or self.rule.accepts(original):  # reserved: accepted already
             target = original
         else:
+            if self._pending is not None:
+                pending, self._pending = self._pending, None
+                self.reserve(pending())
             attempt = 0
             target = self.rule.derive(original, attempt)
             while target in self._taken:

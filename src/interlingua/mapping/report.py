@@ -24,7 +24,7 @@ POLICIES: tuple[Policy, ...] = ("error", "drop", "degrade")
 Action: TypeAlias = Literal["dropped", "degraded", "changed"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ReportEntry:
     """One loss or change made by a conversion.
 
@@ -42,6 +42,17 @@ class ReportEntry:
     index: int | None = None
     item_type: str | None = None
     pointer: str | None = None
+
+    def __init__(self, action: Action, reason: str, index: int | None = None, item_type: str | None = None, pointer: str | None = None) -> None:
+        # Frozen: each field is written once, here, straight into the instance dict (the generated
+        # frozen __init__ calls object.__setattr__ per field, several times slower; one entry is made
+        # per reported change).
+        d = self.__dict__
+        d["action"] = action
+        d["reason"] = reason
+        d["index"] = index
+        d["item_type"] = item_type
+        d["pointer"] = pointer
 
     def __str__(self) -> str:
         where = []

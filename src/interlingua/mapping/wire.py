@@ -45,8 +45,12 @@ def json_copy(value: Any) -> Any:
     """
     t = type(value)
     if t is dict:
+        if _ATOMS.issuperset(map(type, value.values())):  # flat (the usual arguments): a C-level copy
+            return value.copy()
         return {k: v if type(v) in _ATOMS else json_copy(v) for k, v in value.items()}
     if t is list:
+        if _ATOMS.issuperset(map(type, value)):
+            return value.copy()
         return [v if type(v) in _ATOMS else json_copy(v) for v in value]
     if t in _ATOMS:
         return value
@@ -229,7 +233,7 @@ def guarded(provider: str, what: str) -> Callable[[_F], _F]:
     def deco(fn: _F) -> _F:
         @functools.wraps(fn)
         def wrapper(body: Any, *args: Any, **kwargs: Any) -> Any:
-            if not isinstance(body, Mapping):
+            if type(body) is not dict and not isinstance(body, Mapping):  # a dict first: the ABC check is slow
                 raise MalformedInputError("", f"a {what} body is a JSON object, got {json_type(body)}", provider=provider)
             try:
                 return fn(body, *args, **kwargs)

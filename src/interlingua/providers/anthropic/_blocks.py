@@ -398,7 +398,7 @@ def _decode_tool_result(block: dict[str, Any], ctx: DecodeContext, ptr: str) -> 
 # --------------------------------------------------------------------------- encoding
 
 
-@dataclass
+@dataclass(init=False)
 class Encoder:
     """Encodes canonical items to Anthropic blocks for one conversion.
 
@@ -415,8 +415,13 @@ class Encoder:
     ids: IdMap = field(init=False)
     dropped_calls: set[str] = field(default_factory=set)
 
-    def __post_init__(self) -> None:
-        self.ids = IdMap(ID_RULE, self.report)
+    def __init__(self, policy: Policy, report: Report, model: str | None = None) -> None:
+        # written out (not generated with a __post_init__): one is made per conversion
+        self.policy = policy
+        self.report = report
+        self.model = model
+        self.ids = IdMap(ID_RULE, report)
+        self.dropped_calls = set()
 
     # -- content -----------------------------------------------------------
 

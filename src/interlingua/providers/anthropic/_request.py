@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -182,8 +181,7 @@ _DIRECT = True
 """Write the usual items directly in :func:`encode_request` (tests turn it off to compare with the general path)."""
 
 
-@dataclass(slots=True)
-class _Turn:
+class _Turn(msgspec.Struct):
     """One message being built: its role, blocks, first item index and ``message`` key."""
 
     role: str
@@ -256,14 +254,22 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     report = Report()
     enc = Encoder(policy, report, model)
     items: list[Any] = transcript.items
-    enc.ids.reserve([i.id for i in items if isinstance(i, ToolCallItem)] + [i.call_id for i in items if isinstance(i, ToolResultItem)])
+    # every source id that is valid for Anthropic is reserved before the first id is derived
+    enc.ids.reserve_later(lambda: [i.id for i in items if isinstance(i, ToolCallItem)] + [i.call_id for i in items if isinstance(i, ToolResultItem)])
     system: list[dict[str, Any]] = []
     turns: list[_Turn] = []
     UNSET = msgspec.UNSET
+    # Whether every turn so far differs in role from the one before it and each user turn holds its
+    # tool_result blocks first: then the regrouping below (_join_result_runs, results first) changes
+    # nothing and reports nothing, and is skipped. Only the direct path keeps it true.
+    regular = _DIRECT
 
     def append(role: str, blocks: list[dict[str, Any]], index: int, key: Any = UNSET) -> None:
+        nonlocal regular
         if not blocks:
             return
+        if role == "user" and regular and any(_is_result(b) for b in blocks):
+            regular = False
         if turns and turns[-1].role == role:
             last = turns[-1]
             if key is UNSET or last.key is UNSET or key == last.key:
@@ -276,6 +282,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
                 last.blocks.extend(blocks)
                 last.key = key
                 return
+            regular = False
         turns.append(_Turn(role, list(blocks), index, key))
 
     ids_get, dropped_calls = enc.ids.get, enc.dropped_calls
@@ -291,7 +298,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
             role = item.role
             if (role == "user" or role == "assistant") and item.provider_data is UNSET and item.cache_breakpoint is UNSET and item.annotations is UNSET:
                 text = item.text
-                if text.strip():
+                if text and not text.isspace():  # what ``text.strip()`` tests, without copying the text
                     block = {"type": "text", "text": text}
         elif tp is ToolCallItem:
             if item.arguments is not UNSET and item.provider_data is UNSET and item.cache_breakpoint is UNSET:
@@ -301,7 +308,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
             if item.provider_data is UNSET and item.cache_breakpoint is UNSET and item.call_id not in dropped_calls:
                 texts: list[str] | None = []
                 for part in item.content:
-                    if type(part) is not TextItem or part.provider_data is not UNSET or part.cache_breakpoint is not UNSET or part.annotations is not UNSET or not part.text.strip():
+                    if type(part) is not TextItem or part.provider_data is not UNSET or part.cache_breakpoint is not UNSET or part.annotations is not UNSET or not part.text or part.text.isspace():
                         texts = None
                         break
                     texts.append(part.text)  # type: ignore[union-attr]
@@ -319,6 +326,8 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
             if turns and turns[-1].role == role:
                 last = turns[-1]
                 if key is UNSET or last.key is UNSET or key == last.key:
+                    if regular and role == "user" and tp is ToolResultItem and not _is_result(last.blocks[-1]):
+                        regular = False  # a result after other content: moved first below
                     last.blocks.append(block)
                     if last.key is UNSET:
                         last.key = key
@@ -362,16 +371,19 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
             blocks = enc.assistant_item(item, index)
         append(who, blocks, index, key)
 
-    messages = []
-    for role, blocks, index in _join_result_runs(turns, report):
-        if role == "user":
-            results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
-            if results and len(results) < len(blocks):
-                others = [b for b in blocks if not _is_result(b)]
-                if blocks[: len(results)] != results:
-                    report.add("changed", "tool_result blocks moved to the start of the user message (Anthropic requires results first)", index=index, item_type="tool_result")
-                blocks = results + others
-        messages.append({"role": role, "content": blocks})
+    if regular:
+        messages = [{"role": t.role, "content": t.blocks} for t in turns]
+    else:
+        messages = []
+        for role, blocks, index in _join_result_runs(turns, report):
+            if role == "user":
+                results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+                if results and len(results) < len(blocks):
+                    others = [b for b in blocks if not _is_result(b)]
+                    if blocks[: len(results)] != results:
+                        report.add("changed", "tool_result blocks moved to the start of the user message (Anthropic requires results first)", index=index, item_type="tool_result")
+                    blocks = results + others
+            messages.append({"role": role, "content": blocks})
 
     body: dict[str, Any] = encode_settings(settings_of(transcript), model, policy, report)
     if system:

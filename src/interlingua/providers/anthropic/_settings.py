@@ -218,12 +218,16 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
     """
     s = settings
     out: dict[str, Any] = {}
-    note_model(report, model, s, "Anthropic")
-    if model is not None:
+    if model is None:
+        note_model(report, model, s, "Anthropic")
+    else:
         out["model"] = model
-    extra = own_provider_data(s.provider_data, NAME, report, what="settings")
-    nulls = {key: None for key, value in extra.items() if value is None}  # explicit nulls go back as they came
-    extra = {key: value for key, value in extra.items() if value is not None}
+    extra: dict[str, Any] = {}
+    nulls: dict[str, Any] = {}
+    if s.provider_data is not UNSET:
+        extra = own_provider_data(s.provider_data, NAME, report, what="settings")
+        nulls = {key: None for key, value in extra.items() if value is None}  # explicit nulls go back as they came
+        extra = {key: value for key, value in extra.items() if value is not None}
     entry = lookup(NAME, model) if model is not None else None
     limit = entry.capabilities.max_output_tokens if entry is not None else None
     limit = limit if isinstance(limit, int) else None
@@ -261,13 +265,17 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
         out["top_k"] = s.top_k
     if s.stop is not UNSET:
         out["stop_sequences"] = list(s.stop)
-    for name in ("seed", "presence_penalty", "frequency_penalty"):
-        value = getattr(s, name)
-        if value is not UNSET:
-            unsupported_setting(report, policy, "Anthropic", name, value)
+    if s.seed is not UNSET:
+        unsupported_setting(report, policy, "Anthropic", "seed", s.seed)
+    if s.presence_penalty is not UNSET:
+        unsupported_setting(report, policy, "Anthropic", "presence_penalty", s.presence_penalty)
+    if s.frequency_penalty is not UNSET:
+        unsupported_setting(report, policy, "Anthropic", "frequency_penalty", s.frequency_penalty)
 
-    thinking = _encode_reasoning(s, extra, out, report)
-    _encode_format(s, extra, out, policy, report, entry)
+    # (without reasoning settings or a saved thinking, and without a response format, both write nothing)
+    thinking = _encode_reasoning(s, extra, out, report) if s.reasoning is not UNSET or "thinking" in extra else None
+    if s.response_format is not UNSET:
+        _encode_format(s, extra, out, policy, report, entry)
     if thinking is not None:
         thinking = _fit_budget(thinking, out, limit, report)
     if thinking is not None:
@@ -278,8 +286,9 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
         out["output_format"] = {**extra.pop("output_format"), **out.get("output_format", {})}
     if s.stream is not UNSET:
         out["stream"] = s.stream
-    for key, value in {**extra, **nulls}.items():
-        out.setdefault(key, value)
+    if extra or nulls:
+        for key, value in {**extra, **nulls}.items():
+            out.setdefault(key, value)
     return out
 
 

@@ -67,6 +67,7 @@ _PART_KEYS = {
     "file": frozenset({"type", "file", "cache_control"}),
 }
 _TTL = re.compile(r"^[0-9]+[smh]$")
+_accepts = ID_RULE.accepts
 
 
 def extra_free(part: dict[str, Any], extras: dict[str, Any]) -> dict[str, Any]:
@@ -177,30 +178,29 @@ class MessageDecoder:
         if len(msg) != 1 + ("content" in msg) + ("tool_calls" in msg):
             return None
         origin = self.origin
+        if calls is None:
+            return [TextItem(text=content if content is not None else "", role="assistant", message=key, origin=origin)]
+        if type(calls) is not list:
+            return None
         items: list[Item] = []
-        if content is not None:
-            items.append(TextItem(text=content, role="assistant", message=key, origin=origin))
-        if calls is not None:
-            if type(calls) is not list:
+        for entry in calls:
+            if type(entry) is not dict or len(entry) != 3 or entry.get("type") != "function":
                 return None
-            accepts = ID_RULE.accepts
-            for entry in calls:
-                if type(entry) is not dict or len(entry) != 3 or entry.get("type") != "function":
-                    return None
-                fn, call_id = entry.get("function"), entry.get("id")
-                if type(fn) is not dict or len(fn) != 2 or type(call_id) is not str or not accepts(call_id):
-                    return None
-                name, arguments = fn.get("name"), fn.get("arguments")
-                if type(name) is not str or not name or type(arguments) is not str:
-                    return None
-                args, error = parse_arguments(arguments)
-                if error is None:
-                    items.append(ToolCallItem(id=call_id, name=name, arguments=args, message=key, origin=origin))  # type: ignore[arg-type]
-                else:
-                    items.append(tool_call_from_text(call_id, name, arguments, message=key, origin=origin))
-        if len(items) > 1:
-            items = [it for it in items if not (type(it) is TextItem and it.text == "")]
-        if not items:
+            fn, call_id = entry.get("function"), entry.get("id")
+            if type(fn) is not dict or len(fn) != 2 or type(call_id) is not str or not _accepts(call_id):
+                return None
+            name, arguments = fn.get("name"), fn.get("arguments")
+            if type(name) is not str or not name or type(arguments) is not str:
+                return None
+            args, error = parse_arguments(arguments)
+            if error is None:
+                items.append(ToolCallItem(id=call_id, name=name, arguments=args, message=key, origin=origin))  # type: ignore[arg-type]
+            else:
+                items.append(tool_call_from_text(call_id, name, arguments, message=key, origin=origin))
+        # the general path's rule: an empty text next to other items is no content; a message never vanishes
+        if content:
+            items.insert(0, TextItem(text=content, role="assistant", message=key, origin=origin))
+        elif not items:
             items.append(TextItem(text="", role="assistant", message=key, origin=origin))
         return items
 

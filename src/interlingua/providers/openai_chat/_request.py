@@ -32,6 +32,9 @@ __all__ = ["decode_request", "encode_request"]
 U = msgspec.UNSET
 
 _FUNCTION_KEYS = frozenset({"name", "description", "parameters", "strict"})
+_NOTHING: frozenset[str] = frozenset()
+_KEYS = tuple(f"m{i}" for i in range(512))
+"""The ``message`` keys of the first messages (``m{i}``), made once."""
 
 
 def _tool_definition(entry: Any, index: int, report: Report) -> ToolDefinition | None:
@@ -96,15 +99,16 @@ def decode_request(body: Mapping[str, Any], report: Report, dialect: Dialect = "
     ``settings.provider_data["openai-chat"]`` as given, including a ``tool_choice`` with no canonical
     form. ``dialect`` decides which output-budget and effort fields are the provider's own.
     """
-    decoder = MessageDecoder(report, request=True, dialect=dialect)
+    decoder = MessageDecoder(report, None, request=True, dialect=dialect)
     items: list[Item] = []
     messages = body.get("messages")
     if not isinstance(messages, list):
         report.add("dropped", "request has no messages list", pointer="/messages")
         messages = []
     plain, general = decoder.plain, decoder.message
+    keys = _KEYS if len(messages) <= len(_KEYS) else [f"m{i}" for i in range(len(messages))]
     for i, msg in enumerate(messages):
-        key = f"m{i}"
+        key = keys[i]
         got = plain(msg, key) if type(msg) is dict else None  # the usual shapes, read directly
         items.extend(got if got is not None else general(msg, index=i, key=key, plain=False))
     tools: Any = U
@@ -116,14 +120,17 @@ def decode_request(body: Mapping[str, Any], report: Report, dialect: Dialect = "
         kept = hosted_tools([e for e, _ in slots], [ok for _, ok in slots])
     elif body.get("tools") is not None:
         report.add("dropped", "tools is not a list", pointer="/tools")
-    choice = _tool_choice(body, report)
+    # (neither field: no tool choice, and nothing consumed)
+    choice = _tool_choice(body, report) if "tool_choice" in body or "parallel_tool_calls" in body else None
     consumed = set()
     if choice is not None:
         if isinstance(body.get("parallel_tool_calls"), bool):
             consumed.add("parallel_tool_calls")
         if choice.mode != "auto" or body.get("tool_choice") == "auto":
             consumed.add("tool_choice")
-    settings = with_hosted_tools(decode_settings(body, dialect, frozenset(consumed)), NAME, kept)
+    settings = decode_settings(body, dialect, frozenset(consumed) if consumed else _NOTHING)
+    if kept is not None:
+        settings = with_hosted_tools(settings, NAME, kept)
     if isinstance(body.get("functions"), list):
         # Deprecated `functions`: read as function tools.
         report.add("changed", "deprecated functions read as function tools", pointer="/functions")

@@ -120,7 +120,7 @@ def decode_settings(body: Mapping[str, Any], dialect: Dialect, consumed: frozens
     for key, value in body.items():
         if key in _CONVERSATION or key in consumed:
             continue
-        if key == "model" and valid_setting("model", value):
+        if key == "model" and ((type(value) is str and value != "") or valid_setting("model", value)):  # a non-empty str is valid
             fields["model"] = value
         elif key == "stream" and isinstance(value, bool):
             fields["stream"] = value
@@ -166,6 +166,8 @@ def _openrouter_reasoning(value: Mapping[str, Any], reasoning: dict[str, Any], r
 
 
 def _max_tokens(body: Mapping[str, Any], fields: dict[str, Any], rest: dict[str, Any], dialect: Dialect) -> None:
+    if "max_tokens" not in body and "max_completion_tokens" not in body:
+        return
     own = _MAX_TOKENS_FIELD[dialect]
     other = "max_tokens" if own == "max_completion_tokens" else "max_completion_tokens"
     used = None
