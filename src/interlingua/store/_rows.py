@@ -125,13 +125,15 @@ def _relocate(exc: DocumentError, prefix: str) -> DocumentError:
 
 
 class PreparedRow(msgspec.Struct):
-    """Column values of one item row, seq not yet known."""
+    """Column values of one item row, seq not yet known. ``item`` is the item's JSON text (a plain
+    ``str``, as the SQLite driver binds it without its adapter path; :meth:`values` marks it as
+    :class:`JsonText` for SQLAlchemy's JSON column)."""
 
     schema_version: str
     type: str
     role: str | None
     call_id: str | None
-    item: JsonText
+    item: str
     raw_json: str | None
     usage: JsonText | None
     stop_reason: JsonText | None
@@ -146,7 +148,7 @@ class PreparedRow(msgspec.Struct):
             "role": self.role,
             "call_id": self.call_id,
             "created_at": self.created_at or now,
-            "item": self.item,
+            "item": self.item if type(self.item) is JsonText else JsonText(self.item),
             "raw_json": self.raw_json,
             "usage": self.usage,
             "stop_reason": self.stop_reason,
@@ -282,7 +284,7 @@ def prepare_rows(
                     type=typ,
                     role=role,
                     call_id=call_id,
-                    item=JsonText(text),
+                    item=text,
                     raw_json=text if unknown or keep_text else None,
                     usage=_enc_checked(env_usage, Usage, f"/{i}/usage"),
                     stop_reason=_enc_checked(env_stop, StopReason, f"/{i}/stop_reason"),
@@ -390,7 +392,7 @@ def _prepare_fast(
                 typ,
                 role if type(role) is str else None,
                 call_id if type(call_id) is str else None,
-                JsonText(text),
+                text,
                 raw,
                 None if env_usage is None else _enc_checked(env_usage, Usage, f"/{i}/usage"),
                 None if env_stop is None else _enc_checked(env_stop, StopReason, f"/{i}/stop_reason"),
