@@ -29,6 +29,7 @@ import argparse
 import gc
 import io
 import json
+import operator
 import os
 import platform
 import statistics
@@ -488,22 +489,33 @@ BOUNDS: dict[str, str] = {
         "`validate` files here hold more sessions than the budget: 129 MB with 33,000 and the issue's 1 GB with 270,000."
     ),
     "store": (
-        "bulk append, measured (CPU, loaded machine): the database's own work for the store's rows is the bound. "
-        "`benchmarks/store_bound.py` appends the same prepared rows synchronously (no validation, no encoding, no thread): "
-        "the store's `_append_sync` on its schema takes ~95-105 ms per round against ~50-55 ms for the floor's statements on "
-        "the floor's schema with the same JSON texts, so the store's inserts alone cost more than the floor's whole run (~73-81 ms, "
-        "encoding included). The store's row holds 11 columns (schema version, role, call id, raw JSON, usage, stop reason) and "
-        "the `(session_id, call_id)` index (~13-20 ms of it, measured by dropping it); items as a WITHOUT ROWID table measured "
-        "slower (~120 ms); the JSON columns' NUMERIC affinity costs nothing measurable. Above that: `prepare_rows` ~40 ms for "
-        "9,078 items (encode ~6-9 ms, the typed check of every item ~21 ms, the UTF-8 text ~5 ms) and ~24 ms of per-call cost "
-        "(91 one-item appends; ~135 ms before this branch). On this branch an append on SQLite is one call on aiosqlite's worker "
-        "thread (`BEGIN IMMEDIATE`, the head UPDATE, `executemany`, COMMIT in one function, instead of ~20 hops: one per "
-        "statement and several per cursor), a connection goes back to the pool without a rollback hop when no transaction is open "
-        "(the reset hook reads aiosqlite's `in_transaction`), and `prepare_rows` runs with the garbage collector paused. "
-        "Load: one call on the worker thread reads the session row and the item rows in one read transaction, the item texts "
-        "as UTF-8 bytes (`CAST(... AS BLOB)`: no str decode and re-encode), one typed `decode_lines` pass per ~1 MB, the "
-        "envelopes built by `map` over the columns, with the collector paused (its passes over the ~100k new objects were about "
-        "a third of the load)."
+        "bulk append: the target is judged on the issue's own floor, raw sqlite3 + the stdlib json module on dicts (met); raw "
+        "sqlite3 + msgspec on typed items is shown beside it as a stricter floor, which the store does not reach. Measured with "
+        "callgrind (`benchmarks/store_callgrind.py`: instruction counts, which the load of the shared machine does not change; one round = the 9,078 items of "
+        "the `peers=False` dataset appended to a fresh session in batches of 100, the aiosqlite worker thread included; per "
+        "round = (3 rounds - 1 round) / 2): before store5 the store took ~907 M instructions a round against ~297 M for the "
+        "msgspec floor and ~720 M for the json floor (0.33x and 0.79x). Where the missing ~100 ms went: ~157 M (a third of "
+        "`executemany`, ~17,000 instructions a row) was the `sqlite3` module's adapter protocol, which every bound value that "
+        "is not an exact int/float/str/bytearray goes through, so the four or five NULLs of each row and the item's `JsonText` "
+        "(a str subclass); on CPython 3.11 it formats and drops an AttributeError per value. Now a missing value is bound as 0 "
+        "and written as `NULLIF(?, 0)` (the columns only hold text) and every text is an exact str (ADR 0021). The `str.split` "
+        "of the joined batch (~44 M) gave way to one msgspec encode per item (~47 M fewer for encode + texts), and each "
+        "driver-thread call checks its connection out at the pool (`AsyncEngine.raw_connection`) instead of building a "
+        "SQLAlchemy `Connection` around it (~100 us a call; the aiosqlite hand-off itself ~20 us, a greenlet_spawn ~12 us). "
+        "After: ~699 M a round (0.43x the msgspec floor, 1.03x the json floor, in instructions); in CPU time, the same script "
+        "alternating both trees on a machine loaded 12 times over its 2 cores: 398-421 ms before, 332-344 ms after (medians of "
+        "9). What is left above the msgspec floor: SQLite's own work for the store's rows (`sqlite3_step` ~253 M against ~153 M: "
+        "11 columns and three B-trees per row, table, primary key and the `(session_id, call_id)` index, `sqlite3BtreeInsert` "
+        "~100 M against ~39 M; by `benchmarks/store_bound.py` the index is ~13-20 ms of ~95 ms and a partial index `WHERE "
+        "call_id IS NOT NULL` would save about two thirds of it, two thirds of the rows having no call id, but it is a "
+        "schema migration every existing store would have to run: not done); the typed check of every item, which the store "
+        "must make and the floor does not (`codec._decode_items_block`: the typed `decode_lines` ~58 M, its line-end and "
+        "depth proofs, a `bytes.translate` of the whole batch, ~68 M, the base64 check of media items, the equality with the "
+        "given items ~12 M; codec code); the encode itself (~46 M, as the floor's); and the rows and parameter tuples built "
+        "in Python (~1-2 us a row). The event loop, the thread hand-off and the pool are now a few M a round. Load: one call on "
+        "the worker thread reads the session row and the item rows in one read transaction, the item texts as UTF-8 bytes "
+        "(`CAST(... AS BLOB)`: no str decode and re-encode), one typed `decode_lines` pass per ~1 MB, the envelopes built by "
+        "`map` over the columns, with the collector paused (its passes over the ~100k new objects were about a third of the load)."
     ),
 }
 
@@ -1549,17 +1561,37 @@ def _tag(item: Any) -> str:
 
 
 class _Sqlite3Floor:
-    """Raw ``sqlite3`` + msgspec: the least a SQLite-backed store does (same pragmas as the store)."""
+    """Raw ``sqlite3`` + a JSON codec: the least a SQLite-backed store does (same pragmas as the store).
 
-    def __init__(self, path: Path) -> None:
+    ``codec="json"`` is the issue's floor ("raw sqlite3 + json", "raw sqlite3 + json decode"): what
+    someone writing it by hand does, the stdlib :mod:`json` module on plain dicts (``json.dumps`` with
+    compact separators and ``ensure_ascii=False``, which on this dataset writes byte for byte the
+    store's own item text; ``json.loads`` back to dicts). ``codec="msgspec"`` is a stricter floor:
+    msgspec encodes the typed items and decodes them back into typed items (``Decoder(InputItem)``).
+    Either way every item's whole JSON is one row, one transaction (``BEGIN IMMEDIATE``, the head
+    UPDATE, ``executemany``, ``COMMIT``) per append, as the store does, with the store's durability
+    settings (WAL, ``synchronous = NORMAL``).
+    """
+
+    def __init__(self, path: Path, codec: str = "json") -> None:
+        import json
         import sqlite3
 
         import msgspec
 
         from interlingua.items import InputItem
 
-        self.enc = msgspec.json.Encoder().encode
-        self.dec = msgspec.json.Decoder(InputItem).decode
+        self.codec = codec
+        if codec == "json":
+            dumps = json.dumps
+            self.enc: Callable[[Any], str] = lambda d: dumps(d, ensure_ascii=False, separators=(",", ":"))
+            self.dec: Callable[[Any], Any] = json.loads
+            self.tag: Callable[[Any], str] = operator.itemgetter("type")
+        else:
+            encode = msgspec.json.Encoder().encode
+            self.enc = lambda it: encode(it).decode()
+            self.dec = msgspec.json.Decoder(InputItem).decode
+            self.tag = _tag
         self.conn = sqlite3.connect(path, isolation_level=None)
         for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON"):
             self.conn.execute(f"PRAGMA {pragma}")
@@ -1576,9 +1608,10 @@ class _Sqlite3Floor:
         c.execute("COMMIT")
 
     def append(self, sid: str, items: list[Any]) -> int:
-        enc, c = self.enc, self.conn
+        """Append typed items (msgspec) or their dicts (json) at the next seqs; returns the new head."""
+        enc, tag, c = self.enc, self.tag, self.conn
         now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        encoded = [(_tag(it), enc(it).decode()) for it in items]
+        encoded = [(tag(it), enc(it)) for it in items]
         c.execute("BEGIN IMMEDIATE")
         (head,) = c.execute("UPDATE sessions SET head_seq = head_seq + ? WHERE id = ? RETURNING head_seq", (len(items), sid)).fetchone()
         first = head - len(items) + 1
@@ -1590,6 +1623,10 @@ class _Sqlite3Floor:
         dec = self.dec
         rows = self.conn.execute("SELECT item FROM items WHERE session_id = ? ORDER BY seq", (sid,)).fetchall()
         return [dec(r[0]) for r in rows]
+
+    def texts(self, sid: str) -> list[str]:
+        """The stored item texts of a session, in seq order (for the same-content check, untimed)."""
+        return [r[0] for r in self.conn.execute("SELECT item FROM items WHERE session_id = ? ORDER BY seq", (sid,))]
 
 
 class _AsyncpgFloor:
@@ -1646,6 +1683,12 @@ BATCH = 100
 """Items per append call in the bulk rows (the issue's "batches of 100")."""
 
 
+async def _store_texts(store: Any, sid: str) -> list[Any]:
+    """The item texts the store wrote for a session, as stored (untimed: the same-content check)."""
+    async with store.engine.connect() as conn:
+        return list((await conn.exec_driver_sql("SELECT item FROM interlingua_items WHERE session_id = ? ORDER BY seq", (sid,))).all())
+
+
 def _store_rows(ctx: Context, backend: str, url: str | None) -> list[Row]:
     """(7)/(8) bulk append, per-conversation append and load through the store, a raw floor and the Agents SDK."""
     import asyncio
@@ -1666,7 +1709,10 @@ def _store_rows(ctx: Context, backend: str, url: str | None) -> list[Row]:
     counter = itertools.count()
     num = "(7)" if backend == "sqlite" else "(8)"
     where = "SQLite" if backend == "sqlite" else "PostgreSQL"
-    floor_name = "raw `sqlite3.executemany` + msgspec" if backend == "sqlite" else "raw asyncpg + msgspec"
+    # SQLite: the judged floor is the issue's own, raw sqlite3 + the stdlib json module on dicts; raw
+    # sqlite3 + msgspec (typed items both ways) is shown beside it as a second, stricter floor
+    floor_name = "raw `sqlite3.executemany` + stdlib `json` (dicts)" if backend == "sqlite" else "raw asyncpg + msgspec"
+    strict_name = f"raw `sqlite3.executemany` + msgspec {_version('msgspec')} (typed items)"
     m = {
         k: (
             Measure(f"interlingua `SessionStore` ({where})", "interlingua", nbytes=nbytes, items=n_items),
@@ -1675,6 +1721,10 @@ def _store_rows(ctx: Context, backend: str, url: str | None) -> list[Row]:
         )
         for k in ("bulk", "conv", "load", "big")
     }
+    strict = {k: Measure(strict_name, "floor", nbytes=nbytes, items=n_items) for k in m} if backend == "sqlite" else {}
+    for k, sm in strict.items():
+        m[k][3].note = "the issue's floor, judged: stdlib `json.dumps` of the items as dicts" + (", `json.loads` back into dicts" if k in ("load", "big") else "")
+        sm.note = "second floor, stricter than the issue's (not judged): msgspec encode of the typed items" + (", typed decode back into items" if k in ("load", "big") else "")
     agents_mod = m["bulk"][2]
     if agents_mod is not None and "openai-agents" not in _IMPORTS_FROZEN:
         _freeze_after_import("openai-agents")
@@ -1690,9 +1740,19 @@ def _store_rows(ctx: Context, backend: str, url: str | None) -> list[Row]:
     cleanup.append(lambda: run_(store.close()))
     # the floor
     if backend == "sqlite":
-        floor = _Sqlite3Floor(ctx.workdir / "raw.sqlite3")
-        f_create, f_append, f_load = floor.create, floor.append, floor.load
-        f_bulk = floor.append
+        floor = _Sqlite3Floor(ctx.workdir / "raw-json.sqlite3", "json")
+        sfloor = _Sqlite3Floor(ctx.workdir / "raw-msgspec.sqlite3", "msgspec")
+        f_create, f_load = floor.create, floor.load
+
+        def f_append(sid: str, items: list[Any], conv: int) -> int:
+            return floor.append(sid, dicts[conv])
+
+        def f_bulk(sid: str, k: int) -> int:
+            return floor.append(sid, all_dicts[k : k + BATCH])
+
+        def s_batches(sid: str) -> None:
+            for k in range(0, n_items, BATCH):
+                sfloor.append(sid, all_items[k : k + BATCH])
     else:
         import asyncpg
 
@@ -1705,11 +1765,11 @@ def _store_rows(ctx: Context, backend: str, url: str | None) -> list[Row]:
         def f_create(ids: list[str]) -> None:
             run_(pfloor.create(ids))
 
-        def f_append(sid: str, items: list[Any]) -> int:
+        def f_append(sid: str, items: list[Any], conv: int) -> int:
             return run_(pfloor.append(sid, items))
 
-        def f_bulk(sid: str, items: list[Any]) -> int:
-            return run_(pfloor.append(sid, items, copy=True))
+        def f_bulk(sid: str, k: int) -> int:
+            return run_(pfloor.append(sid, all_items[k : k + BATCH], copy=True))
 
         def f_load(sid: str) -> list[Any]:
             return run_(pfloor.load(sid))
@@ -1761,7 +1821,7 @@ def _store_rows(ctx: Context, backend: str, url: str | None) -> list[Row]:
 
     def f_batches(sid: str) -> None:
         for k in range(0, n_items, BATCH):
-            f_bulk(sid, all_items[k : k + BATCH])
+            f_bulk(sid, k)
 
     async def il_load(sids: list[str]) -> list[Any]:
         return [await store.load(s) for s in sids]
@@ -1779,6 +1839,13 @@ def _store_rows(ctx: Context, backend: str, url: str | None) -> list[Row]:
         (il_b, lambda: run_(il_batches(state["il_b"])), lambda: state.__setitem__("il_b", run_(store.create_session(session_id=ids("ilb")[0])))),
         (fl_b, lambda: f_batches(state["fl_b"]), lambda: (state.__setitem__("fl_b", ids("flb")[0]), f_create([state["fl_b"]]))),
     ]
+    if strict:
+
+        def s_bulk_prepare() -> None:
+            state["sf_b"] = ids("sfb")[0]
+            sfloor.create([state["sf_b"]])
+
+        bulk.append((strict["bulk"], lambda: s_batches(state["sf_b"]), s_bulk_prepare))
     if agents_session is not None:
         a_b.nbytes, a_b.items = nbytes, n_items
         a_b.note = "given plain dicts (its input type, `to_builtins` outside the timing); stores `json.dumps` text; creates its session row inside `add_items`"
@@ -1791,8 +1858,16 @@ def _store_rows(ctx: Context, backend: str, url: str | None) -> list[Row]:
     il_c, a_c, _a, fl_c = m["conv"]
     conv = [
         (il_c, lambda: run_(il_create_conv(state["il_c"])), lambda: state.__setitem__("il_c", ids("ilc"))),
-        (fl_c, lambda: (f_create(state["fl_c"]), [f_append(s, items) for s, items in zip(state["fl_c"], convs)]), lambda: state.__setitem__("fl_c", ids("flc"))),
+        (fl_c, lambda: (f_create(state["fl_c"]), [f_append(s, items, j) for j, (s, items) in enumerate(zip(state["fl_c"], convs))]), lambda: state.__setitem__("fl_c", ids("flc"))),
     ]
+    if strict:
+
+        def s_conv() -> None:
+            sfloor.create(state["sf_c"])
+            for s, items in zip(state["sf_c"], convs):
+                sfloor.append(s, items)
+
+        conv.append((strict["conv"], s_conv, lambda: state.__setitem__("sf_c", ids("sfc"))))
     if agents_session is not None:
         a_c.nbytes, a_c.items, a_c.note = nbytes, n_items, a_b.note
         conv.append((a_c, lambda: run_(a_conv(state["a_c"])), lambda: state.__setitem__("a_c", [a_sess(s) for s in ids("ac")])))
@@ -1803,6 +1878,8 @@ def _store_rows(ctx: Context, backend: str, url: str | None) -> list[Row]:
     # -- load: every per-conversation session of the last round, one `load` each (30 items -> typed)
     il_l, a_l, _a, fl_l = m["load"]
     loads = [(il_l, lambda: run_(il_load(state["il_c"]))), (fl_l, lambda: [f_load(s) for s in state["fl_c"]])]
+    if strict:
+        loads.append((strict["load"], lambda: [sfloor.load(s) for s in state["sf_c"]]))
     if agents_session is not None:
         a_l.nbytes, a_l.items = nbytes, n_items
         a_l.note = "`get_items()`: returns plain dicts (`json.loads`), no typed items"
@@ -1814,6 +1891,8 @@ def _store_rows(ctx: Context, backend: str, url: str | None) -> list[Row]:
     # -- load a large session: the last bulk session (every item), one `load`: per-item cost without per-call overhead
     il_g, a_g, _a, fl_g = m["big"]
     bigs = [(il_g, lambda: run_(store.load(state["il_b"]))), (fl_g, lambda: f_load(state["fl_b"]))]
+    if strict:
+        bigs.append((strict["big"], lambda: sfloor.load(state["sf_b"])))
     if agents_session is not None:
         a_g.nbytes, a_g.items, a_g.note = nbytes, n_items, a_l.note
         bigs.append((a_g, lambda: run_(state["a_b"].get_items())))
@@ -1822,7 +1901,15 @@ def _store_rows(ctx: Context, backend: str, url: str | None) -> list[Row]:
     alternate(bigs, ctx.size.rounds, ctx.size.warmup)
     # correctness: every side read back what was written
     assert [t.items for t in run_(il_load(state["il_c"]))] == convs
-    assert [f_load(s) for s in state["fl_c"]] == convs
+    if backend == "sqlite":
+        # the floors read back the same content; every side stored the same JSON text of every item
+        assert [f_load(s) for s in state["fl_c"]] == dicts
+        assert [sfloor.load(s) for s in state["sf_c"]] == convs
+        assert f_load(state["fl_b"]) == all_dicts and sfloor.load(state["sf_b"]) == all_items
+        stored = [r[0] for r in run_(_store_texts(store, state["il_b"]))]
+        assert stored == floor.texts(state["fl_b"]) == sfloor.texts(state["sf_b"]), "the floors and the store stored different JSON"
+    else:
+        assert [f_load(s) for s in state["fl_c"]] == convs
     if agents_session is not None:
         assert run_(a_load(state["a_c"])) == dicts
 
@@ -1834,37 +1921,62 @@ def _store_rows(ctx: Context, backend: str, url: str | None) -> list[Row]:
 
     key = "store" if backend == "sqlite" else "pg"
     rows = []
-    r = Row(f"{key}-bulk", f"{num} store ({where}): bulk append — all {n_items} items to one session in batches of {BATCH} (one `append` each)", il_b, [a_b], fl_b)
+    def second(k: str) -> list[Measure]:
+        return [strict[k]] if strict else []
+
+    r = Row(f"{key}-bulk", f"{num} store ({where}): bulk append — all {n_items} items to one session in batches of {BATCH} (one `append` each)", il_b, [a_b, *second("bulk")], fl_b)
     rows.append(r)
-    r = Row(f"{key}-conv", f"{num} store ({where}): per-conversation append — {n_conv} sessions, one `append` (one transaction) each", il_c, [a_c], fl_c)
+    r = Row(f"{key}-conv", f"{num} store ({where}): per-conversation append — {n_conv} sessions, one `append` (one transaction) each", il_c, [a_c, *second("conv")], fl_c)
     rows.append(r)
-    r = Row(f"{key}-load", f"{num} store ({where}): load one session — each of the {n_conv} sessions, one `load` each", il_l, [a_l], fl_l)
+    r = Row(f"{key}-load", f"{num} store ({where}): load one session — each of the {n_conv} sessions, one `load` each", il_l, [a_l, *second("load")], fl_l)
     rows.append(r)
-    r = Row(f"{key}-load-large", f"{num} store ({where}): load a large session — the bulk session ({n_items:,} items), one `load`", il_g, [a_g], fl_g)
+    r = Row(f"{key}-load-large", f"{num} store ({where}): load a large session — the bulk session ({n_items:,} items), one `load`", il_g, [a_g, *second("big")], fl_g)
     r.targets = [Target("report (shows the per-item cost without the per-call overhead)", None)]
     rows.append(r)
     if backend == "sqlite":
         b, c, lo, big = rows
-        rf, ra = b.ratio_cpu(fl_b), b.ratio_cpu(a_b)
+        rf, ra, rs = b.ratio_cpu(fl_b), b.ratio_cpu(a_b), b.ratio_cpu(strict["bulk"])
         b.targets = [
             Target(f">= {TARGETS['store_bulk_vs_agents']:g}x Agents SDK", None if ra is None else ra >= TARGETS["store_bulk_vs_agents"], _x(ra)),
-            Target(f">= {TARGETS['store_bulk_vs_raw']:g}x raw sqlite3 + msgspec (encoding included)", None if rf is None else rf >= TARGETS["store_bulk_vs_raw"], _x(rf)),
+            Target(
+                f">= {TARGETS['store_bulk_vs_raw']:g}x raw sqlite3 + json (the issue's floor, judged; the stricter msgspec floor in brackets)",
+                None if rf is None else rf >= TARGETS["store_bulk_vs_raw"],
+                f"{_x(rf)} (msgspec floor: {_x(rs)})",
+            ),
         ]
         c.targets = [Target("report (session creation timed on both sides)", None)]
         lo.targets = [Target("report (30-item sessions: per-call overhead)", None)]
-        rf, ra = big.ratio_cpu(fl_g), big.ratio_cpu(a_g)
+        rf, ra, rs = big.ratio_cpu(fl_g), big.ratio_cpu(a_g), big.ratio_cpu(strict["big"])
         big.targets = [
             Target(f">= {TARGETS['store_load_vs_agents']:g}x Agents SDK", None if ra is None else ra >= TARGETS["store_load_vs_agents"], _x(ra)),
-            Target(f">= {TARGETS['store_load_vs_raw']:g}x raw sqlite3 + msgspec typed decode", None if rf is None else rf >= TARGETS["store_load_vs_raw"], _x(rf)),
+            Target(
+                f">= {TARGETS['store_load_vs_raw']:g}x raw sqlite3 + json decode (the issue's floor, judged; the stricter msgspec typed decode in brackets)",
+                None if rf is None else rf >= TARGETS["store_load_vs_raw"],
+                f"{_x(rf)} (msgspec floor: {_x(rs)})",
+            ),
         ]
     else:
         for x in rows:
             x.targets = [Target("report, then set targets", None)]
     for x in rows:
-        x.notes.append(
-            f"the dataset's {n_conv} conversations ({n_items} typed items, {nbytes / 1e6:.1f} MB as JSONL); interlingua is given "
-            "typed items and validates, encodes and writes them (`prepare_rows`) — the floor encodes them with msgspec, so both include encoding"
-        )
+        if backend == "sqlite":
+            x.notes.append(
+                f"the dataset's {n_conv} conversations ({n_items} typed items, {nbytes / 1e6:.1f} MB as JSONL); interlingua is given "
+                "typed items and validates (the typed check of every item, canonical limits), encodes and writes them (`prepare_rows`), "
+                "and loads them back as typed envelopes. Two floors, each its own file with the store's pragmas (WAL, "
+                "`synchronous = NORMAL`), the same rows (every item's whole JSON, one row each), the same batches, one transaction "
+                "(`BEGIN IMMEDIATE`, the head UPDATE, `executemany`, `COMMIT`) per append: **the judged floor is the issue's own** "
+                "(\"raw sqlite3 + json\" / \"raw sqlite3 + json decode\"), what one writes by hand: the stdlib `json.dumps` of the "
+                "items as plain dicts (`to_builtins` outside the timing, as the Agents SDK is given them; compact separators and "
+                "`ensure_ascii=False`, so it stores byte for byte the store's item text: checked after the rounds) and `json.loads` "
+                "back into dicts, no validation; the second floor, stricter than the issue asks, is msgspec on the typed items "
+                "both ways (encode; `Decoder(InputItem)` typed decode), also without interlingua's checks"
+            )
+        else:
+            x.notes.append(
+                f"the dataset's {n_conv} conversations ({n_items} typed items, {nbytes / 1e6:.1f} MB as JSONL); interlingua is given "
+                "typed items and validates, encodes and writes them (`prepare_rows`) — the floor encodes them with msgspec, so both include encoding"
+            )
         x.notes.append(
             "each round appends to fresh sessions (per-conversation row: created inside the timed region on every side; bulk row: "
             "interlingua's and the floor's one session created before it, the Agents SDK creates its own session row inside "
@@ -2239,7 +2351,8 @@ def render(report: Report) -> str:
     w(f"**median of {info['rounds']} rounds** (after {info['warmup']} warm-up round), and each ratio is a ratio of medians.")
     w("Ratio = other's median / interlingua's median, so above 1 means interlingua is faster. The floor is the")
     w("least work the job needs (raw JSON decode/encode with no validation, a structural dict copy, SSE parsing alone, raw")
-    w("driver inserts/selects with msgspec): the physical limit we compare against. Each sample records wall-clock")
+    w("driver inserts/selects with the stdlib json module, as the issue defines the store floors, and with msgspec as a stricter")
+    w("second floor): the physical limit we compare against. Each sample records wall-clock")
     w("time and this process's CPU time (`time.process_time`); on a shared machine the CPU time is the work done")
     w("without the time spent waiting for a core, so **targets are judged on CPU-time medians** (both are shown).")
     w("CPU time is not immune to a busy neighbour (shared caches, a shared physical core): on a shared machine absolute")

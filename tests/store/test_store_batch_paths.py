@@ -118,3 +118,17 @@ async def test_sqlite_append_advances_the_head_as_sqlalchemy_would(tmp_path: Pat
         assert info_.updated_at >= info_.created_at
     finally:
         await store.close()
+
+
+def test_a_batch_of_several_typed_groups_equals_item_by_item_and_locates_a_bad_item() -> None:
+    """A batch over ``_FAST_GROUP_BYTES`` is checked by one typed pass per ~1 MB group: the rows are
+    those of the item-by-item path, and a badly typed item in a later group is still found, by index."""
+    big = [TextItem(role="user", text=f"{i} " + "x" * 3000) for i in range(800)]  # ~2.4 MB of JSON
+    items = [*VALID, *big, *VALID]
+    rows = _rows.prepare_rows(items)
+    assert sum(len(r.item) + 1 for r in rows) > 2 * _rows._FAST_GROUP_BYTES
+    assert rows == _one_by_one(items)
+    assert all(type(r.item) is str for r in rows)
+    bad_at = len(VALID) + 700
+    with_bad = [*items[:bad_at], TextItem(text=7), *items[bad_at:]]  # type: ignore[arg-type]
+    assert _error(with_bad)[0] == f"/{bad_at}/text"

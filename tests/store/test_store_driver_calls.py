@@ -188,3 +188,46 @@ async def test_driver_errors_of_a_load_are_store_errors(sqlite_store: tuple[Sess
     with pytest.raises(StoreError, match="loading a session failed.*no such table") as err:
         await store.load(sid)
     assert isinstance(err.value.__cause__, sa.exc.DBAPIError)
+
+
+async def test_a_cancelled_append_gives_its_connection_back(sqlite_store: tuple[SessionStore, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """An append checks its connection out at the pool, without a SQLAlchemy Connection around it. When
+    its caller is cancelled while the driver's thread runs the append, the connection goes back to the
+    pool at once (as ``AsyncConnection`` gave it back before, ADR 0020), the function still runs to its
+    end on that thread (commit), the next call on the connection queues behind it, and the lock is free."""
+    import asyncio
+    import threading
+
+    from interlingua.store import _store
+
+    store, db = sqlite_store
+    sid = await store.create_session(session_id="s")
+    await store.append(sid, VALID[:1])
+    pool = store.engine.sync_engine.pool
+    assert pool.checkedout() == 0  # type: ignore[attr-defined]
+    entered, release = threading.Event(), threading.Event()
+    original = _store._append_sync
+
+    def stalling(*args: object) -> object:
+        entered.set()
+        release.wait(30)
+        return original(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_store, "_append_sync", stalling)
+    task = asyncio.create_task(store.append(sid, VALID[1:3], expected_seq=0))
+    assert await asyncio.to_thread(entered.wait, 30)
+    assert pool.checkedout() == 1  # type: ignore[attr-defined]
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert pool.checkedout() == 0  # type: ignore[attr-defined]
+    monkeypatch.setattr(_store, "_append_sync", original)
+    head = asyncio.create_task(store.head(sid))  # the pool's one connection: queued behind the append
+    await asyncio.sleep(0.05)
+    assert not head.done()
+    release.set()
+    assert await head == 2  # the cancelled append ran to its end on the driver's thread
+    assert _write_lock_is_free(db)
+    assert await store.append(sid, VALID[3:4], expected_seq=2) == 3
+    assert [e.seq for e in await store.load_envelopes(sid)] == [0, 1, 2, 3]
+    assert pool.checkedout() == 0  # type: ignore[attr-defined]

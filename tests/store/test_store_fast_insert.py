@@ -11,8 +11,9 @@ import pytest
 
 from interlingua.codec import decode_item
 from interlingua.errors import DocumentError
-from interlingua.items import Envelope, StopReason, TextItem, Usage
-from interlingua.store import SessionStore, _rows
+from interlingua.codec import UnknownItem
+from interlingua.items import Envelope, StopReason, TextItem, ToolCallItem, ToolResultItem, Usage
+from interlingua.store import SessionStore, _rows, _store
 
 CANON = Path(__file__).parent.parent / "fixtures" / "canonical"
 VALID = [decode_item(line) for line in (CANON / "valid_items.jsonl").read_bytes().splitlines() if line.strip()]
@@ -52,6 +53,68 @@ async def test_driver_insert_stores_what_sqlalchemy_would(tmp_path: Path) -> Non
         assert loaded[-1].usage == usage
     finally:
         await store.close()
+
+
+_COLUMNS = ("seq", "schema_version", "type", "role", "call_id", "item", "raw_json", "usage", "stop_reason")
+
+
+def _typed_rows(path: Path, sid: str) -> list[tuple[object, ...]]:
+    """Every item column but the append time, each with its SQLite storage class (NULL, text, ...)."""
+    cols = ", ".join(f"{c}, typeof({c})" for c in _COLUMNS)
+    with sqlite3.connect(path) as c:
+        return c.execute(f"SELECT {cols} FROM interlingua_items WHERE session_id = ? ORDER BY seq", (sid,)).fetchall()
+
+
+async def test_missing_values_are_sql_null_and_texts_stay_texts(tmp_path: Path) -> None:
+    """The driver insert binds a missing value as 0 and turns it into NULL in SQL: the stored values
+    and storage classes are SQLAlchemy's, NULL where a value is missing, and a text that looks like
+    the placeholder (the call id "0", a role, an unknown item's raw JSON, usage) stays that text."""
+    db = tmp_path / "s.sqlite3"
+    store = await SessionStore.open(f"sqlite+aiosqlite:///{db}", create=True)
+    try:
+        items = [
+            TextItem(role="user", text="0"),
+            ToolCallItem(id="0", name="f", arguments={}),
+            ToolResultItem(call_id="0", content=[TextItem(text="0")]),
+            UnknownItem(b'{"type":"x_future","role":"0","call_id":"0"}'),
+            *VALID,
+        ]
+        stop = StopReason(reason="end_turn", raw="0")
+        fast = await store.create_session(session_id="fast")
+        await store.append(fast, items, usage=Usage(input_tokens=0), stop_reason=stop)
+        slow = await store.create_session(session_id="slow")
+        rows = _rows.prepare_rows(items, usage=Usage(input_tokens=0), stop_reason=stop)
+        now = datetime.now(UTC)
+        async with store._write("test") as conn:
+            head = await store._advance(conn, slow, len(rows), -1, now)
+            await store._insert_rows(conn, slow, head - len(rows) + 1, rows, now)
+        a, b = _typed_rows(db, "fast"), _typed_rows(db, "slow")
+        assert a == b and len(a) == len(items)
+        by_seq = {r[0]: dict(zip([x for c in _COLUMNS for x in (c, f"typeof({c})")], r)) for r in a}
+        assert by_seq[0]["role"] == "user" and by_seq[0]["call_id"] is None and by_seq[0]["typeof(call_id)"] == "null"
+        assert by_seq[1]["call_id"] == "0" and by_seq[1]["typeof(call_id)"] == "text" and by_seq[1]["role"] is None
+        assert by_seq[2]["call_id"] == "0" and by_seq[2]["typeof(call_id)"] == "text"
+        assert by_seq[3]["role"] == by_seq[3]["call_id"] == "0" and by_seq[3]["raw_json"] == '{"type":"x_future","role":"0","call_id":"0"}'
+        assert all(r["typeof(raw_json)"] == "null" for s, r in by_seq.items() if s != 3)
+        last = by_seq[len(items) - 1]
+        assert last["typeof(usage)"] == last["typeof(stop_reason)"] == "text" and '"raw":"0"' in str(last["stop_reason"])
+        assert all(r["typeof(usage)"] == r["typeof(stop_reason)"] == "null" for s, r in by_seq.items() if s != len(items) - 1)
+        assert all(r["typeof(item)"] == "text" for r in by_seq.values())
+        assert [e.item for e in await store.load_envelopes(fast)][:3] == items[:3]
+    finally:
+        await store.close()
+
+
+def test_driver_parameters_are_exact_types() -> None:
+    """Every value :func:`_store._item_params` binds is an exact ``int`` or ``str`` (no ``None``, no
+    ``str`` subclass such as JsonText): the driver binds those without its adapter path."""
+    rows = _rows.prepare_rows([*VALID, UnknownItem(b'{"type":"x_future"}')], usage=Usage(input_tokens=1), stop_reason=StopReason(reason="end_turn", raw="x"))
+    procs = (lambda v: "ts", *(lambda v: str(v),) * 3)
+    params = _store._item_params([(_rows.JsonText("sid"), 0, rows)], "now", procs)  # type: ignore[arg-type]
+    assert len(params) == len(rows)
+    assert {type(v) for p in params for v in p} == {int, str}
+    assert all(p[9] == p[10] == 0 for p in params[:-1]) and params[-1][9] != 0  # usage, stop_reason: on the last row only
+    assert {p[0] for p in params} == {"sid"} and all(type(p[0]) is str for p in params)
 
 
 async def test_bad_item_in_a_batch_still_writes_nothing(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ against duplicates. A failure anywhere rolls the whole batch back.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import sqlite3
@@ -31,6 +32,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.util import greenlet_spawn
 
 from ..codec import SCHEMA_VERSION, encode_envelope
 from ..errors import ConflictError, DocumentError, MigrationRequiredError, Problem, SessionExistsError, SessionNotFoundError, StoreError
@@ -58,7 +60,24 @@ def _now() -> datetime:
 
 
 _ITEM_COLUMNS = ("session_id", "seq", "schema_version", "type", "role", "call_id", "created_at", "item", "raw_json", "usage", "stop_reason")
-_INSERT_ITEMS_SQL = f"INSERT INTO {ITEMS.name} ({', '.join(_ITEM_COLUMNS)}) VALUES ({', '.join('?' * len(_ITEM_COLUMNS))})"
+_NULLABLE_ITEM_COLUMNS = frozenset(("role", "call_id", "raw_json", "usage", "stop_reason"))
+_NO_VALUE = 0
+"""What :func:`_item_params` binds for a missing (SQL NULL) value of a nullable item column, which
+:data:`_INSERT_ITEMS_SQL` turns into NULL (``NULLIF(?, 0)``). These columns hold text or NULL, and a
+text never equals the integer 0, so NULLIF returns every text unchanged.
+
+Why not bind ``None``: Python's ``sqlite3`` module binds an exact ``int``, ``float``, ``str`` or
+``bytearray`` as it is, but sends every other value, ``None`` and ``str`` subclasses included,
+through its adapter protocol first (a ``(type, protocol)`` key built and looked up, then
+``__adapt__`` and ``__conform__`` looked up; on CPython 3.11 the failed look-up on the protocol type
+formats an ``AttributeError`` and drops it). With four or five NULLs per row that was ~17,000
+instructions a row, ~35% of ``executemany`` (callgrind, 9,078 rows); ``NULLIF`` costs the virtual
+machine a small fraction of that. Stored values and their types are the same (a test compares them
+with SQLAlchemy's own insert)."""
+_INSERT_ITEMS_SQL = (
+    f"INSERT INTO {ITEMS.name} ({', '.join(_ITEM_COLUMNS)}) "
+    f"VALUES ({', '.join(f'NULLIF(?, {_NO_VALUE})' if c in _NULLABLE_ITEM_COLUMNS else '?' for c in _ITEM_COLUMNS)})"
+)
 
 
 _SELECT_ITEMS_SQL = (
@@ -82,16 +101,15 @@ def _as_is(value: Any) -> Any:
 _HEAD_SQL = f"SELECT head_seq FROM {SESSIONS.name} WHERE id = ?"
 
 
-async def _driver_call(conn: AsyncConnection) -> Callable[..., Awaitable[Any]] | None:
+def _driver_caller(fairy: Any, dialect: Any) -> Callable[..., Awaitable[Any]] | None:
     """``call(fn, *args)`` runs ``fn(sqlite3_connection, *args)`` on aiosqlite's worker thread (the
     thread that owns the connection) in one hop, or ``None`` when the driver is not aiosqlite.
 
-    aiosqlite runs every call of a connection on one thread through ``Connection._execute`` (its
-    own cursor methods are built on it); the store holds the pooled connection for the call, so
-    nothing else uses it meanwhile.
+    ``fairy`` is a pooled connection (SQLAlchemy's pool proxy). aiosqlite runs every call of a
+    connection on one thread through ``Connection._execute`` (its own cursor methods are built on
+    it); the store holds the pooled connection for the call, so nothing else uses it meanwhile.
     """
-    raw = await conn.get_raw_connection()
-    driver: Any = raw.driver_connection
+    driver: Any = fairy.driver_connection
     execute = getattr(driver, "_execute", None)
     if execute is None or not hasattr(type(driver), "_conn"):
         return None
@@ -101,9 +119,28 @@ async def _driver_call(conn: AsyncConnection) -> Callable[..., Awaitable[Any]] |
             return await execute(fn, driver._conn, *args)
         except sqlite3.Error as exc:
             # wrapped as SQLAlchemy wraps a driver error, so callers see one kind of database error
-            raise sa_exc.DBAPIError.instance(None, None, exc, sqlite3.Error, dialect=conn.dialect) from exc
+            raise sa_exc.DBAPIError.instance(None, None, exc, sqlite3.Error, dialect=dialect) from exc
 
     return call
+
+
+async def _to_completion(coro: Awaitable[Any]) -> None:
+    """Await ``coro`` in a task of its own to its end even if the caller is cancelled meanwhile (then
+    re-raise the cancellation): what SQLAlchemy's ``AsyncConnection`` does for its own close, so a
+    connection is never left half given back to its pool."""
+    task = asyncio.ensure_future(coro)
+    cancelled: BaseException | None = None
+    while True:
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError as exc:
+            if task.done():
+                raise
+            cancelled = exc
+        else:
+            break
+    if cancelled is not None:
+        raise cancelled
 
 
 def _item_bind_processors(dialect: Any) -> tuple[Any, Any, Any, Any]:
@@ -115,28 +152,43 @@ def _item_params(segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], n
     """The ``_INSERT_ITEMS_SQL`` parameters of the rows of ``segments`` (``(session_id, first seq, rows)``).
 
     The values are exactly what SQLAlchemy would bind: each column's own bind processor (the
-    dialect's ``DateTime`` text format, the JSON serializer) applied once per value. The item
-    column's serializer hands the store's already-encoded :class:`JsonText` back as the same text,
-    so a :class:`JsonText` item is bound as it is (a ``str``) without the call.
+    dialect's ``DateTime`` text format, the JSON serializer) applied once per value. A row's item is
+    its JSON text already (the JSON serializer would hand it back as the same text), so it is bound
+    as it is. Every text goes to the driver as an exact ``str`` and a missing value as
+    :data:`_NO_VALUE` (see there: neither then takes the driver's adapter path).
     """
     ts, js_item, js_usage, js_stop = procs
-    return [
-        (
-            session_id,
-            first + j,
-            r.schema_version,
-            r.type,
-            r.role,
-            r.call_id,
-            now_v if r.created_at is None else (ts(r.created_at) if ts else r.created_at),
-            r.item if type(r.item) is JsonText or not js_item else js_item(r.item),
-            r.raw_json,
-            r.usage if r.usage is None or not js_usage else js_usage(r.usage),
-            r.stop_reason if r.stop_reason is None or not js_stop else js_stop(r.stop_reason),
-        )
-        for session_id, first, rows in segments
-        for j, r in enumerate(rows)
-    ]
+    none = _NO_VALUE
+    params: list[tuple[Any, ...]] = []
+    append = params.append
+    for session_id, first, rows in segments:
+        sid = session_id if type(session_id) is str else str(session_id)
+        for j, r in enumerate(rows, first):
+            item = r.item
+            if type(item) is not str:
+                item = str(item) if isinstance(item, str) else (_exact_text(js_item(item)) if js_item else item)
+            usage, stop = r.usage, r.stop_reason
+            append(
+                (
+                    sid,
+                    j,
+                    r.schema_version,
+                    r.type,
+                    none if r.role is None else r.role,
+                    none if r.call_id is None else r.call_id,
+                    now_v if r.created_at is None else (ts(r.created_at) if ts else r.created_at),
+                    item,
+                    none if r.raw_json is None else r.raw_json,
+                    none if usage is None else _exact_text(js_usage(usage) if js_usage else usage),
+                    none if stop is None else _exact_text(js_stop(stop) if js_stop else stop),
+                )
+            )
+    return params
+
+
+def _exact_text(value: Any) -> Any:
+    """A ``str`` subclass (e.g. :class:`JsonText`) as an exact ``str``, anything else unchanged."""
+    return str(value) if isinstance(value, str) and type(value) is not str else value
 
 
 def _append_sync(db: Any, session_id: str, rows: list[_rows.PreparedRow], expected: int | None, now_v: Any, procs: Any) -> tuple[int | None, int | None]:
@@ -401,6 +453,21 @@ class SessionStore:
                     await conn.execution_options(isolation_level="REPEATABLE READ")
                 async with conn.begin():
                     yield conn
+
+    @contextlib.asynccontextmanager
+    async def _on_driver_thread(self) -> AsyncIterator[Callable[..., Awaitable[Any]] | None]:
+        """SQLite: a pooled connection as the ``call`` of :func:`_driver_caller` (``None`` when the
+        driver is not aiosqlite), checked out at the pool (``AsyncEngine.raw_connection``: the same
+        connect hook, pragmas and pool limits) without a SQLAlchemy ``Connection`` around it, which
+        the driver-thread calls do not use: its construction, events and close were ~100 us an
+        append or load, more than the driver-thread hop itself. Given back to the pool (its reset
+        hook: a rollback only if a transaction is open) when the block ends, even on cancellation.
+        Errors are translated by the caller (``translate_errors``)."""
+        fairy = await self._engine.raw_connection()
+        try:
+            yield _driver_caller(fairy, self._engine.dialect)
+        finally:
+            await _to_completion(greenlet_spawn(fairy.close))
 
     def _insert(self, table: sa.Table) -> Any:
         return (postgresql.insert if self._is_pg else sqlite.insert)(table)
@@ -791,12 +858,12 @@ class SessionStore:
         call on the driver's worker thread, instead of a thread hop per statement (and several per
         cursor). The same statements, locks and checks as the PostgreSQL path; see :func:`_append_sync`."""
         with translate_errors(self._url, "appending items"):
-            async with self._engine.connect() as conn:
-                call = await _driver_call(conn)
+            async with self._on_driver_thread() as call:
                 if call is not None:
-                    ts = SESSIONS.c.updated_at.type._cached_bind_processor(conn.dialect)
+                    dialect = self._engine.dialect
+                    ts = SESSIONS.c.updated_at.type._cached_bind_processor(dialect)
                     now_v = ts(now) if ts else now
-                    procs = _item_bind_processors(conn.dialect)
+                    procs = _item_bind_processors(dialect)
                     head, actual = await call(_append_sync, session_id, rows, expected, now_v, procs)
                     if head is not None:
                         return head
@@ -884,16 +951,15 @@ class SessionStore:
             # is parsed once per distinct value), decoded in one typed pass. On any doubt (a row of
             # another version, one that does not decode) the checked path below runs.
             with translate_errors(self._url, "loading a session"):
-                async with self._engine.connect() as conn:
-                    call = await _driver_call(conn)
+                async with self._on_driver_thread() as call:
+                    dialect: Any = None
                     if call is not None:
                         srow, raw = await call(_load_sync, session_id, since_seq)
                         dialect = self._engine.dialect
-                    else:
-                        async with conn.begin():
-                            srow = await self._require(conn, session_id)
-                            raw = (await conn.exec_driver_sql(_SELECT_ITEMS_SQL, (session_id, since_seq, srow.head_seq))).all()
-                        dialect = None
+                if call is None:
+                    async with self._engine.connect() as conn, conn.begin():
+                        srow = await self._require(conn, session_id)
+                        raw = (await conn.exec_driver_sql(_SELECT_ITEMS_SQL, (session_id, since_seq, srow.head_seq))).all()
             if srow is None:
                 raise SessionNotFoundError(f"no session {session_id!r}")
             info = self._info(srow if dialect is None else _session_row(srow, dialect))
