@@ -700,12 +700,13 @@ def _convert(
 
 
 def _canonical_kind(kind: Kind | None, transcript: Any) -> Kind:
-    """``--kind`` for a canonical document, detected when left out: a document with a ``stop_reason``
-    or ``response`` (what ``convert --kind response --to canonical`` and ``replay`` write) holds a
-    model's response; any other is a request (a conversation to send)."""
+    """``--kind`` for a canonical document, detected when left out: a document with ``response`` (the
+    response's id and model, what ``convert --to canonical`` of a response body writes) holds a
+    model's response; any other is a request (a conversation to send), a stored session too, whose
+    ``usage`` and ``stop_reason`` are those of its last answer."""
     if kind is not None:
         return kind
-    if getattr(transcript, "stop_reason", msgspec.UNSET) not in (msgspec.UNSET, None) or getattr(transcript, "response", msgspec.UNSET) not in (msgspec.UNSET, None):
+    if getattr(transcript, "response", msgspec.UNSET) not in (msgspec.UNSET, None):
         return Kind.response
     return Kind.request
 
