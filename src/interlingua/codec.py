@@ -399,6 +399,7 @@ def _always_safe(x: Any, r: int) -> bool:
     return True
 
 
+_MAX_DEPTH = DEFAULT_LIMITS.max_depth
 _STRUCT_CHECKS: dict[type, Any] = {UnknownItem: _always_safe}
 """Struct class -> its generated check ``(value, r) -> bool`` (filled on first use)."""
 
@@ -419,18 +420,28 @@ def _struct_check_for(t: type) -> Any:
 def _compile_struct_check(cls: type) -> Any:
     """Generate ``check(v, r)`` for one Struct class: one test per field, in declaration order.
 
-    Per field, by its declared type: an optional field first tests ``is UNSET``; a string, number,
-    boolean or literal field tests ``type(x) in _FIELD_OK``; a field of one Struct class has that
-    class's tests inlined (behind ``type(x) is C``); a dict or list field goes to the JSON walk.
-    Every other value, and every value not of the declared type (a Struct is not validated on
-    construction, so a wrong type can be there), goes to :func:`_safe_field`, which looks at the
-    value itself: the declared type only orders the tests, it is never trusted.
+    Per field, by its declared type (which only orders the tests, it is never trusted: a Struct
+    is not validated on construction, so a wrong type can be there):
+
+    - a string, number, boolean or literal field reads the value once and tests
+      ``type(x) is <the declared type>`` (an optional field first ``x is UNSET``), then
+      ``type(x) in _FIELD_OK``; any other value goes to :func:`_safe_field`;
+    - a field of one to three Struct classes has those classes' tests inlined behind
+      ``type(x) is C`` (three levels deep at most); a union of more classes looks its check up
+      in ``_STRUCT_CHECKS``;
+    - a dict or list field goes to the JSON walk; every other value to :func:`_safe_field`,
+      which looks at the value itself.
+
+    The names the check uses are globals of its own namespace (specialised global loads, nothing
+    to set up per call). Measured on the benchmark's 9,078 envelopes (callgrind): 140M
+    instructions against 163M for the previous generator (one more local store and a set test
+    per field) and 96M for msgspec's encode of the same structs.
     """
     import keyword
 
     import msgspec.inspect as mi
 
-    scalar = (mi.StrType, mi.IntType, mi.BoolType, mi.NoneType, mi.LiteralType)
+    scalar = (mi.StrType, mi.IntType, mi.BoolType, mi.NoneType, mi.LiteralType, mi.FloatType)
 
     def members(t: Any) -> list[Any]:
         if isinstance(t, mi.Metadata):
@@ -442,44 +453,72 @@ def _compile_struct_check(cls: type) -> Any:
     def plain(c: type) -> bool:
         return all(n.isidentifier() and not keyword.iskeyword(n) for n in c.__struct_fields__)  # type: ignore[attr-defined]
 
+    def primary(kinds: list[Any]) -> str | None:
+        """The one Python type every declared member has (``str`` for a string literal), else None."""
+        found: set[type] = set()
+        for k in kinds:
+            if isinstance(k, mi.StrType):
+                found.add(str)
+            elif isinstance(k, mi.IntType):
+                found.add(int)
+            elif isinstance(k, mi.BoolType):
+                found.add(bool)
+            elif isinstance(k, mi.LiteralType):
+                found.update(type(x) for x in k.values)
+            else:
+                return None
+        if len(found) != 1:
+            return None
+        return {str: "str", int: "int", bool: "bool"}.get(found.pop())
+
     if not plain(cls):
         return _json_safe_fast
     namespace: dict[str, Any] = {
         "_FIELD_OK": _FIELD_OK, "_safe_field": _safe_field, "_safe_dict": _safe_dict, "_safe_list": _safe_list,
-        "_STRUCT_CHECKS": _STRUCT_CHECKS, "UNSET": msgspec.UNSET,
+        "_STRUCT_CHECKS": _STRUCT_CHECKS, "UNSET": msgspec.UNSET, "UnsetType": msgspec.UnsetType,
     }
-    # the names it uses are bound as default arguments: local loads, no global lookups
-    lines = ["def check(v, r, UNSET=UNSET, _FIELD_OK=_FIELD_OK, _safe_field=_safe_field, _safe_dict=_safe_dict, _safe_list=_safe_list, _STRUCT_CHECKS=_STRUCT_CHECKS):", "    if r < 0:", "        return False"]
+    lines = ["def check(v, r):", "    if r < 0:", "        return False"]
 
     def emit(c: type, var: str, indent: str, nesting: int) -> None:
+        lines.append(f"{indent}pass")  # a class without fields
         for f in mi.type_info(c).fields:  # type: ignore[attr-defined]
             kinds = members(f.type)
-            x = f"x{nesting}"
-            lines.append(f"{indent}{x} = {var}.{f.name}")
-            body = indent
-            if not f.required:
-                lines.append(f"{indent}if {x} is not UNSET:")
-                body = indent + "    "
+            a, x, t = f"{var}.{f.name}", f"x{nesting}", f"t{nesting}"
+            fail = [f"{indent}    return False"]
             if all(isinstance(k, scalar) for k in kinds):
-                lines.extend([f"{body}if type({x}) not in _FIELD_OK and not _safe_field({x}, r):", f"{body}    return False"])
-            elif len(kinds) == 1 and isinstance(kinds[0], mi.StructType) and nesting < 3 and plain(kinds[0].cls):
-                name = f"C_{kinds[0].cls.__name__}_{len(namespace)}"
-                namespace[name] = kinds[0].cls
-                lines.append(f"{body}if type({x}) is {name}:")
-                emit(kinds[0].cls, x, body + "    ", nesting + 1)
-                lines.extend([f"{body}elif not _safe_field({x}, r):", f"{body}    return False"])
+                p = primary(kinds)
+                if p is None:
+                    lines.extend([f"{indent}if type({a}) not in _FIELD_OK and not _safe_field({a}, r):", *fail])
+                elif f.required:
+                    lines.extend([f"{indent}if type({a}) is not {p} and type({a}) not in _FIELD_OK and not _safe_field({a}, r):", *fail])
+                else:
+                    lines.extend([f"{indent}{x} = {a}", f"{indent}if {x} is not UNSET and type({x}) is not {p} and type({x}) not in _FIELD_OK and not _safe_field({x}, r):", *fail])
+                continue
+            lines.append(f"{indent}{x} = {a}")
+            if all(isinstance(k, mi.StructType) for k in kinds):
+                classes = [k.cls for k in kinds]
+                if len(classes) <= 3 and nesting < 3 and all(plain(k) for k in classes):
+                    lines.append(f"{indent}{t} = type({x})")
+                    for i, k in enumerate(classes):
+                        name = f"C_{k.__name__}_{len(namespace)}"
+                        namespace[name] = k
+                        lines.append(f"{indent}{'if' if i == 0 else 'elif'} {t} is {name}:")
+                        emit(k, x, indent + "    ", nesting + 1)
+                    lines.extend([f"{indent}elif {t} is not UnsetType and not _safe_field({x}, r):", *fail])
+                else:
+                    lines.extend([
+                        f"{indent}c = _STRUCT_CHECKS.get(type({x}))",
+                        f"{indent}if not (c({x}, r) if c is not None else _safe_field({x}, r)):",
+                        *fail,
+                    ])
             elif len(kinds) == 1 and isinstance(kinds[0], mi.DictType):
-                lines.extend([f"{body}if not (_safe_dict({x}, r - 1) if type({x}) is dict else _safe_field({x}, r)):", f"{body}    return False"])
+                lines.extend([f"{indent}if type({x}) is dict:", f"{indent}    if not _safe_dict({x}, r - 1):", f"{indent}        return False",
+                              f"{indent}elif {x} is not UNSET and not _safe_field({x}, r):", *fail])
             elif len(kinds) == 1 and isinstance(kinds[0], mi.ListType):
-                lines.extend([f"{body}if not (_safe_list({x}, r - 1) if type({x}) is list else _safe_field({x}, r)):", f"{body}    return False"])
-            elif all(isinstance(k, mi.StructType) for k in kinds):
-                lines.extend([
-                    f"{body}c = _STRUCT_CHECKS.get(type({x}))",
-                    f"{body}if not (c({x}, r) if c is not None else _safe_field({x}, r)):",
-                    f"{body}    return False",
-                ])
+                lines.extend([f"{indent}if type({x}) is list:", f"{indent}    if not _safe_list({x}, r - 1):", f"{indent}        return False",
+                              f"{indent}elif {x} is not UNSET and not _safe_field({x}, r):", *fail])
             else:
-                lines.extend([f"{body}if not _safe_field({x}, r):", f"{body}    return False"])
+                lines.extend([f"{indent}if {x} is not UNSET and not _safe_field({x}, r):", *fail])
 
     emit(cls, "v", "    ", 0)
     lines.append("    return True")
@@ -807,8 +846,29 @@ def encode_item(item: Item) -> bytes:
     Raises:
         DocumentError: the item holds NaN/Infinity, bytes, non-string keys or non-JSON types.
     """
-    check_json_safe(item)
-    return _encode_text(item)
+    return _checked_encode(item)
+
+
+def _checked_encode(obj: Any) -> bytes:
+    """``check_json_safe(obj)`` then ``_encode_text(obj)``, with the common case in one frame.
+
+    A Struct whose class already has its generated check (:func:`_compile_struct_check`) is
+    checked by it directly; anything else, or any doubt, goes through :func:`check_json_safe`
+    (which decides, builds the error pointer and generates the check on first use). The work
+    and the answers are the same; this only leaves out four Python calls per value, which at
+    the benchmark's 9,078 envelopes were ~11M instructions against the check's ~140M.
+    """
+    chk = _STRUCT_CHECKS.get(type(obj))
+    try:
+        ok = chk is not None and chk(obj, _MAX_DEPTH)
+    except RecursionError:  # deeper than Python's stack: the iterative walk decides
+        ok = False
+    if not ok:
+        check_json_safe(obj)
+    try:
+        return _encoder.encode(obj)
+    except UnicodeEncodeError:
+        return _encode_text(obj)  # raises DocumentError at the string's pointer
 
 
 def _encode_text(obj: Any) -> bytes:
@@ -1072,8 +1132,18 @@ def encode_envelope(envelope: Envelope) -> bytes:
     Raises:
         DocumentError: something in it is not JSON-safe.
     """
-    check_json_safe(envelope)
-    return _encode_text(envelope)
+    # the body of _checked_encode, inlined: one Python call less per line (~7M instructions at 9,078 envelopes)
+    chk = _STRUCT_CHECKS.get(type(envelope))
+    try:
+        ok = chk is not None and chk(envelope, _MAX_DEPTH)
+    except RecursionError:  # deeper than Python's stack: the iterative walk decides
+        ok = False
+    if not ok:
+        check_json_safe(envelope)
+    try:
+        return _encoder.encode(envelope)
+    except UnicodeEncodeError:
+        return _encode_text(envelope)  # raises DocumentError at the string's pointer
 
 
 @dataclass(frozen=True)
