@@ -4,8 +4,6 @@
 # `python tools/gen_models.py`; CI runs `--check` and fails on drift.
 """Canonical interlingua models (msgspec Structs) generated from ``schemas/``."""
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal, TypeAlias
 
 from msgspec import UNSET, Meta
