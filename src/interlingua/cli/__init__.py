@@ -161,7 +161,18 @@ def _root(
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point.
+
+    Shell completion is click's: the shell runs the command with ``_INTERLINGUA_COMPLETE`` set
+    (``eval "$(_INTERLINGUA_COMPLETE=source_bash interlingua)"`` in ``~/.bashrc``; ``source_zsh``,
+    ``source_fish``: typer's spelling); typer's completion classes are loaded only then.
+    """
+    import os
+
+    if os.environ.get("_INTERLINGUA_COMPLETE"):
+        from typer.completion import completion_init
+
+        completion_init()
     if gc.isenabled():
         gc.disable()
         _gc_paused.append(True)
