@@ -421,8 +421,8 @@ BOUNDS: dict[str, str] = {
         "interlingua's time (in process on 99 MB: the fused semantic checks ~10%, unchanged here). So 1x needs per MB "
         "27.5 against 42.3 M: the typed decode path matched to orjson + Rust validation (codec work: the line-end, depth "
         "and header proofs on top of `decode_lines`), and start-up another ~80 M, i.e. about typer's and msgspec's imports "
-        "together. CPU time, this harness, two runs at load 12-15 on 2 cores (the CPU ratio is noisier than the counts): "
-        "10 MB 0.65-0.70x, 99 MB 0.54-0.56x; main before this branch, same harness at load ~7: 0.58x and 0.56x. Python "
+        "together. CPU time, this harness, three runs at load 9-15 on 2 cores (the CPU ratio is noisier than the counts): "
+        "10 MB 0.65-0.70x, 99 MB 0.54-0.62x; main before this branch, same harness at load ~7: 0.58x and 0.56x. Python "
         "jsonschema is scaled from a subsample (see its note)."
     ),
     "mapping": (
