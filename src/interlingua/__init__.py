@@ -9,42 +9,41 @@ one-call conversion between formats (what ``interlingua convert`` runs) in
 
 from __future__ import annotations
 
-from .codec import (
-    SCHEMA_VERSION,
-    Limits,
-    UnknownItem,
-    decode_envelope,
-    decode_item,
-    decode_transcript,
-    encode_envelope,
-    encode_item,
-    encode_transcript,
-    iter_jsonl,
-    read_transcript,
-    write_jsonl,
-)
 from typing import TYPE_CHECKING
 
-from .errors import (
-    CapabilityError,
-    ConflictError,
-    ConversionError,
-    DocumentError,
-    FormatMismatchError,
-    InterlinguaError,
-    LimitError,
-    MalformedArgumentsError,
-    MappingError,
-    StoreError,
-    StreamFailedError,
-    TransportError,
-    UnknownFormatError,
-    VersionError,
-)
-from .items import CacheBreakpoint, Envelope, InputItem, OutputItem, ReasoningSettings, ResponseFormat, Settings, Transcript
-
 if TYPE_CHECKING:
+    from .codec import (
+        SCHEMA_VERSION,
+        Limits,
+        UnknownItem,
+        decode_envelope,
+        decode_item,
+        decode_transcript,
+        encode_envelope,
+        encode_item,
+        encode_transcript,
+        iter_jsonl,
+        read_transcript,
+        write_jsonl,
+    )
     from .conversion import convert_request, convert_response, convert_stream
+    from .errors import (
+        CapabilityError,
+        ConflictError,
+        ConversionError,
+        DocumentError,
+        FormatMismatchError,
+        InterlinguaError,
+        LimitError,
+        MalformedArgumentsError,
+        MappingError,
+        StoreError,
+        StreamFailedError,
+        TransportError,
+        UnknownFormatError,
+        VersionError,
+    )
+    from .items import CacheBreakpoint, Envelope, InputItem, OutputItem, ReasoningSettings, ResponseFormat, Settings, Transcript
 
 __version__ = "0.1.0"
 
@@ -89,17 +88,46 @@ __all__ = [
     "write_jsonl",
 ]
 
-_LAZY = {"convert_request", "convert_response", "convert_stream"}
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "SCHEMA_VERSION", "Limits", "UnknownItem", "decode_envelope", "decode_item", "decode_transcript", "encode_envelope",
+            "encode_item", "encode_transcript", "iter_jsonl", "read_transcript", "write_jsonl",
+        ),
+        "codec",
+    ),
+    **dict.fromkeys(("convert_request", "convert_response", "convert_stream"), "conversion"),
+    **dict.fromkeys(
+        (
+            "CapabilityError", "ConflictError", "ConversionError", "DocumentError", "FormatMismatchError", "InterlinguaError",
+            "LimitError", "MalformedArgumentsError", "MappingError", "StoreError", "StreamFailedError", "TransportError",
+            "UnknownFormatError", "VersionError",
+        ),
+        "errors",
+    ),
+    **dict.fromkeys(("CacheBreakpoint", "Envelope", "InputItem", "OutputItem", "ReasoningSettings", "ResponseFormat", "Settings", "Transcript"), "items"),
+    # the submodules an eager package import used to load, still reachable as attributes after `import interlingua`
+    **dict.fromkeys(("codec", "errors", "items"), ""),
+}
+"""Public name -> the submodule that defines it (``""``: the name is that submodule)."""
 
 
 def __getattr__(name: str) -> object:
-    """The one-call conversion (:mod:`interlingua.conversion`), imported on first use so that
-    ``import interlingua`` (and the CLI's start-up) does not load the capability machinery."""
-    if name in _LAZY:
-        from . import conversion
+    """Every public name, imported from its submodule on first use (:data:`_LAZY`).
 
-        return getattr(conversion, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    ``import interlingua`` itself loads nothing else, so ``interlingua --help``, ``--version`` and
+    shell completion start without msgspec, the generated models or the codec's decoders; the
+    first use of a name (``from interlingua import Envelope``) imports what defines it.
+    """
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(f"{__name__}.{where or name}")
+    value = module if not where else getattr(module, name)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:

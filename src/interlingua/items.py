@@ -4,8 +4,6 @@
 # `python tools/gen_models.py`; CI runs `--check` and fails on drift.
 """Canonical interlingua models (msgspec Structs) generated from ``schemas/``."""
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal, TypeAlias
 
 from msgspec import UNSET, Meta
@@ -24,114 +22,88 @@ class ModelCapabilities(Struct):
     """
 
     input_modalities: (
-        Annotated[
-            list[Literal['text', 'image', 'audio', 'video', 'document']],
-            Meta(
-                description='Modalities the model accepts as input (`text`, `image`, `audio`, `video`, `document`).'
-            ),
-        ]
+        list[Literal['text', 'image', 'audio', 'video', 'document']]
         | UnsetType
     ) = field(default_factory=lambda: ['text'])
     """
     Modalities the model accepts as input (`text`, `image`, `audio`, `video`, `document`).
     """
     output_modalities: (
-        Annotated[
-            list[Literal['text', 'image', 'audio', 'video', 'document']],
-            Meta(description='Modalities the model can produce.'),
-        ]
+        list[Literal['text', 'image', 'audio', 'video', 'document']]
         | UnsetType
     ) = field(default_factory=lambda: ['text'])
     """
     Modalities the model can produce.
     """
     tools: (
-        Annotated[bool, Meta(description='Function tools (tool calls and results).')]
+        bool
         | UnsetType
     ) = False
     """
     Function tools (tool calls and results).
     """
     parallel_tool_calls: (
-        Annotated[bool, Meta(description='Several tool calls in one assistant turn.')]
+        bool
         | UnsetType
     ) = False
     """
     Several tool calls in one assistant turn.
     """
     requires_tool_definitions: (
-        Annotated[
-            bool,
-            Meta(
-                description='A history holding tool calls must carry the tool definitions (Anthropic refuses tool_use blocks without `tools`).'
-            ),
-        ]
+        bool
         | UnsetType
     ) = False
     """
     A history holding tool calls must carry the tool definitions (Anthropic refuses tool_use blocks without `tools`).
     """
     reasoning: (
-        Annotated[
-            bool,
-            Meta(
-                description='The model produces reasoning and accepts its own reasoning back.'
-            ),
-        ]
+        bool
         | UnsetType
     ) = False
     """
     The model produces reasoning and accepts its own reasoning back.
     """
     reasoning_settings: (
-        Annotated[
-            bool,
-            Meta(description='The model takes reasoning settings (effort, token budget: OpenAI `reasoning_effort`, Anthropic `thinking`, Gemini `thinkingConfig`, ...) even where it returns no reasoning (OpenAI o-series and GPT-5 on Chat Completions). `null`: as `reasoning`.'),
-        ]
+        bool
         | None
         | UnsetType
     ) = UNSET
     """
     The model takes reasoning settings (effort, token budget: OpenAI `reasoning_effort`, Anthropic `thinking`, Gemini `thinkingConfig`, ...) even where it returns no reasoning (OpenAI o-series and GPT-5 on Chat Completions). `null`: as `reasoning`.
     """
-    streaming: Annotated[bool, Meta(description='Streamed responses.')] | UnsetType = (
+    streaming: bool | UnsetType = (
         False
     )
     """
     Streamed responses.
     """
     structured_output: (
-        Annotated[bool, Meta(description='Schema-constrained output.')] | UnsetType
+        bool | UnsetType
     ) = False
     """
     Schema-constrained output.
     """
     prompt_caching: (
-        Annotated[bool, Meta(description='Provider prompt caching.')] | UnsetType
+        bool | UnsetType
     ) = False
     """
     Provider prompt caching.
     """
     stop_sequences: (
-        Annotated[bool, Meta(description='Caller stop sequences.')] | UnsetType
+        bool | UnsetType
     ) = False
     """
     Caller stop sequences.
     """
     assistant_prefill: (
-        Annotated[
-            bool,
-            Meta(description='A trailing assistant message is continued (prefill).'),
-        ]
+        bool
         | UnsetType
     ) = False
     """
     A trailing assistant message is continued (prefill).
     """
     raw_round_trip: (
-        Annotated[
-            bool, Meta(description='`raw` items of this provider can be sent back.')
-        ]
+        bool
         | UnsetType
     ) = False
     """
@@ -140,7 +112,7 @@ class ModelCapabilities(Struct):
     max_output_tokens: (
         Annotated[
             int,
-            Meta(description='Output-token limit of the model (most tokens one response may generate, on the synchronous API), when known; a mapper that must send an output budget (Anthropic `max_tokens`) uses it when the settings give none.', ge=1),
+            Meta(ge=1),
         ]
         | None
         | UnsetType
@@ -151,7 +123,7 @@ class ModelCapabilities(Struct):
     max_tool_calls_per_turn: (
         Annotated[
             int,
-            Meta(description='Most tool calls in one assistant turn, when limited.', ge=1),
+            Meta(ge=1),
         ]
         | None
         | UnsetType
@@ -162,7 +134,7 @@ class ModelCapabilities(Struct):
 
 
 ItemId: TypeAlias = Annotated[
-    str, Meta(description='A non-empty identifier.', max_length=512, min_length=1)
+    str, Meta(max_length=512, min_length=1)
 ]
 """
 A non-empty identifier.
@@ -171,23 +143,14 @@ A non-empty identifier.
 
 MessageKey: TypeAlias = Annotated[
     str,
-    Meta(
-        description='Groups the items of one provider message.',
-        max_length=512,
-        min_length=1,
-    ),
+    Meta(max_length=512, min_length=1),
 ]
 """
 Groups the items of one provider message.
 """
 
 
-Role: TypeAlias = Annotated[
-    Literal['system', 'developer', 'user', 'assistant'],
-    Meta(
-        description='Who speaks a content item: `system`, `developer`, `user` or `assistant`.'
-    ),
-]
+Role: TypeAlias = Literal['system', 'developer', 'user', 'assistant']
 """
 Who speaks a content item: `system`, `developer`, `user` or `assistant`.
 """
@@ -200,38 +163,27 @@ class Origin(Struct):
 
     provider: Annotated[
         str,
-        Meta(
-            description='Wire format that produced the item, e.g. `anthropic`, `openai-responses`, `gemini`.',
-            min_length=1,
-        ),
+        Meta(min_length=1),
     ]
     """
     Wire format that produced the item, e.g. `anthropic`, `openai-responses`, `gemini`.
     """
     model: (
-        Annotated[str, Meta(description='Model name as the provider reported it.')]
+        str
         | UnsetType
     ) = UNSET
     """
     Model name as the provider reported it.
     """
     response_id: (
-        Annotated[
-            str,
-            Meta(description='Provider response id (`chatcmpl-…`, `resp_…`, `msg_…`).'),
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
     Provider response id (`chatcmpl-…`, `resp_…`, `msg_…`).
     """
     item_id: (
-        Annotated[
-            str,
-            Meta(
-                description='Provider item id (`msg_`, `rs_`, `fc_`, `toolu_`, `call_`).'
-            ),
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
@@ -246,25 +198,20 @@ class Annotation(Struct):
 
     kind: Annotated[
         str,
-        Meta(
-            description='Provider annotation type, e.g. `url_citation` (OpenAI), `char_location` (Anthropic), `file_citation`.',
-            min_length=1,
-        ),
+        Meta(min_length=1),
     ]
     """
     Provider annotation type, e.g. `url_citation` (OpenAI), `char_location` (Anthropic), `file_citation`.
     """
     url: (
-        Annotated[
-            str, Meta(description='Cited URL, when the citation points at the web.')
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
     Cited URL, when the citation points at the web.
     """
     title: (
-        Annotated[str, Meta(description='Title of the cited source.')] | UnsetType
+        str | UnsetType
     ) = UNSET
     """
     Title of the cited source.
@@ -272,10 +219,7 @@ class Annotation(Struct):
     start_index: (
         Annotated[
             int,
-            Meta(
-                description='Start of the cited span in the text, in characters (OpenAI) or of the source (Anthropic char_location).',
-                ge=0,
-            ),
+            Meta(ge=0),
         ]
         | UnsetType
     ) = UNSET
@@ -284,7 +228,7 @@ class Annotation(Struct):
     """
     end_index: (
         Annotated[
-            int, Meta(description='End (exclusive) of the span, in characters.', ge=0)
+            int, Meta(ge=0)
         ]
         | UnsetType
     ) = UNSET
@@ -292,14 +236,14 @@ class Annotation(Struct):
     End (exclusive) of the span, in characters.
     """
     cited_text: (
-        Annotated[str, Meta(description='Quoted source text (Anthropic `cited_text`).')]
+        str
         | UnsetType
     ) = UNSET
     """
     Quoted source text (Anthropic `cited_text`).
     """
     file_id: (
-        Annotated[str, Meta(description='Provider file id of the cited file.')]
+        str
         | UnsetType
     ) = UNSET
     """
@@ -308,10 +252,7 @@ class Annotation(Struct):
     document_index: (
         Annotated[
             int,
-            Meta(
-                description='Index of the cited document in the request (Anthropic).',
-                ge=0,
-            ),
+            Meta(ge=0),
         ]
         | UnsetType
     ) = UNSET
@@ -319,12 +260,7 @@ class Annotation(Struct):
     Index of the cited document in the request (Anthropic).
     """
     provider_data: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description="The provider's remaining annotation fields, kept as given for a lossless same-provider round trip."
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
@@ -340,10 +276,7 @@ class CacheBreakpoint(Struct):
     ttl: (
         Annotated[
             str,
-            Meta(
-                description="How long the cache entry should live, e.g. `5m`, `1h` (Anthropic `cache_control.ttl`); absent: the provider's default.",
-                pattern='^[0-9]+[smh]$',
-            ),
+            Meta(pattern='^[0-9]+[smh]$'),
         ]
         | UnsetType
     ) = UNSET
@@ -360,10 +293,7 @@ Fields of a provider object that the mapper does not model, keyed by the provide
 
 ErrorCode: TypeAlias = Annotated[
     Literal['auth', 'rate_limit', 'invalid_request', 'not_found', 'context_length', 'content_filter', 'overloaded', 'server', 'timeout', 'network', 'truncated', 'malformed_arguments', 'cancelled', 'provider_error'],
-    Meta(
-        description='Stable error codes: `auth` (401/403), `rate_limit` (429), `invalid_request` (400/422), `not_found`, `context_length`, `content_filter`, `overloaded` (Anthropic 529), `server` (5xx), `timeout`, `network`, `truncated` (stream ended before its completion marker), `malformed_arguments`, `cancelled`, `provider_error` (any other provider-reported failure).',
-        title='ErrorCode',
-    ),
+    Meta(title='ErrorCode'),
 ]
 """
 Stable error codes: `auth` (401/403), `rate_limit` (429), `invalid_request` (400/422), `not_found`, `context_length`, `content_filter`, `overloaded` (Anthropic 529), `server` (5xx), `timeout`, `network`, `truncated` (stream ended before its completion marker), `malformed_arguments`, `cancelled`, `provider_error` (any other provider-reported failure).
@@ -375,73 +305,46 @@ class HandoffCallItem(Struct, tag_field='type', tag='handoff_call'):
     An agent hands control to another agent.
     """
 
-    id: Annotated[
-        ItemId,
-        Meta(
-            description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
-        ),
-    ]
+    id: ItemId
     """
     Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
     """
     target: Annotated[
-        str, Meta(description='Name of the agent taking over.', min_length=1)
+        str, Meta(min_length=1)
     ]
     """
     Name of the agent taking over.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Caller-owned JSON-safe data; mappers never read or write it.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data; mappers never read or write it.
     """
     origin: (
-        Annotated[
-            Origin,
-            Meta(
-                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
-            ),
-        ]
+        Origin
         | UnsetType
     ) = UNSET
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
     message: (
-        Annotated[
-            MessageKey,
-            Meta(
-                description='Key shared by the items of one provider message, so message boundaries survive a round trip.'
-            ),
-        ]
+        MessageKey
         | UnsetType
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
     provider_data: (
-        Annotated[
-            ProviderData,
-            Meta(
-                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
-            ),
-        ]
+        ProviderData
         | UnsetType
     ) = UNSET
     """
     Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
     """
     arguments: (
-        Annotated[
-            dict[str, Any], Meta(description='Arguments passed with the handoff.')
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
@@ -456,40 +359,24 @@ class ModelTableEntry(Struct):
 
     provider: Annotated[
         str,
-        Meta(
-            description="Mapper registry name of the wire format the entry applies to (`openai-chat`, `openai-responses`, `anthropic`, `gemini`, `ollama`, or a registered mapper's name).",
-            min_length=1,
-        ),
+        Meta(min_length=1),
     ]
     """
     Mapper registry name of the wire format the entry applies to (`openai-chat`, `openai-responses`, `anthropic`, `gemini`, `ollama`, or a registered mapper's name).
     """
     pattern: Annotated[
         str,
-        Meta(
-            description='Shell-style glob (Python `fnmatch`: `*`, `?`, `[seq]`), matched case-insensitively against the whole model name, and also against its last `/`-separated segment (`models/gemini-2.5-flash` matches `gemini-2.*`). Not a regular expression.',
-            min_length=1,
-        ),
+        Meta(min_length=1),
     ]
     """
     Shell-style glob (Python `fnmatch`: `*`, `?`, `[seq]`), matched case-insensitively against the whole model name, and also against its last `/`-separated segment (`models/gemini-2.5-flash` matches `gemini-2.*`). Not a regular expression.
     """
-    capabilities: Annotated[
-        ModelCapabilities,
-        Meta(
-            description='What the matching models can take and produce through this wire format.'
-        ),
-    ]
+    capabilities: ModelCapabilities
     """
     What the matching models can take and produce through this wire format.
     """
     note: (
-        Annotated[
-            str,
-            Meta(
-                description='Why the entry says what it says (source page, known exceptions); for maintainers, never read by code.'
-            ),
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
@@ -504,20 +391,12 @@ class ModelTable(Struct):
 
     schema_version: Annotated[
         str,
-        Meta(
-            description='Schema version `MAJOR.MINOR` the table was written with.',
-            pattern='^[0-9]+\\.[0-9]+$',
-        ),
+        Meta(pattern='^[0-9]+\\.[0-9]+$'),
     ]
     """
     Schema version `MAJOR.MINOR` the table was written with.
     """
-    entries: Annotated[
-        list[ModelTableEntry],
-        Meta(
-            description='Entries in priority order: for one provider, the first whose pattern matches wins, so specific patterns come before family patterns.'
-        ),
-    ]
+    entries: list[ModelTableEntry]
     """
     Entries in priority order: for one provider, the first whose pattern matches wins, so specific patterns come before family patterns.
     """
@@ -530,73 +409,45 @@ class RawItem(Struct, tag_field='type', tag='raw'):
 
     provider: Annotated[
         str,
-        Meta(
-            description='Wire format the value belongs to, e.g. `openai-responses`.',
-            min_length=1,
-        ),
+        Meta(min_length=1),
     ]
     """
     Wire format the value belongs to, e.g. `openai-responses`.
     """
-    value: Annotated[Any, Meta(description='The provider item exactly as received.')]
+    value: Any
     """
     The provider item exactly as received.
     """
     id: (
-        Annotated[
-            ItemId,
-            Meta(
-                description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
-            ),
-        ]
+        ItemId
         | UnsetType
     ) = UNSET
     """
     Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Caller-owned JSON-safe data; mappers never read or write it.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data; mappers never read or write it.
     """
     origin: (
-        Annotated[
-            Origin,
-            Meta(
-                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
-            ),
-        ]
+        Origin
         | UnsetType
     ) = UNSET
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
     message: (
-        Annotated[
-            MessageKey,
-            Meta(
-                description='Key shared by the items of one provider message, so message boundaries survive a round trip.'
-            ),
-        ]
+        MessageKey
         | UnsetType
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
     role: (
-        Annotated[
-            Role,
-            Meta(
-                description='Speaker, at the top level of a transcript. Absent when the item is nested inside a tool_result or handoff_result.'
-            ),
-        ]
+        Role
         | UnsetType
     ) = UNSET
     """
@@ -611,37 +462,24 @@ class OpaqueReasoning(Struct):
 
     namespace: Annotated[
         str,
-        Meta(
-            description='What the value is, e.g. `anthropic.signature`, `openai.encrypted_content`, `gemini.thought_signature`.',
-            min_length=1,
-        ),
+        Meta(min_length=1),
     ]
     """
     What the value is, e.g. `anthropic.signature`, `openai.encrypted_content`, `gemini.thought_signature`.
     """
     issuer: Annotated[
         str,
-        Meta(
-            description='Provider and API that issued it (`anthropic`, `openai-responses`, `gemini`, ...); replayed only to the same issuer.',
-            min_length=1,
-        ),
+        Meta(min_length=1),
     ]
     """
     Provider and API that issued it (`anthropic`, `openai-responses`, `gemini`, ...); replayed only to the same issuer.
     """
-    value: Annotated[
-        Any, Meta(description='The state exactly as received (usually a string).')
-    ]
+    value: Any
     """
     The state exactly as received (usually a string).
     """
     model: (
-        Annotated[
-            str,
-            Meta(
-                description='Model that issued it, where the provider binds the state to the model.'
-            ),
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
@@ -655,106 +493,63 @@ class ReasoningItem(Struct, tag_field='type', tag='reasoning'):
     """
 
     id: (
-        Annotated[
-            ItemId,
-            Meta(
-                description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
-            ),
-        ]
+        ItemId
         | UnsetType
     ) = UNSET
     """
     Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Caller-owned JSON-safe data; mappers never read or write it.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data; mappers never read or write it.
     """
     origin: (
-        Annotated[
-            Origin,
-            Meta(
-                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
-            ),
-        ]
+        Origin
         | UnsetType
     ) = UNSET
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
     message: (
-        Annotated[
-            MessageKey,
-            Meta(
-                description='Key shared by the items of one provider message, so message boundaries survive a round trip.'
-            ),
-        ]
+        MessageKey
         | UnsetType
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
     provider_data: (
-        Annotated[
-            ProviderData,
-            Meta(
-                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
-            ),
-        ]
+        ProviderData
         | UnsetType
     ) = UNSET
     """
     Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
     """
     text: (
-        Annotated[
-            str,
-            Meta(
-                description='Reasoning text (Anthropic `thinking`, Gemini `thought` part text, Responses `reasoning_text`, DeepSeek `reasoning_content`).'
-            ),
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
     Reasoning text (Anthropic `thinking`, Gemini `thought` part text, Responses `reasoning_text`, DeepSeek `reasoning_content`).
     """
     summary: (
-        Annotated[
-            list[str],
-            Meta(description='Reasoning summary parts (Responses `summary[].text`).'),
-        ]
+        list[str]
         | UnsetType
     ) = UNSET
     """
     Reasoning summary parts (Responses `summary[].text`).
     """
     opaque: (
-        Annotated[
-            OpaqueReasoning,
-            Meta(
-                description='Provider continuation state: replayed only to a matching issuer.'
-            ),
-        ]
+        OpaqueReasoning
         | UnsetType
     ) = UNSET
     """
     Provider continuation state: replayed only to a matching issuer.
     """
     redacted: (
-        Annotated[
-            bool,
-            Meta(
-                description='True when the provider hid the reasoning (Anthropic `redacted_thinking`).'
-            ),
-        ]
+        bool
         | UnsetType
     ) = UNSET
     """
@@ -767,70 +562,40 @@ class RefusalItem(Struct, tag_field='type', tag='refusal'):
     The model declined.
     """
 
-    text: Annotated[
-        str,
-        Meta(
-            description='The refusal message (OpenAI `refusal`, Anthropic stop_details explanation).'
-        ),
-    ]
+    text: str
     """
     The refusal message (OpenAI `refusal`, Anthropic stop_details explanation).
     """
     id: (
-        Annotated[
-            ItemId,
-            Meta(
-                description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
-            ),
-        ]
+        ItemId
         | UnsetType
     ) = UNSET
     """
     Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Caller-owned JSON-safe data; mappers never read or write it.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data; mappers never read or write it.
     """
     origin: (
-        Annotated[
-            Origin,
-            Meta(
-                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
-            ),
-        ]
+        Origin
         | UnsetType
     ) = UNSET
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
     message: (
-        Annotated[
-            MessageKey,
-            Meta(
-                description='Key shared by the items of one provider message, so message boundaries survive a round trip.'
-            ),
-        ]
+        MessageKey
         | UnsetType
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
     provider_data: (
-        Annotated[
-            ProviderData,
-            Meta(
-                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
-            ),
-        ]
+        ProviderData
         | UnsetType
     ) = UNSET
     """
@@ -844,36 +609,21 @@ class ResponseInfo(Struct):
     """
 
     id: (
-        Annotated[
-            str,
-            Meta(
-                description='Provider response id (`chatcmpl-…`, `resp_…`, `msg_…`, Gemini `responseId`).'
-            ),
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
     Provider response id (`chatcmpl-…`, `resp_…`, `msg_…`, Gemini `responseId`).
     """
     model: (
-        Annotated[
-            str,
-            Meta(
-                description='Model name as the provider reported it (Gemini `modelVersion`).'
-            ),
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
     Model name as the provider reported it (Gemini `modelVersion`).
     """
     provider_data: (
-        Annotated[
-            ProviderData,
-            Meta(
-                description="The response's fields that no canonical field holds (`created`, `system_fingerprint`, `service_tier`, Gemini `createTime`, `finishMessage`, ...), keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
-            ),
-        ]
+        ProviderData
         | UnsetType
     ) = UNSET
     """
@@ -886,19 +636,14 @@ class ResponseFormat(Struct):
     Output format: `text`, `json_object` (any JSON object) or `json_schema` (JSON matching `schema`) (OpenAI `response_format`/`text.format`, Gemini `responseMimeType` + `responseSchema`/`responseJsonSchema`, Anthropic `output_format`, Ollama `format`).
     """
 
-    type: Annotated[
-        Literal['text', 'json_object', 'json_schema'], Meta(description='Format kind.')
-    ]
+    type: Literal['text', 'json_object', 'json_schema']
     """
     Format kind.
     """
     name: (
         Annotated[
             str,
-            Meta(
-                description='Name of the schema (OpenAI `json_schema.name`), with `json_schema`.',
-                min_length=1,
-            ),
+            Meta(min_length=1),
         ]
         | UnsetType
     ) = UNSET
@@ -906,36 +651,21 @@ class ResponseFormat(Struct):
     Name of the schema (OpenAI `json_schema.name`), with `json_schema`.
     """
     description: (
-        Annotated[
-            str,
-            Meta(
-                description='What the output is, for the model (OpenAI `json_schema.description`).'
-            ),
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
     What the output is, for the model (OpenAI `json_schema.description`).
     """
     schema: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='JSON Schema the output must match, kept exactly, with `json_schema`.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     JSON Schema the output must match, kept exactly, with `json_schema`.
     """
     strict: (
-        Annotated[
-            bool,
-            Meta(
-                description='Ask the provider to enforce the schema exactly (OpenAI `strict`).'
-            ),
-        ]
+        bool
         | UnsetType
     ) = UNSET
     """
@@ -949,12 +679,7 @@ class ReasoningSettings(Struct):
     """
 
     effort: (
-        Annotated[
-            Literal['none', 'minimal', 'low', 'medium', 'high', 'xhigh'],
-            Meta(
-                description='How hard the model should think; `none` turns reasoning off (OpenAI `reasoning_effort`/`reasoning.effort`, Gemini `thinkingLevel`, Ollama `think` levels).'
-            ),
-        ]
+        Literal['none', 'minimal', 'low', 'medium', 'high', 'xhigh']
         | UnsetType
     ) = UNSET
     """
@@ -963,10 +688,7 @@ class ReasoningSettings(Struct):
     budget_tokens: (
         Annotated[
             int,
-            Meta(
-                description='Token budget for thinking; 0 turns thinking off where the provider allows it (Anthropic `thinking.budget_tokens`, Gemini `thinkingConfig.thinkingBudget`).',
-                ge=0,
-            ),
+            Meta(ge=0),
         ]
         | UnsetType
     ) = UNSET
@@ -974,24 +696,14 @@ class ReasoningSettings(Struct):
     Token budget for thinking; 0 turns thinking off where the provider allows it (Anthropic `thinking.budget_tokens`, Gemini `thinkingConfig.thinkingBudget`).
     """
     summary: (
-        Annotated[
-            Literal['auto', 'concise', 'detailed', 'none'],
-            Meta(
-                description='Which reasoning summary to return (OpenAI Responses `reasoning.summary`).'
-            ),
-        ]
+        Literal['auto', 'concise', 'detailed', 'none']
         | UnsetType
     ) = UNSET
     """
     Which reasoning summary to return (OpenAI Responses `reasoning.summary`).
     """
     include_thoughts: (
-        Annotated[
-            bool,
-            Meta(
-                description="Return the model's thoughts (or their summaries) in the response (Gemini `thinkingConfig.includeThoughts`)."
-            ),
-        ]
+        bool
         | UnsetType
     ) = UNSET
     """
@@ -1010,10 +722,7 @@ class Settings(Struct):
     model: (
         Annotated[
             str,
-            Meta(
-                description='Model the conversation was held with, as the provider names it (OpenAI/Anthropic/Ollama `model`, Gemini the model in the URL path).',
-                min_length=1,
-            ),
+            Meta(min_length=1),
         ]
         | UnsetType
     ) = UNSET
@@ -1023,10 +732,7 @@ class Settings(Struct):
     max_output_tokens: (
         Annotated[
             int,
-            Meta(
-                description='Most tokens the model may generate, reasoning included where the provider counts it (OpenAI Chat `max_completion_tokens`/`max_tokens`, Responses `max_output_tokens`, Anthropic `max_tokens`, Gemini `generationConfig.maxOutputTokens`, Ollama `options.num_predict`).',
-                ge=1,
-            ),
+            Meta(ge=1),
         ]
         | UnsetType
     ) = UNSET
@@ -1036,10 +742,7 @@ class Settings(Struct):
     temperature: (
         Annotated[
             float,
-            Meta(
-                description="Sampling temperature (0 is the most deterministic). Providers' ranges differ: OpenAI and Gemini 0-2, Anthropic 0-1.",
-                ge=0.0,
-            ),
+            Meta(ge=0.0),
         ]
         | UnsetType
     ) = UNSET
@@ -1049,11 +752,7 @@ class Settings(Struct):
     top_p: (
         Annotated[
             float,
-            Meta(
-                description='Nucleus sampling: only tokens within this cumulative probability are considered.',
-                ge=0.0,
-                le=1.0,
-            ),
+            Meta(ge=0.0, le=1.0),
         ]
         | UnsetType
     ) = UNSET
@@ -1063,10 +762,7 @@ class Settings(Struct):
     top_k: (
         Annotated[
             int,
-            Meta(
-                description='Only the k most likely tokens are considered (Anthropic `top_k`, Gemini `topK`, Ollama `options.top_k`; OpenAI has none).',
-                ge=0,
-            ),
+            Meta(ge=0),
         ]
         | UnsetType
     ) = UNSET
@@ -1074,96 +770,56 @@ class Settings(Struct):
     Only the k most likely tokens are considered (Anthropic `top_k`, Gemini `topK`, Ollama `options.top_k`; OpenAI has none).
     """
     stop: (
-        Annotated[
-            list[StopItem],
-            Meta(
-                description='Stop sequences: generation stops before any of them (OpenAI `stop`, Anthropic `stop_sequences`, Gemini `stopSequences`, Ollama `options.stop`).'
-            ),
-        ]
+        list[StopItem]
         | UnsetType
     ) = UNSET
     """
     Stop sequences: generation stops before any of them (OpenAI `stop`, Anthropic `stop_sequences`, Gemini `stopSequences`, Ollama `options.stop`).
     """
     seed: (
-        Annotated[
-            int,
-            Meta(
-                description='Seed for best-effort deterministic sampling (OpenAI Chat `seed`, Gemini `seed`, Ollama `options.seed`).'
-            ),
-        ]
+        int
         | UnsetType
     ) = UNSET
     """
     Seed for best-effort deterministic sampling (OpenAI Chat `seed`, Gemini `seed`, Ollama `options.seed`).
     """
     presence_penalty: (
-        Annotated[
-            float,
-            Meta(
-                description='Penalty for tokens that already appeared (OpenAI, Gemini `presencePenalty`, Ollama `options.presence_penalty`).'
-            ),
-        ]
+        float
         | UnsetType
     ) = UNSET
     """
     Penalty for tokens that already appeared (OpenAI, Gemini `presencePenalty`, Ollama `options.presence_penalty`).
     """
     frequency_penalty: (
-        Annotated[
-            float,
-            Meta(
-                description='Penalty proportional to how often a token already appeared (OpenAI, Gemini `frequencyPenalty`, Ollama `options.frequency_penalty`).'
-            ),
-        ]
+        float
         | UnsetType
     ) = UNSET
     """
     Penalty proportional to how often a token already appeared (OpenAI, Gemini `frequencyPenalty`, Ollama `options.frequency_penalty`).
     """
     response_format: (
-        Annotated[
-            ResponseFormat,
-            Meta(
-                description='Shape the output must take: free text, any JSON object, or JSON matching a schema.'
-            ),
-        ]
+        ResponseFormat
         | UnsetType
     ) = UNSET
     """
     Shape the output must take: free text, any JSON object, or JSON matching a schema.
     """
     reasoning: (
-        Annotated[
-            ReasoningSettings,
-            Meta(
-                description='How much the model should think before answering, and what of it to return.'
-            ),
-        ]
+        ReasoningSettings
         | UnsetType
     ) = UNSET
     """
     How much the model should think before answering, and what of it to return.
     """
     stream: (
-        Annotated[
-            bool,
-            Meta(
-                description='Whether the response is streamed (OpenAI/Anthropic `stream`, Ollama `stream`, which defaults to true; Gemini picks `streamGenerateContent` in the URL).'
-            ),
-        ]
+        bool
         | UnsetType
     ) = UNSET
     """
     Whether the response is streamed (OpenAI/Anthropic `stream`, Ollama `stream`, which defaults to true; Gemini picks `streamGenerateContent` in the URL).
     """
     provider_data: (
-        Annotated[
-            dict[str, dict[str, Any]],
-            Meta(
-                description='Settings with no canonical meaning, keyed by the provider (mapper name) that wrote them, e.g. `{"anthropic": {"metadata": {...}}, "openai-chat": {"store": true}, "gemini": {"safetySettings": [...]}}`. Written back only to that provider; reported as dropped for any other.'
-            ),
-        ]
+        dict[str, dict[str, Any]]
         | UnsetType
     ) = UNSET
     """
@@ -1176,12 +832,12 @@ class UrlSource(Struct, tag_field='type', tag='url'):
     Content fetched by the provider from a URL.
     """
 
-    url: Annotated[str, Meta(description='An http(s) URL.', min_length=1)]
+    url: Annotated[str, Meta(min_length=1)]
     """
     An http(s) URL.
     """
     media_type: (
-        Annotated[str, Meta(description='IANA media type, when known.')] | UnsetType
+        str | UnsetType
     ) = UNSET
     """
     IANA media type, when known.
@@ -1195,15 +851,12 @@ class Base64Source(Struct, tag_field='type', tag='base64'):
 
     media_type: Annotated[
         str,
-        Meta(
-            description='IANA media type of the decoded bytes, e.g. `image/png`.',
-            min_length=1,
-        ),
+        Meta(min_length=1),
     ]
     """
     IANA media type of the decoded bytes, e.g. `image/png`.
     """
-    data: Annotated[str, Meta(description='The bytes, base64-encoded.')]
+    data: str
     """
     The bytes, base64-encoded.
     """
@@ -1216,28 +869,20 @@ class FileSource(Struct, tag_field='type', tag='file'):
 
     file_id: Annotated[
         str,
-        Meta(
-            description='Provider file id (OpenAI `file-…`, Anthropic `file_…`, Gemini file URI).',
-            min_length=1,
-        ),
+        Meta(min_length=1),
     ]
     """
     Provider file id (OpenAI `file-…`, Anthropic `file_…`, Gemini file URI).
     """
     provider: (
-        Annotated[
-            str,
-            Meta(
-                description='Provider whose file store holds the file; a file id is meaningless elsewhere.'
-            ),
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
     Provider whose file store holds the file; a file id is meaningless elsewhere.
     """
     media_type: (
-        Annotated[str, Meta(description='IANA media type, when known.')] | UnsetType
+        str | UnsetType
     ) = UNSET
     """
     IANA media type, when known.
@@ -1249,12 +894,12 @@ class ArtifactSource(Struct, tag_field='type', tag='artifact'):
     Bytes kept in the caller's artifact store.
     """
 
-    uri: Annotated[str, Meta(description='Artifact URI.', min_length=1)]
+    uri: Annotated[str, Meta(min_length=1)]
     """
     Artifact URI.
     """
     media_type: (
-        Annotated[str, Meta(description='IANA media type, when known.')] | UnsetType
+        str | UnsetType
     ) = UNSET
     """
     IANA media type, when known.
@@ -1266,12 +911,12 @@ class TextSource(Struct, tag_field='type', tag='text'):
     Inline plain text (a plain-text document).
     """
 
-    text: Annotated[str, Meta(description='The document text.')]
+    text: str
     """
     The document text.
     """
     media_type: (
-        Annotated[str, Meta(description='IANA media type, `text/plain` by default.')]
+        str
         | UnsetType
     ) = UNSET
     """
@@ -1281,10 +926,7 @@ class TextSource(Struct, tag_field='type', tag='text'):
 
 Source: TypeAlias = Annotated[
     UrlSource | Base64Source | FileSource | ArtifactSource | TextSource,
-    Meta(
-        description='Where the bytes of an image, audio clip or document come from.',
-        title='Source',
-    ),
+    Meta(title='Source'),
 ]
 """
 Where the bytes of an image, audio clip or document come from.
@@ -1296,18 +938,12 @@ class StopReason(Struct):
     Why a model response stopped.
     """
 
-    reason: Annotated[
-        Literal['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal', 'content_filter', 'pause', 'error', 'other'],
-        Meta(description='Stable stop reason.'),
-    ]
+    reason: Literal['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal', 'content_filter', 'pause', 'error', 'other']
     """
     Stable stop reason.
     """
     raw: (
-        Annotated[
-            str,
-            Meta(description="The provider's own value (`stop`, `tool_calls`, `end_turn`, `STOP`, ...)."),
-        ]
+        str
         | None
         | UnsetType
     ) = UNSET
@@ -1321,74 +957,47 @@ class StructuredItem(Struct, tag_field='type', tag='structured'):
     Schema-constrained output from the model.
     """
 
-    data: Annotated[Any, Meta(description='The output as any JSON value.')]
+    data: Any
     """
     The output as any JSON value.
     """
     id: (
-        Annotated[
-            ItemId,
-            Meta(
-                description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
-            ),
-        ]
+        ItemId
         | UnsetType
     ) = UNSET
     """
     Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Caller-owned JSON-safe data; mappers never read or write it.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data; mappers never read or write it.
     """
     origin: (
-        Annotated[
-            Origin,
-            Meta(
-                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
-            ),
-        ]
+        Origin
         | UnsetType
     ) = UNSET
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
     message: (
-        Annotated[
-            MessageKey,
-            Meta(
-                description='Key shared by the items of one provider message, so message boundaries survive a round trip.'
-            ),
-        ]
+        MessageKey
         | UnsetType
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
     provider_data: (
-        Annotated[
-            ProviderData,
-            Meta(
-                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
-            ),
-        ]
+        ProviderData
         | UnsetType
     ) = UNSET
     """
     Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
     """
     schema_name: (
-        Annotated[
-            str, Meta(description='Name of the output schema the data conforms to.')
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
@@ -1401,103 +1010,61 @@ class TextItem(Struct, tag_field='type', tag='text'):
     Words from any speaker.
     """
 
-    text: Annotated[
-        str, Meta(description='The text, exactly as given (whitespace kept).')
-    ]
+    text: str
     """
     The text, exactly as given (whitespace kept).
     """
     id: (
-        Annotated[
-            ItemId,
-            Meta(
-                description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
-            ),
-        ]
+        ItemId
         | UnsetType
     ) = UNSET
     """
     Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Caller-owned JSON-safe data; mappers never read or write it.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data; mappers never read or write it.
     """
     origin: (
-        Annotated[
-            Origin,
-            Meta(
-                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
-            ),
-        ]
+        Origin
         | UnsetType
     ) = UNSET
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
     message: (
-        Annotated[
-            MessageKey,
-            Meta(
-                description='Key shared by the items of one provider message, so message boundaries survive a round trip.'
-            ),
-        ]
+        MessageKey
         | UnsetType
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
     provider_data: (
-        Annotated[
-            ProviderData,
-            Meta(
-                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
-            ),
-        ]
+        ProviderData
         | UnsetType
     ) = UNSET
     """
     Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
     """
     cache_breakpoint: (
-        Annotated[
-            CacheBreakpoint,
-            Meta(
-                description='Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.'
-            ),
-        ]
+        CacheBreakpoint
         | UnsetType
     ) = UNSET
     """
     Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.
     """
     role: (
-        Annotated[
-            Role,
-            Meta(
-                description='Speaker, at the top level of a transcript. Absent when the item is nested inside a tool_result or handoff_result.'
-            ),
-        ]
+        Role
         | UnsetType
     ) = UNSET
     """
     Speaker, at the top level of a transcript. Absent when the item is nested inside a tool_result or handoff_result.
     """
     annotations: (
-        Annotated[
-            list[Annotation],
-            Meta(
-                description='Citations attached to the text (OpenAI `annotations`, Anthropic `citations`).'
-            ),
-        ]
+        list[Annotation]
         | UnsetType
     ) = UNSET
     """
@@ -1510,46 +1077,33 @@ class ToolDefinition(Struct):
     A function tool the model may call (OpenAI `tools[].function`, Anthropic `tools[]`, Gemini `functionDeclarations[]`, Ollama `tools[].function`).
     """
 
-    name: Annotated[str, Meta(description='Tool name.', min_length=1)]
+    name: Annotated[str, Meta(min_length=1)]
     """
     Tool name.
     """
     description: (
-        Annotated[str, Meta(description='What the tool does, for the model.')]
+        str
         | UnsetType
     ) = UNSET
     """
     What the tool does, for the model.
     """
     parameters: (
-        Annotated[
-            dict[str, Any],
-            Meta(description='JSON Schema of the arguments object, kept exactly.'),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     JSON Schema of the arguments object, kept exactly.
     """
     strict: (
-        Annotated[
-            bool,
-            Meta(
-                description='Ask the provider to enforce the schema exactly (OpenAI `strict`).'
-            ),
-        ]
+        bool
         | UnsetType
     ) = UNSET
     """
     Ask the provider to enforce the schema exactly (OpenAI `strict`).
     """
     provider_data: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Provider fields of the definition with no canonical equivalent (e.g. Anthropic `cache_control`), kept for a same-provider round trip.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
@@ -1562,25 +1116,18 @@ class ToolChoice(Struct):
     How the model may use tools: `auto`, `none`, `required` (any tool) or `tool` (the named one).
     """
 
-    mode: Annotated[
-        Literal['auto', 'none', 'required', 'tool'], Meta(description='Choice mode.')
-    ]
+    mode: Literal['auto', 'none', 'required', 'tool']
     """
     Choice mode.
     """
     name: (
-        Annotated[str, Meta(description='Tool name, with mode `tool`.')] | UnsetType
+        str | UnsetType
     ) = UNSET
     """
     Tool name, with mode `tool`.
     """
     parallel: (
-        Annotated[
-            bool,
-            Meta(
-                description='Whether parallel tool calls are allowed (OpenAI `parallel_tool_calls`, Anthropic `disable_parallel_tool_use` inverted).'
-            ),
-        ]
+        bool
         | UnsetType
     ) = UNSET
     """
@@ -1593,112 +1140,68 @@ class ToolCallItem(Struct, tag_field='type', tag='tool_call'):
     The model asks for a tool. `id` is the call id that results refer to.
     """
 
-    id: Annotated[
-        ItemId,
-        Meta(
-            description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
-        ),
-    ]
+    id: ItemId
     """
     Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
     """
     name: Annotated[
         str,
-        Meta(
-            description="Tool name, as defined in the transcript's tools.", min_length=1
-        ),
+        Meta(min_length=1),
     ]
     """
     Tool name, as defined in the transcript's tools.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Caller-owned JSON-safe data; mappers never read or write it.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data; mappers never read or write it.
     """
     origin: (
-        Annotated[
-            Origin,
-            Meta(
-                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
-            ),
-        ]
+        Origin
         | UnsetType
     ) = UNSET
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
     message: (
-        Annotated[
-            MessageKey,
-            Meta(
-                description='Key shared by the items of one provider message, so message boundaries survive a round trip.'
-            ),
-        ]
+        MessageKey
         | UnsetType
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
     provider_data: (
-        Annotated[
-            ProviderData,
-            Meta(
-                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
-            ),
-        ]
+        ProviderData
         | UnsetType
     ) = UNSET
     """
     Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
     """
     cache_breakpoint: (
-        Annotated[
-            CacheBreakpoint,
-            Meta(
-                description='Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.'
-            ),
-        ]
+        CacheBreakpoint
         | UnsetType
     ) = UNSET
     """
     Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.
     """
     arguments: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description="Arguments as a JSON object. Absent when the model's arguments did not parse to an object; then `arguments_raw` holds the text."
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Arguments as a JSON object. Absent when the model's arguments did not parse to an object; then `arguments_raw` holds the text.
     """
     arguments_raw: (
-        Annotated[
-            str,
-            Meta(
-                description="The provider's argument text as received, kept when it is not a JSON object (malformed or truncated)."
-            ),
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
     The provider's argument text as received, kept when it is not a JSON object (malformed or truncated).
     """
     arguments_error: (
-        Annotated[
-            str, Meta(description='Why `arguments_raw` did not parse to a JSON object.')
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
@@ -1714,10 +1217,7 @@ class Usage(Struct):
     input_tokens: (
         Annotated[
             int,
-            Meta(
-                description='Prompt tokens, including cached ones (OpenAI `prompt_tokens`/`input_tokens`, Gemini `promptTokenCount`; Anthropic `input_tokens` + cache reads + cache writes).',
-                ge=0,
-            ),
+            Meta(ge=0),
         ]
         | UnsetType
     ) = UNSET
@@ -1727,10 +1227,7 @@ class Usage(Struct):
     output_tokens: (
         Annotated[
             int,
-            Meta(
-                description='Generated tokens, including reasoning (Gemini `candidatesTokenCount` + `thoughtsTokenCount`).',
-                ge=0,
-            ),
+            Meta(ge=0),
         ]
         | UnsetType
     ) = UNSET
@@ -1738,7 +1235,7 @@ class Usage(Struct):
     Generated tokens, including reasoning (Gemini `candidatesTokenCount` + `thoughtsTokenCount`).
     """
     reasoning_tokens: (
-        Annotated[int, Meta(description='Reasoning tokens within output_tokens.', ge=0)]
+        Annotated[int, Meta(ge=0)]
         | UnsetType
     ) = UNSET
     """
@@ -1746,7 +1243,7 @@ class Usage(Struct):
     """
     cache_read_tokens: (
         Annotated[
-            int, Meta(description="Prompt tokens read from the provider's cache.", ge=0)
+            int, Meta(ge=0)
         ]
         | UnsetType
     ) = UNSET
@@ -1756,7 +1253,7 @@ class Usage(Struct):
     cache_write_tokens: (
         Annotated[
             int,
-            Meta(description="Prompt tokens written to the provider's cache.", ge=0),
+            Meta(ge=0),
         ]
         | UnsetType
     ) = UNSET
@@ -1766,10 +1263,7 @@ class Usage(Struct):
     total_tokens: (
         Annotated[
             int,
-            Meta(
-                description='Total as reported by the provider, or input + output.',
-                ge=0,
-            ),
+            Meta(ge=0),
         ]
         | UnsetType
     ) = UNSET
@@ -1777,10 +1271,7 @@ class Usage(Struct):
     Total as reported by the provider, or input + output.
     """
     details: (
-        Annotated[
-            dict[str, Any],
-            Meta(description="The provider's usage record exactly as given."),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
@@ -1793,89 +1284,54 @@ class VideoItem(Struct, tag_field='type', tag='video'):
     A video clip (Gemini `fileData`/`inlineData` with a `video/*` media type, YouTube URLs included). Its media type is `source.media_type`; Gemini `videoMetadata` (clip offsets, frame rate) is kept in `provider_data.gemini`.
     """
 
-    source: Annotated[Source, Meta(description='Where the bytes come from.')]
+    source: Source
     """
     Where the bytes come from.
     """
     id: (
-        Annotated[
-            ItemId,
-            Meta(
-                description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
-            ),
-        ]
+        ItemId
         | UnsetType
     ) = UNSET
     """
     Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Caller-owned JSON-safe data; mappers never read or write it.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data; mappers never read or write it.
     """
     origin: (
-        Annotated[
-            Origin,
-            Meta(
-                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
-            ),
-        ]
+        Origin
         | UnsetType
     ) = UNSET
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
     message: (
-        Annotated[
-            MessageKey,
-            Meta(
-                description='Key shared by the items of one provider message, so message boundaries survive a round trip.'
-            ),
-        ]
+        MessageKey
         | UnsetType
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
     provider_data: (
-        Annotated[
-            ProviderData,
-            Meta(
-                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
-            ),
-        ]
+        ProviderData
         | UnsetType
     ) = UNSET
     """
     Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
     """
     cache_breakpoint: (
-        Annotated[
-            CacheBreakpoint,
-            Meta(
-                description='Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.'
-            ),
-        ]
+        CacheBreakpoint
         | UnsetType
     ) = UNSET
     """
     Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.
     """
     role: (
-        Annotated[
-            Role,
-            Meta(
-                description='Speaker, at the top level of a transcript. Absent when the item is nested inside a tool_result or handoff_result.'
-            ),
-        ]
+        Role
         | UnsetType
     ) = UNSET
     """
@@ -1888,87 +1344,57 @@ class ArtifactRefItem(Struct, tag_field='type', tag='artifact_ref'):
     A reference to a large binary kept outside the transcript.
     """
 
-    uri: Annotated[str, Meta(description='Where the artifact is stored.', min_length=1)]
+    uri: Annotated[str, Meta(min_length=1)]
     """
     Where the artifact is stored.
     """
     id: (
-        Annotated[
-            ItemId,
-            Meta(
-                description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
-            ),
-        ]
+        ItemId
         | UnsetType
     ) = UNSET
     """
     Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Caller-owned JSON-safe data; mappers never read or write it.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data; mappers never read or write it.
     """
     origin: (
-        Annotated[
-            Origin,
-            Meta(
-                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
-            ),
-        ]
+        Origin
         | UnsetType
     ) = UNSET
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
     message: (
-        Annotated[
-            MessageKey,
-            Meta(
-                description='Key shared by the items of one provider message, so message boundaries survive a round trip.'
-            ),
-        ]
+        MessageKey
         | UnsetType
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
     provider_data: (
-        Annotated[
-            ProviderData,
-            Meta(
-                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
-            ),
-        ]
+        ProviderData
         | UnsetType
     ) = UNSET
     """
     Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
     """
     role: (
-        Annotated[
-            Role,
-            Meta(
-                description='Speaker, at the top level of a transcript. Absent when the item is nested inside a tool_result or handoff_result.'
-            ),
-        ]
+        Role
         | UnsetType
     ) = UNSET
     """
     Speaker, at the top level of a transcript. Absent when the item is nested inside a tool_result or handoff_result.
     """
-    media_type: Annotated[str, Meta(description='IANA media type.')] | UnsetType = UNSET
+    media_type: str | UnsetType = UNSET
     """
     IANA media type.
     """
-    size_bytes: Annotated[int, Meta(description='Size in bytes.', ge=0)] | UnsetType = (
+    size_bytes: Annotated[int, Meta(ge=0)] | UnsetType = (
         UNSET
     )
     """
@@ -1977,17 +1403,14 @@ class ArtifactRefItem(Struct, tag_field='type', tag='artifact_ref'):
     sha256: (
         Annotated[
             str,
-            Meta(
-                description='Lowercase hex SHA-256 of the bytes.',
-                pattern='^[0-9a-f]{64}$',
-            ),
+            Meta(pattern='^[0-9a-f]{64}$'),
         ]
         | UnsetType
     ) = UNSET
     """
     Lowercase hex SHA-256 of the bytes.
     """
-    title: Annotated[str, Meta(description='A human-readable name.')] | UnsetType = (
+    title: str | UnsetType = (
         UNSET
     )
     """
@@ -2000,108 +1423,68 @@ class AudioItem(Struct, tag_field='type', tag='audio'):
     A sound clip.
     """
 
-    source: Annotated[Source, Meta(description='Where the bytes come from.')]
+    source: Source
     """
     Where the bytes come from.
     """
     id: (
-        Annotated[
-            ItemId,
-            Meta(
-                description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
-            ),
-        ]
+        ItemId
         | UnsetType
     ) = UNSET
     """
     Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Caller-owned JSON-safe data; mappers never read or write it.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data; mappers never read or write it.
     """
     origin: (
-        Annotated[
-            Origin,
-            Meta(
-                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
-            ),
-        ]
+        Origin
         | UnsetType
     ) = UNSET
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
     message: (
-        Annotated[
-            MessageKey,
-            Meta(
-                description='Key shared by the items of one provider message, so message boundaries survive a round trip.'
-            ),
-        ]
+        MessageKey
         | UnsetType
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
     provider_data: (
-        Annotated[
-            ProviderData,
-            Meta(
-                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
-            ),
-        ]
+        ProviderData
         | UnsetType
     ) = UNSET
     """
     Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
     """
     cache_breakpoint: (
-        Annotated[
-            CacheBreakpoint,
-            Meta(
-                description='Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.'
-            ),
-        ]
+        CacheBreakpoint
         | UnsetType
     ) = UNSET
     """
     Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.
     """
     role: (
-        Annotated[
-            Role,
-            Meta(
-                description='Speaker, at the top level of a transcript. Absent when the item is nested inside a tool_result or handoff_result.'
-            ),
-        ]
+        Role
         | UnsetType
     ) = UNSET
     """
     Speaker, at the top level of a transcript. Absent when the item is nested inside a tool_result or handoff_result.
     """
     format: (
-        Annotated[
-            str,
-            Meta(
-                description='Audio container or codec, e.g. `wav`, `mp3` (OpenAI `input_audio.format`).'
-            ),
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
     Audio container or codec, e.g. `wav`, `mp3` (OpenAI `input_audio.format`).
     """
     transcript: (
-        Annotated[str, Meta(description='Text transcript of the clip, when known.')]
+        str
         | UnsetType
     ) = UNSET
     """
@@ -2114,139 +1497,89 @@ class DocumentItem(Struct, tag_field='type', tag='document'):
     A document: PDF, plain text, etc.
     """
 
-    source: Annotated[Source, Meta(description='Where the bytes come from.')]
+    source: Source
     """
     Where the bytes come from.
     """
     id: (
-        Annotated[
-            ItemId,
-            Meta(
-                description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
-            ),
-        ]
+        ItemId
         | UnsetType
     ) = UNSET
     """
     Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Caller-owned JSON-safe data; mappers never read or write it.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data; mappers never read or write it.
     """
     origin: (
-        Annotated[
-            Origin,
-            Meta(
-                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
-            ),
-        ]
+        Origin
         | UnsetType
     ) = UNSET
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
     message: (
-        Annotated[
-            MessageKey,
-            Meta(
-                description='Key shared by the items of one provider message, so message boundaries survive a round trip.'
-            ),
-        ]
+        MessageKey
         | UnsetType
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
     provider_data: (
-        Annotated[
-            ProviderData,
-            Meta(
-                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
-            ),
-        ]
+        ProviderData
         | UnsetType
     ) = UNSET
     """
     Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
     """
     cache_breakpoint: (
-        Annotated[
-            CacheBreakpoint,
-            Meta(
-                description='Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.'
-            ),
-        ]
+        CacheBreakpoint
         | UnsetType
     ) = UNSET
     """
     Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.
     """
     role: (
-        Annotated[
-            Role,
-            Meta(
-                description='Speaker, at the top level of a transcript. Absent when the item is nested inside a tool_result or handoff_result.'
-            ),
-        ]
+        Role
         | UnsetType
     ) = UNSET
     """
     Speaker, at the top level of a transcript. Absent when the item is nested inside a tool_result or handoff_result.
     """
     media_type: (
-        Annotated[
-            str,
-            Meta(
-                description='IANA media type of the document, e.g. `application/pdf`.'
-            ),
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
     IANA media type of the document, e.g. `application/pdf`.
     """
     title: (
-        Annotated[str, Meta(description='Document title (Anthropic `title`).')]
+        str
         | UnsetType
     ) = UNSET
     """
     Document title (Anthropic `title`).
     """
     filename: (
-        Annotated[str, Meta(description='File name (OpenAI `file.filename`).')]
+        str
         | UnsetType
     ) = UNSET
     """
     File name (OpenAI `file.filename`).
     """
     context: (
-        Annotated[
-            str,
-            Meta(
-                description='Context about the document, not cited (Anthropic `context`).'
-            ),
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
     Context about the document, not cited (Anthropic `context`).
     """
     citations: (
-        Annotated[
-            bool,
-            Meta(
-                description='Whether the model may cite this document (Anthropic `citations.enabled`).'
-            ),
-        ]
+        bool
         | UnsetType
     ) = UNSET
     """
@@ -2259,68 +1592,44 @@ class ErrorItem(Struct, tag_field='type', tag='error'):
     A failure kept as data.
     """
 
-    message: Annotated[
-        str, Meta(description='Short, safe message; never the raw upstream body.')
-    ]
+    message: str
     """
     Short, safe message; never the raw upstream body.
     """
-    code: Annotated[ErrorCode, Meta(description='Stable error code.')]
+    code: ErrorCode
     """
     Stable error code.
     """
     id: (
-        Annotated[
-            ItemId,
-            Meta(
-                description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
-            ),
-        ]
+        ItemId
         | UnsetType
     ) = UNSET
     """
     Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Caller-owned JSON-safe data; mappers never read or write it.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data; mappers never read or write it.
     """
     origin: (
-        Annotated[
-            Origin,
-            Meta(
-                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
-            ),
-        ]
+        Origin
         | UnsetType
     ) = UNSET
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
     provider_data: (
-        Annotated[
-            ProviderData,
-            Meta(
-                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
-            ),
-        ]
+        ProviderData
         | UnsetType
     ) = UNSET
     """
     Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
     """
     retryable: (
-        Annotated[
-            bool, Meta(description='Whether retrying the same request may succeed.')
-        ]
+        bool
         | UnsetType
     ) = UNSET
     """
@@ -2329,11 +1638,7 @@ class ErrorItem(Struct, tag_field='type', tag='error'):
     status: (
         Annotated[
             int,
-            Meta(
-                description='HTTP status, when the failure came from an HTTP response.',
-                ge=100,
-                le=599,
-            ),
+            Meta(ge=100, le=599),
         ]
         | UnsetType
     ) = UNSET
@@ -2341,7 +1646,7 @@ class ErrorItem(Struct, tag_field='type', tag='error'):
     HTTP status, when the failure came from an HTTP response.
     """
     provider: (
-        Annotated[str, Meta(description='Provider whose call failed.')] | UnsetType
+        str | UnsetType
     ) = UNSET
     """
     Provider whose call failed.
@@ -2353,99 +1658,61 @@ class ImageItem(Struct, tag_field='type', tag='image'):
     A picture.
     """
 
-    source: Annotated[Source, Meta(description='Where the bytes come from.')]
+    source: Source
     """
     Where the bytes come from.
     """
     id: (
-        Annotated[
-            ItemId,
-            Meta(
-                description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
-            ),
-        ]
+        ItemId
         | UnsetType
     ) = UNSET
     """
     Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Caller-owned JSON-safe data; mappers never read or write it.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data; mappers never read or write it.
     """
     origin: (
-        Annotated[
-            Origin,
-            Meta(
-                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
-            ),
-        ]
+        Origin
         | UnsetType
     ) = UNSET
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
     message: (
-        Annotated[
-            MessageKey,
-            Meta(
-                description='Key shared by the items of one provider message, so message boundaries survive a round trip.'
-            ),
-        ]
+        MessageKey
         | UnsetType
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
     provider_data: (
-        Annotated[
-            ProviderData,
-            Meta(
-                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
-            ),
-        ]
+        ProviderData
         | UnsetType
     ) = UNSET
     """
     Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
     """
     cache_breakpoint: (
-        Annotated[
-            CacheBreakpoint,
-            Meta(
-                description='Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.'
-            ),
-        ]
+        CacheBreakpoint
         | UnsetType
     ) = UNSET
     """
     Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.
     """
     role: (
-        Annotated[
-            Role,
-            Meta(
-                description='Speaker, at the top level of a transcript. Absent when the item is nested inside a tool_result or handoff_result.'
-            ),
-        ]
+        Role
         | UnsetType
     ) = UNSET
     """
     Speaker, at the top level of a transcript. Absent when the item is nested inside a tool_result or handoff_result.
     """
     detail: (
-        Annotated[
-            Literal['auto', 'low', 'high', 'original'],
-            Meta(description='Resolution hint (OpenAI `detail`).'),
-        ]
+        Literal['auto', 'low', 'high', 'original']
         | UnsetType
     ) = UNSET
     """
@@ -2455,10 +1722,7 @@ class ImageItem(Struct, tag_field='type', tag='image'):
 
 OutputItem: TypeAlias = Annotated[
     TextItem | ImageItem | AudioItem | VideoItem | ArtifactRefItem | ToolCallItem | HandoffCallItem | ReasoningItem | StructuredItem | RefusalItem | ErrorItem | RawItem,
-    Meta(
-        description='Items a model response or the replay runtime may append.',
-        title='OutputItem',
-    ),
+    Meta(title='OutputItem'),
 ]
 """
 Items a model response or the replay runtime may append.
@@ -2467,10 +1731,7 @@ Items a model response or the replay runtime may append.
 
 ToolResultContent: TypeAlias = Annotated[
     TextItem | ImageItem | AudioItem | VideoItem | DocumentItem | ArtifactRefItem | StructuredItem,
-    Meta(
-        description='What a tool_result or handoff_result may hold: content items (no role) or structured data.',
-        title='ToolResultContent',
-    ),
+    Meta(title='ToolResultContent'),
 ]
 """
 What a tool_result or handoff_result may hold: content items (no role) or structured data.
@@ -2484,71 +1745,55 @@ class SessionChangeRecord(Struct):
 
     change_no: Annotated[
         int,
-        Meta(
-            description='Order of the change within the session.', ge=0, le=2147483647
-        ),
+        Meta(ge=0, le=2147483647),
     ]
     """
     Order of the change within the session.
     """
     effective_seq: Annotated[
         int,
-        Meta(
-            description='First seq the change applies to (the head + 1 when it was made).',
-            ge=0,
-            le=9223372036854775807,
-        ),
+        Meta(ge=0, le=9223372036854775807),
     ]
     """
     First seq the change applies to (the head + 1 when it was made).
     """
     created_at: (
-        Annotated[str, Meta(description='RFC 3339 timestamp of the change.')]
+        str
         | UnsetType
     ) = UNSET
     """
     RFC 3339 timestamp of the change.
     """
     metadata: (
-        Annotated[dict[str, Any], Meta(description='New metadata, when it changed.')]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     New metadata, when it changed.
     """
     tools: (
-        Annotated[
-            list[ToolDefinition],
-            Meta(description='New tool definitions, when they changed.'),
-        ]
+        list[ToolDefinition]
         | UnsetType
     ) = UNSET
     """
     New tool definitions, when they changed.
     """
     tool_choice: (
-        Annotated[ToolChoice, Meta(description='New tool choice, when it changed.')]
+        ToolChoice
         | UnsetType
     ) = UNSET
     """
     New tool choice, when it changed.
     """
     settings: (
-        Annotated[
-            Settings, Meta(description='New generation settings, when they changed.')
-        ]
+        Settings
         | UnsetType
     ) = UNSET
     """
     New generation settings, when they changed.
     """
     cleared: (
-        Annotated[
-            list[Literal['metadata', 'tools', 'tool_choice', 'settings']],
-            Meta(
-                description='Parts this change cleared (set to none), e.g. after `update_session(metadata=None)`.'
-            ),
-        ]
+        list[Literal['metadata', 'tools', 'tool_choice', 'settings']]
         | UnsetType
     ) = UNSET
     """
@@ -2561,50 +1806,46 @@ class SessionRecord(Struct):
     The session as the store holds it.
     """
 
-    id: Annotated[str, Meta(description='Session id.', max_length=128, min_length=1)]
+    id: Annotated[str, Meta(max_length=128, min_length=1)]
     """
     Session id.
     """
     created_at: (
-        Annotated[
-            str, Meta(description="RFC 3339 timestamp of the session's creation.")
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
     RFC 3339 timestamp of the session's creation.
     """
     metadata: (
-        Annotated[
-            dict[str, Any], Meta(description='Current session metadata (caller-owned).')
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Current session metadata (caller-owned).
     """
     tools: (
-        Annotated[list[ToolDefinition], Meta(description='Current tool definitions.')]
+        list[ToolDefinition]
         | UnsetType
     ) = UNSET
     """
     Current tool definitions.
     """
     tool_choice: (
-        Annotated[ToolChoice, Meta(description='Current tool choice.')] | UnsetType
+        ToolChoice | UnsetType
     ) = UNSET
     """
     Current tool choice.
     """
     settings: (
-        Annotated[Settings, Meta(description='Current generation settings.')]
+        Settings
         | UnsetType
     ) = UNSET
     """
     Current generation settings.
     """
     parent_id: (
-        Annotated[str, Meta(description='Session this one was forked from.')]
+        str
         | UnsetType
     ) = UNSET
     """
@@ -2613,11 +1854,7 @@ class SessionRecord(Struct):
     fork_seq: (
         Annotated[
             int,
-            Meta(
-                description='Last seq of the parent included in the fork (-1: none).',
-                ge=-1,
-                le=9223372036854775807,
-            ),
+            Meta(ge=-1, le=9223372036854775807),
         ]
         | UnsetType
     ) = UNSET
@@ -2625,12 +1862,7 @@ class SessionRecord(Struct):
     Last seq of the parent included in the fork (-1: none).
     """
     changes: (
-        Annotated[
-            list[SessionChangeRecord],
-            Meta(
-                description='Every change of metadata/tools/tool_choice/settings, in order.'
-            ),
-        ]
+        list[SessionChangeRecord]
         | UnsetType
     ) = UNSET
     """
@@ -2645,17 +1877,14 @@ class SessionHeader(Struct):
 
     schema_version: Annotated[
         str,
-        Meta(
-            description='Schema version `MAJOR.MINOR` the document was written with.',
-            pattern='^[0-9]+\\.[0-9]+$',
-        ),
+        Meta(pattern='^[0-9]+\\.[0-9]+$'),
     ]
     """
     Schema version `MAJOR.MINOR` the document was written with.
     """
     session: Annotated[
         SessionRecord,
-        Meta(description='The session as the store holds it.', title='SessionRecord'),
+        Meta(title='SessionRecord'),
     ]
     """
     The session as the store holds it.
@@ -2668,111 +1897,66 @@ class ToolResultItem(Struct, tag_field='type', tag='tool_result'):
     """
 
     call_id: Annotated[
-        str, Meta(description='The `id` of the tool_call this answers.', min_length=1)
+        str, Meta(min_length=1)
     ]
     """
     The `id` of the tool_call this answers.
     """
-    content: Annotated[
-        list[ToolResultContent],
-        Meta(
-            description='What the tool returned: content items without role, or `structured` data.'
-        ),
-    ]
+    content: list[ToolResultContent]
     """
     What the tool returned: content items without role, or `structured` data.
     """
     id: (
-        Annotated[
-            ItemId,
-            Meta(
-                description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
-            ),
-        ]
+        ItemId
         | UnsetType
     ) = UNSET
     """
     Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Caller-owned JSON-safe data; mappers never read or write it.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data; mappers never read or write it.
     """
     origin: (
-        Annotated[
-            Origin,
-            Meta(
-                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
-            ),
-        ]
+        Origin
         | UnsetType
     ) = UNSET
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
     message: (
-        Annotated[
-            MessageKey,
-            Meta(
-                description='Key shared by the items of one provider message, so message boundaries survive a round trip.'
-            ),
-        ]
+        MessageKey
         | UnsetType
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
     provider_data: (
-        Annotated[
-            ProviderData,
-            Meta(
-                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
-            ),
-        ]
+        ProviderData
         | UnsetType
     ) = UNSET
     """
     Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
     """
     cache_breakpoint: (
-        Annotated[
-            CacheBreakpoint,
-            Meta(
-                description='Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.'
-            ),
-        ]
+        CacheBreakpoint
         | UnsetType
     ) = UNSET
     """
     Prompt-cache breakpoint after this item (Anthropic `cache_control`), where the caller or the source request set one.
     """
     name: (
-        Annotated[
-            str,
-            Meta(
-                description='Name of the tool that answered (Gemini `functionResponse.name`, Ollama `tool_name`).'
-            ),
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
     Name of the tool that answered (Gemini `functionResponse.name`, Ollama `tool_name`).
     """
     is_error: (
-        Annotated[
-            bool,
-            Meta(
-                description='True when the tool failed (Anthropic `is_error`, Gemini `error` key).'
-            ),
-        ]
+        bool
         | UnsetType
     ) = UNSET
     """
@@ -2787,79 +1971,52 @@ class HandoffResultItem(Struct, tag_field='type', tag='handoff_result'):
 
     call_id: Annotated[
         str,
-        Meta(description='The `id` of the handoff_call this answers.', min_length=1),
+        Meta(min_length=1),
     ]
     """
     The `id` of the handoff_call this answers.
     """
-    content: Annotated[
-        list[ToolResultContent], Meta(description='What the handoff returned.')
-    ]
+    content: list[ToolResultContent]
     """
     What the handoff returned.
     """
     id: (
-        Annotated[
-            ItemId,
-            Meta(
-                description='Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.'
-            ),
-        ]
+        ItemId
         | UnsetType
     ) = UNSET
     """
     Canonical item id, unique within a transcript. Provider item ids never go here; they live in `origin.item_id`.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(
-                description='Caller-owned JSON-safe data; mappers never read or write it.'
-            ),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data; mappers never read or write it.
     """
     origin: (
-        Annotated[
-            Origin,
-            Meta(
-                description='Where a model-produced item came from (provider, API, model, response id, provider item id).'
-            ),
-        ]
+        Origin
         | UnsetType
     ) = UNSET
     """
     Where a model-produced item came from (provider, API, model, response id, provider item id).
     """
     message: (
-        Annotated[
-            MessageKey,
-            Meta(
-                description='Key shared by the items of one provider message, so message boundaries survive a round trip.'
-            ),
-        ]
+        MessageKey
         | UnsetType
     ) = UNSET
     """
     Key shared by the items of one provider message, so message boundaries survive a round trip.
     """
     provider_data: (
-        Annotated[
-            ProviderData,
-            Meta(
-                description="Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere."
-            ),
-        ]
+        ProviderData
         | UnsetType
     ) = UNSET
     """
     Fields of the provider's object that no canonical field holds, keyed by provider (mapper name); written back only to that provider, reported as dropped elsewhere.
     """
     is_error: (
-        Annotated[bool, Meta(description='True when the handoff failed.')] | UnsetType
+        bool | UnsetType
     ) = UNSET
     """
     True when the handoff failed.
@@ -2868,7 +2025,7 @@ class HandoffResultItem(Struct, tag_field='type', tag='handoff_result'):
 
 InputItem: TypeAlias = Annotated[
     TextItem | ImageItem | AudioItem | VideoItem | DocumentItem | ArtifactRefItem | ToolCallItem | ToolResultItem | HandoffCallItem | HandoffResultItem | ReasoningItem | StructuredItem | RefusalItem | ErrorItem | RawItem,
-    Meta(description='Any canonical item: the whole union.', title='InputItem'),
+    Meta(title='InputItem'),
 ]
 """
 Any canonical item: the whole union.
@@ -2882,82 +2039,58 @@ class Transcript(Struct):
 
     schema_version: Annotated[
         str,
-        Meta(
-            description='Schema version `MAJOR.MINOR` the document was written with.',
-            pattern='^[0-9]+\\.[0-9]+$',
-        ),
+        Meta(pattern='^[0-9]+\\.[0-9]+$'),
     ]
     """
     Schema version `MAJOR.MINOR` the document was written with.
     """
-    items: Annotated[list[InputItem], Meta(description='The conversation, in order.')]
+    items: list[InputItem]
     """
     The conversation, in order.
     """
     tools: (
-        Annotated[
-            list[ToolDefinition],
-            Meta(description='Tools the conversation was held with.'),
-        ]
+        list[ToolDefinition]
         | UnsetType
     ) = UNSET
     """
     Tools the conversation was held with.
     """
     tool_choice: (
-        Annotated[ToolChoice, Meta(description='Tool choice, where given.')] | UnsetType
+        ToolChoice | UnsetType
     ) = UNSET
     """
     Tool choice, where given.
     """
     settings: (
-        Annotated[
-            Settings,
-            Meta(
-                description='Generation settings the conversation was held with (model, max output tokens, temperature, ...), where given.'
-            ),
-        ]
+        Settings
         | UnsetType
     ) = UNSET
     """
     Generation settings the conversation was held with (model, max output tokens, temperature, ...), where given.
     """
     metadata: (
-        Annotated[
-            dict[str, Any],
-            Meta(description='Caller-owned JSON-safe data about the conversation.'),
-        ]
+        dict[str, Any]
         | UnsetType
     ) = UNSET
     """
     Caller-owned JSON-safe data about the conversation.
     """
     usage: (
-        Annotated[
-            Usage,
-            Meta(
-                description="Usage of the response this document holds, when it holds one response's output."
-            ),
-        ]
+        Usage
         | UnsetType
     ) = UNSET
     """
     Usage of the response this document holds, when it holds one response's output.
     """
     stop_reason: (
-        Annotated[StopReason, Meta(description='Stop reason of that response.')]
+        StopReason
         | UnsetType
     ) = UNSET
     """
     Stop reason of that response.
     """
     response: (
-        Annotated[
-            ResponseInfo,
-            Meta(
-                description="Metadata of that response (id, model, the provider's response-level fields)."
-            ),
-        ]
+        ResponseInfo
         | UnsetType
     ) = UNSET
     """
@@ -2972,76 +2105,51 @@ class Envelope(Struct):
 
     schema_version: Annotated[
         str,
-        Meta(
-            description='Schema version `MAJOR.MINOR` the document was written with.',
-            pattern='^[0-9]+\\.[0-9]+$',
-        ),
+        Meta(pattern='^[0-9]+\\.[0-9]+$'),
     ]
     """
     Schema version `MAJOR.MINOR` the document was written with.
     """
     session_id: Annotated[
-        str, Meta(description='Session the item belongs to.', min_length=1)
+        str, Meta(min_length=1)
     ]
     """
     Session the item belongs to.
     """
     seq: Annotated[
         int,
-        Meta(
-            description='Dense position in the session, starting at 0.',
-            ge=0,
-            le=9223372036854775807,
-        ),
+        Meta(ge=0, le=9223372036854775807),
     ]
     """
     Dense position in the session, starting at 0.
     """
-    item: Annotated[InputItem, Meta(description='The item.')]
+    item: InputItem
     """
     The item.
     """
     created_at: (
-        Annotated[
-            str,
-            Meta(
-                description='RFC 3339 timestamp of the append (informational; order is by seq).'
-            ),
-        ]
+        str
         | UnsetType
     ) = UNSET
     """
     RFC 3339 timestamp of the append (informational; order is by seq).
     """
     usage: (
-        Annotated[
-            Usage,
-            Meta(
-                description='Usage of the response that produced this item (on its last item).'
-            ),
-        ]
+        Usage
         | UnsetType
     ) = UNSET
     """
     Usage of the response that produced this item (on its last item).
     """
     stop_reason: (
-        Annotated[
-            StopReason,
-            Meta(description='Stop reason of that response (on its last item).'),
-        ]
+        StopReason
         | UnsetType
     ) = UNSET
     """
     Stop reason of that response (on its last item).
     """
     response: (
-        Annotated[
-            ResponseInfo,
-            Meta(
-                description='Metadata of the response that produced this item (on its last item).'
-            ),
-        ]
+        ResponseInfo
         | UnsetType
     ) = UNSET
     """

@@ -164,3 +164,58 @@ def test_unknown_command_suggests_a_lazily_loaded_one() -> None:
     r = CliRunner().invoke(app, ["valdate"])
     assert r.exit_code == 2
     assert "Did you mean 'validate'" in r.output
+
+
+@pytest.mark.parametrize(
+    ("words", "cword", "expected", "absent"),
+    [
+        ("interlingua va", 1, "validate", "store"),
+        ("interlingua validate --f", 2, "--format", "--strict"),
+        ("interlingua store ", 2, "list", "validate"),
+    ],
+)
+def test_shell_completion_through_the_console_entry_point(words: str, cword: int, expected: str, absent: str) -> None:
+    """click's completion protocol (what the sourced bash script runs at each TAB) answers with the
+    commands and options that match, through the real entry point in a fresh interpreter."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.update({"_INTERLINGUA_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": str(cword)})
+    code = "import sys; sys.argv = ['interlingua']; from interlingua.cli import main; main()"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    answers = proc.stdout.split()
+    assert expected in answers
+    assert absent not in answers
+
+
+def test_shell_completion_script_is_printed() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env["_INTERLINGUA_COMPLETE"] = "source_bash"
+    code = "import sys; sys.argv = ['interlingua']; from interlingua.cli import main; main()"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "_INTERLINGUA_COMPLETE=complete_bash" in proc.stdout
+    assert "complete " in proc.stdout
+
+
+def test_startup_leaves_the_collector_on_for_the_command(tmp_path: Path) -> None:
+    """main() holds the cyclic collector off only during start-up: the command itself runs with it on."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import gc, sys\n"
+        "import interlingua.cli.validate as v\n"
+        "orig = v.validate_path\n"
+        "def spy(*a, **k):\n"
+        "    print('gc-enabled', gc.isenabled(), file=sys.stderr)\n"
+        "    return orig(*a, **k)\n"
+        "v.validate_path = spy\n"
+        f"sys.argv = ['interlingua', 'validate', {str(WEATHER)!r}]\n"
+        "from interlingua.cli import main\n"
+        "main()\n"
+    )
+    assert __import__("gc").isenabled()
+    import interlingua.cli  # importing the module (as a library does) leaves the collector as it was
+
+    assert __import__("gc").isenabled()
+    proc = subprocess.run([sys.executable, str(probe)], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "gc-enabled True" in proc.stderr

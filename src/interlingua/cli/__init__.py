@@ -13,13 +13,40 @@ quietly with exit 0, like ``cat``.
 # No `from __future__ import annotations`: typer reads the annotations of the root callback at every start, and
 # real objects spare it an `eval` of each string (start-up of `interlingua validate`).
 
-import importlib
-from typing import Any
+import gc
 
-import typer
-from typer.core import TyperGroup
+# Start-up builds ~100k long-lived objects (modules, classes, typer's and msgspec's type information)
+# and no garbage, so the cyclic collector's ~45 passes over them during start-up find nothing (~5% of
+# `interlingua validate small.json`). It is off while this module's imports run and, in `main`, until
+# the command's module is loaded (:func:`_resume_gc`); never while a command works.
+_gc_was_enabled = gc.isenabled()
+gc.disable()
+try:
+    import importlib
+    from typing import Any
 
-from ._common import Group, adopt, quiet_broken_pipe
+    import typer
+    from typer.core import TyperGroup
+
+    from ._common import Group, adopt, quiet_broken_pipe
+finally:
+    if _gc_was_enabled:
+        gc.enable()
+
+_gc_paused: list[bool] = []
+"""Set by :func:`main` while it holds the collector off during start-up."""
+
+
+def _resume_gc() -> None:
+    """Turn the collector back on if :func:`main` turned it off (start-up is over).
+
+    What start-up built moves to the collector's permanent generation first (``gc.freeze``), so the
+    first collection does not walk all of it (and the later full ones skip it while the command works).
+    """
+    if _gc_paused:
+        _gc_paused.clear()
+        gc.freeze()
+        gc.enable()
 
 __all__ = ["COMMANDS", "app", "main"]
 
@@ -50,6 +77,12 @@ def load_command(name: str) -> Any:
         sub = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
         sub.callback()(lambda: None)  # always a group, so every registered command is found by name
         module.register(sub)
+        # build only the command asked for (typer inspects each command's signature as it builds it):
+        # `interlingua validate` does not pay for `schema`, registered by the same module
+        commands = [c for c in sub.registered_commands if c.name == name]
+        groups = [g for g in sub.registered_groups if g.name == name]
+        if commands or groups:
+            sub.registered_commands, sub.registered_groups = commands, groups
         group = typer.main.get_command(sub)
         assert isinstance(group, TyperGroup)
         for cmd_name, cmd in group.commands.items():
@@ -75,7 +108,9 @@ class _LazyGroup(Group):
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         try:
-            return super().resolve_command(ctx, args)
+            found = super().resolve_command(ctx, args)
+            _resume_gc()  # the command's module is loaded: what follows is its work
+            return found
         except typer.BadParameter:
             raise
         except Exception as exc:  # click's UsageError for an unknown command: suggest from every command
@@ -132,9 +167,25 @@ def _root(
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point.
+
+    Shell completion is click's: the shell runs the command with ``_INTERLINGUA_COMPLETE`` set
+    (``eval "$(_INTERLINGUA_COMPLETE=source_bash interlingua)"`` in ``~/.bashrc``; ``source_zsh``,
+    ``source_fish``: typer's spelling); typer's completion classes are loaded only then.
+    """
+    import os
+
+    if os.environ.get("_INTERLINGUA_COMPLETE"):
+        from typer.completion import completion_init
+
+        completion_init()
+    if gc.isenabled():
+        gc.disable()
+        _gc_paused.append(True)
     try:
         app(prog_name="interlingua")
     except BrokenPipeError:  # a pipe closed while typer itself was writing (help, usage errors)
         quiet_broken_pipe()
         raise SystemExit(0) from None
+    finally:
+        _resume_gc()
