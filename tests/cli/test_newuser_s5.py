@@ -63,23 +63,26 @@ def test_migrate_of_stdin_says_it_reads_files() -> None:
     assert "not standard input (-)" in res.stderr and "no such file" not in res.stderr
 
 
-def test_replaying_an_answered_conversation_warns(hello: Path, tmp_path: Path) -> None:
+def test_replaying_an_answered_stored_session_warns(hello: Path, tmp_path: Path) -> None:
     """A second `replay --store` of a session appends a second answer to the first: say so (the call still goes)."""
     fixture = tmp_path / "fx.jsonl"
-    response = (REAL / "anthropic" / "pai_anthropic_parallel_tool_calls.0.response.json").read_text()
+    response = (REAL / "anthropic" / "pai_anthropic_parallel_tool_calls.1.response.json").read_text()
     exchange = {"version": 1, "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages", "headers": {}, "body": ""},
                 "response": {"status": 200, "headers": {"content-type": "application/json"}, "encoding": "utf-8", "chunks": [response]}}
-    fixture.write_text(json.dumps(exchange) + "\n")
-    args = ["replay", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--no-stream", "--fixture", str(fixture)]
-    fresh = _run(*args, str(hello))
-    assert fresh.exit_code == 0 and "ends with the model's answer" not in fresh.stderr
-    answered = tmp_path / "answered.json"
-    doc = json.loads(hello.read_text())
-    doc["items"].append({"type": "text", "role": "assistant", "text": "Hello!"})
-    answered.write_text(json.dumps(doc))
-    again = _run(*args, str(answered))
-    assert again.exit_code == 0
-    assert "warning: the conversation ends with the model's answer (item 1)" in again.stderr
+    fixture.write_text("".join(json.dumps(exchange) + "\n" for _ in range(2)))
+    session_file, db = tmp_path / "s.jsonl", tmp_path / "s.sqlite3"
+    assert _run("migrate", str(hello), "-o", str(session_file), "-q").exit_code == 0
+    assert _run("store", "import", "--url", str(db), str(session_file)).exit_code == 0
+    sid = _run("store", "list", "--url", str(db)).stdout.splitlines()[1].split()[0]
+    args = ["replay", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--no-stream", "--store", str(db), "--session", sid]
+    first = _run(*args, "--fixture", str(fixture))
+    assert first.exit_code == 0, first.stderr
+    assert "ends with the model's answer" not in first.stderr
+    second = _run(*args, "--fixture", str(fixture))
+    assert second.exit_code == 0, second.stderr
+    assert "warning: the conversation ends with the model's answer" in second.stderr
+    plain = _run("replay", str(ROOT / "examples" / "transcripts" / "weather.json"), "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--no-stream", "--fixture", str(fixture))
+    assert "ends with the model's answer" not in plain.stderr  # replaying a document on another provider: no warning
 
 
 @pytest.mark.parametrize(

@@ -78,9 +78,10 @@ def _read(source: str, session: str | None, *, stored: bool) -> Transcript:
 
 
 def _warn_if_answered(doc: Transcript) -> None:
-    """A conversation whose last item is the model's own text has been answered: sending it again makes
-    the model continue that text (Anthropic calls it a prefill), which is rarely what a second
-    ``replay --store`` meant; say so on stderr (the call still goes out)."""
+    """For ``--store``: a stored session whose last item is the model's own text has been answered;
+    sending it again makes the model continue that text (Anthropic calls it a prefill) and appends a
+    second answer, which is rarely what a second ``replay --store`` meant; say so on stderr (the
+    call still goes out)."""
     from ..items import RefusalItem, TextItem
 
     last = doc.items[-1] if doc.items else None
@@ -350,7 +351,6 @@ def replay(
             doc = asyncio.run(_load_stored(store, session))
         else:
             doc = _read(transcript, session, stored=store is not None)
-        _warn_if_answered(doc)
         effective = _settings(
             doc, max_tokens=max_tokens, temperature=temperature, top_p=top_p, stop=stop, seed=seed,
             reasoning_effort=reasoning_effort, response_format=response_format, setting=setting,
@@ -359,6 +359,8 @@ def replay(
             if not isinstance(effective.model, str):
                 raise _Fail(2, "--model is required (the conversation's settings name no model)")
             model = effective.model
+        if store is not None:  # the answer is appended to the stored session
+            _warn_if_answered(doc)
         call = functools.partial(
             _call,
             doc,
