@@ -1363,7 +1363,7 @@ def _decode_items_block(data: bytes, count: int, limits: Limits = DEFAULT_LIMITS
         return None
     if len(items) != count or brackets.count(b"\n") != count - 1:
         return None
-    if _may_hold_base64(data) and not all(_base64_ok(item, limits) for item in items):
+    if _may_hold_base64(data) and not _decoded_base64_ok(items, limits):
         return None  # the line-by-line path locates the bad data
     return items
 
@@ -1407,7 +1407,7 @@ def _decode_block(data: bytes, limits: Limits) -> list[Envelope] | None:
         return None
     if any(map(SCHEMA_VERSION.__ne__, map(_schema_version_of, envs))):
         return None
-    if _may_hold_base64(data) and not all(_base64_ok(env.item, limits) for env in envs):
+    if _may_hold_base64(data) and not _decoded_base64_ok(list(map(_item_of, envs)), limits):
         return None  # the line-by-line path locates the bad data
     return envs
 
@@ -1424,6 +1424,31 @@ def _base64_ok(item: Any, limits: Limits) -> bool:
         _check_base64(item, "", limits)
     except (LimitError, DocumentError):
         return False
+    return True
+
+
+_MEDIA_TYPES = frozenset(_MEDIA_CLASSES)
+_BASE64_HOLDERS = frozenset(c for c in _ITEM_CLASSES.values() if c in _MEDIA_TYPES or "content" in c.__struct_fields__)  # type: ignore[attr-defined]
+"""Item classes :func:`_check_base64` looks into: the media items (their ``source``) and those with ``content``."""
+_item_of = operator.attrgetter("item")
+
+
+def _decoded_base64_ok(items: list[Any], limits: Limits) -> bool:
+    """:func:`_base64_ok` for every item of a typed decode (exact item classes, never ``UnknownItem``).
+
+    The same answer, by class: the item types that can hold no media are picked out in C
+    (``map(type, ...)`` against :data:`_BASE64_HOLDERS`), and only a media item whose source is
+    a ``Base64Source``, or a ``content`` holding one, runs the check itself."""
+    for item in itertools.compress(items, map(_BASE64_HOLDERS.__contains__, map(type, items))):
+        if type(item) in _MEDIA_TYPES:
+            if type(item.source) is Base64Source and not _base64_ok(item, limits):
+                return False
+            continue
+        for sub in item.content:
+            if type(sub) in _MEDIA_TYPES and type(sub.source) is Base64Source:
+                if not _base64_ok(item, limits):
+                    return False
+                break
     return True
 
 

@@ -73,6 +73,11 @@ BAD_LINES = {
     "NaN": _line(0, b'{"type":"tool_call","id":"c","name":"f","arguments":{"x":NaN}}'),
     "an invalid item": _line(0, INVALID[0]),
     "a JSON array": b"[1, 2]",
+    "bad base64 in an image": _line(0, b'{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo"},"role":"user"}'),
+    "bad base64 in a tool result": _line(
+        0, b'{"type":"tool_result","call_id":"c1","content":[{"type":"text","text":"x"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"a b="}}]}'
+    ),
+    "bad base64 behind an escaped tag": _line(0, b'{"type":"image","source":{"type":"\\u0062ase64","media_type":"image/png","data":"!!!!"},"role":"user"}'),
 }
 
 
