@@ -1240,48 +1240,64 @@ def _jsonl_parts(
     # Blocks of whole lines go through one typed msgspec pass (`_decode_block`) when a cheap test
     # proves the per-line checks would pass; any doubt sends the block down `careful`, line by line.
     batch_ok = _BLOCK_BYTES <= min(limits.max_line_bytes, limits.max_item_bytes, limits.max_base64_bytes)
+
+    def whole_lines(buf: bytes, start: int, end: int) -> Iterator[Any]:
+        """The lines ``buf[start:end]`` (``end`` one past the last line end of ``buf``; ``start`` 0 or
+        one past a line end): one typed pass when the proofs hold, else the line-by-line path."""
+        while not state.seen_content and start < end:
+            nl = buf.find(b"\n", start) + 1
+            yield from careful(buf[start:nl])
+            start = nl
+        if start >= end:
+            return
+        # The whole span first: a session header never decodes as an envelope (its required
+        # `session` key is no Envelope field), so success proves there is none in it and the
+        # search for header lines is needed only when the span does not decode.
+        envs = _decode_block(buf, limits, start, end) if batch_ok else None
+        if envs is not None:
+            first = state.line_no + 1
+            state.line_no += len(envs)
+            yield (first, envs)
+            return
+        data = buf[start:end] if start or end != len(buf) else buf
+        for run, is_header in _header_runs(data):
+            if is_header:  # a session header line (session files hold one per session)
+                yield from careful(run)
+                continue
+            envs = _decode_block(run, limits) if batch_ok and run is not data else None
+            if envs is None:
+                for line in run.split(b"\n")[:-1]:
+                    yield from careful(line + b"\n")
+                continue
+            first = state.line_no + 1
+            state.line_no += len(envs)
+            yield (first, envs)
+
     try:
         pending = b""
         while True:
+            # Each block is decoded where it was read (no copy): only the line it shares with the
+            # previous block (`pending` + its first line) is joined, and read on its own.
             block = fh.read(_BLOCK_BYTES)
             if not block:
                 if pending:
                     yield from careful(pending)
                 break
-            data = pending + block if pending else block
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
+            start = block.find(b"\n") + 1
+            if start == 0:
                 # no line end in a whole block: a long line; finish it with the bounded line reader
+                data = pending + block
                 yield from careful(data + fh.readline(max(limits.max_line_bytes + 1 - len(data), 1)))
                 pending = b""
                 continue
-            pending = data[cut:]
-            data = data[:cut] if pending else data
-            while not state.seen_content and data:
-                nl = data.find(b"\n") + 1
-                yield from careful(data[:nl])
-                data = data[nl:]
-            # The whole block first: a session header never decodes as an envelope (its required
-            # `session` key is no Envelope field), so success proves there is none in it and the
-            # search for header lines is needed only when the block does not decode.
-            envs = _decode_block(data, limits) if batch_ok else None
-            if envs is not None:
-                first = state.line_no + 1
-                state.line_no += len(envs)
-                yield (first, envs)
-                continue
-            for run, is_header in _header_runs(data):
-                if is_header:  # a session header line (session files hold one per session)
-                    yield from careful(run)
-                    continue
-                envs = _decode_block(run, limits) if batch_ok and run is not data else None
-                if envs is None:
-                    for line in run.split(b"\n")[:-1]:
-                        yield from careful(line + b"\n")
-                    continue
-                first = state.line_no + 1
-                state.line_no += len(envs)
-                yield (first, envs)
+            if pending:
+                head = pending + block[:start]
+                yield from whole_lines(head, 0, len(head))
+            else:
+                start = 0
+            cut = block.rfind(b"\n") + 1
+            pending = block[cut:]
+            yield from whole_lines(block, start, cut)
     finally:
         if owned:
             fh.close()
@@ -1368,8 +1384,12 @@ def _decode_items_block(data: bytes, count: int, limits: Limits = DEFAULT_LIMITS
     return items
 
 
-def _decode_block(data: bytes, limits: Limits) -> list[Envelope] | None:
-    """Decode a block of whole JSON Lines (``data`` ends with ``\n``) in one typed msgspec pass.
+def _decode_block(data: bytes, limits: Limits, start: int = 0, end: int | None = None) -> list[Envelope] | None:
+    """Decode a block of whole JSON Lines (``data[start:end]``, which ends with ``\n``) in one typed msgspec pass.
+
+    When ``start`` is 0 or one past the first line end of ``data`` and ``end`` (default
+    ``len(data)``) one past its last line end, the lines are read where they are (no copy of the
+    span); any other span is read from a copy.
 
     Returns the envelopes only when this proves each line would pass :func:`decode_envelope`'s
     fast path unchanged, else ``None`` (the caller then reads the block line by line, which
@@ -1391,23 +1411,33 @@ def _decode_block(data: bytes, limits: Limits) -> list[Envelope] | None:
       non-empty ``session_id``, known item types only) and every ``schema_version`` is exactly
       :data:`SCHEMA_VERSION`.
     """
-    if data[:1] != b"{":
+    if end is None:
+        end = len(data)
+    if data[start : start + 1] != b"{":
         return None
     structure = data.translate(None, _KEEP_STRUCTURE)
+    if start or end != len(data):
+        # the punctuation of data[start:end]: the lines after the first line end, up to the last
+        if (start and data.find(b"\n") + 1 != start) or data.rfind(b"\n") + 1 != end:
+            return _decode_block(data[start:end], limits)  # another span: on a copy
+        structure = structure[structure.find(b"\n") + 1 if start else 0 : structure.rfind(b"\n") + 1]
+        view: bytes | memoryview = memoryview(data)[start:end]
+    else:
+        view = data
     if _ODD_LINE_END.search(structure, 0, len(structure) - 1) is not None:
         return None
     brackets = structure.translate(None, _KEEP_BRACKETS)
     if _many_brackets(max(limits.max_depth - 1, 1)).search(brackets) is not None:
         return None
     try:
-        envs: list[Envelope] = _envelope_decoder.decode_lines(data)
+        envs: list[Envelope] = _envelope_decoder.decode_lines(view)
     except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
         return None
     if len(envs) != brackets.count(b"\n"):
         return None
     if any(map(SCHEMA_VERSION.__ne__, map(_schema_version_of, envs))):
         return None
-    if _may_hold_base64(data) and not _decoded_base64_ok(list(map(_item_of, envs)), limits):
+    if (data.find(b'"base64"', start, end) >= 0 or data.find(b"\\u", start, end) >= 0) and not _decoded_base64_ok(list(map(_item_of, envs)), limits):
         return None  # the line-by-line path locates the bad data
     return envs
 
