@@ -1453,9 +1453,10 @@ def _base64_ok(item: Any, limits: Limits) -> bool:
 
 
 _MEDIA_TYPES = frozenset(_MEDIA_CLASSES)
-_BASE64_HOLDERS = frozenset(c for c in _ITEM_CLASSES.values() if c in _MEDIA_TYPES or "content" in c.__struct_fields__)  # type: ignore[attr-defined]
-"""Item classes :func:`_check_base64` looks into: the media items (their ``source``) and those with ``content``."""
+_CONTENT_HOLDERS = frozenset(c for c in _ITEM_CLASSES.values() if "content" in c.__struct_fields__)  # type: ignore[attr-defined]
+"""Item classes with a ``content`` list (:func:`_check_base64` looks into its media items)."""
 _item_of = operator.attrgetter("item")
+_content_of = operator.attrgetter("content")
 
 
 def _decoded_base64_ok(items: list[Any], limits: Limits) -> bool:
@@ -1463,16 +1464,17 @@ def _decoded_base64_ok(items: list[Any], limits: Limits) -> bool:
 
     The same answer, by class, without searching the text for a ``base64`` tag (a search for the
     tag, or for a ``\\u`` escape that could spell it, costs up to a pass over the bytes as long as
-    a ``bytes.translate``; this looks at the decoded items instead): the items of classes that
-    can hold no media are skipped in C (``map(type, ...)`` against :data:`_BASE64_HOLDERS`), and
-    only a media item whose source is a ``Base64Source``, or a ``content`` holding a media item,
-    runs the check itself."""
-    for item in itertools.compress(items, map(_BASE64_HOLDERS.__contains__, map(type, items))):
-        if type(item) in _MEDIA_TYPES:
-            if type(item.source) is Base64Source and not _base64_ok(item, limits):
-                return False
-        elif not _MEDIA_TYPES.isdisjoint(map(type, item.content)) and not _base64_ok(item, limits):
+    a ``bytes.translate``; this looks at the decoded items instead). The classes are picked in C
+    (``map(type, ...)``): a media item runs the check when its source is a ``Base64Source``; the
+    ``content`` of all items that have one is looked at in one pass, and only when it holds a
+    media item do those items run the check one by one."""
+    types = list(map(type, items))
+    for item in itertools.compress(items, map(_MEDIA_TYPES.__contains__, types)):
+        if type(item.source) is Base64Source and not _base64_ok(item, limits):
             return False
+    holders = list(itertools.compress(items, map(_CONTENT_HOLDERS.__contains__, types)))
+    if holders and not _MEDIA_TYPES.isdisjoint(map(type, itertools.chain.from_iterable(map(_content_of, holders)))):
+        return all(_base64_ok(item, limits) for item in holders)
     return True
 
 
