@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import binascii
 import functools
+import io
 import itertools
 import math
 import operator
@@ -1274,8 +1275,10 @@ def _jsonl_parts(
             yield (first, envs)
 
     # Blocks are read into one buffer, reused (a fresh 1 MB bytes per read costs its pages
-    # again each time); a file object without `readinto` is read with `read`.
-    readinto = getattr(fh, "readinto", None)
+    # again each time). Only for the io module's own readers: any other file object is read with
+    # `read`, which a wrapper may count or transform (a `readinto` passed through to the file
+    # under it would go around that).
+    readinto = fh.readinto if type(fh) in _READINTO_TYPES else None  # type: ignore[attr-defined]
     buffer = bytearray(_BLOCK_BYTES) if readinto is not None else None
     try:
         pending = b""
@@ -1342,6 +1345,9 @@ def _header_runs(data: bytes) -> Iterator[tuple[bytes, bool]]:
         start = m.end()
     if start < len(data):
         yield data[start:], False
+
+
+_READINTO_TYPES = (io.BufferedReader, io.BytesIO, io.FileIO)
 
 
 class _JsonlState:
