@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import binascii
 import functools
+import io
 import itertools
 import math
 import operator
@@ -1312,48 +1313,75 @@ def _jsonl_parts(
     # Blocks of whole lines go through one typed msgspec pass (`_decode_block`) when a cheap test
     # proves the per-line checks would pass; any doubt sends the block down `careful`, line by line.
     batch_ok = _BLOCK_BYTES <= min(limits.max_line_bytes, limits.max_item_bytes, limits.max_base64_bytes)
+
+    def whole_lines(buf: bytes | bytearray, start: int, end: int) -> Iterator[Any]:
+        """The lines ``buf[start:end]`` (``end`` one past the last line end of ``buf``; ``start`` 0 or
+        one past a line end): one typed pass when the proofs hold, else the line-by-line path."""
+        while not state.seen_content and start < end:
+            nl = buf.find(b"\n", start) + 1
+            yield from careful(bytes(buf[start:nl]))
+            start = nl
+        if start >= end:
+            return
+        # The whole span first: a session header never decodes as an envelope (its required
+        # `session` key is no Envelope field), so success proves there is none in it and the
+        # search for header lines is needed only when the span does not decode.
+        envs = _decode_block(buf, limits, start, end) if batch_ok else None
+        if envs is not None:
+            first = state.line_no + 1
+            state.line_no += len(envs)
+            yield (first, envs)
+            return
+        data = bytes(buf[start:end]) if start or end != len(buf) or type(buf) is not bytes else buf
+        for run, is_header in _header_runs(data):
+            if is_header:  # a session header line (session files hold one per session)
+                yield from careful(run)
+                continue
+            envs = _decode_block(run, limits) if batch_ok and run is not data else None
+            if envs is None:
+                for line in run.split(b"\n")[:-1]:
+                    yield from careful(line + b"\n")
+                continue
+            first = state.line_no + 1
+            state.line_no += len(envs)
+            yield (first, envs)
+
+    # Blocks are read into one buffer, reused (a fresh 1 MB bytes per read costs its pages
+    # again each time). Only for the io module's own readers: any other file object is read with
+    # `read`, which a wrapper may count or transform (a `readinto` passed through to the file
+    # under it would go around that).
+    readinto = fh.readinto if type(fh) in _READINTO_TYPES else None  # type: ignore[attr-defined]
+    buffer = bytearray(_BLOCK_BYTES) if readinto is not None else None
     try:
         pending = b""
         while True:
-            block = fh.read(_BLOCK_BYTES)
+            # Each block is decoded where it was read (no copy): only the line it shares with the
+            # previous block (`pending` + its first line) is joined, and read on its own.
+            block: bytes | bytearray
+            if buffer is None or readinto is None:
+                block = fh.read(_BLOCK_BYTES)
+            else:
+                n = readinto(buffer)
+                block = buffer if n == len(buffer) else bytes(memoryview(buffer)[: n or 0])
             if not block:
                 if pending:
                     yield from careful(pending)
                 break
-            data = pending + block if pending else block
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
+            start = block.find(b"\n") + 1
+            if start == 0:
                 # no line end in a whole block: a long line; finish it with the bounded line reader
+                data = pending + block
                 yield from careful(data + fh.readline(max(limits.max_line_bytes + 1 - len(data), 1)))
                 pending = b""
                 continue
-            pending = data[cut:]
-            data = data[:cut] if pending else data
-            while not state.seen_content and data:
-                nl = data.find(b"\n") + 1
-                yield from careful(data[:nl])
-                data = data[nl:]
-            # The whole block first: a session header never decodes as an envelope (its required
-            # `session` key is no Envelope field), so success proves there is none in it and the
-            # search for header lines is needed only when the block does not decode.
-            envs = _decode_block(data, limits) if batch_ok else None
-            if envs is not None:
-                first = state.line_no + 1
-                state.line_no += len(envs)
-                yield (first, envs)
-                continue
-            for run, is_header in _header_runs(data):
-                if is_header:  # a session header line (session files hold one per session)
-                    yield from careful(run)
-                    continue
-                envs = _decode_block(run, limits) if batch_ok and run is not data else None
-                if envs is None:
-                    for line in run.split(b"\n")[:-1]:
-                        yield from careful(line + b"\n")
-                    continue
-                first = state.line_no + 1
-                state.line_no += len(envs)
-                yield (first, envs)
+            if pending:
+                head = pending + block[:start]
+                yield from whole_lines(head, 0, len(head))
+            else:
+                start = 0
+            cut = block.rfind(b"\n") + 1
+            pending = bytes(block[cut:])
+            yield from whole_lines(block, start, cut)
     finally:
         if owned:
             fh.close()
@@ -1391,6 +1419,9 @@ def _header_runs(data: bytes) -> Iterator[tuple[bytes, bool]]:
         yield data[start:], False
 
 
+_READINTO_TYPES = (io.BufferedReader, io.BytesIO, io.FileIO)
+
+
 class _JsonlState:
     __slots__ = ("line_no", "seen_content")
 
@@ -1408,6 +1439,14 @@ _KEEP_BRACKETS = bytes(b for b in range(256) if b not in b"{[\n")
 _schema_version_of = operator.attrgetter("schema_version")
 _KEEP_STRUCTURE = bytes(b for b in range(256) if b not in b"{}[],:\n")
 """Delete table: what is left of a block is its JSON punctuation and line ends (~5% of the bytes)."""
+
+
+_ONE_BRACKET = bytes.maketrans(b"[", b"{")
+
+
+@functools.lru_cache(maxsize=8)
+def _bracket_run(n: int) -> bytes:
+    return b"{" * n
 
 
 @functools.lru_cache(maxsize=8)
@@ -1435,13 +1474,17 @@ def _decode_items_block(data: bytes, count: int, limits: Limits = DEFAULT_LIMITS
         return None
     if len(items) != count or brackets.count(b"\n") != count - 1:
         return None
-    if _may_hold_base64(data) and not all(_base64_ok(item, limits) for item in items):
+    if not _decoded_base64_ok(items, limits):
         return None  # the line-by-line path locates the bad data
     return items
 
 
-def _decode_block(data: bytes, limits: Limits) -> list[Envelope] | None:
-    """Decode a block of whole JSON Lines (``data`` ends with ``\n``) in one typed msgspec pass.
+def _decode_block(data: bytes | bytearray, limits: Limits, start: int = 0, end: int | None = None) -> list[Envelope] | None:
+    """Decode a block of whole JSON Lines (``data[start:end]``, which ends with ``\n``) in one typed msgspec pass.
+
+    When ``start`` is 0 or one past the first line end of ``data`` and ``end`` (default
+    ``len(data)``) one past its last line end, the lines are read where they are (no copy of the
+    span); any other span is read from a copy.
 
     Returns the envelopes only when this proves each line would pass :func:`decode_envelope`'s
     fast path unchanged, else ``None`` (the caller then reads the block line by line, which
@@ -1463,30 +1506,40 @@ def _decode_block(data: bytes, limits: Limits) -> list[Envelope] | None:
       non-empty ``session_id``, known item types only) and every ``schema_version`` is exactly
       :data:`SCHEMA_VERSION`.
     """
-    if data[:1] != b"{":
+    if end is None:
+        end = len(data)
+    if data[start : start + 1] != b"{":
         return None
     structure = data.translate(None, _KEEP_STRUCTURE)
-    if _ODD_LINE_END.search(structure, 0, len(structure) - 1) is not None:
+    if start or end != len(data):
+        # the punctuation of data[start:end]: the lines after the first line end, up to the last
+        if (start and data.find(b"\n") + 1 != start) or data.rfind(b"\n") + 1 != end:
+            return _decode_block(data[start:end], limits)  # another span: on a copy
+        structure = structure[structure.find(b"\n") + 1 if start else 0 : structure.rfind(b"\n") + 1]
+        view: bytes | bytearray | memoryview = memoryview(data)[start:end]
+    else:
+        view = data
+    # (C-speed counts and a substring test on the punctuation, ~50 KB a MB, instead of two regexes:
+    # each `}\n{` holds one line end, so one fewer of them than line ends puts all but the last
+    # between `}` and `{`; with `[` written as `{`, a line of as many brackets as the limit holds
+    # that many `{` in a row)
+    brackets = structure.translate(_ONE_BRACKET, _KEEP_BRACKETS)
+    lines = brackets.count(b"\n")
+    if structure.count(b"}\n{") != lines - 1:
         return None
-    brackets = structure.translate(None, _KEEP_BRACKETS)
-    if _many_brackets(max(limits.max_depth - 1, 1)).search(brackets) is not None:
+    if _bracket_run(max(limits.max_depth - 1, 1)) in brackets:
         return None
     try:
-        envs: list[Envelope] = _envelope_decoder.decode_lines(data)
+        envs: list[Envelope] = _envelope_decoder.decode_lines(view)
     except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
         return None
-    if len(envs) != brackets.count(b"\n"):
+    if len(envs) != lines:
         return None
     if any(map(SCHEMA_VERSION.__ne__, map(_schema_version_of, envs))):
         return None
-    if _may_hold_base64(data) and not all(_base64_ok(env.item, limits) for env in envs):
+    if not _decoded_base64_ok(list(map(_item_of, envs)), limits):
         return None  # the line-by-line path locates the bad data
     return envs
-
-
-def _may_hold_base64(data: bytes) -> bool:
-    """Whether a block can hold a ``base64`` source (its tag, or an escape that could spell it)."""
-    return b'"base64"' in data or b"\\u" in data
 
 
 def _base64_ok(item: Any, limits: Limits) -> bool:
@@ -1496,6 +1549,32 @@ def _base64_ok(item: Any, limits: Limits) -> bool:
         _check_base64(item, "", limits)
     except (LimitError, DocumentError):
         return False
+    return True
+
+
+_MEDIA_TYPES = frozenset(_MEDIA_CLASSES)
+_CONTENT_HOLDERS = frozenset(c for c in _ITEM_CLASSES.values() if "content" in c.__struct_fields__)  # type: ignore[attr-defined]
+"""Item classes with a ``content`` list (:func:`_check_base64` looks into its media items)."""
+_item_of = operator.attrgetter("item")
+_content_of = operator.attrgetter("content")
+
+
+def _decoded_base64_ok(items: list[Any], limits: Limits) -> bool:
+    """:func:`_base64_ok` for every item of a typed decode (exact item classes, never ``UnknownItem``).
+
+    The same answer, by class, without searching the text for a ``base64`` tag (a search for the
+    tag, or for a ``\\u`` escape that could spell it, costs up to a pass over the bytes as long as
+    a ``bytes.translate``; this looks at the decoded items instead). The classes are picked in C
+    (``map(type, ...)``): a media item runs the check when its source is a ``Base64Source``; the
+    ``content`` of all items that have one is looked at in one pass, and only when it holds a
+    media item do those items run the check one by one."""
+    types = list(map(type, items))
+    for item in itertools.compress(items, map(_MEDIA_TYPES.__contains__, types)):
+        if type(item.source) is Base64Source and not _base64_ok(item, limits):
+            return False
+    holders = list(itertools.compress(items, map(_CONTENT_HOLDERS.__contains__, types)))
+    if holders and not _MEDIA_TYPES.isdisjoint(map(type, itertools.chain.from_iterable(map(_content_of, holders)))):
+        return all(_base64_ok(item, limits) for item in holders)
     return True
 
 
