@@ -268,3 +268,13 @@ def test_capabilities_and_registry() -> None:
     assert "mistral" in available() and "interlingua" in sources()["mistral"]
     caps = MAPPER.capabilities(None)
     assert caps.assistant_prefill is True and caps.reasoning is True and "document" in caps.input_modalities
+
+
+def test_a_document_comes_back_with_an_empty_title_and_its_media_type_reported() -> None:
+    """Found by the conformance suite: an empty title was read back as none, and a media_type (which a
+    document_url chunk has no field for) went without a report."""
+    doc = DocumentItem(role="user", source=Base64Source(media_type="application/pdf", data="AA=="), media_type="application/pdf", title="")
+    out = MAPPER.encode_request(_t(doc), model="m")
+    assert [(e.action, e.index, e.pointer) for e in out.report] == [("changed", 0, "/media_type")]
+    back = MAPPER.decode_request(out.value).value.items[0]
+    assert back.title == "" and back.source == doc.source

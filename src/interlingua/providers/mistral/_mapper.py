@@ -171,7 +171,7 @@ def _document_from_raw(item: Any) -> Any:
         return item
     fields: dict[str, Any] = {f: getattr(item, f) for f in ("role", "message", "origin", "id", "metadata") if getattr(item, f, _U) is not _U}
     source: Base64Source | UrlSource = parse_data_url(value["document_url"]) or UrlSource(url=value["document_url"])
-    if name:
+    if name is not None:  # an empty name too: it is what the item's title was
         fields["title"] = name
     return DocumentItem(source=source, **fields)
 
@@ -446,6 +446,10 @@ class MistralMapper:
         inner: Transcript = _swap(transcript, _IN)
         inner = msgspec.structs.replace(inner, items=_documents(list(inner.items)))
         report = Report()
+        for n, (item, sent) in enumerate(zip(transcript.items, inner.items, strict=True)):
+            if isinstance(item, DocumentItem) and isinstance(sent, RawItem) and item.media_type is not _U:
+                # a DocumentURLChunk has no media type of its own: the data URL's says it, and it comes back unset
+                report.add("changed", f"media_type {item.media_type!r} is carried by the data URL (a document_url chunk has no media type field)", index=n, item_type="document", pointer="/media_type")
         from ..openai_chat._request import encode_request
 
         body = encode_request(inner, dialect="mistral", rule=ID_RULE, model=model, policy=policy, report=report)
