@@ -30,7 +30,7 @@ from ..errors import UnknownFormatError
 from ..items import Transcript
 from ..mapping import Conversion, Policy, Report
 from . import _anthropic, _bedrock_converse, _cohere, _gemini, _interlingua, _langchain, _langchain_writer, _mistral, _ollama, _openai_chat, _openai_responses, _pydantic_ai, _pydantic_ai_writer
-from ._base import Migrated, session_id_for, session_id_from_bytes
+from ._base import Fork, Migrated, session_id_for, session_id_from_bytes
 from ._detect import LOOKED_FOR, FormatDetectionError, detect_format
 from ._upcast import registered, upcast, upcast_row, upcaster
 
@@ -39,6 +39,7 @@ __all__ = [
     "LOOKED_FOR",
     "WRITERS",
     "FormatDetectionError",
+    "Fork",
     "Migrated",
     "detect_format",
     "read",
@@ -56,6 +57,12 @@ _READERS: dict[str, Callable[[Any], Migrated]] = {
     m.FORMAT: m.read
     for m in (_openai_chat, _anthropic, _gemini, _ollama, _openai_responses, _pydantic_ai, _langchain, _interlingua, _bedrock_converse, _cohere, _mistral)
 }
+
+# --- agent logs and agent framework stores (issue 26, part a) ---
+from . import _adk, _claude_code, _codex, _mcp_sampling  # noqa: E402
+
+_READERS.update({m.FORMAT: m.read for m in (_claude_code, _codex, _adk, _mcp_sampling)})
+# --- end issue 26 part a ---
 
 FORMATS: tuple[str, ...] = tuple(_READERS)
 """Every format name a reader exists for."""

@@ -56,6 +56,11 @@ LOOKED_FOR = (
     "bedrock-converse: messages whose content blocks are one-member objects ({'text': ...}, {'toolUse': {...}}), or a body with 'inferenceConfig'/'toolConfig'",
     "cohere: messages with 'tool_plan', unsigned 'thinking' parts or 'document' tool content, or a body with 'p'/'k'/'safety_mode'/'documents' or tool_choice 'REQUIRED'/'NONE'",
     "anthropic / ollama / openai-chat: a list of {'role', 'content'} messages, or an object with 'messages'",
+    # --- issue 26 part a: agent logs and agent framework stores (checked first) ---
+    "claude-code: Claude Code session records ({'type': 'user'|'assistant'|..., 'uuid', 'parentUuid', 'sessionId', 'message'})",
+    "codex: Codex CLI rollout records ({'timestamp', 'type': 'session_meta'|'response_item'|..., 'payload'}, or a legacy {'id', 'timestamp'} first line)",
+    "adk: a Google ADK Session ({'id', 'app_name', 'events'}), eval set ({'eval_set_id', 'eval_cases'}) or eval case ({'eval_id', 'conversation'})",
+    "mcp-sampling: an MCP sampling/createMessage request or result (JSON-RPC or bare: 'maxTokens', 'systemPrompt', single-block 'content', 'toolUseId'), or a list of them",
 )
 """What :func:`detect_format` looks for, in order (used in its error message)."""
 
@@ -204,6 +209,9 @@ def detect_format(obj: Any) -> str:
     Raises:
         FormatDetectionError: the shape matches none of them; the message lists what was looked for.
     """
+    stored = _stored_format(obj)
+    if stored is not None:
+        return stored
     if isinstance(obj, Mapping):
         if "schema_version" in obj:
             return "interlingua"
@@ -233,3 +241,23 @@ def detect_format(obj: Any) -> str:
     if all(isinstance(m.get("parts"), list) and m.get("role", "user") in ("user", "model", "function") for m in obj):
         return "gemini"
     return _message_list(obj)
+
+
+# --- issue 26 part a: agent logs and agent framework stores ---------------------------------------
+# Checked before the rules above: a Codex legacy rollout is Responses items after its first line, an MCP
+# request body is a 'messages' object whose single-block content OpenAI Chat would read as "".
+
+
+def _stored_format(obj: Any) -> str | None:
+    from . import _adk, _claude_code, _codex, _mcp_sampling
+
+    if isinstance(obj, list) and obj and isinstance(obj[0], dict):
+        if _codex.looks_like(obj[0]) and "schema_version" not in obj[0]:
+            return "codex"
+        if any(_claude_code.looks_like(r) for r in obj[:20]) and all(isinstance(r, dict) and isinstance(r.get("type"), str) for r in obj):
+            return "claude-code"
+    if _mcp_sampling.looks_like(obj):
+        return "mcp-sampling"
+    if _adk.looks_like(obj):
+        return "adk"
+    return None

@@ -1,0 +1,165 @@
+"""Agent logs read in bounded memory: one record a line, a conversation per file.
+
+Claude Code sessions and Codex rollouts are JSON Lines files of hundreds of MB. Their readers see a
+file through :class:`LineSource`: a first pass keeps a small index of every line (its offset and the
+few fields the reader needs to order it), a second one decodes the lines the conversation needs, one
+at a time. What comes out is a :class:`LogConversation`: its metadata and report, then its items as an
+iterator (and, for a tree, each abandoned branch's items), so ``interlingua migrate`` writes them
+without holding the session. The same readers take a list of parsed records (:class:`ListSource`),
+and :meth:`LogConversation.materialize` gives the :class:`~interlingua.compat.Migrated` of
+:func:`interlingua.compat.read`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import msgspec
+
+from ..errors import DocumentError, MappingError, Problem
+from ..items import Transcript
+from ..mapping import Report
+from ._base import Fork, Migrated
+
+__all__ = ["LineSource", "ListSource", "LogConversation", "open_lines"]
+
+_decoder = msgspec.json.Decoder()
+
+
+class ListSource:
+    """Parsed records already in memory (the :func:`interlingua.compat.read` path)."""
+
+    def __init__(self, records: list[Any], name: str) -> None:
+        self.records = records
+        self.name = name
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def scan(self) -> Iterator[tuple[int, Any]]:
+        """``(line number, record)`` for every record (line numbers from 1)."""
+        yield from enumerate(self.records, start=1)
+
+    def get(self, i: int) -> Any:
+        """Record ``i`` (0-based)."""
+        return self.records[i]
+
+    def where(self, i: int) -> str:
+        return f"{self.name}[{i}]"
+
+
+class LineSource:
+    """A JSON Lines file read twice: :meth:`scan` decodes each line once (the caller keeps what it
+    needs), :meth:`get` decodes one line again by its offset. Blank lines are skipped.
+
+    Raises (from :meth:`scan`):
+        DocumentError: a line is not JSON (its file, line number and msgspec's reason).
+    """
+
+    def __init__(self, fh: IO[bytes], name: str) -> None:
+        self.fh = fh
+        self.name = name
+        self.offsets: list[int] = []
+        self.lines: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def scan(self) -> Iterator[tuple[int, Any]]:
+        self.fh.seek(0)
+        offset = 0
+        for n, raw in enumerate(self.fh, start=1):
+            start, offset = offset, offset + len(raw)
+            if not raw.strip():
+                continue
+            try:
+                value = _decoder.decode(raw)
+            except (msgspec.DecodeError, RecursionError) as exc:
+                raise DocumentError(Problem("", f"{self.name}:{n}: not JSON ({exc}); the line starts {raw[:60]!r}")) from None
+            self.offsets.append(start)
+            self.lines.append(n)
+            yield n, value
+
+    def get(self, i: int) -> Any:
+        self.fh.seek(self.offsets[i])
+        return _decoder.decode(self.fh.readline())
+
+    def where(self, i: int) -> str:
+        return f"{self.name}:{self.lines[i]}"
+
+
+def open_lines(path: Path) -> tuple[IO[bytes], Callable[[], None]]:
+    """Open a JSON Lines file for :class:`LineSource`; a ``.zst`` file is decompressed to a temporary
+    file first (streamed: memory stays flat), removed by the returned close function.
+
+    Raises:
+        MappingError: a ``.zst`` file and the ``zstandard`` package is not installed.
+        OSError: the file cannot be read.
+    """
+    if path.suffix.lower() != ".zst":
+        fh = open(path, "rb")  # noqa: SIM115 - closed by the returned function
+        return fh, fh.close
+    try:
+        import zstandard
+    except ModuleNotFoundError:
+        raise MappingError(f"{path}: reading .zst files needs the zstandard package (pip install 'interlingua[zstd]')") from None
+    tmp = tempfile.TemporaryFile()  # noqa: SIM115 - closed by the returned function
+    with open(path, "rb") as src:
+        try:
+            zstandard.ZstdDecompressor().copy_stream(src, tmp)
+        except zstandard.ZstdError as exc:
+            tmp.close()
+            raise MappingError(f"{path}: not a readable zstd file ({exc})") from None
+    tmp.seek(0)
+    return tmp, tmp.close
+
+
+@dataclass
+class LogConversation:
+    """One conversation of an agent log, its items still to be read.
+
+    Attributes:
+        format: The format name.
+        session_id: The source's session id (Claude Code ``sessionId``, Codex ``session_meta.id``).
+        metadata: The session metadata (keyed by format name).
+        report: Every change made while reading; complete once the items and forks are read.
+        main: A function giving the active branch's items, once.
+        branches: A function giving ``(key, at, items)`` per abandoned branch; call it after the
+            main items are read (``at`` is counted while they are).
+    """
+
+    format: str
+    session_id: str | None
+    metadata: dict[str, Any]
+    report: Report
+    main: Callable[[], Iterator[Any]]
+    branches: Callable[[], Iterator[tuple[str, int, Iterator[Any]]]] = field(default=lambda: iter(()))
+
+    def materialize(self) -> Migrated:
+        """Read everything into a :class:`Migrated` (its forks included)."""
+        items = list(self.main())
+        forks = [Fork(key, at, list(own)) for key, at, own in self.branches()]
+        transcript = Transcript(schema_version=_schema_version(), items=items, metadata=self.metadata or msgspec.UNSET)
+        return Migrated(transcript, self.report, self.format, self.session_id, forks)
+
+
+def _schema_version() -> str:
+    from ..codec import SCHEMA_VERSION
+
+    return SCHEMA_VERSION
+
+
+def not_records(fmt: str, obj: Any) -> MappingError:
+    """The error for an input that is not a list of records."""
+    from ..mapping.wire import a_json_type
+
+    return MappingError(f"{fmt}: expected a list of log records (one JSON object a line), got {a_json_type(obj)}")
+
+
+def tmp_dir_of(path: str) -> str | None:
+    return os.path.dirname(path) or None
