@@ -94,6 +94,7 @@ def conversation(source: ListSource | LineSource) -> LogConversation:
     summaries: list[dict[str, Any]] = []
     skipped: Counter[str] = Counter()
     active_leaf = last_message = None
+    agent: str | None = None
     linked = False
     for i, (_n, rec) in enumerate(source.scan()):
         if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
@@ -105,6 +106,8 @@ def conversation(source: ListSource | LineSource) -> LogConversation:
         if parent is None and isinstance(rec.get("logicalParentUuid"), str):
             parent = rec["logicalParentUuid"]  # a compaction boundary: the history goes on above it
         linked = linked or parent is not None
+        if agent is None and isinstance(rec.get("agentId"), str) and rec.get("isSidechain"):
+            agent = rec["agentId"]
         ids.append(uuid)
         parents.append(parent)
         types.append(kind)
@@ -125,8 +128,10 @@ def conversation(source: ListSource | LineSource) -> LogConversation:
                 active_leaf = i
     if last_message is None:
         raise MappingError(f"{source.name}: no 'user' or 'assistant' record: not a Claude Code session")
-    if active_leaf is None:  # a sub-agent's own file: every record is a sidechain
+    if active_leaf is None:  # a sub-agent's own file (subagents/agent-<id>.jsonl): every record is a sidechain
         active_leaf = last_message
+        if "sessionId" in session and agent is not None:
+            session["sessionId"] = f"{session['sessionId']}@agent-{agent}"
     report = Report()
     for kind, count in sorted(skipped.items()):
         report.add("dropped", f"claude-code: {count} {kind!r} record(s) skipped (not part of the model's conversation)")

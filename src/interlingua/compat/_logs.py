@@ -21,12 +21,12 @@ from typing import IO, Any
 
 import msgspec
 
-from ..errors import DocumentError, MappingError, Problem
+from ..errors import MappingError
 from ..items import Transcript
 from ..mapping import Report
 from ._base import Fork, Migrated
 
-__all__ = ["LineSource", "ListSource", "LogConversation", "open_lines"]
+__all__ = ["LineSource", "ListSource", "LogConversation", "from_migrated", "open_lines"]
 
 _decoder = msgspec.json.Decoder()
 
@@ -58,7 +58,7 @@ class LineSource:
     needs), :meth:`get` decodes one line again by its offset. Blank lines are skipped.
 
     Raises (from :meth:`scan`):
-        DocumentError: a line is not JSON (its file, line number and msgspec's reason).
+        MappingError: a line is not JSON (its file, line number and msgspec's reason).
     """
 
     def __init__(self, fh: IO[bytes], name: str) -> None:
@@ -80,7 +80,7 @@ class LineSource:
             try:
                 value = _decoder.decode(raw)
             except (msgspec.DecodeError, RecursionError) as exc:
-                raise DocumentError(Problem("", f"{self.name}:{n}: not JSON ({exc}); the line starts {raw[:60]!r}")) from None
+                raise MappingError(f"{self.name}:{n}: not JSON ({exc}); the line starts {raw[:60]!r}") from None
             self.offsets.append(start)
             self.lines.append(n)
             yield n, value
@@ -139,13 +139,50 @@ class LogConversation:
     report: Report
     main: Callable[[], Iterator[Any]]
     branches: Callable[[], Iterator[tuple[str, int, Iterator[Any]]]] = field(default=lambda: iter(()))
+    shell: Transcript | None = None
+    """Tools, settings, usage and stop reason of a conversation read whole (:func:`from_migrated`)."""
+
+    def items(self) -> Iterator[Any]:
+        """The active branch's items, a tool call and its results kept together as
+        :func:`~interlingua.mapping.company.keep_company` keeps them (a result whose call is not before
+        it, a call repeating an id: dropped, reported), streaming."""
+        self._calls: list[tuple[int, str]] = []
+        return _company(self.main(), self.report, set(), self._calls)
+
+    def forks(self) -> Iterator[tuple[str, int, Iterator[Any]]]:
+        """Each abandoned branch ``(key, at, items)``, its calls checked against the shared items'
+        calls and its own; call after :meth:`items` is exhausted."""
+        calls = getattr(self, "_calls", [])
+        for key, at, own in self.branches():
+            seen = {c for i, c in calls if i <= at}
+            yield key, at, _company(own, self.report, seen, None, where=f"fork {key}: ")
 
     def materialize(self) -> Migrated:
         """Read everything into a :class:`Migrated` (its forks included)."""
-        items = list(self.main())
-        forks = [Fork(key, at, list(own)) for key, at, own in self.branches()]
+        items = list(self.items())
+        forks = [Fork(key, at, list(own)) for key, at, own in self.forks()]
         transcript = Transcript(schema_version=_schema_version(), items=items, metadata=self.metadata or msgspec.UNSET)
         return Migrated(transcript, self.report, self.format, self.session_id, forks)
+
+
+def _company(items: Iterator[Any], report: Report, seen: set[str], calls: list[tuple[int, str]] | None, where: str = "") -> Iterator[Any]:
+    from ..items import HandoffCallItem, HandoffResultItem, ToolCallItem, ToolResultItem
+
+    n = 0
+    for item in items:
+        kind = getattr(getattr(type(item), "__struct_config__", None), "tag", None)
+        if isinstance(item, ToolCallItem | HandoffCallItem):
+            if item.id in seen:
+                report.add("dropped", f"{where}a {kind} repeats the call id {item.id!r} of an earlier call", item_type=kind if isinstance(kind, str) else None)
+                continue
+            seen.add(item.id)
+            if calls is not None:
+                calls.append((n, item.id))
+        elif isinstance(item, ToolResultItem | HandoffResultItem) and item.call_id not in seen:
+            report.add("dropped", f"{where}a {kind} for call {item.call_id!r}, which is not before it in this conversation", item_type=kind if isinstance(kind, str) else None)
+            continue
+        yield item
+        n += 1
 
 
 def _schema_version() -> str:
@@ -163,3 +200,15 @@ def not_records(fmt: str, obj: Any) -> MappingError:
 
 def tmp_dir_of(path: str) -> str | None:
     return os.path.dirname(path) or None
+
+
+def from_migrated(migrated: Migrated) -> LogConversation:
+    """A conversation read whole, with its forks, seen as a :class:`LogConversation` (the one way
+    ``interlingua migrate`` writes forks)."""
+    t = migrated.transcript
+    shell = msgspec.structs.replace(t, items=[])
+    meta = dict(t.metadata) if t.metadata is not msgspec.UNSET else {}
+    return LogConversation(
+        migrated.format, migrated.source_session_id, meta, migrated.report,
+        lambda: iter(t.items), lambda: ((f.key, f.at, iter(f.items)) for f in migrated.forks), shell,
+    )
