@@ -106,6 +106,13 @@ def open_log(path: Path, fmt: str) -> tuple[LogConversation, Any]:
         raise
 
 
+def fork_id(sid: str, key: str) -> str:
+    """The session id of the fork of ``sid`` ending at the source node ``key``: ``<sid>@<key>``, or
+    ``<sid>@`` and 32 hex digits of the key's SHA-256 when that is over the 128 characters of an id."""
+    fid = f"{sid}@{key}"
+    return fid if len(fid) <= 128 else f"{sid}@{hashlib.sha256(key.encode()).hexdigest()[:32]}"
+
+
 def _session_id(conv: LogConversation, digest: Any, ids: Any) -> str:
     source = conv.session_id
     if source is not None and source not in ids.sources and 0 < len(source) <= 100:
@@ -156,14 +163,19 @@ def write_jsonl(sink: Any, conv: LogConversation, ids: Any) -> tuple[int, int]:
         spools.append((sid, main, count, longest, None))
         for key, at, own in conv.forks():
             fork = tempfile.TemporaryFile(dir=tmpdir)
-            spools.append((f"{sid}@{key}", fork, 0, 0, {"parent_id": sid, "fork_seq": at}))
+            spools.append((fork_id(sid, key), fork, 0, 0, None))
             main.seek(0)
             shared = 0
             for _ in range(at + 1):
                 fork.write(main.readline())
                 shared += 1
             n, size = _spool(own, fork, None, start=shared)
-            spools[-1] = (f"{sid}@{key}", fork, shared + n, max(longest, size), {"parent_id": sid, "fork_seq": at})
+            if n == 0:  # its only items were dropped (results of calls not in the file)
+                spools.pop()
+                fork.close()
+                conv.report.add("dropped", f"{conv.format}: branch {key!r} has no item left of its own; no fork written")
+                continue
+            spools[-1] = (fork_id(sid, key), fork, shared + n, max(longest, size), {"parent_id": sid, "fork_seq": at})
         shell = _shell(conv)
         for session_id, spool, n, size, extra in spools:
             spool.seek(0)
@@ -195,7 +207,10 @@ def write_store(sink: Any, conv: LogConversation, ids: Any) -> tuple[int, int, b
     sessions, total = int(created), len(items) if created else 0
     for key, at, own in conv.forks():
         own_items = list(own)
-        if sink.fork_now(sid, at, f"{sid}@{key}", own_items):
+        if not own_items:
+            conv.report.add("dropped", f"{conv.format}: branch {key!r} has no item left of its own; no fork written")
+            continue
+        if sink.fork_now(sid, at, fork_id(sid, key), own_items):
             sessions += 1
             total += at + 1 + len(own_items)
     return sessions, total, created

@@ -98,7 +98,7 @@ def conversation(source: ListSource | LineSource) -> LogConversation:
     linked = False
     for i, (_n, rec) in enumerate(source.scan()):
         if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
-            what = "no 'type'" if isinstance(rec, dict) else f"a JSON {a_json_type(rec)}"
+            what = "no 'type'" if isinstance(rec, dict) else a_json_type(rec)
             raise MappingError(f"{source.where(i)}: not a Claude Code record ({what})")
         kind = rec["type"]
         uuid = rec.get("uuid") if isinstance(rec.get("uuid"), str) else None

@@ -101,7 +101,7 @@ def conversation(source: ListSource | LineSource) -> LogConversation:
         for i, (n, rec) in enumerate(_rest(scan, head, start), start=start):
             where = source.where(i)
             if not isinstance(rec, dict):
-                raise MappingError(f"{where}: a JSON {a_json_type(rec)} is not a Codex record")
+                raise MappingError(f"{where}: {a_json_type(rec)} is not a Codex record")
             if legacy:
                 if rec.get("record_type") == "state":
                     skipped["state"] += 1
@@ -178,4 +178,4 @@ def _rest(scan: Iterator[tuple[int, Any]], head: Any, start: int) -> Iterator[tu
 def _shape(value: Any) -> str:
     if isinstance(value, dict):
         return f"an object with keys {sorted(value)[:6]}"
-    return f"a JSON {a_json_type(value)}"
+    return a_json_type(value)

@@ -1,0 +1,314 @@
+"""Agent logs and framework stores (issue 26, part a), read from files public projects committed.
+
+Fixtures: tests/fixtures/stores/<format>/ (README there: project, path, commit, license). Each test
+counts what the source holds from the raw JSON with its own walk (texts, calls, results, images,
+reasoning) and checks the reader produced exactly that, across the session and its forks.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from interlingua.codec import decode_transcript, encode_transcript
+from interlingua.compat import FormatDetectionError, detect_format, read, read_any
+from interlingua.errors import MappingError
+from interlingua.items import AudioItem, ImageItem, RawItem, ReasoningItem, TextItem, ToolCallItem, ToolResultItem
+
+STORES = Path(__file__).parents[1] / "fixtures" / "stores"
+CLAUDE = STORES / "claude-code"
+CODEX = STORES / "codex"
+
+
+def lines(path: Path) -> list[Any]:
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+
+
+def kinds(items: list[Any]) -> Counter[str]:
+    """Canonical items by kind (a tool result's text content is not counted as a text)."""
+    names = {TextItem: "text", ToolCallItem: "call", ToolResultItem: "result", ImageItem: "image", ReasoningItem: "reasoning", RawItem: "raw", AudioItem: "audio"}
+    return Counter(names[type(i)] for i in items)
+
+
+def valid(transcript: Any) -> None:
+    assert decode_transcript(encode_transcript(transcript), mode="strict") == transcript
+
+
+# ----------------------------------------------------------------------------- Claude Code
+
+
+def claude_blocks(records: list[Any]) -> Counter[str]:
+    """Blocks of every user/assistant record, counted from the raw JSON; a system record is one raw item."""
+    c: Counter[str] = Counter()
+    for r in records:
+        if r.get("type") == "system":
+            c["raw"] += 1
+        if r.get("type") not in ("user", "assistant"):
+            continue
+        content = r["message"]["content"]
+        if isinstance(content, str):
+            c["text"] += 1
+            continue
+        for b in content:
+            c[{"text": "text", "tool_use": "call", "tool_result": "result", "image": "image", "thinking": "reasoning", "redacted_thinking": "reasoning"}[b["type"]]] += 1
+    return c
+
+
+CLAUDE_FILES = sorted(p for p in CLAUDE.rglob("*.jsonl"))
+
+
+@pytest.mark.parametrize("path", CLAUDE_FILES, ids=lambda p: p.name)
+def test_claude_code_every_block_is_in_the_session_or_one_fork(path: Path) -> None:
+    records = lines(path)
+    before = copy.deepcopy(records)
+    assert detect_format(records) == "claude-code"
+    m = read_any(records)
+    assert records == before
+    got = kinds(m.transcript.items)
+    for fork in m.forks:
+        got += kinds(fork.items)
+    dropped = sum(1 for e in m.report if "is not before it" in e.reason)
+    expected = claude_blocks(records)
+    expected["result"] -= dropped
+    assert +got == +expected
+    valid(m.transcript)
+
+
+def test_claude_code_rewind_is_a_fork_and_compaction_keeps_the_history() -> None:
+    m = read(lines(CLAUDE / "dag_compact_after_rewind.jsonl"), "claude-code")
+    texts = [i.text for i in m.transcript.items if isinstance(i, TextItem)]
+    assert texts[:5] == ["Start", "Ready", "Second attempt", "Second answer", "Keep going"]
+    assert texts[-2:] == ["After compaction", "Final answer"]
+    assert "First attempt" not in texts
+    (fork,) = m.forks
+    assert fork.key == "b1a" and fork.at == 1  # shares "Start", "Ready"
+    assert [i.text for i in fork.items] == ["First attempt", "First answer"]
+    # the compaction boundary is kept in place, as the source record
+    raw = [i for i in m.transcript.items if isinstance(i, RawItem)]
+    assert [r.value["subtype"] for r in raw] == ["compact_boundary"]
+    # ids, timestamps and metadata are kept
+    first = m.transcript.items[0]
+    assert first.metadata["claude-code"]["uuid"] == "u1" and first.metadata["claude-code"]["timestamp"] == "2025-07-01T10:00:00.000Z"
+    answer = m.transcript.items[1]
+    assert answer.origin.model == "claude-sonnet-4-20250514" and answer.origin.response_id == "msg_a1"
+    assert answer.metadata["claude-code"]["message"]["usage"] == {"input_tokens": 10, "output_tokens": 5}
+    assert m.session_id == "s1" and m.transcript.metadata["claude-code"]["cwd"] == "/tmp"
+
+
+def test_claude_code_sidechains_are_forks_from_the_start() -> None:
+    m = read(lines(CLAUDE / "sidechain_integrated.jsonl"), "claude-code")
+    assert [type(i).__name__ for i in m.transcript.items] == ["ToolCallItem", "ToolResultItem", "TextItem"]
+    assert {f.at for f in m.forks} == {-1}
+    assert any("name a parent that is not in the file" in e.reason for e in m.report)
+
+
+def test_claude_code_records_without_parents_read_in_file_order() -> None:
+    records = lines(CLAUDE / "representative_messages.jsonl")
+    m = read(records, "claude-code")
+    assert not m.forks
+    assert m.transcript.metadata["claude-code"]["summaries"][0]["summary"].startswith("User learned about Python decorators")
+
+
+def test_claude_code_refuses_what_is_not_a_session() -> None:
+    with pytest.raises(MappingError, match=r"claude-code\[1\]: not a Claude Code record \(an array\)"):
+        read([{"type": "user", "message": {"role": "user", "content": "x"}}, [1]], "claude-code")
+    with pytest.raises(MappingError, match="no 'user' or 'assistant' record"):
+        read([{"type": "summary", "summary": "s", "leafUuid": "x"}], "claude-code")
+    with pytest.raises(MappingError, match="without a 'message' object"):
+        read([{"type": "user", "uuid": "u", "sessionId": "s"}], "claude-code")
+
+
+# ----------------------------------------------------------------------------- Codex
+
+
+def codex_blocks(records: list[Any]) -> Counter[str]:
+    c: Counter[str] = Counter()
+    legacy = "type" not in records[0]
+    for r in records[1:] if legacy else records:
+        if legacy:
+            p = r
+        elif r.get("type") == "response_item":
+            p = r["payload"]
+        elif r.get("type") == "compacted":
+            c["raw"] += 1
+            continue
+        else:
+            continue
+        t = p["type"]
+        if t == "message":
+            c["text"] += sum(1 for b in p["content"] if b["type"] in ("input_text", "output_text"))
+        elif t == "reasoning":
+            c["reasoning"] += 1
+        elif t == "function_call":
+            c["call"] += 1
+        elif t == "function_call_output":
+            c["result"] += 1
+        else:  # custom tool calls and their outputs: no canonical form in the Responses mapper
+            c["raw"] += 1
+    return c
+
+
+CODEX_FILES = sorted(p for p in (CODEX / "sessions").rglob("*.jsonl"))
+
+
+@pytest.mark.parametrize("path", CODEX_FILES, ids=lambda p: p.name)
+def test_codex_every_response_item_is_read(path: Path) -> None:
+    records = lines(path)
+    assert detect_format(records) == "codex"
+    m = read_any(records)
+    assert +kinds(m.transcript.items) == +codex_blocks(records)
+    assert m.session_id == (records[0].get("payload") or records[0])["id"]
+    valid(m.transcript)
+
+
+def test_codex_skipped_record_kinds_are_reported() -> None:
+    m = read(lines(CODEX / "sessions/2026/01/02/rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl"), "codex")
+    reasons = [e.reason for e in m.report]
+    assert "codex: 2 event_msg record(s) skipped (the UI's echo of the response items: agent_message x1, user_message x1)" in reasons
+    assert "codex: 1 'future_synthetic_record' record(s) skipped (not part of the conversation)" in reasons
+    first = m.transcript.items[0]
+    assert first.metadata["codex"]["turn_context"]["model"] == "synthetic-model"
+    assert m.transcript.metadata["codex"]["session_meta"]["cli_version"] == "0.0.0-test"
+    reasoning = m.transcript.items[1]
+    assert reasoning.summary and reasoning.opaque.value == "SYNTHETIC_ENCRYPTED_CONTENT_MUST_NOT_RENDER"
+
+
+def test_codex_refuses_a_rollout_of_ui_events_only() -> None:
+    records = [
+        {"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}},
+        {"timestamp": "t", "type": "event_msg", "payload": {"type": "user_message", "message": "hello"}},
+    ]
+    with pytest.raises(MappingError, match=r"no response_item records; only UI events \(user_message x1\)"):
+        read(records, "codex")
+
+
+def test_codex_refuses_what_is_not_a_rollout() -> None:
+    with pytest.raises(MappingError, match=r"codex\[0\]: not a Codex rollout's first line"):
+        read([{"role": "user", "content": "hi"}], "codex")
+
+
+# ----------------------------------------------------------------------------- ADK
+
+
+def test_adk_eval_set_cases_are_conversations() -> None:
+    from interlingua.compat._adk import split
+
+    evalset = json.loads((STORES / "adk/elicitation_flow.test.json").read_text())
+    assert detect_format(evalset) == "adk"
+    (case,) = split(evalset)
+    m = read_any(case)
+    inv = evalset["eval_cases"][0]["conversation"]
+    texts = sum(1 for t in inv for part in (t["user_content"]["parts"] + t["final_response"]["parts"]) if part.get("text") is not None)
+    calls = sum(len(t["intermediate_data"]["tool_uses"]) for t in inv)
+    assert kinds(m.transcript.items) == Counter({"text": texts, "call": calls})
+    assert [e.reason for e in m.report] == ["adk: /conversation/0/final_response has no part with a value"]
+    first = m.transcript.items[0]
+    assert first.message == "turn-1-elicitation-trigger:user" and first.metadata["adk"]["invocation_id"] == "turn-1-elicitation-trigger"
+    assert m.transcript.metadata["adk"]["eval_set"]["eval_set_id"] == "elicitation-integration-test-set"
+    valid(m.transcript)
+
+
+def test_adk_scenario_without_conversation_is_refused() -> None:
+    evalset = json.loads((STORES / "adk/conversation_scenario.test.json").read_text())
+    with pytest.raises(MappingError, match="conversation_scenario"):
+        read(evalset, "adk")
+
+
+def test_adk_session_snake_and_camel_case_read_alike() -> None:
+    """A Session as ``model_dump()`` (snake_case) and as the API server sends it (camelCase)."""
+    snake = {
+        "id": "s1", "app_name": "app", "user_id": "u", "state": {"k": 1}, "last_update_time": 1.5,
+        "events": [
+            {"id": "e1", "author": "user", "invocation_id": "i1", "content": {"role": "user", "parts": [{"text": "roll a die"}]}},
+            {"id": "e2", "author": "agent", "invocation_id": "i1", "content": {"role": "model", "parts": [{"function_call": {"id": "adk-1", "name": "roll_die", "args": {"sides_count": 6}}}]}},
+            {"id": "e3", "author": "agent", "invocation_id": "i1", "content": {"role": "user", "parts": [{"function_response": {"id": "adk-1", "name": "roll_die", "response": {"result": 4}}}]}},
+            {"id": "e4", "author": "agent", "invocation_id": "i1", "actions": {"state_delta": {"rolls": [4]}}},
+            {"id": "e5", "author": "agent", "invocation_id": "i1", "content": {"role": "model", "parts": [{"text": "4"}, {"inline_data": {"mime_type": "image/png", "data": "iVBORw0KGgo="}}]}},
+        ],
+    }
+    camel = json.loads(json.dumps(snake).replace('"function_call"', '"functionCall"').replace('"function_response"', '"functionResponse"').replace('"inline_data"', '"inlineData"').replace('"mime_type"', '"mimeType"').replace('"invocation_id"', '"invocationId"').replace('"app_name"', '"appName"'))
+    a, b = read_any(snake), read_any(camel)
+    assert a.format == b.format == "adk"
+    assert kinds(a.transcript.items) == kinds(b.transcript.items) == Counter({"text": 2, "call": 1, "result": 1, "image": 1, "raw": 1})
+    call = next(i for i in a.transcript.items if isinstance(i, ToolCallItem))
+    assert call.arguments == {"sides_count": 6}  # the caller's keys are not renamed
+    assert [i.message for i in a.transcript.items if not isinstance(i, RawItem)] == ["e1", "e2", "e3", "e5", "e5"]
+    assert a.session_id == "s1" and a.transcript.metadata["adk"]["state"] == {"k": 1}
+
+
+# ----------------------------------------------------------------------------- MCP sampling
+
+
+def mcp_blocks(obj: Any) -> Counter[str]:
+    c: Counter[str] = Counter()
+    msgs = obj if isinstance(obj, list) else [obj]
+
+    def blocks(content: Any) -> None:
+        for b in content if isinstance(content, list) else [content]:
+            c[{"text": "text", "tool_use": "call", "tool_result": "result", "image": "image", "audio": "audio"}[b["type"]]] += 1
+
+    for m in msgs:
+        if "params" in m:
+            if "systemPrompt" in m["params"]:
+                c["text"] += 1
+            for x in m["params"]["messages"]:
+                blocks(x["content"])
+        if "result" in m:
+            blocks(m["result"]["content"])
+    return c
+
+
+MCP_FILES = sorted((STORES / "mcp-sampling").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", MCP_FILES, ids=lambda p: p.name)
+def test_mcp_sampling_every_block_is_read(path: Path) -> None:
+    obj = json.loads(path.read_text())
+    assert detect_format(obj) == "mcp-sampling"
+    m = read_any(obj)
+    assert kinds(m.transcript.items) == mcp_blocks(obj)
+    valid(m.transcript)
+
+
+def test_mcp_basic_request_is_not_read_as_openai_chat_with_its_text_emptied() -> None:
+    """The issue's case: the spec's basic request was read as OpenAI Chat, user text ``""``, exit 0."""
+    req = json.loads((STORES / "mcp-sampling/basic_request.json").read_text())
+    for obj in (req, req["params"]):
+        m = read_any(obj)
+        assert m.format == "mcp-sampling"
+        assert [(i.role, i.text) for i in m.transcript.items] == [("system", "You are a helpful assistant."), ("user", "What is the capital of France?")]
+        assert m.transcript.metadata["mcp-sampling"]["modelPreferences"]["hints"] == [{"name": "claude-3-sonnet"}]
+
+
+def test_mcp_result_keeps_model_and_stop_reason_and_audio() -> None:
+    m = read(
+        [
+            {"jsonrpc": "2.0", "id": 7, "method": "sampling/createMessage", "params": {"messages": [{"role": "user", "content": {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}}], "maxTokens": 10}},
+            {"jsonrpc": "2.0", "id": 7, "result": {"role": "assistant", "content": {"type": "text", "text": "a beep"}, "model": "m-1", "stopReason": "maxTokens"}},
+        ],
+        "mcp-sampling",
+    )
+    audio, text = m.transcript.items
+    assert isinstance(audio, AudioItem) and audio.source.media_type == "audio/wav" and audio.role == "user"
+    assert text.text == "a beep"
+    assert m.transcript.stop_reason.reason == "max_tokens" and m.transcript.stop_reason.raw == "maxTokens"
+    assert m.transcript.metadata["mcp-sampling"]["result"]["model"] == "m-1"
+
+
+def test_mcp_refuses_other_methods_and_unknown_blocks() -> None:
+    with pytest.raises(MappingError, match="method 'tools/call' is not sampling/createMessage"):
+        read([{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}}], "mcp-sampling")
+    with pytest.raises(MappingError, match="content block type 'resource'"):
+        read({"messages": [{"role": "user", "content": {"type": "resource", "resource": {}}}], "maxTokens": 1}, "mcp-sampling")
+
+
+def test_detection_error_names_the_new_formats() -> None:
+    with pytest.raises(FormatDetectionError) as exc:
+        detect_format({"nothing": 1})
+    for name in ("claude-code:", "codex:", "adk:", "mcp-sampling:"):
+        assert name in str(exc.value)
