@@ -153,7 +153,7 @@ def _session(obj: dict[str, Any]) -> Migrated:
             continue
         meta = {k: v for k, v in event.items() if k != "content"}
         content = _content(event.get("content"), f"/events/{i}/content")
-        key = event.get("id") if isinstance(event.get("id"), str) and event["id"] else f"adk:{i}"
+        key: str = event["id"] if isinstance(event.get("id"), str) and event["id"] else f"adk:{i}"
         if content is None:
             entries.append((None, key, event))
             continue

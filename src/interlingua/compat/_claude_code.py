@@ -180,6 +180,8 @@ def _items(rec: dict[str, Any], where: str, report: Report) -> list[Any]:
     message = rec["message"]
     anthropic = get_mapper("anthropic")
     extra = {k: v for k, v in message.items() if k not in ("content", "role")}
+    items: list[Any]
+    conv: Any
     try:
         if kind == "assistant" and message.get("type") == "message" and isinstance(message.get("content"), list):
             conv = anthropic.decode_response(message)

@@ -106,7 +106,9 @@ def conversation(source: ListSource | LineSource) -> LogConversation:
                 if rec.get("record_type") == "state":
                     skipped["state"] += 1
                     continue
-                kind, payload, stamp = "response_item", rec, None
+                kind: Any = "response_item"
+                payload: Any = rec
+                stamp: Any = None
             else:
                 kind, payload, stamp = rec.get("type"), rec.get("payload"), rec.get("timestamp")
             if kind == "turn_context":

@@ -48,7 +48,7 @@ _CHOICE = {"auto": "auto", "required": "any", "none": "none"}
 _AUDIO = "\x00mcp-audio:"
 
 
-class _Held(list):  # type: ignore[type-arg]
+class _Held(list[dict[str, Any]]):
     """The audio blocks held as placeholders while a read is in progress, and the tool results'
     ``structuredContent`` (by ``toolUseId``)."""
 
@@ -148,7 +148,7 @@ def read(obj: Any) -> Migrated:
             from ..items import StopReason
 
             raw = result["stopReason"]
-            changes["stop_reason"] = StopReason(reason=_stop_reason(raw), raw=raw)
+            changes["stop_reason"] = StopReason(reason=_stop_reason(raw), raw=raw)  # type: ignore[arg-type]
     if meta:
         changes["metadata"] = {**(transcript.metadata if transcript.metadata is not msgspec.UNSET else {}), FORMAT: meta}
     transcript = msgspec.structs.replace(transcript, **changes)
