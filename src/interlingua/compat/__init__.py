@@ -31,7 +31,7 @@ from ..items import Transcript
 from ..mapping import Conversion, Policy, Report
 from . import _anthropic, _bedrock_converse, _cohere, _gemini, _interlingua, _langchain, _langchain_writer, _mistral, _ollama, _openai_chat, _openai_responses, _pydantic_ai, _pydantic_ai_writer
 from ._base import Fork, Migrated, session_id_for, session_id_from_bytes
-from ._detect import LOOKED_FOR, FormatDetectionError, detect_format
+from ._detect import LOOKED_FOR, FormatDetectionError, detect_format, refuse_a_poor_guess
 from ._upcast import registered, upcast, upcast_row, upcaster
 
 __all__ = [
@@ -111,13 +111,20 @@ def write(transcript: Transcript, fmt: str, *, policy: Policy = "error", report:
 def read_any(obj: Any, fmt: str = "auto") -> Migrated:
     """Detect the format of ``obj`` (unless ``fmt`` names one) and read it.
 
-    Interlingua documents of an older schema version are upcast through the chain first.
+    Interlingua documents of an older schema version are upcast through the chain first. A detected
+    read that lost the content (most items kept ``raw``, or every text of the input gone) is refused:
+    detection never guesses quietly; name the format to read it anyway.
 
     Raises:
-        FormatDetectionError: ``fmt`` is ``auto`` and the format cannot be told.
+        FormatDetectionError: ``fmt`` is ``auto`` and the format cannot be told, or the guess lost the content.
         UnknownFormatError, MappingError, DocumentError, VersionError: as :func:`read`.
     """
-    return read(obj, detect_format(obj) if fmt == "auto" else fmt)
+    if fmt != "auto":
+        return read(obj, fmt)
+    fmt = detect_format(obj)
+    migrated = read(obj, fmt)
+    refuse_a_poor_guess(obj, fmt, migrated)  # issue 26: a detected read that lost the content is refused
+    return migrated
 
 
 for _name, _obj in ((n, globals()[n]) for n in ("Migrated", "FormatDetectionError", "detect_format", "read", "read_any", "write", "session_id_for", "upcast", "upcast_row", "upcaster", "registered")):

@@ -261,3 +261,51 @@ def _stored_format(obj: Any) -> str | None:
     if _adk.looks_like(obj):
         return "adk"
     return None
+
+
+_FALLBACK = "openai-chat"
+"""Rule 9's last answer: a list of role messages nothing else claimed. Only this guess is checked for
+raw items (a format told by its own keys, pydantic-ai's ``kind`` say, keeps what it cannot map raw, on purpose)."""
+
+_KEEPS_RECORDS = frozenset({"claude-code", "codex", "adk"})
+"""Readers that keep some source records whole as ``raw`` items of their own name, on purpose."""
+
+
+def refuse_a_poor_guess(obj: Any, fmt: str, migrated: Any) -> None:
+    """After a detected read: refuse it when the guess lost the content, so detection never guesses
+    quietly (issue 26: an MCP request read as OpenAI Chat with its text emptied, typed content read with
+    every part raw). Refused when the fallback guess (``openai-chat``) left more than half of the items ``raw``, or
+    when the input holds non-empty ``"text"`` strings and no item holds any text.
+
+    Raises:
+        FormatDetectionError: naming the format tried and what it lost.
+    """
+    from ..items import RawItem
+
+    items = migrated.transcript.items
+    raw = sum(1 for i in items if isinstance(i, RawItem) and not (fmt in _KEEPS_RECORDS and i.provider == fmt))
+    if fmt == _FALLBACK and items and raw * 2 > len(items):
+        raise _fail(f"read as {fmt}, {raw} of {len(items)} items could not be read (kept raw), so it is not {fmt}")
+    if _has_text(obj, 0) and not any(_item_text(i) for i in items):
+        raise _fail(f"read as {fmt}, every text of the input was lost, so it is not {fmt}")
+
+
+def _has_text(value: Any, depth: int) -> bool:
+    if depth > 12:
+        return False
+    if isinstance(value, Mapping):
+        text = value.get("text")
+        if isinstance(text, str) and text:
+            return True
+        return any(_has_text(v, depth + 1) for v in value.values() if isinstance(v, Mapping | list))
+    if isinstance(value, list):
+        return any(_has_text(v, depth + 1) for v in value if isinstance(v, Mapping | list))
+    return False
+
+
+def _item_text(item: Any) -> bool:
+    for name in ("text", "summary", "content", "value", "arguments"):
+        v = getattr(item, name, None)
+        if isinstance(v, str) and v or isinstance(v, list | dict) and v:
+            return True
+    return False
