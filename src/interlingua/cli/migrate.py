@@ -13,6 +13,10 @@ conversation a line, or one message a line (then the whole file is one conversat
 interlingua envelopes (consecutive lines of one session form one conversation; a session
 export's header line gives that session its metadata and tools).
 
+Agent logs (a Claude Code session file, a Codex rollout, ``.jsonl.zst`` too) are one conversation
+per file, read in bounded memory, and a tree-shaped conversation is written as its session plus one
+fork per abandoned branch (see :mod:`._migrate_logs`); an ADK eval set is one conversation per case.
+
 Each conversation is read by :mod:`interlingua.compat` (format detected unless ``--from``
 names one) and written as JSON Lines envelopes to ``-o`` (``seq`` from 0, no ``created_at``
 so the output is a function of the input; a transcript's ``usage``/``stop_reason`` ride on its
