@@ -329,3 +329,74 @@ def test_a_guess_that_loses_every_text_is_refused() -> None:
     lost = [{"role": "user", "content": {"text": "What is the capital of France?"}}]
     with pytest.raises(FormatDetectionError, match="every text of the input was lost"):
         read_any(lost)
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"eval_id": "x", "conversation": [1]}, r"/conversation/0 is a number, not an Invocation"),
+        ({"eval_set_id": "s", "eval_cases": [5]}, r"/eval_cases/0 is a number, not an eval case"),
+        ({"id": "s", "app_name": "a", "events": [{"content": {"parts": "x"}}]}, r"/events/0/content is an object, not a Content"),
+        ({"id": "s", "app_name": "a", "events": ["e"]}, r"/events/0 is a string, not an Event"),
+    ],
+)
+def test_adk_bad_shapes_are_refused_saying_where(bad: Any, message: str) -> None:
+    with pytest.raises(MappingError, match=message):
+        read(bad, "adk")
+
+
+# ----------------------------------------------------------------------------- the tree split
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from interlingua.compat._tree import split_tree  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=-1, max_value=30), min_size=1, max_size=30), st.data())
+def test_every_node_is_on_the_active_branch_or_in_a_branch(parents_at: list[int], data: Any) -> None:
+    """A forest of nodes (parent index before the node, or none): every node is on the active
+    branch or among the own nodes of a branch (a node above two abandoned leaves is in both), never
+    both; the active branch and each branch are chains hanging where they say they join."""
+    n = len(parents_at)
+    ids = [f"n{i}" for i in range(n)]
+    parents = [ids[p] if 0 <= p < i else None for i, p in enumerate(parents_at)]
+    leaf = data.draw(st.integers(min_value=0, max_value=n - 1))
+    tree = split_tree(ids, parents, leaf)
+    assert tree.active[-1] == leaf and tree.dangling == []
+    for a, b in zip(tree.active, tree.active[1:]):
+        assert parents[b] == ids[a]
+    own = [i for b in tree.branches for i in b.nodes]
+    covered = set(tree.active) | set(own)
+    assert covered == set(range(n))
+    for b in tree.branches:
+        assert b.nodes[-1] == b.leaf
+        first_parent = parents[b.nodes[0]]
+        assert (b.joins is None and first_parent is None) or (b.joins is not None and first_parent == ids[b.joins])
+        assert not set(b.nodes) & set(tree.active)
+
+
+@pytest.mark.parametrize("path", CLAUDE_FILES, ids=lambda p: p.name)
+def test_claude_code_records_can_be_given_back(path: Path) -> None:
+    """Every user/assistant record is recoverable: its fields (all but ``message``) on its first item,
+    its message's fields besides ``content`` under ``message``, its id as the items' message key."""
+    records = lines(path)
+    m = read(records, "claude-code")
+    items = list(m.transcript.items) + [i for f in m.forks for i in f.items]
+    firsts = {}
+    for i in items:
+        meta = i.metadata.get("claude-code") if isinstance(i.metadata, dict) else None
+        if meta and "type" in meta:
+            firsts[meta["uuid"]] = (i, meta)
+    for r in records:
+        if r.get("type") not in ("user", "assistant") or r["uuid"] not in firsts:
+            continue  # only a result the company rule dropped (reported) is missing
+        item, meta = firsts[r["uuid"]]
+        assert {k: v for k, v in meta.items() if k != "message"} == {k: v for k, v in r.items() if k != "message"}
+        extra = {k: v for k, v in r["message"].items() if k not in ("content", "role")}
+        assert meta.get("message", {}) == extra
+        assert item.message in (r["uuid"], f"resp:{r['message'].get('id')}")
+    dropped = sum(1 for e in m.report if "is not before it" in e.reason)
+    assert len(firsts) == sum(1 for r in records if r.get("type") in ("user", "assistant")) - dropped

@@ -44,9 +44,16 @@ _OPAQUE = frozenset({"args", "response", "partial_args", "partialArgs"})
 _CAMEL = re.compile(r"_([a-z0-9])")
 
 
-def _key(obj: dict[str, Any], snake: str) -> Any:
+def _key(obj: Any, snake: str) -> Any:
+    """``obj[snake]``, else ``obj[snakeInCamelCase]``; ``None`` when absent or ``obj`` is no object."""
+    if not isinstance(obj, dict):
+        return None
     camel = _CAMEL.sub(lambda m: m.group(1).upper(), snake)
     return obj[snake] if snake in obj else obj.get(camel)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def looks_like(obj: Any) -> bool:
@@ -67,7 +74,7 @@ def split(obj: Any) -> list[Any] | None:
     if not (isinstance(obj, dict) and isinstance(_key(obj, "eval_cases"), list) and _key(obj, "eval_set_id") is not None):
         return None
     head = {k: v for k, v in obj.items() if k not in ("eval_cases", "evalCases")}
-    return [{**case, "eval_set": head} if isinstance(case, dict) else case for case in _key(obj, "eval_cases")]
+    return [{**case, "eval_set": head} if isinstance(case, dict) else case for case in _list(_key(obj, "eval_cases"))]
 
 
 def camel(value: Any) -> Any:
@@ -94,6 +101,8 @@ def read(obj: Any) -> Migrated:
         if len(cases) != 1:
             raise MappingError(f"adk: an eval set of {len(cases)} eval cases is {len(cases)} conversations; read each case (interlingua.compat._adk.split, or interlingua migrate)")
         obj = cases[0]
+        if not isinstance(obj, dict):
+            raise MappingError(f"adk: /eval_cases/0 is {a_json_type(obj)}, not an eval case")
     if isinstance(obj.get("events"), list):
         return _session(obj)
     if _key(obj, "eval_id") is not None:
@@ -178,12 +187,13 @@ def _case(obj: dict[str, Any]) -> Migrated:
     for t, inv in enumerate(conversation):
         if not isinstance(inv, dict):
             raise MappingError(f"adk: /conversation/{t} is {a_json_type(inv)}, not an Invocation")
-        base = _key(inv, "invocation_id") or f"turn-{t}"
+        base = _key(inv, "invocation_id")
+        base = base if isinstance(base, str) and base else f"turn-{t}"
         meta = {k: v for k, v in inv.items() if k not in ("user_content", "userContent", "final_response", "finalResponse", "intermediate_data", "intermediateData")}
         user = _content(_key(inv, "user_content"), f"/conversation/{t}/user_content")
         if user is not None:
             entries.append(({**user, "role": user.get("role") or "user"}, f"{base}:user", meta))
-        data = _key(inv, "intermediate_data") or {}
+        data = _key(inv, "intermediate_data")
         events = _key(data, "invocation_events")
         if isinstance(events, list):
             for j, ev in enumerate(events):
@@ -191,13 +201,13 @@ def _case(obj: dict[str, Any]) -> Migrated:
                 if c is not None:
                     entries.append(({**c, "role": c.get("role") or "model"}, f"{base}:event-{j}", {"author": ev.get("author")}))
         else:
-            uses = [u for u in (_key(data, "tool_uses") or []) if isinstance(u, dict)]
+            uses = [u for u in _list(_key(data, "tool_uses")) if isinstance(u, dict)]
             if uses:
                 entries.append(({"role": "model", "parts": [{"function_call": {k: v for k, v in u.items() if v is not None}} for u in uses]}, f"{base}:tool-uses", None))
-            responses = [r for r in (_key(data, "tool_responses") or []) if isinstance(r, dict)]
+            responses = [r for r in _list(_key(data, "tool_responses")) if isinstance(r, dict)]
             if responses:
                 entries.append(({"role": "user", "parts": [{"function_response": {k: v for k, v in r.items() if v is not None}} for r in responses]}, f"{base}:tool-responses", None))
-            for j, pair in enumerate(_key(data, "intermediate_responses") or []):
+            for j, pair in enumerate(_list(_key(data, "intermediate_responses"))):
                 if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[1], list):
                     c = _content({"role": "model", "parts": pair[1]}, f"/conversation/{t}/intermediate_data/intermediate_responses/{j}")
                     if c is not None:
