@@ -400,3 +400,20 @@ def test_claude_code_records_can_be_given_back(path: Path) -> None:
         assert item.message in (r["uuid"], f"resp:{r['message'].get('id')}")
     dropped = sum(1 for e in m.report if "is not before it" in e.reason)
     assert len(firsts) == sum(1 for r in records if r.get("type") in ("user", "assistant")) - dropped
+
+
+def test_codex_envelopes_without_timestamps_and_compaction() -> None:
+    """Rollouts as other tools' tests write them (no ``timestamp``), with a ``compacted`` record."""
+    records = [
+        {"type": "session_meta", "payload": {"id": "c1", "cwd": "/tmp"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}},
+        {"type": "event_msg", "payload": {"type": "token_count", "info": {"total_token_usage": {"input_tokens": 3}}}},
+        {"type": "compacted", "payload": {"message": "summary text", "replacement_history": []}},
+        {"type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hello"}]}},
+    ]
+    assert detect_format(records) == "codex"
+    m = read_any(records)
+    assert kinds(m.transcript.items) == Counter({"text": 2, "raw": 1}) == codex_blocks(records)
+    raw = m.transcript.items[1]
+    assert raw.provider == "codex" and raw.value == {"message": "summary text", "replacement_history": []}
+    assert any("'compacted' record" in e.reason for e in m.report)

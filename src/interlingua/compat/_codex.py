@@ -49,7 +49,7 @@ def looks_like(first: Any) -> bool:
     legacy session line ``{"id", "timestamp"}`` with at most the legacy session fields)."""
     if not isinstance(first, dict):
         return False
-    if first.get("type") in ENVELOPE_TYPES and "payload" in first and "timestamp" in first:
+    if first.get("type") in ENVELOPE_TYPES and "payload" in first:  # some writers leave out "timestamp"
         return True
     return isinstance(first.get("id"), str) and "timestamp" in first and "type" not in first and "role" not in first and not first.keys() - {"id", "timestamp", "instructions", "git"}
 
