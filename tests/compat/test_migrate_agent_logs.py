@@ -199,3 +199,32 @@ def test_a_large_session_log_in_bounded_memory(tmp_path: Path) -> None:
     # ten times the log (about 40 MB more) costs a few MB: the index of its lines, not its content
     print("rss KiB", rss_s, rss_l, large.stat().st_size)
     assert rss_l - rss_s < 12 * 1024, (rss_s, rss_l)
+
+
+def test_a_fork_left_without_its_items_gets_them_on_the_next_run(claude_home: Path, tmp_path: Path) -> None:
+    """A run stopped between SessionStore.fork and the append leaves an empty fork: the next run fills it."""
+    from interlingua.store import SessionStore
+
+    db = tmp_path / "s.sqlite3"
+    assert migrate(claude_home, "--store", db).exit_code == 0
+
+    async def cut() -> None:
+        store = await SessionStore.open(str(db))
+        try:
+            await store.delete_session("s1@b1a")
+            await store.fork("s1", 1, new_session_id="s1@b1a")  # what a stopped run leaves
+        finally:
+            await store.close()
+
+    async def items() -> list[Any]:
+        store = await SessionStore.open(str(db))
+        try:
+            return list((await store.load("s1@b1a")).items)
+        finally:
+            await store.close()
+
+    asyncio.run(cut())
+    assert len(asyncio.run(items())) == 2
+    res = migrate(claude_home, "--store", db)
+    assert res.exit_code == 0, res.output
+    assert [i.text for i in asyncio.run(items())] == ["Start", "Ready", "First attempt", "First answer"]
