@@ -130,6 +130,8 @@ def codex_blocks(records: list[Any]) -> Counter[str]:
     c: Counter[str] = Counter()
     legacy = "type" not in records[0]
     for r in records[1:] if legacy else records:
+        if r.get("record_type") == "state":
+            continue
         if legacy:
             p = r
         elif r.get("type") == "response_item":
@@ -408,6 +410,7 @@ def test_codex_envelopes_without_timestamps_and_compaction() -> None:
         {"type": "session_meta", "payload": {"id": "c1", "cwd": "/tmp"}},
         {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}},
         {"type": "event_msg", "payload": {"type": "token_count", "info": {"total_token_usage": {"input_tokens": 3}}}},
+        {"record_type": "state"},
         {"type": "compacted", "payload": {"message": "summary text", "replacement_history": []}},
         {"type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hello"}]}},
     ]
@@ -417,3 +420,4 @@ def test_codex_envelopes_without_timestamps_and_compaction() -> None:
     raw = m.transcript.items[1]
     assert raw.provider == "codex" and raw.value == {"message": "summary text", "replacement_history": []}
     assert any("'compacted' record" in e.reason for e in m.report)
+    assert "codex: 1 'state' record(s) skipped (not part of the conversation)" in [e.reason for e in m.report]

@@ -10,7 +10,7 @@ Two layouts are read (both written by ``codex-rs``; source: the ``RolloutLine``/
   ``turn_context`` (the turn's model, cwd, approval and sandbox policy, effort), ``event_msg`` (what the UI
   showed) and ``compacted`` (a compaction's summary and replacement history);
 * **legacy** (2025 releases before the envelope): a first line ``{"id", "timestamp", ...}`` with the
-  session, then one Responses item a line, and ``{"record_type": "state"}`` lines.
+  session, then one Responses item a line, and ``{"record_type": "state"}`` lines (some envelope files hold those too).
 
 Each ``response_item`` payload is read by the ``openai-responses`` mapper, on its own (its items get the
 message key ``codex:<line>``); the line's ``timestamp`` and the ``turn_context`` before it go to the
@@ -102,10 +102,10 @@ def conversation(source: ListSource | LineSource) -> LogConversation:
             where = source.where(i)
             if not isinstance(rec, dict):
                 raise MappingError(f"{where}: {a_json_type(rec)} is not a Codex record")
+            if rec.get("record_type") == "state":  # a bookkeeping line, in both layouts
+                skipped["state"] += 1
+                continue
             if legacy:
-                if rec.get("record_type") == "state":
-                    skipped["state"] += 1
-                    continue
                 kind: Any = "response_item"
                 payload: Any = rec
                 stamp: Any = None
