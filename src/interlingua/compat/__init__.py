@@ -11,6 +11,11 @@ transcript plus a report (:class:`Migrated`). Formats (:data:`FORMATS`):
 * ``pydantic-ai``: ``ModelMessagesTypeAdapter`` JSON, older field names included;
 * ``langchain``: ``messages_to_dict`` output;
 * ``interlingua``: documents and envelopes of any schema version the upcaster chain reads.
+* ``claude-code``, ``codex``: agent logs (a Claude Code session file's records, a Codex rollout's),
+  read in bounded memory by ``interlingua migrate``; a Claude Code tree's abandoned branches are
+  :attr:`Migrated.forks`;
+* ``adk``: Google ADK sessions and eval cases; ``mcp-sampling``: MCP ``sampling/createMessage``
+  requests and results.
 
 :func:`write` is the way back for the frameworks (:data:`WRITERS`: ``pydantic-ai``, ``langchain``):
 a canonical transcript to the JSON those frameworks load, with a report of every field the
