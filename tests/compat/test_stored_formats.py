@@ -421,3 +421,15 @@ def test_codex_envelopes_without_timestamps_and_compaction() -> None:
     assert raw.provider == "codex" and raw.value == {"message": "summary text", "replacement_history": []}
     assert any("'compacted' record" in e.reason for e in m.report)
     assert "codex: 1 'state' record(s) skipped (not part of the conversation)" in [e.reason for e in m.report]
+
+
+def test_the_mcp_example_in_the_docs_is_what_the_reader_gives() -> None:
+    import re
+
+    from interlingua.codec import to_builtins
+
+    doc = (Path(__file__).parents[2] / "docs" / "migrating.md").read_text(encoding="utf-8")
+    section = doc.split("### MCP sampling", 1)[1]
+    stored, items = re.findall(r"```jsonc\n(.*?)```", section, flags=re.S)[:2]
+    expected = [json.loads(x) for x in items.splitlines() if x.strip()]
+    assert to_builtins(read_any(json.loads(stored)).transcript)["items"] == expected
