@@ -28,7 +28,6 @@ import msgspec
 
 from ..codec import SCHEMA_VERSION, check_item_limits
 from ..compat import Migrated
-from ..compat._base import SESSION_ID_PREFIX
 from ..compat._logs import LineSource, LogConversation, open_lines
 from ..errors import MappingError
 from ..items import Transcript

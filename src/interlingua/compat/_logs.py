@@ -12,7 +12,6 @@ and :meth:`LogConversation.materialize` gives the :class:`~interlingua.compat.Mi
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -197,9 +196,6 @@ def not_records(fmt: str, obj: Any) -> MappingError:
 
     return MappingError(f"{fmt}: expected a list of log records (one JSON object a line), got {a_json_type(obj)}")
 
-
-def tmp_dir_of(path: str) -> str | None:
-    return os.path.dirname(path) or None
 
 
 def from_migrated(migrated: Migrated) -> LogConversation:

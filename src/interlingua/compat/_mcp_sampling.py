@@ -31,7 +31,7 @@ from typing import Any
 import msgspec
 
 from ..errors import MappingError
-from ..items import AudioItem, Base64Source, TextItem, Transcript
+from ..items import AudioItem, Base64Source, TextItem
 from ..mapping import Report, get_mapper
 from ..mapping.company import keep_company
 from ..mapping.wire import a_json_type
