@@ -36,7 +36,11 @@ def kinds(items: list[Any]) -> Counter[str]:
 
 
 def valid(transcript: Any) -> None:
+    """A valid canonical document, by the checks ``interlingua validate`` makes (calls before results, unique ids)."""
+    from interlingua.validation import check_transcript
+
     assert decode_transcript(encode_transcript(transcript), mode="strict") == transcript
+    assert check_transcript(transcript) == []
 
 
 # ----------------------------------------------------------------------------- Claude Code
@@ -433,3 +437,39 @@ def test_the_mcp_example_in_the_docs_is_what_the_reader_gives() -> None:
     stored, items = re.findall(r"```jsonc\n(.*?)```", section, flags=re.S)[:2]
     expected = [json.loads(x) for x in items.splitlines() if x.strip()]
     assert to_builtins(read_any(json.loads(stored)).transcript)["items"] == expected
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=4), lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3), max_leaves=6)
+_BLOCK = st.one_of(
+    st.fixed_dictionaries({"type": st.just("text"), "text": st.text(max_size=5)}),
+    st.fixed_dictionaries({"type": st.just("tool_use"), "id": st.sampled_from(["t1", "t2"]), "name": st.just("f"), "input": st.just({})}),
+    st.fixed_dictionaries({"type": st.just("tool_result"), "tool_use_id": st.sampled_from(["t1", "t2", "t3"]), "content": st.just("r")}),
+    _JSON,
+)
+_RECORD = st.fixed_dictionaries(
+    {
+        "type": st.sampled_from(["user", "assistant", "system", "progress", "summary", "x"]),
+        "uuid": st.sampled_from(["a", "b", "c", "d", "e", None]),
+        "parentUuid": st.sampled_from(["a", "b", "c", "d", "z", None]),
+        "sessionId": st.just("s"),
+        "isSidechain": st.booleans(),
+        "message": st.one_of(st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant"]), "content": st.one_of(st.text(max_size=5), st.lists(_BLOCK, max_size=3))}), _JSON),
+    }
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_RECORD, min_size=1, max_size=8))
+def test_claude_code_reader_reads_or_refuses_any_records(records: list[Any]) -> None:
+    """Whatever the records, the reader gives valid transcripts (session and forks) or a MappingError."""
+    from interlingua.errors import InterlinguaError
+    from interlingua.items import Transcript
+
+    try:
+        m = read(records, "claude-code")
+    except InterlinguaError:
+        return
+    valid(m.transcript)
+    for fork in m.forks:
+        assert -1 <= fork.at < len(m.transcript.items)
+        valid(Transcript(schema_version=m.transcript.schema_version, items=list(m.transcript.items[: fork.at + 1]) + list(fork.items)))
