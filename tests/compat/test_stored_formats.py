@@ -473,3 +473,56 @@ def test_claude_code_reader_reads_or_refuses_any_records(records: list[Any]) -> 
     for fork in m.forks:
         assert -1 <= fork.at < len(m.transcript.items)
         valid(Transcript(schema_version=m.transcript.schema_version, items=list(m.transcript.items[: fork.at + 1]) + list(fork.items)))
+
+
+_PAYLOAD = st.one_of(
+    st.fixed_dictionaries({"type": st.just("message"), "role": st.sampled_from(["user", "assistant"]), "content": st.lists(st.fixed_dictionaries({"type": st.sampled_from(["input_text", "output_text"]), "text": st.text(max_size=4)}), max_size=2)}),
+    st.fixed_dictionaries({"type": st.just("function_call"), "name": st.just("f"), "arguments": st.sampled_from(["{}", "{", "[1]"]), "call_id": st.sampled_from(["c1", "c2"])}),
+    st.fixed_dictionaries({"type": st.just("function_call_output"), "call_id": st.sampled_from(["c1", "c2", "c3"]), "output": st.text(max_size=3)}),
+    _JSON,
+)
+_ROLLOUT_LINE = st.fixed_dictionaries({"type": st.sampled_from(["response_item", "event_msg", "turn_context", "compacted", "x"]), "payload": _PAYLOAD})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ROLLOUT_LINE, max_size=8), st.lists(_JSON, max_size=2))
+def test_codex_reader_reads_or_refuses_any_rollout(lines_: list[Any], junk: list[Any]) -> None:
+    from interlingua.errors import InterlinguaError
+
+    try:
+        m = read([{"type": "session_meta", "payload": {"id": "x"}}, *lines_, *junk], "codex")
+    except InterlinguaError:
+        return
+    valid(m.transcript)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "x"]), "content": st.one_of(_BLOCK, st.lists(_BLOCK, max_size=3), _JSON)}), max_size=4), _JSON)
+def test_mcp_reader_reads_or_refuses_any_request(messages: list[Any], result_content: Any) -> None:
+    from interlingua.errors import InterlinguaError
+
+    try:
+        m = read([{"method": "sampling/createMessage", "params": {"messages": messages, "maxTokens": 5}}, {"jsonrpc": "2.0", "id": 1, "result": {"role": "assistant", "content": result_content, "stopReason": "endTurn"}}], "mcp-sampling")
+    except InterlinguaError:
+        return
+    valid(m.transcript)
+
+
+_PART = st.one_of(
+    st.fixed_dictionaries({"text": st.one_of(st.none(), st.text(max_size=4))}),
+    st.fixed_dictionaries({"function_call": st.fixed_dictionaries({"name": st.sampled_from(["f", ""]), "args": _JSON})}),
+    st.fixed_dictionaries({"function_response": st.fixed_dictionaries({"name": st.just("f"), "response": _JSON})}),
+    _JSON,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.fixed_dictionaries({"id": st.sampled_from(["e1", "e2", ""]), "author": st.sampled_from(["user", "agent"]), "content": st.one_of(st.none(), st.fixed_dictionaries({"role": st.sampled_from(["user", "model"]), "parts": st.lists(_PART, max_size=3)}), _JSON)}), max_size=5))
+def test_adk_reader_reads_or_refuses_any_session(events: list[Any]) -> None:
+    from interlingua.errors import InterlinguaError
+
+    try:
+        m = read({"id": "s", "app_name": "a", "user_id": "u", "events": events}, "adk")
+    except InterlinguaError:
+        return
+    valid(m.transcript)
