@@ -8,7 +8,7 @@ import interlingua.compat as compat
 def test_exported_names() -> None:
     assert sorted(compat.__all__) == sorted(
         [
-            "FORMATS", "LOOKED_FOR", "FormatDetectionError", "Migrated", "detect_format", "read", "read_any",
+            "FORMATS", "LOOKED_FOR", "FormatDetectionError", "Fork", "Migrated", "detect_format", "read", "read_any",
             "registered", "session_id_for", "session_id_from_bytes", "upcast", "upcast_row", "upcaster",
             "WRITERS", "write",
         ]
@@ -16,4 +16,4 @@ def test_exported_names() -> None:
     for name in compat.__all__:
         assert hasattr(compat, name)
     assert compat.Migrated.__module__ == "interlingua.compat"
-    assert compat.FORMATS == ("openai-chat", "anthropic", "gemini", "ollama", "openai-responses", "pydantic-ai", "langchain", "interlingua", "bedrock-converse", "cohere", "mistral")
+    assert compat.FORMATS == ("openai-chat", "anthropic", "gemini", "ollama", "openai-responses", "pydantic-ai", "langchain", "interlingua", "bedrock-converse", "cohere", "mistral", "claude-code", "codex", "adk", "mcp-sampling")

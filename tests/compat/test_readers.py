@@ -79,8 +79,12 @@ NAMED_ONLY = {"mistral"}
 real fixtures below instead of an example."""
 
 
+STORED = {"claude-code", "codex", "adk", "mcp-sampling"}
+"""Agent logs and framework stores, read from real files in tests/fixtures/stores (tests/compat/test_stored_formats.py)."""
+
+
 def test_every_format_has_an_example() -> None:
-    assert set(CASES.values()) | {"interlingua"} | NAMED_ONLY == set(FORMATS)
+    assert set(CASES.values()) | {"interlingua"} | NAMED_ONLY | STORED == set(FORMATS)
 
 
 MISTRAL = sorted((Path(__file__).parents[1] / "fixtures" / "real" / "mistral").glob("*.request.json"))

@@ -13,6 +13,10 @@ conversation a line, or one message a line (then the whole file is one conversat
 interlingua envelopes (consecutive lines of one session form one conversation; a session
 export's header line gives that session its metadata and tools).
 
+Agent logs (a Claude Code session file, a Codex rollout, ``.jsonl.zst`` too) are one conversation
+per file, read in bounded memory, and a tree-shaped conversation is written as its session plus one
+fork per abandoned branch (see :mod:`._migrate_logs`); an ADK eval set is one conversation per case.
+
 Each conversation is read by :mod:`interlingua.compat` (format detected unless ``--from``
 names one) and written as JSON Lines envelopes to ``-o`` (``seq`` from 0, no ``created_at``
 so the output is a function of the input; a transcript's ``usage``/``stop_reason`` ride on its
@@ -59,6 +63,8 @@ import typer
 
 from ..codec import DEFAULT_LIMITS, SCHEMA_VERSION, UnknownItem, check_item_limits, decode_session_header
 from ..compat import FORMATS, Migrated, read_any
+from ..compat import _adk
+from . import _migrate_logs as _logs
 from ..compat._base import SESSION_ID_PREFIX
 from ..session_file import header_bytes
 from ..errors import DocumentError, InterlinguaError, LimitError, Problem
@@ -100,6 +106,8 @@ class Record:
     size: int = 0
     stream: Path | None = None
     """A transcript document file to read item by item (``-o`` only; see :func:`_stream_document`)."""
+    log: str | None = None
+    """An agent log file (``claude-code``, ``codex``): one conversation read in bounded memory (:mod:`._migrate_logs`)."""
 
 
 # --------------------------------------------------------------------------- reading inputs
@@ -119,7 +127,7 @@ def _expand(inputs: list[Path]) -> list[Path]:
     files: list[Path] = []
     for p in inputs:
         if p.is_dir():
-            files.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in _SUFFIXES))
+            files.extend(sorted(f for f in p.rglob("*") if f.is_file() and (f.suffix.lower() in _SUFFIXES or _logs.is_log_name(f))))
         elif p.is_file():
             files.append(p)
         else:
@@ -215,8 +223,12 @@ def _not_json(raw: bytes, exc: Exception, *, one_line: bool = False) -> str:
 _DOCUMENT_HEAD = re.compile(rb'\A\s*\{\s*"schema_version"\s*:\s*"' + SCHEMA_VERSION.split(".")[0].encode() + rb'\.[0-9]+"\s*,\s*"items"\s*:')
 
 
-def _records(path: Path, *, streaming: bool = False) -> Iterator[Record]:
+def _records(path: Path, *, streaming: bool = False, fmt: str = "auto") -> Iterator[Record]:
     try:
+        log = _logs.log_format(path, fmt)  # issue 26: agent logs, one conversation per file
+        if log is not None:
+            yield Record(str(path), None, log=log, size=path.stat().st_size)
+            return
         if path.suffix.lower() in _LINE_SUFFIXES:
             with open(path, "rb") as fh:
                 # a pretty-printed JSON value (``convert --to canonical -o X.jsonl`` writes one): its
@@ -250,6 +262,11 @@ def _records(path: Path, *, streaming: bool = False) -> Iterator[Record]:
         return
     size = len(data)
     del data  # not held while the conversation is converted and written
+    cases = _adk.split(value) if fmt in ("auto", "adk") else None  # issue 26: an ADK eval set, one conversation per case
+    if cases:
+        for v in cases:
+            yield Record(str(path), None, value=v, size=size // len(cases))
+        return
     if isinstance(value, list) and value and all(isinstance(v, list) or (isinstance(v, dict) and _classify(v) == "conversation") for v in value):
         for v in value:  # a JSON list of conversations (message lists, documents or request bodies)
             yield Record(str(path), None, value=v, size=size // len(value))
@@ -417,7 +434,7 @@ class _JsonlSink:
         self.fh.write(out)
         return True
 
-    def write_spooled(self, sid: str, shell: Any, spool: IO[bytes], count: int, longest: int) -> None:
+    def write_spooled(self, sid: str, shell: Any, spool: IO[bytes], count: int, longest: int, extra: dict[str, Any] | None = None) -> None:
         """Write one session whose items are in ``spool``, one compact item a line (see
         :func:`_stream_document`), ``longest`` the longest: the bytes :meth:`write` writes for the
         same transcript, and nothing when a line would be over the limits.
@@ -425,7 +442,7 @@ class _JsonlSink:
         Raises:
             LimitError: as :meth:`write`.
         """
-        header = _header_line(sid, shell)
+        header = _header_line(sid, shell, extra)
         head, tail = _envelope_parts(sid, shell)
         if len(head) + len(str(count)) + 9 + longest + len(tail) > DEFAULT_LIMITS.max_line_bytes:
             spool.seek(0)  # perhaps over: check every line exactly before writing any
@@ -457,7 +474,7 @@ _Outcome = tuple[Record, Migrated, "bool | InterlinguaError"]
 ``False`` (already there) or the error that refused it."""
 
 
-def _header_line(sid: str, transcript: Any) -> bytes:
+def _header_line(sid: str, transcript: Any, extra: dict[str, Any] | None = None) -> bytes:
     """A session's header line (with its newline).
 
     Raises:
@@ -469,6 +486,7 @@ def _header_line(sid: str, transcript: Any) -> bytes:
         tools=_given(transcript.tools),
         tool_choice=_given(transcript.tool_choice),
         settings=_given(transcript.settings),
+        extra=extra,
     )
     if len(line) > DEFAULT_LIMITS.max_line_bytes:
         raise LimitError(Problem("/session", f"the session header (metadata, tools, settings) is {len(line)} bytes; the limit of a line is {DEFAULT_LIMITS.max_line_bytes}"))
@@ -616,6 +634,7 @@ class _StoreSink:
             self.loop.close()
             raise _Usage(f"cannot open the store: {exc}") from exc
         self.present = 0
+        self._early: list[_Outcome] = []
         self.pending: list[tuple[Record, Migrated, Any]] = []
         self.pending_items = 0
 
@@ -643,13 +662,14 @@ class _StoreSink:
     def flush(self) -> list[_Outcome]:
         """Write the queued conversations; their outcomes, in input order."""
         batch, self.pending, self.pending_items = self.pending, [], 0
+        early, self._early = self._early, []
         if not batch:
-            return []
+            return early
         try:
             flags = self.loop.run_until_complete(self.store.add_sessions([new for _r, _m, new in batch]))
         except InterlinguaError:
-            return self._one_by_one(batch)
-        return [self._count(r, m, created) for (r, m, _n), created in zip(batch, flags)]
+            return early + self._one_by_one(batch)
+        return early + [self._count(r, m, created) for (r, m, _n), created in zip(batch, flags)]
 
     def _one_by_one(self, batch: list[tuple[Record, Migrated, Any]]) -> list[_Outcome]:
         out: list[_Outcome] = []
@@ -674,6 +694,50 @@ class _StoreSink:
                 continue
             out.append(self._count(record, migrated, created))
         return out
+
+    # --- issue 26: agent logs and forks (see ._migrate_logs) ---
+    def flush_pending(self) -> None:
+        """Write the queued batch now (its outcomes are collected by the next :meth:`flush`)."""
+        self._early.extend(self.flush())
+
+    def add_now(self, migrated: Migrated, sid: str) -> bool:
+        """Add one session now; ``False`` when it is stored already (counted as present).
+
+        Raises:
+            InterlinguaError: the store refused it.
+        """
+        created = self.loop.run_until_complete(self.store.add_sessions([self._new(migrated, sid)]))[0]
+        if not created:
+            self.present += 1
+        return bool(created)
+
+    def fork_now(self, sid: str, at: int, fork_id: str, items: list[Any]) -> bool:
+        """Fork ``sid`` at ``at`` as ``fork_id`` and append ``items``; ``False`` when ``fork_id`` is
+        stored already with all its items (an earlier run). A fork an earlier run left without its items
+        gets them now.
+
+        Raises:
+            InterlinguaError: the store refused the fork or its items (the new fork is removed).
+        """
+        missing = self._store_mod.SessionNotFoundError
+        try:
+            head = self.loop.run_until_complete(self.store.head(fork_id))
+        except missing:
+            head = None
+        if head is not None and head >= at + len(items):
+            self.present += 1
+            return False
+        if head is None:
+            self.loop.run_until_complete(self.store.fork(sid, at, new_session_id=fork_id))
+        try:
+            if items:
+                self.loop.run_until_complete(self.store.append(fork_id, items, expected_seq=at))
+        except InterlinguaError:
+            if head is None:
+                self.loop.run_until_complete(self.store.delete_session(fork_id))
+            raise
+        return True
+    # --- end issue 26 ---
 
     def _count(self, record: Record, migrated: Migrated, created: bool) -> _Outcome:
         if not created:
@@ -844,9 +908,47 @@ def run(
 
     streamable = isinstance(sink, _JsonlSink) and fmt in ("auto", "interlingua")
 
+    def write_log(record: Record, conv: Any) -> bool:
+        """Write one log conversation (and its forks); True to stop (--fail-fast)."""
+        nonlocal conversations, items, warnings, shown
+        try:
+            if isinstance(sink, _JsonlSink):
+                sessions, count = _logs.write_jsonl(sink, conv, ids)
+            else:
+                sessions, count, _created = _logs.write_store(sink, conv, ids)
+        except InterlinguaError as exc:  # named by its path and line, not copied (a log can be hundreds of MB)
+            reject_file.add(record, f"{type(exc).__name__}: {exc}", copy=record.log is None)
+            if fail_fast:
+                typer.echo(f"error: {_where(record)}: {exc}", err=True)
+                return True
+            return False
+        conversations += sessions
+        items += count
+        for entry in conv.report:
+            warnings += 1
+            if shown < _MAX_WARNING_LINES:
+                typer.echo(f"warning: {_where(record)}: {entry}", err=True)
+                shown += 1
+        return False
+
     def handle(record: Record) -> bool:
         """Migrate one record; True to stop (--fail-fast)."""
         nonlocal conversations, items
+        if record.log is not None:
+            try:
+                conv, close = _logs.open_log(Path(record.source), record.log)
+            except InterlinguaError as exc:
+                reject_file.add(record, f"{type(exc).__name__}: {exc}", copy=False)
+                if fail_fast:
+                    typer.echo(f"error: {_where(record)}: {exc}", err=True)
+                    return True
+                return False
+            except OSError as exc:
+                raise _Usage(f"cannot read {record.source}: {exc.strerror or exc}") from exc
+            try:
+                return write_log(record, conv)
+            finally:
+                close()
         if record.stream is not None and isinstance(sink, _JsonlSink):
             try:
                 count = _stream_document(record, sink, ids)
@@ -872,11 +974,15 @@ def run(
                 typer.echo(f"error: {_where(record)}: {reason}", err=True)
                 return True
             return False
+        if migrated.forks:  # issue 26: a tree-shaped conversation, its abandoned branches as forks
+            from ..compat._logs import from_migrated
+
+            return write_log(record, from_migrated(migrated))
         return settle(write(record, migrated))
 
     try:
         for path in files:
-            for record in _records(path, streaming=streamable):
+            for record in _records(path, streaming=streamable, fmt=fmt):
                 pending += record.size
                 if handle(record):
                     stopped = True

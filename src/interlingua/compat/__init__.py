@@ -11,6 +11,11 @@ transcript plus a report (:class:`Migrated`). Formats (:data:`FORMATS`):
 * ``pydantic-ai``: ``ModelMessagesTypeAdapter`` JSON, older field names included;
 * ``langchain``: ``messages_to_dict`` output;
 * ``interlingua``: documents and envelopes of any schema version the upcaster chain reads.
+* ``claude-code``, ``codex``: agent logs (a Claude Code session file's records, a Codex rollout's),
+  read in bounded memory by ``interlingua migrate``; a Claude Code tree's abandoned branches are
+  :attr:`Migrated.forks`;
+* ``adk``: Google ADK sessions and eval cases; ``mcp-sampling``: MCP ``sampling/createMessage``
+  requests and results.
 
 :func:`write` is the way back for the frameworks (:data:`WRITERS`: ``pydantic-ai``, ``langchain``):
 a canonical transcript to the JSON those frameworks load, with a report of every field the
@@ -30,8 +35,8 @@ from ..errors import UnknownFormatError
 from ..items import Transcript
 from ..mapping import Conversion, Policy, Report
 from . import _anthropic, _bedrock_converse, _cohere, _gemini, _interlingua, _langchain, _langchain_writer, _mistral, _ollama, _openai_chat, _openai_responses, _pydantic_ai, _pydantic_ai_writer
-from ._base import Migrated, session_id_for, session_id_from_bytes
-from ._detect import LOOKED_FOR, FormatDetectionError, detect_format
+from ._base import Fork, Migrated, session_id_for, session_id_from_bytes
+from ._detect import LOOKED_FOR, FormatDetectionError, detect_format, refuse_a_poor_guess
 from ._upcast import registered, upcast, upcast_row, upcaster
 
 __all__ = [
@@ -39,6 +44,7 @@ __all__ = [
     "LOOKED_FOR",
     "WRITERS",
     "FormatDetectionError",
+    "Fork",
     "Migrated",
     "detect_format",
     "read",
@@ -56,6 +62,12 @@ _READERS: dict[str, Callable[[Any], Migrated]] = {
     m.FORMAT: m.read
     for m in (_openai_chat, _anthropic, _gemini, _ollama, _openai_responses, _pydantic_ai, _langchain, _interlingua, _bedrock_converse, _cohere, _mistral)
 }
+
+# --- agent logs and agent framework stores (issue 26, part a) ---
+from . import _adk, _claude_code, _codex, _mcp_sampling  # noqa: E402
+
+_READERS.update({m.FORMAT: m.read for m in (_claude_code, _codex, _adk, _mcp_sampling)})
+# --- end issue 26 part a ---
 
 FORMATS: tuple[str, ...] = tuple(_READERS)
 """Every format name a reader exists for."""
@@ -104,13 +116,20 @@ def write(transcript: Transcript, fmt: str, *, policy: Policy = "error", report:
 def read_any(obj: Any, fmt: str = "auto") -> Migrated:
     """Detect the format of ``obj`` (unless ``fmt`` names one) and read it.
 
-    Interlingua documents of an older schema version are upcast through the chain first.
+    Interlingua documents of an older schema version are upcast through the chain first. A detected
+    read that lost the content (most items kept ``raw``, or every text of the input gone) is refused:
+    detection never guesses quietly; name the format to read it anyway.
 
     Raises:
-        FormatDetectionError: ``fmt`` is ``auto`` and the format cannot be told.
+        FormatDetectionError: ``fmt`` is ``auto`` and the format cannot be told, or the guess lost the content.
         UnknownFormatError, MappingError, DocumentError, VersionError: as :func:`read`.
     """
-    return read(obj, detect_format(obj) if fmt == "auto" else fmt)
+    if fmt != "auto":
+        return read(obj, fmt)
+    fmt = detect_format(obj)
+    migrated = read(obj, fmt)
+    refuse_a_poor_guess(obj, fmt, migrated)  # issue 26: a detected read that lost the content is refused
+    return migrated
 
 
 for _name, _obj in ((n, globals()[n]) for n in ("Migrated", "FormatDetectionError", "detect_format", "read", "read_any", "write", "session_id_for", "upcast", "upcast_row", "upcaster", "registered")):

@@ -19,7 +19,7 @@ from ..mapping import Report, get_mapper
 from ..mapping.company import keep_company
 from ..mapping.wire import a_json_type
 
-__all__ = ["Migrated", "Reader", "session_id_for", "session_id_from_bytes", "via_mapper", "wrap_list"]
+__all__ = ["Fork", "Migrated", "Reader", "session_id_for", "session_id_from_bytes", "via_mapper", "wrap_list"]
 
 SESSION_ID_PREFIX = "mig_"
 
@@ -39,12 +39,33 @@ class Migrated:
     report: Report = field(default_factory=Report)
     format: str = ""
     source_session_id: str | None = None
+    # --- tree-shaped sources (issue 26: Claude Code parentUuid trees) ---
+    forks: list[Fork] = field(default_factory=list)
+    """Abandoned branches of a tree-shaped source (retries, edits, sidechains), each a
+    :class:`Fork` of this conversation; the transcript is the active branch."""
 
     @property
     def session_id(self) -> str:
         """The session id to write under: the source's own (interlingua envelopes), else the
         content-derived one (see :func:`session_id_for`)."""
         return self.source_session_id or session_id_for(self.transcript)
+
+
+@dataclass
+class Fork:
+    """An abandoned branch of a tree-shaped conversation, stored as a fork of the active branch.
+
+    Attributes:
+        key: The source's id of the branch's last node (a Claude Code record ``uuid``); the fork's
+            session id is ``<session id>@<key>``.
+        at: Index of the last item of the active branch the fork shares (``-1``: none, a
+            sidechain that starts its own tree); :meth:`SessionStore.fork` is called with it as ``at_seq``.
+        items: The fork's own items, after item ``at``.
+    """
+
+    key: str
+    at: int
+    items: list[Any] = field(default_factory=list)
 
 
 Reader = Callable[[Any], Migrated]

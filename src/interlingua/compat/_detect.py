@@ -56,6 +56,11 @@ LOOKED_FOR = (
     "bedrock-converse: messages whose content blocks are one-member objects ({'text': ...}, {'toolUse': {...}}), or a body with 'inferenceConfig'/'toolConfig'",
     "cohere: messages with 'tool_plan', unsigned 'thinking' parts or 'document' tool content, or a body with 'p'/'k'/'safety_mode'/'documents' or tool_choice 'REQUIRED'/'NONE'",
     "anthropic / ollama / openai-chat: a list of {'role', 'content'} messages, or an object with 'messages'",
+    # --- issue 26 part a: agent logs and agent framework stores (checked first) ---
+    "claude-code: Claude Code session records ({'type': 'user'|'assistant'|..., 'uuid', 'parentUuid', 'sessionId', 'message'})",
+    "codex: Codex CLI rollout records ({'timestamp', 'type': 'session_meta'|'response_item'|..., 'payload'}, or a legacy {'id', 'timestamp'} first line)",
+    "adk: a Google ADK Session ({'id', 'app_name', 'events'}), eval set ({'eval_set_id', 'eval_cases'}) or eval case ({'eval_id', 'conversation'})",
+    "mcp-sampling: an MCP sampling/createMessage request or result (JSON-RPC or bare: 'maxTokens', 'systemPrompt', single-block 'content', 'toolUseId'), or a list of them",
 )
 """What :func:`detect_format` looks for, in order (used in its error message)."""
 
@@ -204,6 +209,9 @@ def detect_format(obj: Any) -> str:
     Raises:
         FormatDetectionError: the shape matches none of them; the message lists what was looked for.
     """
+    stored = _stored_format(obj)
+    if stored is not None:
+        return stored
     if isinstance(obj, Mapping):
         if "schema_version" in obj:
             return "interlingua"
@@ -233,3 +241,71 @@ def detect_format(obj: Any) -> str:
     if all(isinstance(m.get("parts"), list) and m.get("role", "user") in ("user", "model", "function") for m in obj):
         return "gemini"
     return _message_list(obj)
+
+
+# --- issue 26 part a: agent logs and agent framework stores ---------------------------------------
+# Checked before the rules above: a Codex legacy rollout is Responses items after its first line, an MCP
+# request body is a 'messages' object whose single-block content OpenAI Chat would read as "".
+
+
+def _stored_format(obj: Any) -> str | None:
+    from . import _adk, _claude_code, _codex, _mcp_sampling
+
+    if isinstance(obj, list) and obj and isinstance(obj[0], dict):
+        if _codex.looks_like(obj[0]) and "schema_version" not in obj[0]:
+            return "codex"
+        if any(_claude_code.looks_like(r) for r in obj[:20]) and all(isinstance(r, dict) and isinstance(r.get("type"), str) for r in obj):
+            return "claude-code"
+    if _mcp_sampling.looks_like(obj):
+        return "mcp-sampling"
+    if _adk.looks_like(obj):
+        return "adk"
+    return None
+
+
+_FALLBACK = "openai-chat"
+"""Rule 9's last answer: a list of role messages nothing else claimed. Only this guess is checked for
+raw items (a format told by its own keys, pydantic-ai's ``kind`` say, keeps what it cannot map raw, on purpose)."""
+
+_KEEPS_RECORDS = frozenset({"claude-code", "codex", "adk"})
+"""Readers that keep some source records whole as ``raw`` items of their own name, on purpose."""
+
+
+def refuse_a_poor_guess(obj: Any, fmt: str, migrated: Any) -> None:
+    """After a detected read: refuse it when the guess lost the content, so detection never guesses
+    quietly (issue 26: an MCP request read as OpenAI Chat with its text emptied, typed content read with
+    every part raw). Refused when the fallback guess (``openai-chat``) left more than half of the items ``raw``, or
+    when the input holds non-empty ``"text"`` strings and no item holds any text.
+
+    Raises:
+        FormatDetectionError: naming the format tried and what it lost.
+    """
+    from ..items import RawItem
+
+    items = migrated.transcript.items
+    raw = sum(1 for i in items if isinstance(i, RawItem) and not (fmt in _KEEPS_RECORDS and i.provider == fmt))
+    if fmt == _FALLBACK and items and raw * 2 > len(items):
+        raise _fail(f"read as {fmt}, {raw} of {len(items)} items could not be read (kept raw), so it is not {fmt}")
+    if _has_text(obj, 0) and not any(_item_text(i) for i in items):
+        raise _fail(f"read as {fmt}, every text of the input was lost, so it is not {fmt}")
+
+
+def _has_text(value: Any, depth: int) -> bool:
+    if depth > 12:
+        return False
+    if isinstance(value, Mapping):
+        text = value.get("text")
+        if isinstance(text, str) and text:
+            return True
+        return any(_has_text(v, depth + 1) for v in value.values() if isinstance(v, Mapping | list))
+    if isinstance(value, list):
+        return any(_has_text(v, depth + 1) for v in value if isinstance(v, Mapping | list))
+    return False
+
+
+def _item_text(item: Any) -> bool:
+    for name in ("text", "summary", "content", "value", "arguments"):
+        v = getattr(item, name, None)
+        if isinstance(v, str) and v or isinstance(v, list | dict) and v:
+            return True
+    return False
