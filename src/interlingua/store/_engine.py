@@ -209,12 +209,13 @@ def _read_only_sqlite_url(parsed: Any) -> Any:
     return parsed.set(database=f"file:{quote(path)}?{params}", query={"uri": "true"})
 
 
-def create_engine(url: str, *, read_only: bool = False) -> AsyncEngine:
+def create_engine(url: str, *, read_only: bool = False, pool: dict[str, Any] | None = None) -> AsyncEngine:
     """Create the async engine for a normalised URL (see :func:`normalize_url`).
 
     ``read_only`` (SQLite): open the file read-only (see :func:`sqlite_read_only`); writes then fail
-    with "attempt to write a readonly database"."""
-    kwargs: dict[str, Any] = {"json_serializer": _json_serializer, "json_deserializer": _json_deserializer}
+    with "attempt to write a readonly database". ``pool``: SQLAlchemy pool settings
+    (``pool_size``, ``max_overflow``, ``pool_timeout`` in seconds) for the workload's concurrency."""
+    kwargs: dict[str, Any] = {"json_serializer": _json_serializer, "json_deserializer": _json_deserializer, **(pool or {})}
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_S}
@@ -223,11 +224,43 @@ def create_engine(url: str, *, read_only: bool = False) -> AsyncEngine:
         engine = create_async_engine(_read_only_sqlite_url(parsed) if read_only else url, **kwargs)
         _setup_sqlite(engine, read_only=read_only)
         return engine
-    kwargs["pool_pre_ping"] = True
     parsed, connect_args = _asyncpg_connect_args(parsed)
     if connect_args:
         kwargs["connect_args"] = connect_args
-    return create_async_engine(parsed, **kwargs)
+    engine = create_async_engine(parsed, **kwargs)
+    _ping_idle_connections(engine)
+    return engine
+
+
+IDLE_PING_S = 10.0
+"""A pooled PostgreSQL connection idle longer than this is pinged before use."""
+
+
+def _ping_idle_connections(engine: AsyncEngine) -> None:
+    """Pessimistic disconnect handling for connections that sat idle, not for every checkout.
+
+    ``pool_pre_ping`` pings on every checkout, and asyncpg's adapter pings inside its own
+    transaction (BEGIN, ``;``, ROLLBACK): three round trips before a one-round-trip append. A
+    connection used within :data:`IDLE_PING_S` is handed out as it is; an older one is pinged,
+    and one that fails the ping is replaced (raising ``DisconnectionError`` from the checkout hook
+    makes the pool discard it and connect again: SQLAlchemy docs, "Dealing with Disconnects",
+    custom pessimistic ping)."""
+    import time
+
+    @event.listens_for(engine.sync_engine, "checkin")
+    def _on_checkin(_dbapi_conn: Any, record: Any) -> None:
+        if record is not None:
+            record.info["interlingua_used"] = time.monotonic()
+
+    @event.listens_for(engine.sync_engine, "checkout")
+    def _on_checkout(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+        last = record.info.get("interlingua_used")
+        if last is None or time.monotonic() - last < IDLE_PING_S:
+            return  # new (it just connected), or used moments ago
+        try:
+            dbapi_conn.ping()
+        except Exception as exc:
+            raise sa_exc.DisconnectionError(f"idle connection failed its ping: {type(exc).__name__}") from exc
 
 
 def _set_wal(cur: Any) -> None:

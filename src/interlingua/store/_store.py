@@ -49,6 +49,28 @@ __all__ = ["SessionStore"]
 
 _UNSET: Any = msgspec.UNSET
 _CHUNK = 1000
+
+_PG_APPEND = """
+WITH adv AS (
+    UPDATE interlingua_sessions SET head_seq = head_seq + $2, updated_at = $3
+    WHERE id = $1{cond}
+    RETURNING head_seq
+), ins AS (
+    INSERT INTO interlingua_items
+        (session_id, seq, schema_version, type, role, call_id, created_at, item, raw_json, usage, stop_reason)
+    SELECT $1, adv.head_seq - $2 + r.ord, r.sv, r.ty, r.ro, r.ci, coalesce(r.ca, $3), r.it::jsonb, r.rj, r.us::json, r.sr::json
+    FROM adv, unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::text[], $11::text[], $12::text[])
+        WITH ORDINALITY AS r(sv, ty, ro, ci, ca, it, rj, us, sr, ord)
+)
+SELECT head_seq FROM adv
+"""
+_PG_APPEND_SQL = _PG_APPEND.format(cond="")
+_PG_APPEND_EXPECTED_SQL = _PG_APPEND.format(cond=" AND head_seq = $13")
+"""One append on PostgreSQL in one statement: the conditional head UPDATE (the lock that orders
+writers) and the INSERT of every row, numbered from the new head, as columns passed as arrays.
+Data-modifying CTEs run exactly once whether or not the outer query reads them (PostgreSQL docs,
+"WITH Queries: Data-Modifying Statements in WITH"); the INSERT reads ``adv``, so when the UPDATE
+matches no row (stale ``expected_seq``, no session) nothing is inserted."""
 _DRIVER_CHUNK = _CHUNK
 _SESSIONS_PER_INSERT = 500
 _PAGE = 500
@@ -361,7 +383,16 @@ class SessionStore:
     # ------------------------------------------------------------------ lifecycle
 
     @classmethod
-    async def open(cls, url: str | os.PathLike[str] | None = None, *, upgrade: bool = False, create: bool = True) -> SessionStore:
+    async def open(
+        cls,
+        url: str | os.PathLike[str] | None = None,
+        *,
+        upgrade: bool = False,
+        create: bool = True,
+        pool_size: int | None = None,
+        max_overflow: int | None = None,
+        pool_timeout: float | None = None,
+    ) -> SessionStore:
         """Open a store.
 
         Args:
@@ -370,6 +401,12 @@ class SessionStore:
                 ``./interlingua.sqlite3``.
             upgrade: Apply pending schema revisions to a database at an older revision.
             create: Create the schema in a database that holds none of the store's tables.
+            pool_size: Connections kept open (SQLAlchemy's default: 5). Size it to the number of
+                concurrent tasks that use this store: a PostgreSQL append holds a connection for
+                one statement, so a pool smaller than the task count only queues them.
+            max_overflow: Connections opened beyond ``pool_size`` under load (default 10).
+            pool_timeout: Seconds a task waits for a free connection before
+                :class:`~interlingua.errors.StoreError` (default 30).
 
         Raises:
             MigrationRequiredError: the database is at an older revision (and ``upgrade``
@@ -381,8 +418,9 @@ class SessionStore:
         norm = normalize_url(url)
         with translate_errors(norm, "opening the store"):
             read_only = sqlite_read_only(norm)
+            pool = {k: v for k, v in (("pool_size", pool_size), ("max_overflow", max_overflow), ("pool_timeout", pool_timeout)) if v is not None}
             try:
-                engine = create_engine(norm, read_only=read_only)
+                engine = create_engine(norm, read_only=read_only, pool=pool)
             except ModuleNotFoundError as exc:
                 extra = " (pip install 'interlingua[postgres]')" if exc.name == "asyncpg" else ""
                 raise StoreError(f"the database driver {exc.name} is not installed{extra}") from exc
@@ -890,11 +928,45 @@ class SessionStore:
         now = _now()
         if not self._is_pg:
             return await self._append_sqlite(session_id, rows, expected_seq, now)
-        async with self._write("appending items") as conn:
-            head = await self._advance(conn, session_id, len(rows), expected_seq, now)
-            first = head - len(rows) + 1
-            await self._insert_segments(conn, [(session_id, first, rows)], now)
-        return head
+        return await self._append_pg(session_id, rows, expected_seq, now)
+
+    async def _append_pg(self, session_id: str, rows: list[_rows.PreparedRow], expected: int | None, now: datetime) -> int:
+        """PostgreSQL: the whole append as ONE statement (:data:`_PG_APPEND_SQL`, the head UPDATE
+        and the row INSERT in one data-modifying CTE), sent straight to asyncpg outside any
+        transaction block, so it commits on its own: one round trip, and the session row's lock is
+        held only while that statement runs. A writer queued behind it with a stale
+        ``expected_seq`` finds the head moved as soon as the lock is released and fails at once
+        with :class:`ConflictError`; before, each append held the lock across four round trips
+        (BEGIN, UPDATE, INSERT, COMMIT) and writers queued on it for seconds."""
+        columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [])
+        sv, ty, ro, ci, ca, it, rj, us, sr = columns
+        for r in rows:
+            sv.append(r.schema_version)
+            ty.append(r.type)
+            ro.append(r.role)
+            ci.append(r.call_id)
+            ca.append(r.created_at)
+            it.append(str(r.item))
+            rj.append(r.raw_json)
+            us.append(None if r.usage is None else str(r.usage))
+            sr.append(None if r.stop_reason is None else str(r.stop_reason))
+        with translate_errors(self._url, "appending items"):
+            fairy = await self._engine.raw_connection()
+            try:
+                driver = fairy.driver_connection
+                if expected is None:
+                    head = await driver.fetchval(_PG_APPEND_SQL, session_id, len(rows), now, *columns)
+                else:
+                    head = await driver.fetchval(_PG_APPEND_EXPECTED_SQL, session_id, len(rows), now, *columns, expected)
+                if head is None:
+                    actual = await driver.fetchval("SELECT head_seq FROM interlingua_sessions WHERE id = $1", session_id)
+            finally:
+                await _to_completion(greenlet_spawn(fairy.close))
+        if head is not None:
+            return int(head)
+        if actual is None:
+            raise SessionNotFoundError(f"no session {session_id!r}")
+        raise ConflictError(session_id, expected if expected is not None else -1, int(actual))
 
     async def _append_sqlite(self, session_id: str, rows: list[_rows.PreparedRow], expected: int | None, now: datetime) -> int:
         """SQLite: the whole append (``BEGIN IMMEDIATE``, the head UPDATE, the inserts, ``COMMIT``) in one
