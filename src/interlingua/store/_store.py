@@ -953,7 +953,7 @@ class SessionStore:
         with translate_errors(self._url, "appending items"):
             fairy = await self._engine.raw_connection()
             try:
-                driver = fairy.driver_connection
+                driver: Any = fairy.driver_connection
                 if expected is None:
                     head = await driver.fetchval(_PG_APPEND_SQL, session_id, len(rows), now, *columns)
                 else:
