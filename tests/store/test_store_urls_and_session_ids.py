@@ -141,3 +141,36 @@ def test_cli_import_id_of_undecodable_bytes(tmp_path: Path) -> None:
     err = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode == 1, err
     assert "Traceback" not in err and "valid Unicode text" in err
+
+
+# --------------------------------------------------------------------------- fuzz: the URL parser
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_parts = st.sampled_from(["postgresql", "postgres", "postgresql+asyncpg", "sqlite", "sqlite+aiosqlite", "mysql", "postgresql+psycopg", "", "pg"])
+_hosts = st.sampled_from(["h", "127.0.0.1", "[::1]", "[::1", "::1]", "h:5432", "h:abc", "h:", "h:99999", "h:-1", "", "u:pw@h", "@", "h,h2:5"])
+_queries = st.lists(
+    st.tuples(
+        st.sampled_from(["sslmode", "ssl", "connect_timeout", "timeout", "application_name", "statement_cache_size", "direct_tls", "x", "mode", "uri"]),
+        st.one_of(st.sampled_from(["require", "disable", "1", "0", "-3", "nan", "inf", "true", "abc", "", "memory"]), st.text(max_size=8)),
+    ),
+    max_size=4,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(scheme=_parts, host=_hosts, db=st.sampled_from(["db", "", "/x.db", ":memory:", "d%20b"]), query=_queries, junk=st.text(max_size=6))
+def test_url_parser_raises_only_store_errors(scheme: str, host: str, db: str, query: list[tuple[str, str]], junk: str) -> None:
+    """Whatever a user types as a store URL, the parser answers with a URL or a StoreError, never
+    another exception (those were tracebacks in the CLI)."""
+    from urllib.parse import quote
+
+    q = "&".join(f"{k}={quote(v)}" for k, v in query)
+    url = f"{scheme}://{host}/{db}{'?' + q if q else ''}{junk}"
+    try:
+        out = normalize_url(url)
+    except StoreError:
+        return
+    parsed = make_url(out)
+    if parsed.get_backend_name() == "postgresql":
+        _asyncpg_connect_args(parsed)  # typed options convert, or raise StoreError
