@@ -48,6 +48,7 @@ from typing import Any, Literal, TypeAlias
 
 import msgspec
 
+from ._gc import with_gc_paused
 from .capabilities import Resolver, fit, lookup, resolve
 from .codec import DEFAULT_LIMITS, Limits, UnknownItem, _check_base64, _encoder, _item_too_deep, check_item_limits, check_json_safe, decode_transcript, encode_transcript
 from .errors import DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, Problem, StreamFailedError, UnknownFormatError
@@ -355,6 +356,7 @@ def _read_request(request: Input, source: str, force: bool, report: Report) -> T
     return transcript
 
 
+@with_gc_paused
 def convert_request(
     request: Input,
     *,
@@ -459,6 +461,7 @@ def _encode_response(value: ModelResponse, source: str, target: str, model: str 
     return Conversion(conv.value, report)
 
 
+@with_gc_paused
 def convert_response(
     response: Input,
     *,

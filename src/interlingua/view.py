@@ -29,7 +29,7 @@ import hashlib
 import html
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +39,7 @@ from .codec import to_builtins
 from .items import Transcript
 from .session_file import SessionBlock
 
-__all__ = ["render_html"]
+__all__ = ["document_sections", "iter_html", "render_html", "session_sections"]
 
 _PLAYABLE = {
     "image": {"image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/bmp"},
@@ -132,21 +132,65 @@ def render_html(source: Transcript | Iterable[SessionBlock], *, title: str | Non
         The page as text (UTF-8 when written). It holds no script and loads nothing over the network.
     """
     conversations = [_from_transcript(source, "")] if isinstance(source, Transcript) else [_from_block(b) for b in source]
+    sections = [(c.title, c.header, c.entries, *_links(c.entries)) for c in conversations]
+    return "".join(iter_html(sections, title=title, items=sum(len(c.entries) for c in conversations)))
+
+
+Section = tuple[str, dict[str, Any], Iterable["_Entry"], set[str], set[str]]
+"""One conversation to render: title, header (tools, tool choice, settings, metadata), its entries
+(read once, in order), and the ids of its calls and of the calls its results answer (for links)."""
+
+
+def _links(entries: Iterable[_Entry]) -> tuple[set[str], set[str]]:
+    calls: set[str] = set()
+    results: set[str] = set()
+    for entry in entries:
+        _note_links(entry.item, calls, results)
+    return calls, results
+
+
+def _note_links(it: dict[str, Any], calls: set[str], results: set[str]) -> None:
+    """Add an item's call id (a call) or answered call id (a result) to the sets."""
+    t = it.get("type")
+    if t in ("tool_call", "handoff_call") and isinstance(it.get("id"), str):
+        calls.add(it["id"])
+    elif t in ("tool_result", "handoff_result") and isinstance(it.get("call_id"), str):
+        results.add(it["call_id"])
+
+
+def iter_html(sections: Iterable[Section], *, title: str | None = None, items: int | None = None, conversations: int | None = None) -> Iterator[str]:
+    """The page of :func:`render_html` as a sequence of text chunks, for writing as it is made.
+
+    Memory is bounded by one turn of one conversation: each section's entries are read once, in
+    order. What links calls to results is given up front (the section's two id sets), so a caller
+    streaming a large file reads it twice (once for the ids and counts, once to render).
+
+    Args:
+        sections: See :data:`Section`.
+        title: Page title (default ``"Transcript"``).
+        items: Total item count shown under the title; when ``None``, each section's entries must be
+            a sized collection (a list) and are counted.
+        conversations: Number of sections, for that line.
+    """
+    if items is None or conversations is None:
+        sections = list(sections)
+        conversations = len(sections)
+        if items is None:
+            items = sum(len(entries) for _, _, entries, _, _ in sections)  # type: ignore[arg-type,misc]  # documented: sized when not given
     page_title = title or "Transcript"
-    body: list[str] = [f"<h1>{_e(page_title)}</h1>"]
-    count = sum(len(c.entries) for c in conversations)
-    body.append(f'<div class="meta">{count} item(s) in {len(conversations)} conversation(s)</div>')
-    for n, conv in enumerate(conversations):
-        body.append(_Renderer(f"c{n}").conversation(conv))
-    return (
+    yield (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="referrer" content="no-referrer">'
         f"<title>{_e(page_title)}</title><style>{_STYLE}</style></head>\n<body><main>\n"
-        + "\n".join(body)
-        + "\n</main></body></html>\n"
     )
+    yield f"<h1>{_e(page_title)}</h1>"
+    yield f'\n<div class="meta">{items} item(s) in {conversations} conversation(s)</div>'
+    for n, (sec_title, header, entries, calls, results) in enumerate(sections):
+        yield "\n"
+        yield from _Renderer(f"c{n}", calls, results).conversation(sec_title, header, entries)
+    yield "\n</main></body></html>\n"
 
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -178,44 +222,38 @@ def _role_of(item: dict[str, Any]) -> str:
 class _Renderer:
     """Renders one conversation; anchors are unique per page (``prefix``)."""
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, calls: set[str], results: set[str]) -> None:
         self.prefix = prefix
-        self.calls: dict[str, str] = {}
-        self.results: dict[str, str] = {}
+        self.call_ids = calls
+        self.result_ids = results
 
     def anchor(self, kind: str, call_id: str) -> str:
         digest = hashlib.sha256(call_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         return f"{self.prefix}-{kind}-{digest}"
 
-    def conversation(self, conv: _Conversation) -> str:
-        for entry in conv.entries:
-            it = entry.item
-            if it.get("type") in ("tool_call", "handoff_call") and isinstance(it.get("id"), str):
-                self.calls.setdefault(it["id"], self.anchor("call", it["id"]))
-            if it.get("type") in ("tool_result", "handoff_result") and isinstance(it.get("call_id"), str):
-                self.results.setdefault(it["call_id"], self.anchor("result", it["call_id"]))
-        out = [f'<section id="{self.prefix}">']
-        if conv.title:
-            out.append(f"<h2>{_e(conv.title)}</h2>")
-        out.append(self.header(conv.header))
+    def conversation(self, title: str, header: dict[str, Any], entries: Iterable[_Entry]) -> Iterator[str]:
+        """The section's HTML, a turn at a time (joined by line breaks)."""
+        yield f'<section id="{self.prefix}">'
+        if title:
+            yield f"\n<h2>{_e(title)}</h2>"
+        yield "\n" + self.header(header)
         turn: list[str] = []
         role = None
-        for entry in conv.entries:
+        for entry in entries:
             r = _role_of(entry.item)
             if r != role and turn:
-                out.append(self.turn(role, turn))
+                yield "\n" + self.turn(role, turn)
                 turn = []
             role = r
             turn.append(self.item(entry.item))
             footer = self.response(entry)
             if footer:
                 turn.append(footer)
-                out.append(self.turn(role, turn))
+                yield "\n" + self.turn(role, turn)
                 turn, role = [], None
         if turn:
-            out.append(self.turn(role, turn))
-        out.append("</section>")
-        return "\n".join(out)
+            yield "\n" + self.turn(role, turn)
+        yield "\n</section>"
 
     @staticmethod
     def turn(role: str | None, parts: Sequence[str]) -> str:
@@ -312,10 +350,10 @@ class _Renderer:
 
     def _call(self, it: dict[str, Any], kind: str, name_key: str) -> str:
         call_id = it.get("id")
-        anchor = self.calls.get(call_id, "") if isinstance(call_id, str) else ""
+        anchor = self.anchor("call", call_id) if isinstance(call_id, str) and call_id in self.call_ids else ""
         link = ""
-        if isinstance(call_id, str) and call_id in self.results:
-            link = f' <a class="to-result" href="#{self.results[call_id]}">result</a>'
+        if isinstance(call_id, str) and call_id in self.result_ids:
+            link = f' <a class="to-result" href="#{self.anchor("result", call_id)}">result</a>'
         elif kind == "tool call":
             link = ' <span class="label flag">no result</span>'
         head = f'<span class="label" id="{anchor}">{kind}</span><b>{_e(it.get(name_key, ""))}</b> <code class="meta">{_e(call_id)}</code>{link}'
@@ -332,9 +370,9 @@ class _Renderer:
 
     def _result(self, it: dict[str, Any], kind: str) -> str:
         call_id = it.get("call_id")
-        anchor = self.results.get(call_id, "") if isinstance(call_id, str) else ""
-        if isinstance(call_id, str) and call_id in self.calls:
-            ref = f'<a class="to-call" href="#{self.calls[call_id]}">{_e(call_id)}</a>'
+        anchor = self.anchor("result", call_id) if isinstance(call_id, str) and call_id in self.result_ids else ""
+        if isinstance(call_id, str) and call_id in self.call_ids:
+            ref = f'<a class="to-call" href="#{self.anchor("call", call_id)}">{_e(call_id)}</a>'
         else:
             ref = f'<code>{_e(call_id)}</code> <span class="label flag">no matching call</span>'
         err = ' <span class="label flag">error</span>' if it.get("is_error") else ""
@@ -389,3 +427,116 @@ _RENDERERS = {
     )
 }
 """Item type -> the :class:`_Renderer` method for it; any other type is shown as an unknown item."""
+
+
+# --------------------------------------------------------------------------- files read twice, in bounded memory
+
+
+def _shell_header(shell: Any) -> dict[str, Any]:
+    return {n: to_builtins(v) for n in ("tools", "tool_choice", "settings", "metadata") if (v := _set(getattr(shell, n, None))) is not None}
+
+
+def document_sections(path: str, *, label: str | None = None) -> tuple[list[Section], int] | None:
+    """A transcript document file as one :data:`Section` for :func:`iter_html`, read item by item.
+
+    The file is read twice (once here for the item count and the call and result ids, once while
+    the page is written), so memory does not grow with the conversation. ``None`` when the
+    document must be read whole (see :class:`interlingua._docstream.TranscriptStream`).
+
+    Raises:
+        DocumentError, LimitError: located at ``label`` (default: ``path``).
+    """
+    from ._docstream import Fallback, TranscriptStream
+
+    where = label or path
+    calls: set[str] = set()
+    results: set[str] = set()
+    count = 0
+    with open(path, "rb") as fh:
+        stream = TranscriptStream(fh)
+        try:
+            for item in _located(stream, where):
+                _note_links(to_builtins(item), calls, results)
+                count += 1
+        except Fallback:
+            return None
+        shell = stream.shell
+
+    def entries() -> Iterator[_Entry]:
+        with open(path, "rb") as fh:
+            n = 0
+            for item in _located(TranscriptStream(fh), where):
+                n += 1
+                entry = _Entry(to_builtins(item))
+                if n == count:
+                    entry.usage, entry.stop_reason, entry.response = (_plain(_set(getattr(shell, a, None))) for a in ("usage", "stop_reason", "response"))
+                yield entry
+
+    return [("", _shell_header(shell), entries(), calls, results)], count
+
+
+def session_sections(path: str, *, session: str | None = None, label: str | None = None) -> tuple[Iterator[Section], int, int]:
+    """The sessions of a session file (or the one named ``session``) as :data:`Section` s for
+    :func:`iter_html`, read envelope batch by batch, twice (counts and ids first).
+
+    Returns:
+        ``(sections, items, sessions)``; ``sessions`` is 0 when ``session`` is not in the file.
+
+    Raises:
+        DocumentError, LimitError, VersionError: as :func:`~interlingua.session_file.iter_session_parts`.
+    """
+    from .session_file import EnvelopeBatch, SessionEnd, SessionStart, iter_session_parts
+
+    where = label or path
+    found: dict[int, tuple[set[str], set[str]]] = {}
+    items = 0
+    index = -1
+    keep = False
+    for part in iter_session_parts(path, label=where):
+        if isinstance(part, SessionStart):
+            index += 1
+            keep = session is None or part.session_id == session
+            if keep:
+                found[index] = (set(), set())
+        elif isinstance(part, EnvelopeBatch) and keep:
+            calls, results = found[index]
+            for env in part.envelopes:
+                _note_links(to_builtins(env.item), calls, results)
+            items += len(part.envelopes)
+
+    def sections() -> Iterator[Section]:
+        parts = iter_session_parts(path, label=where)
+        n = -1
+        for part in parts:
+            if not isinstance(part, SessionStart):
+                continue
+            n += 1
+            if n not in found:
+                continue
+            record = to_builtins(part.header) if part.header is not None else {}
+            header = {k: record[k] for k in ("tools", "tool_choice", "settings", "metadata") if record.get(k) is not None}
+
+            def entries(parts: Iterator[Any] = parts) -> Iterator[_Entry]:
+                for p in parts:
+                    if isinstance(p, SessionEnd):
+                        return
+                    if isinstance(p, EnvelopeBatch):
+                        for e in p.envelopes:
+                            yield _Entry(to_builtins(e.item), _plain(_set(e.usage)), _plain(_set(e.stop_reason)), _plain(_set(getattr(e, "response", None))))
+
+            calls, results = found[n]
+            yield (f"session {part.session_id}", header, entries(), calls, results)
+
+    return sections(), items, len(found)
+
+
+def _located(stream: Iterable[Any], where: str) -> Iterator[Any]:
+    from .errors import InterlinguaError
+
+    try:
+        yield from stream
+    except InterlinguaError as exc:
+        located = getattr(exc, "located", None)
+        if located is None:
+            raise
+        raise located(file=where) from None

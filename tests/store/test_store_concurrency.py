@@ -126,6 +126,11 @@ _KILLED_WRITER = textwrap.dedent(
             return rows()
 
         _store._item_params = stalling_params
+        # PostgreSQL: the append is one statement sent straight to asyncpg; stall it inside the
+        # statement (after the head UPDATE took the row lock), where the test kills the writer
+        _store._PG_APPEND_EXPECTED_SQL = _store._PG_APPEND_EXPECTED_SQL.replace("FROM adv, unnest(", "FROM adv, pg_sleep(120) AS stall, unnest(")
+        if store.backend == "postgresql":
+            print("MID-BATCH", flush=True)
         await store.append(sid, [TextItem(role="user", text=f"doomed {i}") for i in range(5000)], expected_seq=1)
 
     asyncio.run(main(sys.argv[1], sys.argv[2]))
@@ -145,7 +150,29 @@ async def test_writer_killed_mid_batch_leaves_nothing(store: SessionStore, db_ur
     try:
         line = await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), timeout=120)  # type: ignore[union-attr]
         assert line.strip() == b"MID-BATCH", proc.stderr.read() if proc.poll() is not None else line  # type: ignore[union-attr]
-        os.kill(proc.pid, signal.SIGKILL)
+        if store.backend == "postgresql":
+            # the statement is running on the server: kill the process, and its backend as a crash
+            # of the client's host would end it (the server notices a dead client only when it writes)
+            import asyncpg
+            from sqlalchemy.engine import make_url
+
+            dsn = make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
+            admin = await asyncpg.connect(dsn)
+            try:
+                for _ in range(400):
+                    pids = await admin.fetch("SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(120) AS stall%' AND pid <> pg_backend_pid()")
+                    if pids:
+                        break
+                    await asyncio.sleep(0.05)
+                assert pids, "the stalled append never reached the server"
+                # a stale writer does not wait for the lock holder's statement to end: it queues
+                # on the row lock only, and fails as soon as the lock is released (below)
+                os.kill(proc.pid, signal.SIGKILL)
+                await admin.execute("SELECT pg_terminate_backend($1)", pids[0]["pid"])
+            finally:
+                await admin.close()
+        else:
+            os.kill(proc.pid, signal.SIGKILL)
     finally:
         proc.kill()
         proc.communicate()  # reaps it and closes the pipes

@@ -135,6 +135,18 @@ class _LazyGroup(Group):
             quiet_broken_pipe()  # the interpreter's final flush must not fail again
             typer.echo(f"error: {os_error_text(exc)}", err=True)
             raise typer.Exit(2) from None
+        except MemoryError:
+            # the last resort where a command still holds its whole input (a provider request body
+            # is one JSON object the mapper builds whole): a message, never a traceback
+            import gc
+
+            gc.collect()
+            typer.echo(
+                f"error: out of memory: the input is too large for `interlingua {ctx.invoked_subcommand or ''}` on this machine "
+                "(validate, migrate, store import/export and view read item by item; a provider request body is built whole)",
+                err=True,
+            )
+            raise typer.Exit(1) from None
 
 
 app = typer.Typer(

@@ -30,6 +30,8 @@ written to ``-o`` unless the whole conversion succeeded.
 from __future__ import annotations
 
 import enum
+import contextlib
+import io
 import os
 import tempfile
 import sys
@@ -231,6 +233,28 @@ def _indent(text: bytes, newline: bytes) -> bytes:
     return text.replace(b"\n", newline)
 
 
+class _NamedWrites(io.BufferedRandom):
+    """The spool file of ``-o FILE``: a failed write or flush (a full disk) names FILE, the output
+    the user asked for (the temporary file beside it is an implementation detail), so the message
+    is "FILE: No space left on device", not "cannot write standard output"."""
+
+    target = ""
+
+    def write(self, data: Any) -> int:
+        try:
+            return super().write(data)
+        except OSError as exc:
+            exc.filename = exc.filename or self.target
+            raise
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except OSError as exc:
+            exc.filename = exc.filename or self.target
+            raise
+
+
 class _Spool:
     """The output, written to a temporary file as it is made (never held whole) and put in place
     (or copied to stdout) only when the conversion succeeded."""
@@ -259,7 +283,9 @@ class _Spool:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(self.tmp, 0o666 & ~umask)
-        self.fh = os.fdopen(fd, "w+b")
+        named = _NamedWrites(io.FileIO(fd, "r+"))
+        named.target = os.fspath(out)
+        self.fh = named
 
     def commit(self) -> None:
         if self.in_place is not None:
@@ -285,7 +311,10 @@ class _Spool:
         self.tmp = None
 
     def discard(self) -> None:
-        self.fh.close()
+        # closing flushes, and on a full disk the flush fails again: the file is closed all the
+        # same (io closes the descriptor before re-raising) and must still be removed
+        with contextlib.suppress(OSError):
+            self.fh.close()
         if self.tmp is not None and os.path.exists(self.tmp):
             os.unlink(self.tmp)
         self.tmp = None

@@ -363,7 +363,9 @@ class _AtomicFile:
 
     def discard(self) -> None:
         if hasattr(self, "fh"):
-            self.fh.close()
+            # on a full disk closing flushes and fails again; the descriptor is closed all the same
+            with contextlib.suppress(OSError):
+                self.fh.close()
         if self.tmp and os.path.exists(self.tmp):
             os.unlink(self.tmp)
         _LIVE.discard(self)

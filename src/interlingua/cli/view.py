@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import io
+import os
 import sys
+import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ..errors import InterlinguaError
-from ._common import EXIT_INVALID, EXIT_USAGE, require_stdin, write_atomic
+from ._common import EXIT_INVALID, EXIT_USAGE, require_stdin
 
 __all__ = ["register"]
 
@@ -20,13 +23,46 @@ def _fail(code: int, message: str) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _export(url: str, session_id: str) -> bytes:
-    """The stored session as a session file (header and envelopes), read like ``store export``."""
+def _export(url: str, session_id: str, dest: str) -> None:
+    """The stored session as a session file (header and envelopes) at ``dest``, read like ``store export``."""
     from .store import _run, _with_store
 
-    buf = io.BytesIO()
-    _run(lambda: _with_store(url, lambda s: s.export_jsonl(session_id, buf)))
-    return buf.getvalue()
+    _run(lambda: _with_store(url, lambda s: s.export_jsonl(session_id, dest)))
+
+
+def _write_page(chunks: Iterable[str], output: Path | None) -> None:
+    """Write the page as it is made: to stdout, or beside ``output`` and renamed into place (a
+    failure leaves nothing behind). Errors of the input propagate; a failed write is exit 2."""
+    from .migrate import _AtomicFile, _Usage
+
+    if output is None:
+        out = sys.stdout.buffer
+        for chunk in chunks:
+            out.write(chunk.encode("utf-8"))
+        out.flush()
+        return
+    try:
+        target = _AtomicFile(output)
+    except _Usage as exc:
+        raise _fail(EXIT_USAGE, str(exc)) from None
+    try:
+        buf: list[str] = []
+        size = 0
+        for chunk in chunks:
+            buf.append(chunk)
+            size += len(chunk)
+            if size >= 1 << 18:
+                target.fh.write("".join(buf).encode("utf-8"))
+                buf, size = [], 0
+        target.fh.write("".join(buf).encode("utf-8"))
+        target.commit()
+    except OSError as exc:
+        target.discard()
+        raise _fail(EXIT_USAGE, f"cannot write {output}: {exc.strerror or exc}") from None
+    except BaseException:
+        target.discard()
+        raise
+    typer.echo(f"wrote {output}", err=True)
 
 
 def view(
@@ -51,55 +87,65 @@ def view(
     Exit codes: 0 written, 1 invalid input, 2 usage error or unreadable input.
     """
     from ..session_file import looks_like_session_file, read_sessions
-    from ..view import render_html
+    from ..view import document_sections, iter_html, render_html, session_sections
 
     if store is not None and file is not None:
         raise _fail(EXIT_USAGE, "give FILE or --store URL --session ID, not both")
-    if store is not None:
-        if session is None:
-            raise _fail(EXIT_USAGE, "--store needs --session ID")
-        label = f"session {session}"
-        data = _export(store, session)
-    else:
-        if file is None or file == "-":
+    with tempfile.TemporaryDirectory(prefix="interlingua-view-") as tmp:
+        if store is not None:
+            if session is None:
+                raise _fail(EXIT_USAGE, "--store needs --session ID")
+            label = f"session {session}"
+            exported = os.path.join(tmp, "session.jsonl")
+            _export(store, session, exported)  # a file, read twice below: memory does not grow with the session
+            path: str | None = exported
+        elif file is None or file == "-":
             require_stdin("view", "FILE")
-            label = "<stdin>"
-            data = sys.stdin.buffer.read()
+            label, path = "<stdin>", None
         else:
-            label = file
+            label, path = file, file
             try:
-                data = Path(file).read_bytes()
+                with open(file, "rb") as fh:
+                    head = fh.read(4096)
             except OSError as exc:
                 raise _fail(EXIT_USAGE, f"cannot read {file}: {exc.strerror or exc}") from None
-    try:
-        is_sessions = store is not None or Path(label).suffix.lower() in (".jsonl", ".ndjson") or looks_like_session_file(data[:4096])
-        if is_sessions:
-            blocks = [b for b in read_sessions(io.BytesIO(data), label=label) if session is None or b.session_id == session]
-            if session is not None and not blocks:
-                raise _fail(EXIT_INVALID, f"{label}: no session {session!r} in the file")
-            page = render_html(blocks, title=title or label)
-        else:
-            if session is not None:
-                raise _fail(EXIT_USAGE, f"--session {session!r} given, but {label} is a transcript document, not a session file")
-            from ..codec import decode_transcript
+        page_title = title or label
+        try:
+            if path is not None:
+                is_sessions = store is not None or Path(label).suffix.lower() in (".jsonl", ".ndjson") or looks_like_session_file(head)
+                if is_sessions:
+                    sections, items, count = session_sections(path, session=session, label=label)
+                    if session is not None and not count:
+                        raise _fail(EXIT_INVALID, f"{label}: no session {session!r} in the file")
+                    _write_page(iter_html(sections, title=page_title, items=items, conversations=count), output)
+                    return
+                if session is not None:
+                    raise _fail(EXIT_USAGE, f"--session {session!r} given, but {label} is a transcript document, not a session file")
+                streamed = document_sections(path, label=label)
+                if streamed is not None:
+                    _write_page(iter_html(streamed[0], title=page_title, items=streamed[1], conversations=1), output)
+                    return
+                data = Path(path).read_bytes()  # a document the item-by-item reader hands back: read whole
+            else:
+                data = sys.stdin.buffer.read()
+            if looks_like_session_file(data[:4096]):
+                blocks = [b for b in read_sessions(io.BytesIO(data), label=label) if session is None or b.session_id == session]
+                if session is not None and not blocks:
+                    raise _fail(EXIT_INVALID, f"{label}: no session {session!r} in the file")
+                page = render_html(blocks, title=page_title)
+            else:
+                if session is not None:
+                    raise _fail(EXIT_USAGE, f"--session {session!r} given, but {label} is a transcript document, not a session file")
+                from ..codec import decode_transcript
 
-            try:
-                doc = decode_transcript(data)
-            except InterlinguaError as exc:
-                raise getattr(exc, "located", lambda **_: exc)(file=label) from None
-            page = render_html(doc, title=title or label)
-    except InterlinguaError as exc:
-        raise _fail(EXIT_INVALID, f"invalid transcript: {exc}") from None
-    encoded = page.encode("utf-8")
-    if output is None:
-        sys.stdout.buffer.write(encoded)
-        sys.stdout.buffer.flush()
-        return
-    try:
-        write_atomic(output, encoded)
-    except OSError as exc:
-        raise _fail(EXIT_USAGE, f"cannot write {output}: {exc.strerror or exc}") from None
-    typer.echo(f"wrote {output}", err=True)
+                try:
+                    doc = decode_transcript(data)
+                except InterlinguaError as exc:
+                    raise getattr(exc, "located", lambda **_: exc)(file=label) from None
+                page = render_html(doc, title=page_title)
+        except InterlinguaError as exc:
+            raise _fail(EXIT_INVALID, f"invalid transcript: {exc}") from None
+        _write_page([page], output)
 
 
 def register(app: typer.Typer) -> None:

@@ -16,6 +16,8 @@ from typing import Any
 
 import msgspec
 
+from .._gc import gc_paused
+
 from ..codec import (
     KNOWN_ITEM_TYPES,
     _decode_items_block,
@@ -489,26 +491,6 @@ JSON (``raw_json`` when stored, else ``item``), as ``str`` or UTF-8 ``bytes``.""
 def row_tuple(row: Any) -> tuple[Any, ...]:
     """A Core ``Row`` of the items table as the tuple :func:`decode_rows_fast` reads (:data:`ROW_COLUMNS`)."""
     return (row.seq, row.schema_version, row.created_at, row.raw_json if row.raw_json is not None else row.item, row.usage, row.stop_reason)
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for the block; the caller's setting is restored after it.
-
-    For blocks that build many objects and no reference cycles, with no ``await`` inside: a load
-    builds ~10 objects per item (the decoded Structs, their strings and lists, an
-    :class:`Envelope`), and the collector's passes over them (each longer as the heap grows) find
-    nothing to free; they were about a third of a large session's load. Reference counting frees
-    what the block drops; the next collection after it sees the rest as usual.
-    """
-    enabled = gc.isenabled()
-    if enabled:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def decode_rows_fast(session_id: str, rows: Sequence[tuple[Any, ...]], *, parse_created: Callable[[Any], Any] | None = None) -> list[Envelope] | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import unicodedata
 import os
 import sqlite3
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from ..codec import SCHEMA_VERSION, encode_envelope
 from ..errors import ConflictError, DocumentError, MigrationRequiredError, Problem, SessionExistsError, SessionNotFoundError, StoreError
 from ..items import Envelope, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
 from . import _jsonl, _rows
-from ._engine import JsonText, create_engine, normalize_url, safe_url, translate_errors
+from ._engine import JsonText, create_engine, normalize_url, safe_url, sqlite_read_only, translate_errors
 from ._migrate import head_revision, read_state, upgrade_sync
 from ._schema import ITEMS, QUARANTINE, SESSION_CHANGES, SESSIONS, VERSION_TABLE
 from ..session_file import EnvelopeBatch, SessionEnd, SessionPart, SessionStart, iter_session_parts
@@ -48,6 +49,28 @@ __all__ = ["SessionStore"]
 
 _UNSET: Any = msgspec.UNSET
 _CHUNK = 1000
+
+_PG_APPEND = """
+WITH adv AS (
+    UPDATE interlingua_sessions SET head_seq = head_seq + $2, updated_at = $3
+    WHERE id = $1{cond}
+    RETURNING head_seq
+), ins AS (
+    INSERT INTO interlingua_items
+        (session_id, seq, schema_version, type, role, call_id, created_at, item, raw_json, usage, stop_reason)
+    SELECT $1, adv.head_seq - $2 + r.ord, r.sv, r.ty, r.ro, r.ci, coalesce(r.ca, $3), r.it::jsonb, r.rj, r.us::json, r.sr::json
+    FROM adv, unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::text[], $11::text[], $12::text[])
+        WITH ORDINALITY AS r(sv, ty, ro, ci, ca, it, rj, us, sr, ord)
+)
+SELECT head_seq FROM adv
+"""
+_PG_APPEND_SQL = _PG_APPEND.format(cond="")
+_PG_APPEND_EXPECTED_SQL = _PG_APPEND.format(cond=" AND head_seq = $13")
+"""One append on PostgreSQL in one statement: the conditional head UPDATE (the lock that orders
+writers) and the INSERT of every row, numbered from the new head, as columns passed as arrays.
+Data-modifying CTEs run exactly once whether or not the outer query reads them (PostgreSQL docs,
+"WITH Queries: Data-Modifying Statements in WITH"); the INSERT reads ``adv``, so when the UPDATE
+matches no row (stale ``expected_seq``, no session) nothing is inserted."""
 _DRIVER_CHUNK = _CHUNK
 _SESSIONS_PER_INSERT = 500
 _PAGE = 500
@@ -309,12 +332,36 @@ async def _insert_sessions_driver(conn: AsyncConnection, batch: Sequence[tuple[s
     return {p[0] for p in params}
 
 
+def _session_key(session_id: str) -> str:
+    """The stored form of a session id: Unicode NFC.
+
+    ``café`` typed on macOS (NFD, ``e`` + U+0301) and on Linux (NFC, U+00E9) is one session;
+    without this the store kept two sessions that list identically. Ids are normalised on every
+    call that takes one, so either spelling finds the session.
+
+    Raises:
+        DocumentError: the id holds a lone surrogate (bytes that are not UTF-8, as a shell passes
+            them through ``surrogateescape``).
+    """
+    if type(session_id) is str and session_id.isascii():
+        return session_id
+    if not isinstance(session_id, str):
+        return session_id  # the callers' own type checks say what is wrong
+    try:
+        session_id.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise DocumentError(
+            Problem("/session_id", f"a session id must be valid Unicode text: character {exc.start} is not (bytes that are not UTF-8?)")
+        ) from None
+    return unicodedata.normalize("NFC", session_id)
+
+
 def _check_session_id(session_id: object) -> str:
     if not isinstance(session_id, str) or not session_id or len(session_id) > _SESSION_ID_MAX:
         raise DocumentError(Problem("/session_id", f"a session id is a non-empty string of at most {_SESSION_ID_MAX} characters"))
     if any(ord(c) < 32 or ord(c) == 127 for c in session_id):
         raise DocumentError(Problem("/session_id", "a session id must not contain control characters"))
-    return session_id
+    return _session_key(session_id)
 
 
 class SessionStore:
@@ -331,11 +378,21 @@ class SessionStore:
         self._engine = engine
         self._url = url
         self._is_pg = engine.dialect.name == "postgresql"
+        self._read_only = False
 
     # ------------------------------------------------------------------ lifecycle
 
     @classmethod
-    async def open(cls, url: str | os.PathLike[str] | None = None, *, upgrade: bool = False, create: bool = True) -> SessionStore:
+    async def open(
+        cls,
+        url: str | os.PathLike[str] | None = None,
+        *,
+        upgrade: bool = False,
+        create: bool = True,
+        pool_size: int | None = None,
+        max_overflow: int | None = None,
+        pool_timeout: float | None = None,
+    ) -> SessionStore:
         """Open a store.
 
         Args:
@@ -344,6 +401,12 @@ class SessionStore:
                 ``./interlingua.sqlite3``.
             upgrade: Apply pending schema revisions to a database at an older revision.
             create: Create the schema in a database that holds none of the store's tables.
+            pool_size: Connections kept open (SQLAlchemy's default: 5). Size it to the number of
+                concurrent tasks that use this store: a PostgreSQL append holds a connection for
+                one statement, so a pool smaller than the task count only queues them.
+            max_overflow: Connections opened beyond ``pool_size`` under load (default 10).
+            pool_timeout: Seconds a task waits for a free connection before
+                :class:`~interlingua.errors.StoreError` (default 30).
 
         Raises:
             MigrationRequiredError: the database is at an older revision (and ``upgrade``
@@ -354,12 +417,15 @@ class SessionStore:
         """
         norm = normalize_url(url)
         with translate_errors(norm, "opening the store"):
+            read_only = sqlite_read_only(norm)
+            pool = {k: v for k, v in (("pool_size", pool_size), ("max_overflow", max_overflow), ("pool_timeout", pool_timeout)) if v is not None}
             try:
-                engine = create_engine(norm)
+                engine = create_engine(norm, read_only=read_only, pool=pool)
             except ModuleNotFoundError as exc:
                 extra = " (pip install 'interlingua[postgres]')" if exc.name == "asyncpg" else ""
                 raise StoreError(f"the database driver {exc.name} is not installed{extra}") from exc
         store = cls(engine, norm)
+        store._read_only = read_only
         try:
             await store._check_schema(upgrade=upgrade, create=create)
         except BaseException:
@@ -400,6 +466,9 @@ class SessionStore:
             )
         if state.status == "empty" and not create:
             raise MigrationRequiredError(f"the database at {safe_url(self._url)} has no session store schema. Run `{cmd}`")
+        if self._read_only:
+            what = "has no session store schema" if state.status == "empty" else f"is at an older schema revision ({state.revision})"
+            raise StoreError(f"the database at {safe_url(self._url)} {what} and cannot be written here (read-only file or file system)")
         await self.upgrade()
 
     async def upgrade(self) -> None:
@@ -424,6 +493,12 @@ class SessionStore:
     def url(self) -> str:
         """The database URL with any password masked."""
         return safe_url(self._url)
+
+    @property
+    def read_only(self) -> bool:
+        """True when the SQLite file could not be opened for writing (read-only media or permissions):
+        reads work, writes raise :class:`~interlingua.errors.StoreError`."""
+        return self._read_only
 
     @property
     def backend(self) -> str:
@@ -561,6 +636,7 @@ class SessionStore:
         Raises:
             SessionNotFoundError; DocumentError: invalid values (nothing written).
         """
+        session_id = _session_key(session_id)
         values = self._session_values(metadata, tools, tool_choice, settings, clear_with_null=True)
         now = _now()
         async with self._write("updating a session") as conn:
@@ -596,6 +672,7 @@ class SessionStore:
         Raises:
             SessionNotFoundError.
         """
+        session_id = _session_key(session_id)
         async with self._read("reading session changes") as conn:
             await self._require(conn, session_id)
             rows = (
@@ -644,6 +721,7 @@ class SessionStore:
         Raises:
             SessionNotFoundError.
         """
+        session_id = _session_key(session_id)
         async with self._read("reading a session") as conn:
             return self._info(await self._require(conn, session_id))
 
@@ -653,6 +731,7 @@ class SessionStore:
         Raises:
             SessionNotFoundError.
         """
+        session_id = _session_key(session_id)
         return (await self.get_session(session_id)).head_seq
 
     async def list_sessions(self, *, limit: int = 100, offset: int = 0, parent_id: str | None = None) -> list[SessionInfo]:
@@ -676,6 +755,7 @@ class SessionStore:
         Raises:
             SessionNotFoundError.
         """
+        session_id = _session_key(session_id)
         async with self._write("deleting a session") as conn:
             for table in (QUARANTINE, SESSION_CHANGES, ITEMS):
                 await conn.execute(sa.delete(table).where(table.c.session_id == session_id))
@@ -715,6 +795,7 @@ class SessionStore:
             ConflictError: the head is not ``expected_seq`` (``.actual`` holds it).
             SessionNotFoundError: no such session.
         """
+        session_id = _session_key(session_id)
         rows = _rows.prepare_rows(items, usage=usage, stop_reason=stop_reason, forbid_nul=self._is_pg, keep_text=self._is_pg)
         return await self._append_rows(session_id, rows, expected_seq)
 
@@ -847,11 +928,45 @@ class SessionStore:
         now = _now()
         if not self._is_pg:
             return await self._append_sqlite(session_id, rows, expected_seq, now)
-        async with self._write("appending items") as conn:
-            head = await self._advance(conn, session_id, len(rows), expected_seq, now)
-            first = head - len(rows) + 1
-            await self._insert_segments(conn, [(session_id, first, rows)], now)
-        return head
+        return await self._append_pg(session_id, rows, expected_seq, now)
+
+    async def _append_pg(self, session_id: str, rows: list[_rows.PreparedRow], expected: int | None, now: datetime) -> int:
+        """PostgreSQL: the whole append as ONE statement (:data:`_PG_APPEND_SQL`, the head UPDATE
+        and the row INSERT in one data-modifying CTE), sent straight to asyncpg outside any
+        transaction block, so it commits on its own: one round trip, and the session row's lock is
+        held only while that statement runs. A writer queued behind it with a stale
+        ``expected_seq`` finds the head moved as soon as the lock is released and fails at once
+        with :class:`ConflictError`; before, each append held the lock across four round trips
+        (BEGIN, UPDATE, INSERT, COMMIT) and writers queued on it for seconds."""
+        columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [])
+        sv, ty, ro, ci, ca, it, rj, us, sr = columns
+        for r in rows:
+            sv.append(r.schema_version)
+            ty.append(r.type)
+            ro.append(r.role)
+            ci.append(r.call_id)
+            ca.append(r.created_at)
+            it.append(str(r.item))
+            rj.append(r.raw_json)
+            us.append(None if r.usage is None else str(r.usage))
+            sr.append(None if r.stop_reason is None else str(r.stop_reason))
+        with translate_errors(self._url, "appending items"):
+            fairy = await self._engine.raw_connection()
+            try:
+                driver: Any = fairy.driver_connection
+                if expected is None:
+                    head = await driver.fetchval(_PG_APPEND_SQL, session_id, len(rows), now, *columns)
+                else:
+                    head = await driver.fetchval(_PG_APPEND_EXPECTED_SQL, session_id, len(rows), now, *columns, expected)
+                if head is None:
+                    actual = await driver.fetchval("SELECT head_seq FROM interlingua_sessions WHERE id = $1", session_id)
+            finally:
+                await _to_completion(greenlet_spawn(fairy.close))
+        if head is not None:
+            return int(head)
+        if actual is None:
+            raise SessionNotFoundError(f"no session {session_id!r}")
+        raise ConflictError(session_id, expected if expected is not None else -1, int(actual))
 
     async def _append_sqlite(self, session_id: str, rows: list[_rows.PreparedRow], expected: int | None, now: datetime) -> int:
         """SQLite: the whole append (``BEGIN IMMEDIATE``, the head UPDATE, the inserts, ``COMMIT``) in one
@@ -925,6 +1040,7 @@ class SessionStore:
         Raises:
             SessionNotFoundError; CorruptRowError.
         """
+        session_id = _session_key(session_id)
         info, envs = await self._load(session_id, since_seq, on_corrupt)
         version = max({e.schema_version for e in envs}, key=lambda v: tuple(int(p) for p in v.split(".")), default=SCHEMA_VERSION)
         if tuple(int(p) for p in version.split(".")) < tuple(int(p) for p in SCHEMA_VERSION.split(".")):
@@ -942,6 +1058,7 @@ class SessionStore:
         self, session_id: str, since_seq: int = 0, *, on_corrupt: Literal["raise", "omit"] = "raise"
     ) -> list[Envelope]:
         """The session's envelopes (with usage, stop reason, timestamps), in seq order. Raises as :meth:`load`."""
+        session_id = _session_key(session_id)
         return (await self._load(session_id, since_seq, on_corrupt))[1]
 
     async def _load(self, session_id: str, since_seq: int, on_corrupt: str) -> tuple[SessionInfo, list[Envelope]]:
@@ -1009,6 +1126,8 @@ class SessionStore:
 
     async def quarantined(self, session_id: str | None = None) -> list[QuarantinedRow]:
         """Rows recorded as failing to decode (all sessions, or one), by session and seq."""
+        if session_id is not None:
+            session_id = _session_key(session_id)
         stmt = sa.select(QUARANTINE).order_by(QUARANTINE.c.session_id, QUARANTINE.c.seq)
         if session_id is not None:
             stmt = stmt.where(QUARANTINE.c.session_id == session_id)
@@ -1025,6 +1144,7 @@ class SessionStore:
         Raises:
             SessionNotFoundError; CorruptRowError: at the first page holding a row that does not decode.
         """
+        session_id = _session_key(session_id)
         async with self._read("streaming a session") as conn:
             await self._require(conn, session_id)
         next_seq = since_seq
@@ -1063,6 +1183,7 @@ class SessionStore:
         Raises:
             SessionNotFoundError; StoreError: ``at_seq`` outside ``-1..head`` or the new id exists.
         """
+        session_id = _session_key(session_id)
         new_id = _check_session_id(new_session_id) if new_session_id is not None else str(uuid.uuid4())
         now = _now()
         async with self._write("forking a session") as conn:
@@ -1136,6 +1257,7 @@ class SessionStore:
         Raises:
             SessionNotFoundError; CorruptRowError: a row does not decode (no file is left behind).
         """
+        session_id = _session_key(session_id)
         if isinstance(dest, (str, os.PathLike)):
             from .._paths import output_target
 

@@ -248,3 +248,28 @@ def test_protocol_order_is_satisfied_by_a_minimal_stream():
     out = run(START, _BLOCK_START, delta(0, {"type": "text_delta", "text": "hi"}), _BLOCK_STOP, _MSG_DELTA, STOP)
     assert isinstance(out[-1], StreamDone)
     assert out[-1].response.model == "claude-x" and out[-1].response.response_id == "msg_s"
+
+
+@pytest.mark.parametrize("data", ["not json", "", "[1, 2]", '{"type": "ping"'])
+def test_a_ping_whose_data_is_not_a_json_object_fails_the_stream(data: str) -> None:
+    """A real recording with one ``ping``'s data replaced: the stream was accepted (exit 0) before,
+    since the ping's data was never read. Every event's data must be JSON."""
+    from ._sse import complete, read, split_events
+
+    events = split_events(complete(read("anthropic_sdk.basic_response.sse")))
+    pings = [i for i, e in enumerate(events) if e.event == "ping"]
+    assert pings, "the recording holds a ping"
+    events[pings[0]] = RawEvent("ping", data)
+    try:
+        out = collect(mapper, encode_events(events))
+    except Exception as exc:  # a malformed JSON text is a located DocumentError
+        assert type(exc).__name__ == "DocumentError", exc
+        return
+    assert isinstance(out[-1], StreamError), out[-1]
+
+
+def test_the_real_recording_with_its_pings_still_succeeds() -> None:
+    from ._sse import complete, read, split_events
+
+    out = collect(mapper, encode_events(split_events(complete(read("anthropic_sdk.basic_response.sse")))))
+    assert isinstance(out[-1], StreamDone)

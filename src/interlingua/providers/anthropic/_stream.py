@@ -360,9 +360,9 @@ class AnthropicAccumulator:
                 if out is not None:
                     return out
         self._flush()
-        if event.event == "ping":
-            return []
         data = decode_event(event.data, provider=NAME) if event.data.strip() else None
+        if event.event == "ping" and isinstance(data, dict):
+            return []  # a keep-alive; its data is still JSON like every event's (checked above)
         if not isinstance(data, dict):
             if event.event is None and data is None:
                 return []
