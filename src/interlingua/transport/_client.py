@@ -28,6 +28,7 @@ from ..mapping.settings import merge_settings
 from ..streaming import StreamDone, StreamError, StreamEvent, UsageUpdate, aiter_stream
 from ._anthropic import anthropic
 from ._bedrock import bedrock_converse
+from ._checks import checked_transcript
 from ._cohere import cohere
 from ._errors import error_item, from_response, transport_error, translate
 from ._gemini import gemini
@@ -177,52 +178,105 @@ class Generation:
     :class:`~interlingua.mapping.ModelResponse` (output items, usage, stop reason) or
     raises :class:`~interlingua.errors.TransportError`.
 
+    A generation sends its request once, whatever is done with it: awaiting it after
+    iterating it returns the streamed response (or raises the streamed error); awaiting it
+    again returns the same response; iterating it again yields the same events again. None
+    of these sends anything.
+
     Attributes:
         report: What the request mapper dropped or changed building the request.
+
+    Raises:
+        RuntimeError: awaiting or iterating it while an iteration of it has not reached its terminal
+            event (still running, or left by ``break``): the request is not sent a second time.
     """
 
     def __init__(self, client: Client, prepared: _Prepared) -> None:
         self._client = client
         self._prepared = prepared
         self.report = prepared.report
+        self._events: list[StreamEvent] | None = None  # every event of the finished run
+        self._running = False
+        self._abandoned = False
+        self._failure: TransportError | None = None  # a non-stream call's own error, raised again as it was
 
     def __repr__(self) -> str:
         return f"Generation(provider={self._client.provider!r}, model={self._prepared.model!r}, stream={self._prepared.stream})"
 
-    def __aiter__(self) -> AsyncIterator[StreamEvent]:
-        if self._prepared.stream:
-            return self._client._stream(self._prepared)
-        return self._one_event()
+    def _begin(self) -> None:
+        if self._running or self._abandoned:
+            raise RuntimeError(
+                "this generation's request was sent by an iteration that has not reached its terminal event (still running, "
+                "or stopped early by break): the request is not sent again; finish that iteration, or call generate() again"
+            )
+        self._running = True
 
-    async def _one_event(self) -> AsyncIterator[StreamEvent]:
+    def __aiter__(self) -> AsyncIterator[StreamEvent]:
+        if self._events is not None:
+            return _replay(self._events)
+        self._begin()
+        return self._run()
+
+    async def _run(self) -> AsyncGenerator[StreamEvent, None]:
+        seen: list[StreamEvent] = []
+        events = self._client._stream(self._prepared) if self._prepared.stream else self._one_event()
+        try:
+            async for event in events:
+                seen.append(event)
+                yield event
+                if isinstance(event, (StreamDone, StreamError)):
+                    self._events = seen
+        finally:
+            await events.aclose()  # the response is closed now, not when the generator is collected
+            self._running = False
+            if self._events is None:
+                self._abandoned = True
+
+    async def _one_event(self) -> AsyncGenerator[StreamEvent, None]:
         try:
             response = await self._client._complete(self._prepared)
         except TransportError as err:
+            self._failure = err
             yield StreamError(error_item(err), partial=ModelResponse())
             return
         yield StreamDone(response)
 
     async def response(self) -> ModelResponse:
-        """Run the call and return the whole response.
+        """Run the call (unless it ran already) and return the whole response.
 
         Raises:
             TransportError: the call failed (a stream's error, including ``truncated``).
+            RuntimeError: see the class.
         """
-        if not self._prepared.stream:
-            return await self._client._complete(self._prepared)
-        events = self._client._stream(self._prepared)
-        try:
-            async for event in events:
-                if isinstance(event, StreamDone):
-                    return event.response  # type: ignore[return-value]
-                if isinstance(event, StreamError):
-                    raise _from_item(event.error, self._client.provider)
-        finally:
-            await events.aclose()  # the response is closed now, not when the generator is collected
-        raise AssertionError("stream ended without a terminal event")  # pragma: no cover - the driver guarantees one
+        if self._events is None:
+            if not self._prepared.stream:
+                self._begin()
+                try:
+                    response = await self._client._complete(self._prepared)
+                except TransportError as err:
+                    self._events = [StreamError(error_item(err), partial=ModelResponse())]
+                    self._failure = err
+                    raise
+                finally:
+                    self._running = False
+                self._events = [StreamDone(response)]
+                return response
+            async for _ in self:
+                pass
+        assert self._events is not None
+        last = self._events[-1]
+        if isinstance(last, StreamDone):
+            return last.response  # type: ignore[return-value]
+        assert isinstance(last, StreamError)
+        raise self._failure or _from_item(last.error, self._client.provider)
 
     def __await__(self) -> Generator[Any, None, ModelResponse]:
         return self.response().__await__()
+
+
+async def _replay(events: list[StreamEvent]) -> AsyncGenerator[StreamEvent, None]:
+    for event in events:
+        yield event
 
 
 def _from_item(item: ErrorItem, provider: str) -> TransportError:
@@ -379,9 +433,13 @@ class Client:
                 history without definitions gets definitions made from its calls, each reported).
             ConversionError: policy ``error`` met content (or a setting that changes the output's
                 meaning) the wire format cannot carry.
-            DocumentError: ``settings`` is not valid settings (unknown field, wrong type).
+            DocumentError: ``transcript`` is not valid as a file read would judge it (an item built in code
+                with a value the schema refuses, such as ``TextItem(role="robot")``; a plain ``dict`` among
+                the items), with the JSON pointer; or ``settings`` is not valid settings (unknown field,
+                wrong type). Raised here, before any request.
             TransportError: ``auth`` when the provider needs a key and none was found.
         """
+        transcript = checked_transcript(transcript)
         effective = merge_settings(merge_settings(transcript.settings, self.settings), settings)
         defaults = {f: self.options[o] for o, f in self._spec.option_settings.items() if o in self.options and getattr(effective, f) is msgspec.UNSET}
         if defaults:
