@@ -24,6 +24,7 @@ from ..errors import TransportError
 from ._bedrock import BedrockClient
 from ._client import PROVIDERS, Client, Generation, Timeouts, http2_available, provider_spec
 from ._errors import RETRYABLE
+from ._limits import RateLimiter
 from ._record import FIXTURE_VERSION, RecordingTransport, ReplayTransport, load_fixture
 from ._redact import REDACTED, redact
 from ._retry import RetryPolicy
@@ -38,6 +39,7 @@ __all__ = [
     "Client",
     "Generation",
     "ProviderSpec",
+    "RateLimiter",
     "RecordingTransport",
     "ReplayTransport",
     "RetryPolicy",

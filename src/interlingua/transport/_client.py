@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import logging
 import os
+import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
@@ -36,7 +37,8 @@ from ._mistral import mistral
 from ._ollama import ollama
 from ._openai import openai_chat, openai_chat_host, openai_responses
 from ._redact import protect_logs, redact, scrub_exception, secret_forms
-from ._retry import RetryPolicy, retry_delay
+from ._limits import RateLimiter
+from ._retry import RetryPolicy, header_delay
 from ._spec import ProviderSpec
 
 __all__ = ["PROVIDERS", "Client", "Generation", "Timeouts", "http2_available"]
@@ -167,6 +169,7 @@ class _Prepared:
     url: str
     body: bytes
     report: Report
+    failure: TransportError | None = None  # the error a stream ended with, raised as it was by an await
 
 
 class Generation:
@@ -268,7 +271,7 @@ class Generation:
         if isinstance(last, StreamDone):
             return last.response  # type: ignore[return-value]
         assert isinstance(last, StreamError)
-        raise self._failure or _from_item(last.error, self._client.provider)
+        raise self._failure or self._prepared.failure or _from_item(last.error, self._client.provider)
 
     def __await__(self) -> Generator[Any, None, ModelResponse]:
         return self.response().__await__()
@@ -318,6 +321,11 @@ class Client:
             override the transcript's and are overridden by :meth:`generate`'s ``settings``.
         headers: Extra headers for every request.
         mapper: The mapper; looked up by the provider name when ``None``.
+        requests_per_minute: At most this many requests start through this client in any 60 s
+            (``0``: no limit); for clients sharing a limiter, give it to the :class:`RateLimiter`.
+        limiter: A :class:`RateLimiter` shared with other clients (one account, one quota); ``None``:
+            a limiter of this client's own. A ``rate_limit`` answer cools down every call through
+            the limiter for the wait the provider asked for (else the backoff step).
 
     The key never appears in reprs, logs, errors or recorded fixtures.
 
@@ -326,7 +334,7 @@ class Client:
             extra is missing (``bedrock-converse`` without botocore names
             ``pip install interlingua[bedrock]``); ``auth`` for a key an HTTP header cannot carry,
             or Bedrock with no credentials at all.
-        ValueError: an unknown or malformed option.
+        ValueError: an unknown or malformed option; ``requests_per_minute`` given with a ``limiter``.
     """
 
     def __init__(
@@ -343,6 +351,8 @@ class Client:
         headers: Mapping[str, str] | None = None,
         mapper: Mapper | None = None,
         settings: Settings | Mapping[str, Any] | None = None,
+        requests_per_minute: int = 0,
+        limiter: RateLimiter | None = None,
     ) -> None:
         spec = provider if isinstance(provider, ProviderSpec) else provider_spec(provider)
         if spec is None:
@@ -375,6 +385,9 @@ class Client:
         self.base_url = (base_url or default_url).rstrip("/")
         self.timeouts = timeouts
         self.retry = retry
+        if limiter is not None and requests_per_minute:
+            raise ValueError("give requests_per_minute to the shared RateLimiter(requests_per_minute=...), not to each client")
+        self.limiter = limiter if limiter is not None else RateLimiter(requests_per_minute)
         self.settings = merge_settings(None, settings) if settings is not None else None
         use_h2 = http2_available() if http2 is None else (http2 and http2_available())
         self.http2 = bool(use_h2)
@@ -501,19 +514,47 @@ class Client:
         return event
 
     async def _backoff(self, err: TransportError, headers: Mapping[str, str], attempt: int, clock: _Clock) -> bool:
-        """Sleep before a retry; ``False`` when no retry is due (or it would end past the deadline)."""
-        if not err.retryable or _is_stall(err):
+        """Cool the limiter down after a rate limit; wait before a retry. ``False``: no retry is due.
+
+        The wait comes from the most trusted source first: ``retry-after-ms``, ``Retry-After``, the
+        provider's reset headers when a remaining count is zero, a reset time in the error body
+        (``details["retry_after"]``); otherwise capped exponential backoff with jitter. A quota error
+        without such a time is not retried (``err.retryable`` is false).
+        """
+        trusted = header_delay(headers, self._spec, now=self.limiter.wall()) if headers else None
+        if trusted is None and "retry_after" in err.details:
+            trusted = float(err.details["retry_after"])
+        if err.code == "rate_limit" and err.retryable:
+            self.limiter.cool_down(trusted if trusted is not None else _backoff_step(attempt, self.retry))
+        if not err.retryable or _is_stall(err) or attempt >= self.retry.max_retries:
             return False
-        delay = retry_delay(headers, attempt, self.retry, self._spec)
-        if delay is None:
+        delay = trusted if trusted is not None else _backoff_step(attempt, self.retry)
+        if delay > self.retry.max_wait:
+            self._log("%s: %s, no retry: the server asks for %.2f s, more than max_wait", self.provider, err.code, delay)
             return False
         left = clock.left()
         if left is not None and delay >= left:
             self._log("%s: %s, no retry: the wait of %.2f s would pass the deadline", self.provider, err.code, delay)
             return False
         self._log("%s: %s, retry %d in %.2f s", self.provider, err.code, attempt + 1, delay)
-        await asyncio.sleep(delay)
+        if err.code != "rate_limit":
+            await self.limiter.sleep(delay)  # a rate limit's wait is the cool-down, waited in _acquire
         return True
+
+    async def _acquire(self, clock: _Clock) -> None:
+        """Wait for the limiter (cool-down, requests per minute) before a request.
+
+        Raises:
+            TransportError: ``rate_limit`` when the cool-down left is longer than ``RetryPolicy.max_wait``
+                (nothing is sent; the provider asked for a long wait); ``timeout`` past the deadline.
+        """
+        cooling = self.limiter.cooling_for()
+        if cooling > self.retry.max_wait:
+            raise transport_error(
+                "rate_limit", f"rate limited: the provider asked to wait {cooling:.0f} s more, longer than RetryPolicy.max_wait ({self.retry.max_wait:g} s); nothing was sent", provider=self.provider
+            )
+        if self.limiter.wait_time() > 0 or self.limiter.requests_per_minute:
+            await clock.run(self.limiter.acquire(), self.provider)
 
     # ------------------------------------------------------------------ sending
     #
@@ -530,6 +571,7 @@ class Client:
             headers: Mapping[str, str] = {}
             began = False
             try:
+                await self._acquire(clock)
                 self._log("POST %s (attempt %d)", redact(prepared.url, secrets, kind="url"), attempt + 1)
                 with translate(self.provider, secrets=secrets):
                     response = await clock.run(self._http.send(self._request(prepared), stream=True), self.provider)
@@ -539,7 +581,7 @@ class Client:
                     if response.status_code >= 300:
                         with translate(self.provider, secrets=secrets):
                             body = await clock.run(_read_limited(response), self.provider)
-                        raise from_response(self._spec, response.status_code, self._error_body(response, body), secrets=secrets)
+                        raise from_response(self._spec, response.status_code, self._error_body(response, body), secrets=secrets, headers=headers, now=self.limiter.wall())
                     began = True
                     with translate(self.provider, reading=True, started=True, secrets=secrets):
                         content = await clock.run(response.aread(), self.provider)
@@ -576,6 +618,7 @@ class Client:
             delivered = False  # an event of this attempt was handed to the caller
             held: list[StreamEvent] = []  # events without content, kept until content comes
             try:
+                await self._acquire(clock)
                 self._log("POST %s stream (attempt %d)", redact(prepared.url, secrets, kind="url"), attempt + 1)
                 with translate(self.provider, idle=idle, secrets=secrets):
                     response = await clock.run(self._http.send(self._request(prepared), stream=True), self.provider)
@@ -585,7 +628,7 @@ class Client:
                     if response.status_code >= 300:
                         with translate(self.provider, idle=idle, secrets=secrets):
                             body = await clock.run(_read_limited(response), self.provider)
-                        raise from_response(self._spec, response.status_code, self._error_body(response, body), secrets=secrets)
+                        raise from_response(self._spec, response.status_code, self._error_body(response, body), secrets=secrets, headers=headers, now=self.limiter.wall())
                     began = True
                     frames = self._spec.frames(response) if self._spec.frames is not None else None
                     events: AsyncGenerator[StreamEvent, None] = aiter_stream(self.mapper, response, frames)  # type: ignore[assignment]
@@ -624,8 +667,15 @@ class Client:
                 self._log("%s: %s", self.provider, err)
                 for kept in held:
                     yield kept
-                yield StreamError(error_item(_where(err, prepared.url, attempt + 1)), partial=ModelResponse())
+                prepared.failure = _where(err, prepared.url, attempt + 1)
+                yield StreamError(error_item(prepared.failure), partial=ModelResponse())
                 return
+
+
+def _backoff_step(attempt: int, policy: RetryPolicy) -> float:
+    """Capped exponential backoff with jitter: ``min(cap, base * 2**attempt)`` times 0.5 to 1."""
+    step = min(policy.cap, policy.base * (2**attempt))
+    return step * (0.5 + 0.5 * random.random())
 
 
 def _where(err: TransportError, url: str, attempts: int) -> TransportError:
