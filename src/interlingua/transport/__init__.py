@@ -24,6 +24,7 @@ from ..errors import TransportError
 from ._bedrock import BedrockClient
 from ._client import PROVIDERS, Client, Generation, Timeouts, http2_available, provider_spec
 from ._errors import RETRYABLE
+from ._fallback import FallbackAttempt, FallbackClient, FallbackGeneration
 from ._limits import RateLimiter
 from ._record import FIXTURE_VERSION, RecordingTransport, ReplayTransport, load_fixture
 from ._redact import REDACTED, redact
@@ -32,6 +33,9 @@ from ._spec import ProviderSpec, Signer
 
 __all__ = [
     "FIXTURE_VERSION",
+    "FallbackAttempt",
+    "FallbackClient",
+    "FallbackGeneration",
     "PROVIDERS",
     "REDACTED",
     "RETRYABLE",

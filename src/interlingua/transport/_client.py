@@ -15,7 +15,7 @@ import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 import msgspec
@@ -40,6 +40,9 @@ from ._redact import protect_logs, redact, scrub_exception, secret_forms
 from ._limits import RateLimiter
 from ._retry import RetryPolicy, header_delay
 from ._spec import ProviderSpec
+
+if TYPE_CHECKING:
+    from ._fallback import FallbackClient
 
 __all__ = ["PROVIDERS", "Client", "Generation", "Timeouts", "http2_available"]
 
@@ -226,9 +229,9 @@ class Generation:
         try:
             async for event in events:
                 seen.append(event)
-                yield event
                 if isinstance(event, (StreamDone, StreamError)):
-                    self._events = seen
+                    self._events = seen  # before the yield: a caller may stop at the terminal event
+                yield event
         finally:
             await events.aclose()  # the response is closed now, not when the generator is collected
             self._running = False
@@ -411,6 +414,17 @@ class Client:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+    def with_fallbacks(self, model: str, *routes: tuple[Client, str], fall_back_on: frozenset[str] | None = None) -> FallbackClient:
+        """A :class:`FallbackClient` trying this client with ``model`` first, then each ``(client, model)`` route.
+
+        Raises:
+            ValueError: a route that is not a ``(Client, str)`` pair.
+        """
+        from ._fallback import FallbackClient
+
+        kw = {} if fall_back_on is None else {"fall_back_on": fall_back_on}
+        return FallbackClient([(self, model), *routes], **kw)
 
     # ------------------------------------------------------------------ request building
 
