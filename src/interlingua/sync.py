@@ -28,6 +28,7 @@ from .mapping import ModelResponse
 from .mapping.report import Policy
 from .streaming import StreamEvent
 from .transport import Client as AsyncClient
+from .transport import ConfigProblem, ModelInfo
 from .transport import FallbackClient as AsyncFallbackClient
 from .transport._client import Generation
 from .transport._fallback import FallbackAttempt, FallbackGeneration
@@ -174,11 +175,11 @@ class Client:
         """
         return SyncGeneration(self._runner, self.client.generate(transcript, model=model, stream=stream, policy=policy, settings=settings, **kwargs))
 
-    def validate_config(self, model: str | None = None) -> list[str]:
+    def validate_config(self, model: str | None = None) -> list[ConfigProblem]:
         """Problems of this client's configuration, without network (:meth:`interlingua.transport.Client.validate_config`)."""
         return self.client.validate_config(model)
 
-    def list_models(self) -> list[Any]:
+    def list_models(self) -> list[ModelInfo]:
         """The provider's models (:meth:`interlingua.transport.Client.list_models`)."""
         return self._runner.run(self.client.list_models())
 

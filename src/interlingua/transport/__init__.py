@@ -23,9 +23,11 @@ Example::
 from ..errors import TransportError
 from ._bedrock import BedrockClient
 from ._client import PROVIDERS, Client, Generation, Timeouts, http2_available, provider_spec
+from ._calls import ConfigProblem
 from ._errors import RETRYABLE
 from ._fallback import FallbackAttempt, FallbackClient, FallbackGeneration
 from ._limits import RateLimiter
+from ._models import ModelInfo
 from ._record import FIXTURE_VERSION, RecordingTransport, ReplayTransport, load_fixture
 from ._redact import REDACTED, redact
 from ._retry import RetryPolicy
@@ -41,7 +43,9 @@ __all__ = [
     "RETRYABLE",
     "BedrockClient",
     "Client",
+    "ConfigProblem",
     "Generation",
+    "ModelInfo",
     "ProviderSpec",
     "RateLimiter",
     "RecordingTransport",

@@ -42,7 +42,9 @@ from ._retry import RetryPolicy, header_delay
 from ._spec import ProviderSpec
 
 if TYPE_CHECKING:
+    from ._calls import ConfigProblem
     from ._fallback import FallbackClient
+    from ._models import ModelInfo
 
 __all__ = ["PROVIDERS", "Client", "Generation", "Timeouts", "http2_available"]
 
@@ -425,6 +427,60 @@ class Client:
 
         kw = {} if fall_back_on is None else {"fall_back_on": fall_back_on}
         return FallbackClient([(self, model), *routes], **kw)
+
+    def validate_config(self, model: str | None = None) -> list[ConfigProblem]:
+        """Problems of this client's configuration, found without any network call (empty list: none).
+
+        Args:
+            model: Also check this model: known to the model table, and able to take the client's
+                settings (output budget within its limit, reasoning, stop sequences).
+
+        Returns:
+            :class:`ConfigProblem` entries (``setting``, ``message``): a missing key and the variables it
+            is read from, a malformed or non-http(s) base URL, plain http to a remote host with a key, a key
+            given to a local server that takes none, an unknown model, a setting the model cannot take.
+        """
+        from ._calls import validate_config
+
+        return validate_config(self, model)
+
+    async def list_models(self) -> list[ModelInfo]:
+        """The models the provider lists (every page), as :class:`ModelInfo`, merged with the catalogue's facts.
+
+        Uses the provider's own list endpoint: OpenAI and compatible hosts ``GET /v1/models``, Anthropic
+        ``GET /v1/models``, Gemini ``models.list`` (with its token limits), Ollama ``GET /api/tags``,
+        Bedrock ``ListFoundationModels`` (control-plane host), Cohere ``GET /v1/models``, Mistral
+        ``GET /v1/models``. Cancelling the awaiting task closes the connection. Same key, limiter,
+        retries, timeouts and error codes as :meth:`generate`.
+
+        Raises:
+            TransportError: ``invalid_request`` for a provider without a list endpoint, ``auth`` without a
+                key, the call's own failure otherwise, ``provider_error`` for an answer not in the list's shape.
+        """
+        from ._calls import list_models
+
+        return await list_models(self)
+
+    async def count_tokens(self, transcript: Transcript, *, model: str, **kwargs: Any) -> int:
+        """Input tokens of the request :meth:`generate` would send, counted by the provider's count endpoint.
+
+        Anthropic ``POST /v1/messages/count_tokens``, Gemini ``models.countTokens``, OpenAI Responses
+        ``POST /v1/responses/input_tokens``. For an offline estimate (any provider, no network) use
+        ``interlingua.count_tokens``.
+
+        Args:
+            transcript: The conversation, built into the request exactly as :meth:`generate` builds it.
+            model: Target model.
+            **kwargs: :meth:`generate`'s ``policy``, ``capabilities``, ``resolver``, ``settings``.
+
+        Raises:
+            TransportError: ``invalid_request`` for a provider without a count endpoint (before any network
+                call); the call's own failure otherwise.
+            CapabilityError, ConversionError, DocumentError: as :meth:`generate`.
+        """
+        from ._calls import count_tokens
+
+        return await count_tokens(self, transcript, model=model, **kwargs)
 
     # ------------------------------------------------------------------ request building
 
