@@ -594,7 +594,7 @@ class SessionStore:
         """The session's metadata, tools, tool choice and settings history, oldest first.
 
         Raises:
-            SessionNotFoundError.
+            SessionNotFoundError: no session has this id.
         """
         async with self._read("reading session changes") as conn:
             await self._require(conn, session_id)
@@ -642,7 +642,7 @@ class SessionStore:
         """One session's :class:`SessionInfo`.
 
         Raises:
-            SessionNotFoundError.
+            SessionNotFoundError: no session has this id.
         """
         async with self._read("reading a session") as conn:
             return self._info(await self._require(conn, session_id))
@@ -651,7 +651,7 @@ class SessionStore:
         """The session's head seq (``-1`` when empty).
 
         Raises:
-            SessionNotFoundError.
+            SessionNotFoundError: no session has this id.
         """
         return (await self.get_session(session_id)).head_seq
 
@@ -674,7 +674,7 @@ class SessionStore:
         """Delete a session with its items, history and quarantine records (forks are kept).
 
         Raises:
-            SessionNotFoundError.
+            SessionNotFoundError: no session has this id.
         """
         async with self._write("deleting a session") as conn:
             for table in (QUARANTINE, SESSION_CHANGES, ITEMS):
@@ -923,7 +923,8 @@ class SessionStore:
                 it out and warn (:class:`CorruptRowWarning`) for each.
 
         Raises:
-            SessionNotFoundError; CorruptRowError.
+            SessionNotFoundError: no session has this id.
+            CorruptRowError: a stored row cannot be read back.
         """
         info, envs = await self._load(session_id, since_seq, on_corrupt)
         version = max({e.schema_version for e in envs}, key=lambda v: tuple(int(p) for p in v.split(".")), default=SCHEMA_VERSION)
