@@ -78,3 +78,15 @@ def test_sync_fallback(serve: Any, transcript: Transcript) -> None:
     with pytest.raises(ValueError):
         FallbackClient([("openai-chat", "gpt-4o")])  # type: ignore[list-item]
     assert not isinstance(events[-1], StreamError)
+
+
+def test_sync_list_models_count_tokens_and_config(serve: Any, transcript: Transcript) -> None:
+    models = REAL / "models"
+    srv = serve([Reply(200, headers={"content-type": "application/json"}, chunks=[(models / "ollama.api_tags.json").read_bytes()])])
+    with Client("ollama", base_url=srv.url) as client:
+        assert [m.id for m in client.list_models()] == ["deepseek-r1:latest", "llama3.2:latest"]
+        assert client.validate_config() == []
+    srv = serve([Reply(200, headers={"content-type": "application/json"}, chunks=[(models / "anthropic.count_tokens.json").read_bytes()])])
+    with Client("anthropic", api_key=SENTINEL, base_url=srv.url) as client:
+        assert client.count_tokens(transcript, model="claude-sonnet-4-5") == 16
+    assert srv.received[0].path == "/v1/messages/count_tokens"
