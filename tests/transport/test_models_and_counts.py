@@ -172,3 +172,15 @@ def test_validate_config_finds_problems_without_network(monkeypatch: pytest.Monk
     assert [p.setting for p in thinking] == ["settings.reasoning"]
     assert Client("anthropic", api_key=SENTINEL).validate_config("claude-sonnet-4-5") == []
     assert all(SENTINEL not in str(p) for p in over + thinking + unknown)
+
+
+def test_check_config_reports_what_the_constructor_would_refuse() -> None:
+    from interlingua.transport import check_config
+
+    (dialect,) = check_config("openai-chat:nope")
+    assert dialect.setting == "provider" and "openai-chat:<host>" in dialect.message
+    (option,) = check_config("anthropic", api_key=SENTINEL, options={"temperature": 0.2})
+    assert option.setting == "options" and "settings=" in option.message
+    (key,) = check_config("anthropic", api_key="sk-bad key")
+    assert key.setting == "api_key" and "sk-bad" not in key.message
+    assert [p.setting for p in check_config("openai-chat", api_key=SENTINEL, model="gtp-4o")] == ["model"]

@@ -23,7 +23,7 @@ Example::
 from ..errors import TransportError
 from ._bedrock import BedrockClient
 from ._client import PROVIDERS, Client, Generation, Timeouts, http2_available, provider_spec
-from ._calls import ConfigProblem
+from ._calls import ConfigProblem, check_config
 from ._errors import RETRYABLE
 from ._fallback import FallbackAttempt, FallbackClient, FallbackGeneration
 from ._limits import RateLimiter
@@ -54,6 +54,7 @@ __all__ = [
     "Signer",
     "Timeouts",
     "TransportError",
+    "check_config",
     "http2_available",
     "load_fixture",
     "redact",

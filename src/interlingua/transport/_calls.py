@@ -25,7 +25,7 @@ from ._redact import redact, scrub_exception
 if TYPE_CHECKING:
     from ._client import Client
 
-__all__ = ["ConfigProblem", "count_tokens", "list_models", "request_json", "validate_config"]
+__all__ = ["ConfigProblem", "check_config", "count_tokens", "list_models", "request_json", "validate_config"]
 
 _MAX_PAGES = 100
 _MAX_BODY = 16 * 1024 * 1024
@@ -197,6 +197,27 @@ def validate_config(client: Client, model: str | None = None) -> list[ConfigProb
     if model is not None:
         problems.extend(_model_problems(client, model))
     return problems
+
+
+def check_config(provider: Any, *, model: str | None = None, **kwargs: Any) -> list[ConfigProblem]:
+    """:meth:`Client.validate_config` for a client not made yet: what ``Client(provider, **kwargs)`` would
+    refuse (an unknown provider or ``openai-chat:<host>`` dialect, an unknown option, a key a header cannot
+    carry) is a problem in the list too, instead of an exception. No network.
+
+    Args:
+        provider: As :class:`Client`.
+        model: Also check this model (see :meth:`Client.validate_config`).
+        **kwargs: :class:`Client`'s keywords (``api_key``, ``base_url``, ``options``, ``settings``, ...).
+    """
+    from ._client import Client
+
+    try:
+        client = Client(provider, **kwargs)
+    except TransportError as exc:
+        return [ConfigProblem("provider" if exc.code == "invalid_request" else "api_key", exc.message)]
+    except ValueError as exc:
+        return [ConfigProblem("options", str(exc))]
+    return validate_config(client, model)
 
 
 def _is_private(host: str) -> bool:
