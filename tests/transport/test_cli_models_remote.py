@@ -14,7 +14,7 @@ from interlingua.cli import app
 from ._server import Reply
 from .conftest import SENTINEL
 
-MODELS = Path(__file__).parent.parent / "fixtures" / "real" / "models"
+MODELS = Path(__file__).parent.parent / "fixtures" / "list_and_count"
 runner = CliRunner()
 
 

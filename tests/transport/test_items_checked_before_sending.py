@@ -56,3 +56,4 @@ def test_a_valid_transcript_is_not_changed(serve: Any) -> None:
     before = msgspec.json.encode(good)
     send("http://127.0.0.1:9", good)
     assert msgspec.json.encode(good) == before
+

@@ -16,7 +16,7 @@ from interlingua.transport import Client, ModelInfo, RetryPolicy, Timeouts
 from ._server import Reply
 from .conftest import SENTINEL
 
-MODELS = Path(__file__).parent.parent / "fixtures" / "real" / "models"
+MODELS = Path(__file__).parent.parent / "fixtures" / "list_and_count"
 
 
 def body(name: str, **headers: str) -> Reply:

@@ -81,7 +81,7 @@ def test_sync_fallback(serve: Any, transcript: Transcript) -> None:
 
 
 def test_sync_list_models_count_tokens_and_config(serve: Any, transcript: Transcript) -> None:
-    models = REAL / "models"
+    models = REAL.parent / "list_and_count"
     srv = serve([Reply(200, headers={"content-type": "application/json"}, chunks=[(models / "ollama.api_tags.json").read_bytes()])])
     with Client("ollama", base_url=srv.url) as client:
         assert [m.id for m in client.list_models()] == ["deepseek-r1:latest", "llama3.2:latest"]

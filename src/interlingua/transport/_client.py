@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx
 import msgspec
 
+from .._built import checked_transcript
 from ..capabilities import Resolver, fit, resolve
 from ..errors import ConversionError, TransportError
 from ..items import ErrorItem, ModelCapabilities, Settings, Transcript
@@ -29,7 +30,6 @@ from ..mapping.settings import merge_settings
 from ..streaming import StreamDone, StreamError, StreamEvent, UsageUpdate, aiter_stream
 from ._anthropic import anthropic
 from ._bedrock import bedrock_converse
-from ._checks import checked_transcript
 from ._cohere import cohere
 from ._errors import error_item, from_response, transport_error, translate
 from ._gemini import gemini

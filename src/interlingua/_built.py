@@ -3,17 +3,18 @@
 Items are msgspec Structs, which are not validated on construction: ``TextItem(role="robot")``
 builds, and a plain ``dict`` can sit in ``Transcript.items``. :func:`checked_transcript` gives such
 a transcript the validation reading a file gives (the same decoder, the same JSON pointers), so a
-bad value is a :class:`~interlingua.errors.DocumentError` before any request is made, not a request
-the provider refuses (or a store write that fails later).
+bad value is a :class:`~interlingua.errors.DocumentError` before any request is made or any body is
+converted, not a request the provider refuses (or a store write that fails later). Used by
+``transport.Client.generate``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..codec import UnknownItem, decode_transcript, encode_transcript
-from ..errors import DocumentError, Problem
-from ..items import InputItem, Transcript
+from .codec import UnknownItem, decode_transcript, encode_transcript
+from .errors import DocumentError, Problem
+from .items import InputItem, Transcript
 
 __all__ = ["checked_transcript"]
 
