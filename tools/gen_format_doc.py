@@ -3,7 +3,9 @@
 Usage: ``python tools/gen_format_doc.py [--check]``. The prose lives in
 ``schemas/*.json`` (descriptions) and the examples in
 ``tests/fixtures/canonical/valid_items.jsonl`` (which the tests round-trip), so the
-page cannot disagree with either.
+page cannot disagree with either. Next to each JSON example stands the Python that builds
+it (:func:`python_construction`, rendered from the decoded item; a test checks that running it
+encodes to the example's bytes).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))  # the sources beside this file, not another installed copy
 OUT = ROOT / "docs" / "format.md"
 EXAMPLES = ROOT / "tests" / "fixtures" / "canonical" / "valid_items.jsonl"
 ORDER = ["text", "image", "audio", "video", "document", "artifact_ref", "tool_call", "tool_result", "handoff_call", "handoff_result", "reasoning", "structured", "refusal", "error", "raw"]
@@ -41,7 +44,11 @@ transcript and none when nested in a `tool_result` or `handoff_result`. `tool_ca
 tool side; `error` from the runtime. The JSON Schemas (`interlingua schema --out DIR`) are the
 reference; ADR 0001 gives the extension and evolution rules.
 
-Examples below are the exact bytes `interlingua` writes (field order is the models' order).
+Examples below are the exact bytes `interlingua` writes (field order is the models' order), each
+followed by the Python that builds it: the classes are in `interlingua.items` (`from interlingua.items import
+TextItem, ImageItem, Base64Source, ...`; the [API reference](api/index.md) documents each), and
+`interlingua.encode_item(item)` writes those bytes. Stream events (`TextDelta`, `StreamDone`, ...) are in
+`interlingua.streaming`.
 """
 
 
@@ -86,6 +93,61 @@ def _settings(settings: dict) -> str:
     return "".join(out)
 
 
+def _py(value: object, indent: int) -> str:
+    """``value`` (a decoded model, list, dict or scalar) as Python source that builds it."""
+    import msgspec
+
+    pad = "    " * (indent + 1)
+    if isinstance(value, msgspec.Struct):
+        tag_field = type(value).__struct_config__.tag_field
+        args = [
+            (name, getattr(value, name))
+            for name in type(value).__struct_fields__
+            if name != tag_field and getattr(value, name) is not msgspec.UNSET
+        ]
+        inner = [f"{name}={_py(v, indent + 1)}" for name, v in args]
+        one = f"{type(value).__name__}({', '.join(inner)})"
+        if len(one) + 4 * indent <= 100:
+            return one
+        return f"{type(value).__name__}(\n" + "".join(f"{pad}{a},\n" for a in inner) + "    " * indent + ")"
+    if isinstance(value, list):
+        items = [_py(v, indent + 1) for v in value]
+        one = "[" + ", ".join(items) + "]"
+        return one if len(one) + 4 * indent <= 100 else "[\n" + "".join(f"{pad}{i},\n" for i in items) + "    " * indent + "]"
+    if isinstance(value, dict):
+        items = [f"{json.dumps(k)}: {_py(v, indent + 1)}" for k, v in value.items()]
+        one = "{" + ", ".join(items) + "}"
+        return one if len(one) + 4 * indent <= 100 else "{\n" + "".join(f"{pad}{i},\n" for i in items) + "    " * indent + "}"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return repr(value)
+
+
+def _classes(value: object, out: set[str]) -> set[str]:
+    import msgspec
+
+    if isinstance(value, msgspec.Struct):
+        out.add(type(value).__name__)
+        for name in type(value).__struct_fields__:
+            _classes(getattr(value, name), out)
+    elif isinstance(value, list):
+        for v in value:
+            _classes(v, out)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _classes(v, out)
+    return out
+
+
+def python_construction(example: str) -> str:
+    """The Python that builds the item of the JSON ``example`` (an import line, then the expression)."""
+    from interlingua.codec import decode_item
+
+    item = decode_item(example)
+    names = sorted(_classes(item, set()))
+    return f"from interlingua.items import {', '.join(names)}\n\nitem = {_py(item, 0)}"
+
+
 def render() -> str:
     schemas = {p.stem: json.loads(p.read_text()) for p in (ROOT / "schemas").glob("*.json")}
     examples: dict[str, list[str]] = {}
@@ -103,7 +165,7 @@ def render() -> str:
         if rows:
             parts.append("| field | meaning |\n|---|---|\n" + "\n".join(rows) + "\n")
         for ex in examples.get(name, []):
-            parts.append(f"\n```json\n{ex}\n```\n")
+            parts.append(f"\n```json\n{ex}\n```\n\n```python\n{python_construction(ex)}\n```\n")
     src = schemas["source"]
     parts.append("\n## Sources\n\n" + src["description"] + "\n\n| `type` | fields |\n|---|---|\n")
     for dname, d in src["$defs"].items():

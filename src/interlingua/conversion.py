@@ -480,7 +480,8 @@ def convert_response(
     Args:
         response: A ``source`` response body (dict or JSON text), or canonical input as for
             :func:`convert_request`.
-        source, target: ``"canonical"`` or a registered mapper name.
+        source: ``"canonical"`` or a registered mapper name.
+        target: ``"canonical"`` or a registered mapper name.
         model: Model written into the body; without it a same-provider conversion keeps the
             response's model.
         policy: As for :func:`convert_request`.
@@ -519,7 +520,9 @@ def convert_stream(
         source: A registered mapper name (a canonical document is not a stream).
         target: ``"canonical"`` (the final transcript document) or a registered mapper name (a
             response body).
-        model, policy, report: As for :func:`convert_response`.
+        model: As for :func:`convert_response`.
+        policy: As for :func:`convert_response`.
+        report: As for :func:`convert_response`.
 
     Returns:
         The converted final response and the report (stream entries first).

@@ -115,7 +115,7 @@ def test_redact_headers_urls_and_text() -> None:
 
 def test_public_surface() -> None:
     assert sorted(transport.__all__) == sorted(
-        ["BedrockClient", "FIXTURE_VERSION", "PROVIDERS", "REDACTED", "RETRYABLE", "Client", "Generation", "ProviderSpec", "RecordingTransport", "ReplayTransport", "RetryPolicy", "Signer", "Timeouts", "TransportError", "http2_available", "load_fixture", "provider_spec", "redact"]
+        ["BedrockClient", "FIXTURE_VERSION", "FallbackAttempt", "FallbackClient", "FallbackGeneration", "PROVIDERS", "REDACTED", "RETRYABLE", "Client", "ConfigProblem", "Generation", "ModelInfo", "ProviderSpec", "RateLimiter", "RecordingTransport", "ReplayTransport", "RetryPolicy", "Signer", "Timeouts", "TransportError", "check_config", "http2_available", "load_fixture", "provider_spec", "redact"]
     )
     assert transport.Client.__module__ == "interlingua.transport"
     assert set(PROVIDERS) == {"openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "bedrock-converse", "mistral", "cohere"}

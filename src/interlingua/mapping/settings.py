@@ -116,7 +116,8 @@ def own_provider_data(
         name: The target mapper's name (its key).
         report: Where drops are recorded.
         what: What carries the data, for the report (``"settings"``, ``"tool 'get_weather'"``, ...).
-        index, item_type: Where, for item-level data.
+        index: Where (the item's index), for item-level data.
+        item_type: Where (the item's type), for item-level data.
 
     Returns:
         The target's own fields (``{}`` when there are none).

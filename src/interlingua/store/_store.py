@@ -670,7 +670,7 @@ class SessionStore:
         """The session's metadata, tools, tool choice and settings history, oldest first.
 
         Raises:
-            SessionNotFoundError.
+            SessionNotFoundError: no session has this id.
         """
         session_id = _session_key(session_id)
         async with self._read("reading session changes") as conn:
@@ -719,7 +719,7 @@ class SessionStore:
         """One session's :class:`SessionInfo`.
 
         Raises:
-            SessionNotFoundError.
+            SessionNotFoundError: no session has this id.
         """
         session_id = _session_key(session_id)
         async with self._read("reading a session") as conn:
@@ -729,7 +729,7 @@ class SessionStore:
         """The session's head seq (``-1`` when empty).
 
         Raises:
-            SessionNotFoundError.
+            SessionNotFoundError: no session has this id.
         """
         session_id = _session_key(session_id)
         return (await self.get_session(session_id)).head_seq
@@ -753,7 +753,7 @@ class SessionStore:
         """Delete a session with its items, history and quarantine records (forks are kept).
 
         Raises:
-            SessionNotFoundError.
+            SessionNotFoundError: no session has this id.
         """
         session_id = _session_key(session_id)
         async with self._write("deleting a session") as conn:
@@ -1038,7 +1038,8 @@ class SessionStore:
                 it out and warn (:class:`CorruptRowWarning`) for each.
 
         Raises:
-            SessionNotFoundError; CorruptRowError.
+            SessionNotFoundError: no session has this id.
+            CorruptRowError: a stored row cannot be read back.
         """
         session_id = _session_key(session_id)
         info, envs = await self._load(session_id, since_seq, on_corrupt)

@@ -23,7 +23,11 @@ Example::
 from ..errors import TransportError
 from ._bedrock import BedrockClient
 from ._client import PROVIDERS, Client, Generation, Timeouts, http2_available, provider_spec
+from ._calls import ConfigProblem, check_config
 from ._errors import RETRYABLE
+from ._fallback import FallbackAttempt, FallbackClient, FallbackGeneration
+from ._limits import RateLimiter
+from ._models import ModelInfo
 from ._record import FIXTURE_VERSION, RecordingTransport, ReplayTransport, load_fixture
 from ._redact import REDACTED, redact
 from ._retry import RetryPolicy
@@ -31,19 +35,26 @@ from ._spec import ProviderSpec, Signer
 
 __all__ = [
     "FIXTURE_VERSION",
+    "FallbackAttempt",
+    "FallbackClient",
+    "FallbackGeneration",
     "PROVIDERS",
     "REDACTED",
     "RETRYABLE",
     "BedrockClient",
     "Client",
+    "ConfigProblem",
     "Generation",
+    "ModelInfo",
     "ProviderSpec",
+    "RateLimiter",
     "RecordingTransport",
     "ReplayTransport",
     "RetryPolicy",
     "Signer",
     "Timeouts",
     "TransportError",
+    "check_config",
     "http2_available",
     "load_fixture",
     "redact",

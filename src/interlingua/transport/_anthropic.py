@@ -44,11 +44,11 @@ def _error_code(status: int, body: Any) -> tuple[str | None, str | None]:
     return code, token
 
 
-def _reset_delay(headers: Mapping[str, str]) -> float | None:
+def _reset_delay(headers: Mapping[str, str], now: float | None = None) -> float | None:
     waits = []
     for kind in ("requests", "tokens", "input-tokens", "output-tokens"):
         if headers.get(f"anthropic-ratelimit-{kind}-remaining", "").strip() == "0":
-            wait = parse_reset_time(headers.get(f"anthropic-ratelimit-{kind}-reset", ""))
+            wait = parse_reset_time(headers.get(f"anthropic-ratelimit-{kind}-reset", ""), now)
             if wait is not None:
                 waits.append(wait)
     return max(waits) if waits else None

@@ -158,6 +158,7 @@ bedrock_converse = ProviderSpec(
     signer=_Signer,
     frames=_aframes,
     error_body=_error_body,
+    quota_error=lambda body: isinstance(body, dict) and str(body.get("__type", "")).split("#")[-1].split(":")[0] == "ServiceQuotaExceededException",
     accept=lambda stream: "application/vnd.amazon.eventstream" if stream else "application/json",
     stream_by_url=True,
 )

@@ -11,14 +11,16 @@ import asyncio
 import dataclasses
 import logging
 import os
+import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 import msgspec
 
+from .._built import checked_transcript
 from ..capabilities import Resolver, fit, resolve
 from ..errors import ConversionError, TransportError
 from ..items import ErrorItem, ModelCapabilities, Settings, Transcript
@@ -35,8 +37,14 @@ from ._mistral import mistral
 from ._ollama import ollama
 from ._openai import openai_chat, openai_chat_host, openai_responses
 from ._redact import protect_logs, redact, scrub_exception, secret_forms
-from ._retry import RetryPolicy, retry_delay
+from ._limits import RateLimiter
+from ._retry import RetryPolicy, header_delay
 from ._spec import ProviderSpec
+
+if TYPE_CHECKING:
+    from ._calls import ConfigProblem
+    from ._fallback import FallbackClient
+    from ._models import ModelInfo
 
 __all__ = ["PROVIDERS", "Client", "Generation", "Timeouts", "http2_available"]
 
@@ -166,6 +174,7 @@ class _Prepared:
     url: str
     body: bytes
     report: Report
+    failure: TransportError | None = None  # the error a stream ended with, raised as it was by an await
 
 
 class Generation:
@@ -177,52 +186,105 @@ class Generation:
     :class:`~interlingua.mapping.ModelResponse` (output items, usage, stop reason) or
     raises :class:`~interlingua.errors.TransportError`.
 
+    A generation sends its request once, whatever is done with it: awaiting it after
+    iterating it returns the streamed response (or raises the streamed error); awaiting it
+    again returns the same response; iterating it again yields the same events again. None
+    of these sends anything.
+
     Attributes:
         report: What the request mapper dropped or changed building the request.
+
+    Raises:
+        RuntimeError: awaiting or iterating it while an iteration of it has not reached its terminal
+            event (still running, or left by ``break``): the request is not sent a second time.
     """
 
     def __init__(self, client: Client, prepared: _Prepared) -> None:
         self._client = client
         self._prepared = prepared
         self.report = prepared.report
+        self._events: list[StreamEvent] | None = None  # every event of the finished run
+        self._running = False
+        self._abandoned = False
+        self._failure: TransportError | None = None  # a non-stream call's own error, raised again as it was
 
     def __repr__(self) -> str:
         return f"Generation(provider={self._client.provider!r}, model={self._prepared.model!r}, stream={self._prepared.stream})"
 
-    def __aiter__(self) -> AsyncIterator[StreamEvent]:
-        if self._prepared.stream:
-            return self._client._stream(self._prepared)
-        return self._one_event()
+    def _begin(self) -> None:
+        if self._running or self._abandoned:
+            raise RuntimeError(
+                "this generation's request was sent by an iteration that has not reached its terminal event (still running, "
+                "or stopped early by break): the request is not sent again; finish that iteration, or call generate() again"
+            )
+        self._running = True
 
-    async def _one_event(self) -> AsyncIterator[StreamEvent]:
+    def __aiter__(self) -> AsyncIterator[StreamEvent]:
+        if self._events is not None:
+            return _replay(self._events)
+        self._begin()
+        return self._run()
+
+    async def _run(self) -> AsyncGenerator[StreamEvent, None]:
+        seen: list[StreamEvent] = []
+        events = self._client._stream(self._prepared) if self._prepared.stream else self._one_event()
+        try:
+            async for event in events:
+                seen.append(event)
+                if isinstance(event, (StreamDone, StreamError)):
+                    self._events = seen  # before the yield: a caller may stop at the terminal event
+                yield event
+        finally:
+            await events.aclose()  # the response is closed now, not when the generator is collected
+            self._running = False
+            if self._events is None:
+                self._abandoned = True
+
+    async def _one_event(self) -> AsyncGenerator[StreamEvent, None]:
         try:
             response = await self._client._complete(self._prepared)
         except TransportError as err:
+            self._failure = err
             yield StreamError(error_item(err), partial=ModelResponse())
             return
         yield StreamDone(response)
 
     async def response(self) -> ModelResponse:
-        """Run the call and return the whole response.
+        """Run the call (unless it ran already) and return the whole response.
 
         Raises:
             TransportError: the call failed (a stream's error, including ``truncated``).
+            RuntimeError: see the class.
         """
-        if not self._prepared.stream:
-            return await self._client._complete(self._prepared)
-        events = self._client._stream(self._prepared)
-        try:
-            async for event in events:
-                if isinstance(event, StreamDone):
-                    return event.response  # type: ignore[return-value]
-                if isinstance(event, StreamError):
-                    raise _from_item(event.error, self._client.provider)
-        finally:
-            await events.aclose()  # the response is closed now, not when the generator is collected
-        raise AssertionError("stream ended without a terminal event")  # pragma: no cover - the driver guarantees one
+        if self._events is None:
+            if not self._prepared.stream:
+                self._begin()
+                try:
+                    response = await self._client._complete(self._prepared)
+                except TransportError as err:
+                    self._events = [StreamError(error_item(err), partial=ModelResponse())]
+                    self._failure = err
+                    raise
+                finally:
+                    self._running = False
+                self._events = [StreamDone(response)]
+                return response
+            async for _ in self:
+                pass
+        assert self._events is not None
+        last = self._events[-1]
+        if isinstance(last, StreamDone):
+            return last.response  # type: ignore[return-value]
+        assert isinstance(last, StreamError)
+        raise self._failure or self._prepared.failure or _from_item(last.error, self._client.provider)
 
     def __await__(self) -> Generator[Any, None, ModelResponse]:
         return self.response().__await__()
+
+
+async def _replay(events: list[StreamEvent]) -> AsyncGenerator[StreamEvent, None]:
+    for event in events:
+        yield event
 
 
 def _from_item(item: ErrorItem, provider: str) -> TransportError:
@@ -264,6 +326,11 @@ class Client:
             override the transcript's and are overridden by :meth:`generate`'s ``settings``.
         headers: Extra headers for every request.
         mapper: The mapper; looked up by the provider name when ``None``.
+        requests_per_minute: At most this many requests start through this client in any 60 s
+            (``0``: no limit); for clients sharing a limiter, give it to the :class:`RateLimiter`.
+        limiter: A :class:`RateLimiter` shared with other clients (one account, one quota); ``None``:
+            a limiter of this client's own. A ``rate_limit`` answer cools down every call through
+            the limiter for the wait the provider asked for (else the backoff step).
 
     The key never appears in reprs, logs, errors or recorded fixtures.
 
@@ -272,7 +339,7 @@ class Client:
             extra is missing (``bedrock-converse`` without botocore names
             ``pip install interlingua[bedrock]``); ``auth`` for a key an HTTP header cannot carry,
             or Bedrock with no credentials at all.
-        ValueError: an unknown or malformed option.
+        ValueError: an unknown or malformed option; ``requests_per_minute`` given with a ``limiter``.
     """
 
     def __init__(
@@ -289,6 +356,8 @@ class Client:
         headers: Mapping[str, str] | None = None,
         mapper: Mapper | None = None,
         settings: Settings | Mapping[str, Any] | None = None,
+        requests_per_minute: int = 0,
+        limiter: RateLimiter | None = None,
     ) -> None:
         spec = provider if isinstance(provider, ProviderSpec) else provider_spec(provider)
         if spec is None:
@@ -321,6 +390,9 @@ class Client:
         self.base_url = (base_url or default_url).rstrip("/")
         self.timeouts = timeouts
         self.retry = retry
+        if limiter is not None and requests_per_minute:
+            raise ValueError("give requests_per_minute to the shared RateLimiter(requests_per_minute=...), not to each client")
+        self.limiter = limiter if limiter is not None else RateLimiter(requests_per_minute)
         self.settings = merge_settings(None, settings) if settings is not None else None
         use_h2 = http2_available() if http2 is None else (http2 and http2_available())
         self.http2 = bool(use_h2)
@@ -344,6 +416,71 @@ class Client:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+    def with_fallbacks(self, model: str, *routes: tuple[Client, str], fall_back_on: frozenset[str] | None = None) -> FallbackClient:
+        """A :class:`FallbackClient` trying this client with ``model`` first, then each ``(client, model)`` route.
+
+        Raises:
+            ValueError: a route that is not a ``(Client, str)`` pair.
+        """
+        from ._fallback import FallbackClient
+
+        kw = {} if fall_back_on is None else {"fall_back_on": fall_back_on}
+        return FallbackClient([(self, model), *routes], **kw)
+
+    def validate_config(self, model: str | None = None) -> list[ConfigProblem]:
+        """Problems of this client's configuration, found without any network call (empty list: none).
+
+        Args:
+            model: Also check this model: known to the model table, and able to take the client's
+                settings (output budget within its limit, reasoning, stop sequences).
+
+        Returns:
+            :class:`ConfigProblem` entries (``setting``, ``message``): a missing key and the variables it
+            is read from, a malformed or non-http(s) base URL, plain http to a remote host with a key, a key
+            given to a local server that takes none, an unknown model, a setting the model cannot take.
+        """
+        from ._calls import validate_config
+
+        return validate_config(self, model)
+
+    async def list_models(self) -> list[ModelInfo]:
+        """The models the provider lists (every page), as :class:`ModelInfo`, merged with the catalogue's facts.
+
+        Uses the provider's own list endpoint: OpenAI and compatible hosts ``GET /v1/models``, Anthropic
+        ``GET /v1/models``, Gemini ``models.list`` (with its token limits), Ollama ``GET /api/tags``,
+        Bedrock ``ListFoundationModels`` (control-plane host), Cohere ``GET /v1/models``, Mistral
+        ``GET /v1/models``. Cancelling the awaiting task closes the connection. Same key, limiter,
+        retries, timeouts and error codes as :meth:`generate`.
+
+        Raises:
+            TransportError: ``invalid_request`` for a provider without a list endpoint, ``auth`` without a
+                key, the call's own failure otherwise, ``provider_error`` for an answer not in the list's shape.
+        """
+        from ._calls import list_models
+
+        return await list_models(self)
+
+    async def count_tokens(self, transcript: Transcript, *, model: str, **kwargs: Any) -> int:
+        """Input tokens of the request :meth:`generate` would send, counted by the provider's count endpoint.
+
+        Anthropic ``POST /v1/messages/count_tokens``, Gemini ``models.countTokens``, OpenAI Responses
+        ``POST /v1/responses/input_tokens``. For an offline estimate (any provider, no network) use
+        ``interlingua.count_tokens``.
+
+        Args:
+            transcript: The conversation, built into the request exactly as :meth:`generate` builds it.
+            model: Target model.
+            **kwargs: :meth:`generate`'s ``policy``, ``capabilities``, ``resolver``, ``settings``.
+
+        Raises:
+            TransportError: ``invalid_request`` for a provider without a count endpoint (before any network
+                call); the call's own failure otherwise.
+            CapabilityError, ConversionError, DocumentError: as :meth:`generate`.
+        """
+        from ._calls import count_tokens
+
+        return await count_tokens(self, transcript, model=model, **kwargs)
 
     # ------------------------------------------------------------------ request building
 
@@ -379,9 +516,13 @@ class Client:
                 history without definitions gets definitions made from its calls, each reported).
             ConversionError: policy ``error`` met content (or a setting that changes the output's
                 meaning) the wire format cannot carry.
-            DocumentError: ``settings`` is not valid settings (unknown field, wrong type).
+            DocumentError: ``transcript`` is not valid as a file read would judge it (an item built in code
+                with a value the schema refuses, such as ``TextItem(role="robot")``; a plain ``dict`` among
+                the items), with the JSON pointer; or ``settings`` is not valid settings (unknown field,
+                wrong type). Raised here, before any request.
             TransportError: ``auth`` when the provider needs a key and none was found.
         """
+        transcript = checked_transcript(transcript)
         effective = merge_settings(merge_settings(transcript.settings, self.settings), settings)
         defaults = {f: self.options[o] for o, f in self._spec.option_settings.items() if o in self.options and getattr(effective, f) is msgspec.UNSET}
         if defaults:
@@ -443,19 +584,47 @@ class Client:
         return event
 
     async def _backoff(self, err: TransportError, headers: Mapping[str, str], attempt: int, clock: _Clock) -> bool:
-        """Sleep before a retry; ``False`` when no retry is due (or it would end past the deadline)."""
-        if not err.retryable or _is_stall(err):
+        """Cool the limiter down after a rate limit; wait before a retry. ``False``: no retry is due.
+
+        The wait comes from the most trusted source first: ``retry-after-ms``, ``Retry-After``, the
+        provider's reset headers when a remaining count is zero, a reset time in the error body
+        (``details["retry_after"]``); otherwise capped exponential backoff with jitter. A quota error
+        without such a time is not retried (``err.retryable`` is false).
+        """
+        trusted = header_delay(headers, self._spec, now=self.limiter.wall()) if headers else None
+        if trusted is None and "retry_after" in err.details:
+            trusted = float(err.details["retry_after"])
+        if err.code == "rate_limit" and err.retryable:
+            self.limiter.cool_down(trusted if trusted is not None else _backoff_step(attempt, self.retry))
+        if not err.retryable or _is_stall(err) or attempt >= self.retry.max_retries:
             return False
-        delay = retry_delay(headers, attempt, self.retry, self._spec)
-        if delay is None:
+        delay = trusted if trusted is not None else _backoff_step(attempt, self.retry)
+        if delay > self.retry.max_wait:
+            self._log("%s: %s, no retry: the server asks for %.2f s, more than max_wait", self.provider, err.code, delay)
             return False
         left = clock.left()
         if left is not None and delay >= left:
             self._log("%s: %s, no retry: the wait of %.2f s would pass the deadline", self.provider, err.code, delay)
             return False
         self._log("%s: %s, retry %d in %.2f s", self.provider, err.code, attempt + 1, delay)
-        await asyncio.sleep(delay)
+        if err.code != "rate_limit":
+            await self.limiter.sleep(delay)  # a rate limit's wait is the cool-down, waited in _acquire
         return True
+
+    async def _acquire(self, clock: _Clock) -> None:
+        """Wait for the limiter (cool-down, requests per minute) before a request.
+
+        Raises:
+            TransportError: ``rate_limit`` when the cool-down left is longer than ``RetryPolicy.max_wait``
+                (nothing is sent; the provider asked for a long wait); ``timeout`` past the deadline.
+        """
+        cooling = self.limiter.cooling_for()
+        if cooling > self.retry.max_wait:
+            raise transport_error(
+                "rate_limit", f"rate limited: the provider asked to wait {cooling:.0f} s more, longer than RetryPolicy.max_wait ({self.retry.max_wait:g} s); nothing was sent", provider=self.provider
+            )
+        if self.limiter.wait_time() > 0 or self.limiter.requests_per_minute:
+            await clock.run(self.limiter.acquire(), self.provider)
 
     # ------------------------------------------------------------------ sending
     #
@@ -472,6 +641,7 @@ class Client:
             headers: Mapping[str, str] = {}
             began = False
             try:
+                await self._acquire(clock)
                 self._log("POST %s (attempt %d)", redact(prepared.url, secrets, kind="url"), attempt + 1)
                 with translate(self.provider, secrets=secrets):
                     response = await clock.run(self._http.send(self._request(prepared), stream=True), self.provider)
@@ -481,7 +651,7 @@ class Client:
                     if response.status_code >= 300:
                         with translate(self.provider, secrets=secrets):
                             body = await clock.run(_read_limited(response), self.provider)
-                        raise from_response(self._spec, response.status_code, self._error_body(response, body), secrets=secrets)
+                        raise from_response(self._spec, response.status_code, self._error_body(response, body), secrets=secrets, headers=headers, now=self.limiter.wall())
                     began = True
                     with translate(self.provider, reading=True, started=True, secrets=secrets):
                         content = await clock.run(response.aread(), self.provider)
@@ -518,6 +688,7 @@ class Client:
             delivered = False  # an event of this attempt was handed to the caller
             held: list[StreamEvent] = []  # events without content, kept until content comes
             try:
+                await self._acquire(clock)
                 self._log("POST %s stream (attempt %d)", redact(prepared.url, secrets, kind="url"), attempt + 1)
                 with translate(self.provider, idle=idle, secrets=secrets):
                     response = await clock.run(self._http.send(self._request(prepared), stream=True), self.provider)
@@ -527,7 +698,7 @@ class Client:
                     if response.status_code >= 300:
                         with translate(self.provider, idle=idle, secrets=secrets):
                             body = await clock.run(_read_limited(response), self.provider)
-                        raise from_response(self._spec, response.status_code, self._error_body(response, body), secrets=secrets)
+                        raise from_response(self._spec, response.status_code, self._error_body(response, body), secrets=secrets, headers=headers, now=self.limiter.wall())
                     began = True
                     frames = self._spec.frames(response) if self._spec.frames is not None else None
                     events: AsyncGenerator[StreamEvent, None] = aiter_stream(self.mapper, response, frames)  # type: ignore[assignment]
@@ -566,8 +737,15 @@ class Client:
                 self._log("%s: %s", self.provider, err)
                 for kept in held:
                     yield kept
-                yield StreamError(error_item(_where(err, prepared.url, attempt + 1)), partial=ModelResponse())
+                prepared.failure = _where(err, prepared.url, attempt + 1)
+                yield StreamError(error_item(prepared.failure), partial=ModelResponse())
                 return
+
+
+def _backoff_step(attempt: int, policy: RetryPolicy) -> float:
+    """Capped exponential backoff with jitter: ``min(cap, base * 2**attempt)`` times 0.5 to 1."""
+    step = min(policy.cap, policy.base * (2**attempt))
+    return step * (0.5 + 0.5 * random.random())
 
 
 def _where(err: TransportError, url: str, attempts: int) -> TransportError:

@@ -35,7 +35,7 @@ import msgspec
 from ..errors import TransportError
 from ..items import ErrorItem
 from ._redact import redact, scrub_exception
-from ._spec import ProviderSpec
+from ._spec import ProviderSpec, spec_reset_delay
 
 __all__ = ["RETRYABLE", "error_item", "from_response", "status_code", "transport_error", "translate"]
 
@@ -65,7 +65,9 @@ def status_code(status: int) -> str:
     return "server" if status >= 500 else "provider_error"
 
 
-def from_response(spec: ProviderSpec, status: int, body: bytes, *, secrets: Iterable[str] = ()) -> TransportError:
+def from_response(
+    spec: ProviderSpec, status: int, body: bytes, *, secrets: Iterable[str] = (), headers: Mapping[str, str] | None = None, now: float | None = None
+) -> TransportError:
     """Normalize a non-2xx response.
 
     Args:
@@ -73,6 +75,13 @@ def from_response(spec: ProviderSpec, status: int, body: bytes, *, secrets: Iter
         status: HTTP status.
         body: Response body bytes (parsed for the error type, never copied into the error).
         secrets: Values to redact from the message.
+        headers: The response headers: a 5xx whose rate-limit headers say a remaining count is zero
+            is ``rate_limit``; the wait they ask for (else the body's reset time) goes in
+            ``details["retry_after"]`` (seconds, as text).
+        now: Wall-clock seconds for reset times given as dates (``time.time()`` when ``None``).
+
+    A quota error (``spec.quota_error``) gets ``details["quota"] = "true"`` and is retryable only
+    with a trusted reset time.
     """
     try:
         parsed: Any = msgspec.json.decode(body) if body else None
@@ -84,9 +93,28 @@ def from_response(spec: ProviderSpec, status: int, body: bytes, *, secrets: Iter
         # A 5xx becomes rate_limit (or another server-side code) only on the body's explicit word.
         if status < 500 or body_code in _SERVER_SIDE:
             code = body_code
+    if status >= 500 and code == "server" and headers is not None and spec_reset_delay(spec, headers, now) is not None:
+        code = "rate_limit"  # the rate-limit headers say a remaining count is zero: a throttle, not a fault
     message = f"{spec.name} returned HTTP {status}" + (f" ({etype})" if etype else "")
     details = {"provider_error": etype} if etype else {}
-    return transport_error(code, message, provider=spec.name, status=status, secrets=secrets, details=details)
+    reset = None
+    if code in ("rate_limit", "overloaded"):
+        from ._retry import header_delay
+
+        reset = header_delay(headers, spec, now=now) if headers is not None else None
+        if reset is None:
+            try:
+                reset = spec.body_reset(parsed)
+            except (TypeError, ValueError, AttributeError):
+                reset = None
+        if reset is not None:
+            details["retry_after"] = f"{reset:.3f}"
+    err = transport_error(code, message, provider=spec.name, status=status, secrets=secrets, details=details)
+    if code == "rate_limit" and spec.quota_error(parsed):
+        err.details["quota"] = "true"
+        if reset is None:
+            err = TransportError(code=err.code, message=err.message + ", quota used up, no reset time given: not retried", status=err.status, provider=err.provider, retryable=False, details=err.details)
+    return err
 
 
 @contextmanager

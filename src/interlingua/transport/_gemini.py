@@ -3,7 +3,9 @@
 Sources: API reference "generateContent" / "streamGenerateContent" (model in the URL
 path: ``/v1beta/models/{model}:generateContent``, ``:streamGenerateContent?alt=sse`` for
 SSE), "API keys" (``x-goog-api-key`` header; the key never goes in the URL here) and
-"Troubleshooting" (``error.status`` values such as ``RESOURCE_EXHAUSTED``).
+"Troubleshooting" (``error.status`` values such as ``RESOURCE_EXHAUSTED``), "Rate limits" (a 429
+carries ``google.rpc.QuotaFailure`` and ``google.rpc.RetryInfo`` in ``error.details``; googleapis
+``google/rpc/error_details.proto``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
-from ._spec import ProviderSpec, error_token
+from ._spec import ProviderSpec, error_token, parse_duration
 
 __all__ = ["gemini"]
 
@@ -45,6 +47,25 @@ def _error_code(status: int, body: Any) -> tuple[str | None, str | None]:
     return code, token
 
 
+def _details(body: Any) -> list[Any]:
+    error = body[0].get("error") if isinstance(body, list) and body and isinstance(body[0], dict) else body.get("error") if isinstance(body, dict) else None
+    details = error.get("details") if isinstance(error, dict) else None
+    return [d for d in details if isinstance(d, dict)] if isinstance(details, list) else []
+
+
+def _body_reset(body: Any) -> float | None:
+    """``google.rpc.RetryInfo.retryDelay`` (a protobuf Duration in JSON: ``"17s"``, ``"0.5s"``) in ``error.details``."""
+    for detail in _details(body):
+        if str(detail.get("@type", "")).endswith("google.rpc.RetryInfo") and isinstance(detail.get("retryDelay"), str):
+            return parse_duration(detail["retryDelay"])
+    return None
+
+
+def _quota_error(body: Any) -> bool:
+    """A ``google.rpc.QuotaFailure`` in ``error.details``: a quota (per minute or per day) is used up."""
+    return any(str(d.get("@type", "")).endswith("google.rpc.QuotaFailure") for d in _details(body))
+
+
 def _path(model: str, stream: bool) -> str:
     name = quote(model.removeprefix("models/"), safe="-._~")
     return f"/models/{name}:streamGenerateContent?alt=sse" if stream else f"/models/{name}:generateContent"
@@ -62,6 +83,8 @@ gemini = ProviderSpec(
     auth_headers=lambda key: {"x-goog-api-key": key},
     prepare_body=_body,
     error_code=_error_code,
+    body_reset=_body_reset,
+    quota_error=_quota_error,
     stream_by_url=True,
 )
 """Gemini; the stream choice is the URL, not a body flag."""

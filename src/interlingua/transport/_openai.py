@@ -7,6 +7,7 @@ Sources: API reference "Chat Completions" / "Responses" (POST ``/v1/chat/complet
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -44,7 +45,7 @@ def _error_code(status: int, body: Any) -> tuple[str | None, str | None]:
     return None, error_token(error.get("code")) or error_token(error.get("type"))
 
 
-def _reset_delay(headers: Mapping[str, str]) -> float | None:
+def _reset_delay(headers: Mapping[str, str], now: float | None = None) -> float | None:
     waits = []
     for kind in ("requests", "tokens"):
         if headers.get(f"x-ratelimit-remaining-{kind}", "").strip() == "0":
@@ -52,6 +53,23 @@ def _reset_delay(headers: Mapping[str, str]) -> float | None:
             if wait is not None:
                 waits.append(wait)
     return max(waits) if waits else None
+
+
+_TRY_AGAIN = re.compile(r"try again in (\d+(?:\.\d+)?(?:ms|s|m|h)(?:\d+(?:\.\d+)?(?:ms|s|m|h))*)")
+
+
+def _body_reset(body: Any) -> float | None:
+    """The wait in a 429's message ("... Please try again in 6m0s. ..." / "in 20ms"), read, never passed on."""
+    error = body.get("error") if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    match = _TRY_AGAIN.search(message) if isinstance(message, str) else None
+    return parse_duration(match.group(1)) if match else None
+
+
+def _quota_error(body: Any) -> bool:
+    """``insufficient_quota``: the account's credit or monthly quota is used up (API reference "Error codes")."""
+    error = body.get("error") if isinstance(body, dict) else None
+    return isinstance(error, dict) and "insufficient_quota" in (error.get("code"), error.get("type"))
 
 
 def _bearer(key: str) -> dict[str, str]:
@@ -78,6 +96,8 @@ openai_chat = ProviderSpec(
     prepare_body=_chat_body,
     error_code=_error_code,
     reset_delay=_reset_delay,
+    body_reset=_body_reset,
+    quota_error=_quota_error,
     options=frozenset({"stream_usage"}),
     no_key_hint=(
         "a local OpenAI-compatible server that takes no key needs none under its own name: "
@@ -95,6 +115,8 @@ openai_responses = ProviderSpec(
     prepare_body=_responses_body,
     error_code=_error_code,
     reset_delay=_reset_delay,
+    body_reset=_body_reset,
+    quota_error=_quota_error,
 )
 """Responses API."""
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
-from ._spec import ProviderSpec
+from ._spec import ProviderSpec, spec_reset_delay
 
 __all__ = ["RetryPolicy", "header_delay", "retry_delay"]
 
@@ -65,7 +65,7 @@ def header_delay(headers: Mapping[str, str], spec: ProviderSpec | None = None, *
             if when is not None:
                 return max(0.0, when - (time.time() if now is None else now))
     if spec is not None:
-        return spec.reset_delay(headers)
+        return spec_reset_delay(spec, headers, now)
     return None
 
 

@@ -56,8 +56,9 @@ class ProviderSpec:
         prepare_body: ``(body, model, stream, options) -> body``: adds the stream flag and
             required settings the mapper does not write; returns a new dict.
         error_code: ``(status, parsed error body) -> (code or None, provider error type or None)``.
-        reset_delay: ``headers -> seconds or None``: wait until the provider's rate-limit
-            reset, only when a matching ``remaining`` header says zero.
+        reset_delay: ``(headers, now=None) -> seconds or None``: wait until the provider's rate-limit
+            reset, only when a matching ``remaining`` header says zero (``now``: wall-clock seconds for
+            reset times given as dates; a one-argument callable is accepted too).
         requires_key: Whether a missing key is an ``auth`` error before anything is sent.
         options: Names of the transport options ``prepare_body`` reads (``Client(options=...)``);
             any other name is refused (generation settings go in ``settings=``).
@@ -76,6 +77,14 @@ class ProviderSpec:
         stream_by_url: The path, not the body, says whether to stream (Gemini's
             ``streamGenerateContent``, Bedrock's ``converse-stream``): the client leaves
             ``settings.stream`` unset for the mapper, which has no body field for it.
+        body_reset: ``parsed error body -> seconds or None``: a reset time the provider writes in
+            its error body (Gemini's ``google.rpc.RetryInfo.retryDelay``), trusted after the headers.
+        quota_error: ``parsed error body -> bool``: the error says a quota or the credit is used up
+            (OpenAI ``insufficient_quota``); such an error is retried only with a trusted reset time.
+        models: How to list the provider's models (:class:`~interlingua.transport._models.ModelsEndpoint`);
+            ``None``: no list endpoint.
+        count: How to count a request's input tokens (:class:`~interlingua.transport._count.CountEndpoint`);
+            ``None``: the provider has no count endpoint.
     """
 
     name: str
@@ -85,7 +94,7 @@ class ProviderSpec:
     auth_headers: Callable[[str], dict[str, str]]
     prepare_body: Callable[[dict[str, Any], str, bool, Mapping[str, Any]], dict[str, Any]]
     error_code: Callable[[int, Any], tuple[str | None, str | None]]
-    reset_delay: Callable[[Mapping[str, str]], float | None] = lambda headers: None
+    reset_delay: Callable[..., float | None] = lambda headers, now=None: None
     extra_headers: Mapping[str, str] = field(default_factory=dict)
     requires_key: bool = True
     options: frozenset[str] = frozenset()
@@ -96,6 +105,10 @@ class ProviderSpec:
     accept: Callable[[bool], str] | None = None
     no_key_hint: str = ""
     stream_by_url: bool = False
+    body_reset: Callable[[Any], float | None] = lambda body: None
+    quota_error: Callable[[Any], bool] = lambda body: False
+    models: Any = None
+    count: Any = None
 
 
 _TOKEN = re.compile(r"[^A-Za-z0-9_.:-]")
@@ -139,3 +152,11 @@ def parse_reset_time(text: str, now: float | None = None) -> float | None:
         except (TypeError, ValueError):
             return None
     return max(0.0, when - now)
+
+
+def spec_reset_delay(spec: ProviderSpec, headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """``spec.reset_delay(headers, now=now)``; a one-argument ``reset_delay`` (older custom specs) gets ``headers`` only."""
+    try:
+        return spec.reset_delay(headers, now=now)
+    except TypeError:
+        return spec.reset_delay(headers)
