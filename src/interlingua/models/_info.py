@@ -364,12 +364,22 @@ def _lookup(provider: str, model: str, user_path: str | None) -> ModelInfo:
         facts["reasoning_control"] = Fact(control, "catalogue", detail)
 
     entry = table_lookup(provider, model)
+    if entry is None and row is not None and row.provider not in CATALOGUE_PROVIDERS.get(provider, ()):
+        # found through the open-host fallback: the overrides of the host whose catalogue row it is apply
+        entry = next((table_lookup(p, model) for p, cat in CATALOGUE_PROVIDERS.items() if row.provider in cat and table_lookup(p, model)), None)
     if entry is not None:
         known = True
         note = f"models.json pattern {entry.pattern!r}" + (f": {entry.note}" if isinstance(entry.note, str) and entry.note else "")
+        borrowed = entry.provider != provider  # another wire format's entry for the same model: its model facts only
         for name in values:
+            if borrowed and name not in MODEL_LEVEL:
+                continue
             value = getattr(entry.capabilities, name)
             value = None if value is msgspec.UNSET else value
+            if borrowed and name == "reasoning":
+                value = bool(value and defaults.reasoning)
+            if borrowed and name == "reasoning_settings" and value is None:
+                value = entry.capabilities.reasoning  # ``null`` there means "as reasoning", which is not and-ed here
             if name == "max_output_tokens" and value is None and values.get(name) is not None:
                 continue  # the override does not know it; the catalogue does
             values[name] = value

@@ -7,7 +7,7 @@ theirs from the host registry (:data:`interlingua.hosts.HOSTS`, field ``catalogu
 
 from __future__ import annotations
 
-from ..hosts import HOSTS
+from ..hosts import HOSTS, host_names
 
 __all__ = ["CATALOGUE_PROVIDERS", "OPEN_HOST_FALLBACK"]
 
@@ -24,10 +24,10 @@ _BUILTIN: dict[str, tuple[str, ...]] = {
 
 CATALOGUE_PROVIDERS: dict[str, tuple[str, ...]] = {
     **_BUILTIN,
-    **{f"openai-chat:{name}": host.catalogue for name, host in HOSTS.items() if name != "openai"},
+    **{f"openai-chat:{name}": HOSTS[name].catalogue for name in host_names()},
 }
 """Wire format -> catalogue providers holding its models."""
 
-OPEN_HOST_FALLBACK: frozenset[str] = frozenset({"openai-chat"})
+OPEN_HOST_FALLBACK: frozenset[str] = frozenset({"openai-chat", "openai-responses"})
 """Wire formats spoken by many hosts: a model their own catalogue providers lack is looked up, by its
 exact name, in every host's catalogue (``zai-glm-4.7`` sent as plain ``openai-chat`` is Cerebras')."""
