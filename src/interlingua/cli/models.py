@@ -75,7 +75,7 @@ def _show(provider: str, model: str, as_json: bool) -> dict[str, Any]:
 
 
 def models(
-    model: Annotated[str | None, typer.Argument(metavar="[MODEL]", help="A model to show (default: list the models).", show_default=False)] = None,
+    model: Annotated[str | None, typer.Argument(metavar="MODEL", help="A model to show (default: list the models).", show_default=False)] = None,
     provider: Annotated[
         str | None,
         typer.Option("--provider", "-p", metavar="NAME", help="Wire format (anthropic, openai-chat, openai-chat:groq, ...); default: every built-in one.", show_default=False),
