@@ -140,7 +140,8 @@ HOSTS: dict[str, Host] = {
         Host(
             "huggingface", "reasoning",
             capabilities={"prompt_caching": False},
-            base_url="https://router.huggingface.co/v1", env_vars=("HF_TOKEN",), catalogue=("huggingface",),
+            # the router serves the inference providers' own model ids (the recorded calls went to Together)
+            base_url="https://router.huggingface.co/v1", env_vars=("HF_TOKEN",), catalogue=("huggingface", "together_ai", "fireworks_ai"),
             source="huggingface.co/docs/inference-providers tasks/chat-completion (router; message.reasoning and reasoning_content recorded)",
         ),
         Host(

@@ -28,6 +28,6 @@ CATALOGUE_PROVIDERS: dict[str, tuple[str, ...]] = {
 }
 """Wire format -> catalogue providers holding its models."""
 
-OPEN_HOST_FALLBACK: frozenset[str] = frozenset({"openai-chat", "openai-responses"})
+OPEN_HOST_FALLBACK: frozenset[str] = frozenset({"openai-chat", "openai-responses", "openai-chat:openrouter"})
 """Wire formats spoken by many hosts: a model their own catalogue providers lack is looked up, by its
-exact name, in every host's catalogue (``zai-glm-4.7`` sent as plain ``openai-chat`` is Cerebras')."""
+exact name (or its last ``/`` segment: a gateway's ``openai/gpt-5-mini``), in every wire format's catalogue rows."""
