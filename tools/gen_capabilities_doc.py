@@ -1,4 +1,5 @@
-"""Generate the catalogue, override and host sections of ``docs/capabilities.md``.
+"""Generate the catalogue, override and host sections of ``docs/capabilities.md`` (and the dialect table of
+``docs/providers/openai_chat.md``).
 
 Everything between ``<!-- catalogue:begin -->`` and ``<!-- catalogue:end -->`` is written from the
 data itself: the pinned catalogue snapshot's source (``interlingua.models.source()``) and its model
@@ -20,6 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 OUT = ROOT / "docs" / "capabilities.md"
 BEGIN, END = "<!-- catalogue:begin -->", "<!-- catalogue:end -->"
+DIALECT_DOC = ROOT / "docs" / "providers" / "openai_chat.md"
+DIALECT_BEGIN, DIALECT_END = "<!-- hosts:begin -->", "<!-- hosts:end -->"
 
 
 def _cell(text: str) -> str:
@@ -78,25 +81,64 @@ def render() -> str:
     return "\n".join(out)
 
 
+def render_dialects() -> str:
+    """The dialect table of ``docs/providers/openai_chat.md``: one row per host registry entry."""
+    from interlingua.hosts import HOSTS
+
+    out = [
+        DIALECT_BEGIN,
+        "| dialect | reasoning sent back in | budget field | effort | `top_k` | `tool_choice` | extra `finish_reason` | capability overrides | source |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, h in HOSTS.items():
+        if name == "mistral":
+            continue  # the mistral mapper's engine, not an OpenAI-compatible host
+        if h.reasoning_field is None:
+            reasoning = "none (left out, reported)"
+        else:
+            reasoning = f"`{h.reasoning_field}`" + (" (tool-call turns only)" if h.reasoning_with_calls_only else "")
+        modes = ", ".join(f"`{m}`" for m in ("auto", "none", "required") if m in h.tool_choice_modes)
+        if "required" in h.tool_choice_modes:
+            modes += " + named"
+        finish = ", ".join(f"`{k}`→`{v}`" for k, v in h.finish_reasons.items()) or "—"
+        caps = ", ".join(f"{k}={v!r}" for k, v in h.capabilities.items()) or "—"
+        out.append(
+            f"| `{name}` | {reasoning} | `{h.max_tokens_field}` | `{'.'.join(h.effort_path)}` | {'yes' if h.top_k else 'no'} | {modes} | {finish} | {caps} | {_cell(h.source)} |"
+        )
+    out.append(DIALECT_END)
+    return "\n".join(out)
+
+
+def _replace(text: str, begin: str, end: str, body: str) -> str | None:
+    if begin not in text or end not in text:
+        return None
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return head + body + tail
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 when docs/capabilities.md is not up to date")
     args = parser.parse_args(argv)
-    text = OUT.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        print(f"error: {OUT.relative_to(ROOT)} has no {BEGIN} ... {END} section", file=sys.stderr)
-        return 2
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    new = head + render() + tail
+    stale = []
+    for path, begin, end, make in ((OUT, BEGIN, END, render), (DIALECT_DOC, DIALECT_BEGIN, DIALECT_END, render_dialects)):
+        text = path.read_text(encoding="utf-8")
+        new = _replace(text, begin, end, make())
+        if new is None:
+            print(f"error: {path.relative_to(ROOT)} has no {begin} ... {end} section", file=sys.stderr)
+            return 2
+        if new == text:
+            continue
+        stale.append(path)
+        if not args.check:
+            path.write_text(new, encoding="utf-8")
+            print(f"wrote {path.relative_to(ROOT)}")
+    if args.check and stale:
+        print(f"out of date: {', '.join(str(p.relative_to(ROOT)) for p in stale)}; run python tools/gen_capabilities_doc.py", file=sys.stderr)
+        return 1
     if args.check:
-        if new != text:
-            print(f"{OUT.relative_to(ROOT)} is out of date; run python tools/gen_capabilities_doc.py", file=sys.stderr)
-            return 1
-        print(f"{OUT.relative_to(ROOT)} is up to date")
-        return 0
-    OUT.write_text(new, encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}")
+        print("docs/capabilities.md and docs/providers/openai_chat.md are up to date")
     return 0
 
 
