@@ -88,7 +88,8 @@ def _cost_estimate(entry: _Entry) -> str | None:
     catalogue's price of the model that answered (the item's ``origin``); ``None`` when it is not priced."""
     from types import SimpleNamespace
 
-    origin = entry.item.get("origin") if isinstance(entry.item.get("origin"), dict) else {}
+    found = entry.item.get("origin")
+    origin: dict[str, Any] = found if isinstance(found, dict) else {}
     provider = origin.get("provider")
     model = (entry.response or {}).get("model") or origin.get("model")
     if not (isinstance(provider, str) and isinstance(model, str) and entry.usage):
