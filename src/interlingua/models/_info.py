@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from pathlib import Path
 from typing import Any, Literal
 
@@ -141,7 +143,7 @@ class ModelInfo:
     deprecation_date: str | None = None
     catalogue_row: str | None = None
     override: Any = None
-    facts: dict[str, Fact] = field(default_factory=dict)
+    facts: Mapping[str, Fact] = field(default_factory=dict)
 
     def why(self, name: str) -> str:
         """One line saying where fact ``name`` came from (``catalogue (litellm 1.110.2: openai/gpt-4o)``)."""
@@ -415,7 +417,7 @@ def _lookup(provider: str, model: str, user_path: str | None) -> ModelInfo:
         deprecation_date=deprecation,
         catalogue_row=row.key if row is not None else None,
         override=entry,
-        facts=facts,
+        facts=MappingProxyType(facts),  # shared by every caller of the cached lookup: read-only
     )
 
 
