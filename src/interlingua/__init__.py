@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         write_jsonl,
     )
     from .conversion import convert_request, convert_response, convert_stream
+    from .models import cost
     from .errors import (
         CapabilityError,
         ConflictError,
@@ -77,6 +78,7 @@ __all__ = [
     "convert_request",
     "convert_response",
     "convert_stream",
+    "cost",
     "decode_envelope",
     "decode_item",
     "decode_transcript",
@@ -97,6 +99,7 @@ _LAZY: dict[str, str] = {
         "codec",
     ),
     **dict.fromkeys(("convert_request", "convert_response", "convert_stream"), "conversion"),
+    "cost": "models",
     **dict.fromkeys(
         (
             "CapabilityError", "ConflictError", "ConversionError", "DocumentError", "FormatMismatchError", "InterlinguaError",
@@ -107,7 +110,7 @@ _LAZY: dict[str, str] = {
     ),
     **dict.fromkeys(("CacheBreakpoint", "Envelope", "InputItem", "OutputItem", "ReasoningSettings", "ResponseFormat", "Settings", "Transcript"), "items"),
     # the submodules an eager package import used to load, still reachable as attributes after `import interlingua`
-    **dict.fromkeys(("codec", "errors", "items"), ""),
+    **dict.fromkeys(("codec", "errors", "items", "models"), ""),
 }
 """Public name -> the submodule that defines it (``""``: the name is that submodule)."""
 

@@ -49,7 +49,7 @@ from typing import Any, Literal, TypeAlias
 import msgspec
 
 from ._gc import with_gc_paused
-from .capabilities import Resolver, fit, lookup, resolve
+from .capabilities import Resolver, fit, lookup, resolve, unknown_model_warning
 from .codec import DEFAULT_LIMITS, Limits, UnknownItem, _check_base64, _encoder, _item_too_deep, check_item_limits, check_json_safe, decode_transcript, encode_transcript
 from .errors import DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, Problem, StreamFailedError, UnknownFormatError
 from .items import Origin, Settings, Transcript
@@ -409,8 +409,9 @@ def convert_request(
     settings = transcript.settings if isinstance(transcript.settings, Settings) else Settings()
     chosen = model if model is not None else _recorded_model(transcript, settings, source, target)
     resolution = resolve(target, chosen, mapper=dst, resolver=resolver)
-    if chosen and resolution.source == "mapper" and target in BUILTIN:
-        report.add("changed", f"model {chosen!r} is not in the model table; preflight used the {target} defaults (see docs/capabilities.md)")
+    unknown = unknown_model_warning(resolution, transcript, provider=target, model=chosen)
+    if unknown is not None:
+        report.add("changed", unknown)
     fitted = fit(transcript, resolution.capabilities, model=chosen, provider=target, policy=policy)
     report.extend(fitted.report)
     conv = dst.encode_request(fitted.transcript, model=chosen, policy=policy)

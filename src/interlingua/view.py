@@ -83,6 +83,28 @@ class _Entry:
     response: dict[str, Any] | None = None
 
 
+def _cost_estimate(entry: _Entry) -> str | None:
+    """``cost ~$0.0042 (estimate; litellm 1.110.2 (2026-12-01) prices)`` for a response's usage, from the
+    catalogue's price of the model that answered (the item's ``origin``); ``None`` when it is not priced."""
+    from types import SimpleNamespace
+
+    found = entry.item.get("origin")
+    origin: dict[str, Any] = found if isinstance(found, dict) else {}
+    provider = origin.get("provider")
+    model = (entry.response or {}).get("model") or origin.get("model")
+    if not (isinstance(provider, str) and isinstance(model, str) and entry.usage):
+        return None
+    fields = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens")
+    usage = SimpleNamespace(**{n: entry.usage.get(n) for n in fields})
+    try:
+        from .models import cost
+
+        priced = cost(usage, provider, model)
+    except Exception:  # noqa: BLE001 - a provider the catalogue does not know: no estimate
+        return None
+    return f"cost {priced.label()}" if priced is not None else None
+
+
 @dataclass
 class _Conversation:
     title: str
@@ -282,6 +304,9 @@ class _Renderer:
             names = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens", "total_tokens")
             counts = [f"{n.replace('_tokens', '').replace('_', ' ')} {entry.usage[n]}" for n in names if isinstance(entry.usage.get(n), int)]
             bits.append("usage: " + _e(", ".join(counts) or "-") + " tokens")
+            estimate = _cost_estimate(entry)
+            if estimate:
+                bits.append(f'<span class="cost" title="an estimate from a dated price list, not a bill">{_e(estimate)}</span>')
         if entry.response:
             r = entry.response
             bits.extend(f"{k}: {_e(r[k])}" for k in ("model", "id") if isinstance(r.get(k), str))

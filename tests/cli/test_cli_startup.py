@@ -65,6 +65,8 @@ def _run_cli(*args: str) -> tuple[int, set[str], str]:
         (("validate", "--format", "github", str(BROKEN)), 1),
         (("validate", "--help"), 0),
         (("schema", "text"), 0),
+        (("models", "--source"), 0),
+        (("models", "--help"), 0),
     ],
 )
 def test_help_and_validate_load_no_store_http_or_stream_code(args: tuple[str, ...], code: int) -> None:

@@ -2,8 +2,9 @@
 
 Capabilities (:class:`~interlingua.items.ModelCapabilities`, generated from
 ``schemas/capabilities.json``) are resolved in this order: a caller's resolver,
-the shipped model table (``interlingua/data/models.json``), the mapper's
-defaults; never from a hostname. :func:`preflight` then raises
+then :func:`interlingua.models.lookup` (the user's model table, the shipped overrides in
+``interlingua/data/models.json``, the pinned catalogue); a model none of them describes is
+*unknown* and refused nothing on a default's capabilities; never from a hostname. :func:`preflight` then raises
 :class:`~interlingua.errors.CapabilityError` listing every offending item
 before any request is built; :func:`fit` first applies the loss policy (modality
 violations left out or marked, missing tool definitions synthesized) and refuses
@@ -19,7 +20,16 @@ Example::
 
 from ..items import ModelCapabilities, ModelTable, ModelTableEntry
 from ._preflight import PERMISSIVE_PARAMETERS, Fitted, check, fit, preflight
-from ._resolve import RESOLVER_ENTRY_POINT_GROUP, Resolution, Resolver, plugin_resolvers, resolve, resolve_capabilities
+from ._resolve import (
+    RESOLVER_ENTRY_POINT_GROUP,
+    Resolution,
+    Resolver,
+    open_capabilities,
+    plugin_resolvers,
+    resolve,
+    resolve_capabilities,
+    unknown_model_warning,
+)
 from ._table import default_table, load_table, lookup, pattern_matches
 
 __all__ = [
@@ -36,9 +46,11 @@ __all__ = [
     "fit",
     "load_table",
     "lookup",
+    "open_capabilities",
     "pattern_matches",
     "plugin_resolvers",
     "preflight",
     "resolve",
     "resolve_capabilities",
+    "unknown_model_warning",
 ]

@@ -1,10 +1,15 @@
 """Where a target model's capabilities come from.
 
 Order: the caller's resolver, then resolvers installed through the
-``interlingua.capabilities`` entry point group (by entry point name), then the
-model table, then the mapper's defaults.
+``interlingua.capabilities`` entry point group (by entry point name), then what
+:func:`interlingua.models.lookup` knows (the user's model table, interlingua's overrides in
+``models.json``, the pinned catalogue, field by field). A model none of them describes has
+*unknown* capabilities: the resolution's ``source`` is ``unknown`` and its capabilities take
+nothing from a default model (every model-level capability is open), so preflight refuses nothing on
+a guess; :func:`unknown_model_warning` says what could not be checked. Only with no model at all
+(``None``) are the mapper's defaults used as such.
 Nothing is inferred from a hostname or base URL: an OpenAI-compatible endpoint
-serving another vendor's model is described by a resolver or a table entry.
+serving another vendor's model is described by a resolver, a table entry or its host registry entry.
 """
 
 from __future__ import annotations
@@ -20,7 +25,16 @@ from ._table import lookup
 if TYPE_CHECKING:
     from ..mapping.protocol import Mapper
 
-__all__ = ["RESOLVER_ENTRY_POINT_GROUP", "Resolution", "Resolver", "plugin_resolvers", "resolve", "resolve_capabilities"]
+__all__ = [
+    "RESOLVER_ENTRY_POINT_GROUP",
+    "Resolution",
+    "Resolver",
+    "open_capabilities",
+    "plugin_resolvers",
+    "resolve",
+    "resolve_capabilities",
+    "unknown_model_warning",
+]
 
 RESOLVER_ENTRY_POINT_GROUP = "interlingua.capabilities"
 """Entry point group of installed capability resolvers (each loads to a :data:`Resolver`)."""
@@ -34,14 +48,22 @@ class Resolution:
     """Resolved capabilities and where they came from.
 
     Attributes:
-        capabilities: The capabilities to check against.
-        source: ``resolver``, ``table`` or ``mapper``.
+        capabilities: The capabilities to check against (for ``unknown``: open on every model-level
+            capability, the wire format's own rules kept).
+        source: ``resolver`` (a caller's or an installed resolver), ``table`` (an override entry of
+            ``models.json`` or the caller's ``table``), ``user`` (the user's model table),
+            ``catalogue`` (the pinned catalogue only), ``unknown`` (nothing describes the model) or
+            ``mapper`` (no model named: the mapper's defaults).
         pattern: The matching table pattern when ``source`` is ``table``.
+        info: What :func:`interlingua.models.lookup` returned, when it was asked.
+        defaults: For ``unknown``: the wire format's defaults, which preflight did *not* apply.
     """
 
     capabilities: ModelCapabilities
-    source: Literal["resolver", "table", "mapper"]
+    source: Literal["resolver", "table", "user", "catalogue", "unknown", "mapper"]
     pattern: str | None = None
+    info: Any = None
+    defaults: ModelCapabilities | None = None
 
 
 _plugin_cache: list[tuple[str, Resolver]] | None = None
@@ -115,14 +137,81 @@ def resolve(
                 if not isinstance(found, ModelCapabilities):
                     raise TypeError(f"capability resolver {name!r} returned {type(found).__name__}, not ModelCapabilities or None")
                 return Resolution(found, "resolver")
-        entry = lookup(provider, model, table)
-        if entry is not None:
-            return Resolution(entry.capabilities, "table", entry.pattern)
+        if table is not None:
+            entry = lookup(provider, model, table)
+            if entry is not None:
+                return Resolution(entry.capabilities, "table", entry.pattern)
+        found_info = _model_info(provider, model)
+        if found_info is not None:
+            info = found_info
+            if info.known:
+                origins = {f.origin for f in info.facts.values()}
+                source: Literal["table", "user", "catalogue"] = "user" if "user" in origins else "table" if info.override is not None else "catalogue"
+                pattern = info.override.pattern if source == "table" else None
+                return Resolution(info.capabilities, source, pattern, info=info)
+            return Resolution(open_capabilities(info.capabilities), "unknown", info=info, defaults=info.capabilities)
     if mapper is None:
         from ..mapping.registry import get_mapper
 
         mapper = get_mapper(provider)
     return Resolution(mapper.capabilities(model), "mapper")
+
+
+def _model_info(provider: str, model: str) -> Any:
+    """:func:`interlingua.models.lookup` for a built-in wire format (``None`` for a plugin mapper, whose
+    own ``capabilities(model)`` speaks for its models)."""
+    from ..mapping.registry import BUILTIN
+
+    if provider.partition(":")[0] not in BUILTIN:
+        return None
+    from ..models._info import lookup as model_lookup
+
+    return model_lookup(provider, model)
+
+
+_ALL_MODALITIES = ["text", "image", "audio", "video", "document"]
+
+
+def open_capabilities(defaults: ModelCapabilities) -> ModelCapabilities:
+    """``defaults`` with every model-level capability open (all input modalities, tools, parallel calls,
+    reasoning settings, structured output, stop sequences, no output limit): what preflight checks an
+    unknown model against, so it refuses nothing on a guess. The wire format's own rules
+    (``requires_tool_definitions``, ``raw_round_trip``, ``streaming``) stay."""
+    import msgspec
+
+    return msgspec.structs.replace(
+        defaults,
+        input_modalities=list(_ALL_MODALITIES),
+        tools=True,
+        parallel_tool_calls=True,
+        reasoning_settings=True,
+        structured_output=True,
+        stop_sequences=True,
+        max_output_tokens=msgspec.UNSET,
+        max_tool_calls_per_turn=msgspec.UNSET,
+    )
+
+
+def unknown_model_warning(resolution: Resolution, transcript: Any, *, provider: str, model: str | None, stream: bool = False) -> str | None:
+    """The report line for a target model nothing describes (``None`` when the model is known).
+
+    It says that preflight could not check the conversation against the model, and which checks the
+    wire format's defaults would have failed (information only: nothing was refused on them).
+    """
+    if resolution.source != "unknown" or resolution.defaults is None:
+        return None
+    from ._preflight import check
+
+    would = check(transcript, resolution.defaults, provider=provider, stream=stream)
+    text = (
+        f"model {model!r} is not in the model catalogue or the overrides: its capabilities are unknown, so preflight "
+        f"could not check the conversation against them (the provider decides; describe the model with INTERLINGUA_MODELS "
+        f"or a resolver, see docs/capabilities.md)"
+    )
+    if would:
+        reasons = "; ".join(sorted({v.reason for v in would}))
+        text += f"; the {provider} defaults, which were not applied, would have refused: {reasons}"
+    return text
 
 
 def resolve_capabilities(

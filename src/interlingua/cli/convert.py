@@ -42,6 +42,7 @@ import msgspec
 import typer
 
 from ..codec import _syntax_problem
+from ..hosts import host_names
 from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
 from ..errors import CapabilityError, DocumentError, FormatMismatchError, Problem, SessionChoiceError, InterlinguaError, LimitError, MappingError, StreamFailedError, UnknownFormatError
 from ..mapping import Mapper, Report, available, get_mapper
@@ -595,8 +596,7 @@ def convert(
         str | None,
         typer.Option(
             "--dialect", metavar="NAME",
-            help="With --to openai-chat: the OpenAI-compatible host to write for (groq, together, fireworks, xai, cerebras, deepseek, "
-            "openrouter, vllm, lmstudio, llamacpp, huggingface, zai, kimi, ollama); same as --to openai-chat:NAME.",
+            help=f"With --to openai-chat: the OpenAI-compatible host to write for ({', '.join(host_names())}); same as --to openai-chat:NAME.",
             show_default=False,
         ),
     ] = None,

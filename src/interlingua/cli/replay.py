@@ -174,7 +174,7 @@ def _settings(
         raise _Fail(2, f"bad setting: {exc}") from None
 
 
-async def _call(
+async def _generate(
     transcript: Transcript,
     *,
     provider: str,
@@ -223,6 +223,38 @@ async def _call(
                 err = event.error
                 raise TransportError(code=str(err.code), message=err.message, provider=provider)
     raise AssertionError("stream ended without a terminal event")  # pragma: no cover
+
+
+async def _call(transcript: Transcript, *, provider: str, model: str, **kwargs: Any) -> ModelResponse:
+    """Call the model (:func:`_generate`), then print the usage and its estimated cost on stderr."""
+    response = await _generate(transcript, provider=provider, model=model, **kwargs)
+    line = usage_summary(response, provider, model)
+    if line:
+        typer.echo(line, err=True)
+    return response
+
+
+def usage_summary(response: ModelResponse, provider: str, model: str) -> str | None:
+    """``usage: 1200 input, 80 output tokens; cost ~$0.0042 (estimate; litellm 1.110.2 (2026-12-01) prices)``,
+    or ``None`` without usage. The cost is left out when the catalogue lists no price for the model."""
+    from ..items import Usage
+
+    usage = response.usage
+    if not isinstance(usage, Usage):
+        return None
+    parts = [f"{getattr(usage, f)} {label}" for f, label in (("input_tokens", "input"), ("output_tokens", "output"), ("cache_read_tokens", "cache read")) if isinstance(getattr(usage, f), int)]
+    if not parts:
+        return None
+    line = f"usage: {', '.join(parts)} tokens"
+    # the model that answered (the response's) is the one billed; never priced as another
+    billed = response.model if isinstance(response.model, str) and response.model else model
+    try:
+        from ..models import cost
+
+        priced = cost(usage, provider, billed)
+    except Exception:  # noqa: BLE001 - a cost estimate never fails a call
+        priced = None
+    return f"{line}; cost {priced.label()}" if priced is not None else f"{line}; cost unknown (no catalogue price for {billed!r})"
 
 
 async def _call_and_append(call: Callable[[], Awaitable[ModelResponse]], url: str, session_id: str, sent: Transcript | None = None) -> tuple[int, int]:

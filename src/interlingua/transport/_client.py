@@ -21,7 +21,7 @@ import httpx
 import msgspec
 
 from .._built import checked_transcript
-from ..capabilities import Resolver, fit, resolve
+from ..capabilities import Resolver, fit, resolve, unknown_model_warning
 from ..errors import ConversionError, TransportError
 from ..items import ErrorItem, ModelCapabilities, Settings, Transcript
 from ..mapping import Mapper, ModelResponse, Report, get_mapper
@@ -528,15 +528,19 @@ class Client:
         if defaults:
             effective = merge_settings(effective, defaults)
         transcript = msgspec.structs.replace(transcript, settings=msgspec.structs.replace(effective, stream=msgspec.UNSET if self._spec.stream_by_url else stream))
-        caps = capabilities or resolve(self.provider, model, mapper=self.mapper, resolver=resolver).capabilities
+        resolution = None if capabilities else resolve(self.provider, model, mapper=self.mapper, resolver=resolver)
+        caps = capabilities or resolution.capabilities  # type: ignore[union-attr]
         # The policy governs what the model cannot take too (as `interlingua convert` does).
         fitted = fit(transcript, caps, model=model, provider=self.provider, policy=policy, stream=stream)
+        unknown = unknown_model_warning(resolution, transcript, provider=self.provider, model=model, stream=stream) if resolution else None
         if self._key is None and self._spec.requires_key:
             names = " or ".join(self._spec.env_vars) or "api_key"
             hint = f"; {self._spec.no_key_hint}" if self._spec.no_key_hint and self.base_url != self._spec.default_base_url.rstrip("/") else ""
             raise transport_error("auth", f"no API key: pass api_key or set {names}{hint}", provider=self.provider)
         conversion = self.mapper.encode_request(fitted.transcript, model=model, policy=policy)
         report = Report()
+        if unknown is not None:
+            report.add("changed", unknown)
         report.extend(fitted.report)
         report.extend(fitted.translate(conversion.report))
         body = self._spec.prepare_body(conversion.value, model, stream, self.options)

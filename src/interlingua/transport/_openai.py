@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from ..hosts import HOSTS
 from ._spec import ProviderSpec, error_token, parse_duration
 
 __all__ = ["openai_chat", "openai_chat_host", "openai_responses"]
@@ -101,7 +102,8 @@ openai_chat = ProviderSpec(
     options=frozenset({"stream_usage"}),
     no_key_hint=(
         "a local OpenAI-compatible server that takes no key needs none under its own name: "
-        "openai-chat:vllm, openai-chat:lmstudio, openai-chat:llamacpp or openai-chat:ollama (--provider or Client(...)), with the base URL"
+        + ", ".join(f"openai-chat:{h.name}" for h in HOSTS.values() if h.local)
+        + " (--provider or Client(...)), with the base URL"
     ),
 )
 """Chat Completions; ``stream_options.include_usage`` is set on streams (option ``stream_usage=False`` turns it off)."""
@@ -121,34 +123,15 @@ openai_responses = ProviderSpec(
 """Responses API."""
 
 
-# OpenAI-compatible hosts (the ``openai-chat:<dialect>`` mapper names): API root and key variable, from each
-# host's own API reference / quick-start page. Local servers take no key. ``openai`` is the default spec.
-_HOSTS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "deepseek": ("https://api.deepseek.com", ("DEEPSEEK_API_KEY",)),  # api-docs.deepseek.com
-    "openrouter": ("https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",)),  # openrouter.ai/docs/api-reference
-    "groq": ("https://api.groq.com/openai/v1", ("GROQ_API_KEY",)),  # console.groq.com/docs/openai
-    "together": ("https://api.together.xyz/v1", ("TOGETHER_API_KEY",)),  # docs.together.ai OpenAI compatibility
-    "fireworks": ("https://api.fireworks.ai/inference/v1", ("FIREWORKS_API_KEY",)),  # docs.fireworks.ai
-    "xai": ("https://api.x.ai/v1", ("XAI_API_KEY",)),  # docs.x.ai API reference
-    "cerebras": ("https://api.cerebras.ai/v1", ("CEREBRAS_API_KEY",)),  # inference-docs.cerebras.ai
-    "huggingface": ("https://router.huggingface.co/v1", ("HF_TOKEN",)),  # huggingface.co/docs/inference-providers
-    "zai": ("https://api.z.ai/api/paas/v4", ("ZAI_API_KEY",)),  # docs.z.ai API reference
-    "kimi": ("https://api.moonshot.ai/v1", ("MOONSHOT_API_KEY",)),  # platform.moonshot.ai docs
-    "ollama": ("http://localhost:11434/v1", ()),  # Ollama's OpenAI compatibility
-    "vllm": ("http://localhost:8000/v1", ()),  # vLLM's OpenAI-compatible server
-    "lmstudio": ("http://localhost:1234/v1", ()),  # LM Studio's OpenAI-compatible endpoints
-    "llamacpp": ("http://localhost:8080/v1", ()),  # llama.cpp's llama-server
-}
-
-
 def openai_chat_host(dialect: str) -> ProviderSpec | None:
     """The HTTP rules of ``openai-chat:<dialect>``: Chat Completions at the host's own API root, the key
-    from the host's own environment variable (none for local servers: ``vllm``, ``lmstudio``, ``llamacpp``,
-    ``ollama``). ``None`` for a dialect with no known host (pass ``base_url=`` and use ``openai-chat``)."""
+    from the host's own environment variable (none for local servers), both from the host registry
+    (:data:`interlingua.hosts.HOSTS`). ``None`` for a dialect with no host of its own (pass
+    ``base_url=`` and use ``openai-chat``)."""
     if dialect == "openai":
         return replace(openai_chat, name="openai-chat:openai")
-    host = _HOSTS.get(dialect)
-    if host is None:
+    host = HOSTS.get(dialect)
+    if host is None or host.base_url is None:
         return None
-    url, env = host
-    return replace(openai_chat, name=f"openai-chat:{dialect}", default_base_url=url, env_vars=env, requires_key=bool(env), no_key_hint="")
+    env = host.env_vars
+    return replace(openai_chat, name=f"openai-chat:{dialect}", default_base_url=host.base_url, env_vars=env, requires_key=bool(env), no_key_hint="")

@@ -2,8 +2,7 @@
 
 ``mapper`` is the registered default (dialect ``openai``); another dialect is
 ``get_mapper("openai-chat:<dialect>")`` (:func:`variant`) or ``OpenAIChatMapper(dialect=...)``:
-``deepseek``, ``openrouter``, ``ollama`` and the hosts ``groq``, ``together``, ``fireworks``,
-``xai``, ``cerebras``, ``vllm``, ``lmstudio``, ``llamacpp``, ``huggingface``, ``zai``, ``kimi``.
+every host of the host registry (:data:`interlingua.hosts.HOSTS`: ``deepseek``, ``openrouter``, ``groq``, ...).
 Rules and sources: :data:`DIALECT_RULES` and ``docs/providers/openai_chat.md``.
 """
 

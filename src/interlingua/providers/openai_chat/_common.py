@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeAlias
 
 import msgspec
 
+from ...hosts import HOSTS
 from ...items import Base64Source, OpaqueReasoning, StopReason, UrlSource, Usage
 from ...mapping.ids import IdRule
 
@@ -49,11 +50,8 @@ OPENROUTER_ISSUER = "openrouter"
 OPENROUTER_NAMESPACE = "openrouter.reasoning_details"
 """Opaque namespace of OpenRouter ``message.reasoning_details`` (the whole list, as received)."""
 
-Dialect: TypeAlias = Literal[
-    "openai", "deepseek", "openrouter", "ollama", "mistral",
-    "groq", "together", "fireworks", "xai", "cerebras", "vllm", "lmstudio", "llamacpp", "huggingface", "zai", "kimi",
-]
-"""Which OpenAI-compatible endpoint a request is written for.
+Dialect: TypeAlias = str
+"""Which OpenAI-compatible endpoint a request is written for: a name of :data:`interlingua.hosts.HOSTS`.
 
 Reading accepts every dialect's fields; the dialect only decides how reasoning is written back:
 
@@ -65,15 +63,11 @@ Reading accepts every dialect's fields; the dialect only decides how reasoning i
 * ``ollama``: ``reasoning`` text (Ollama ``openai/openai.go``; PAI ``test_ollama_cloud_tool_output``).
 * ``mistral``: the engine of the built-in ``mistral`` mapper (``interlingua.providers.mistral``),
   which turns the ``reasoning`` text this dialect writes into a ``thinking`` content chunk.
-* the OpenAI-compatible hosts ``groq``, ``together``, ``fireworks``, ``xai``, ``cerebras``, ``vllm``,
-  ``lmstudio``, ``llamacpp``, ``huggingface``, ``zai``, ``kimi``: their rules and sources are in
-  :data:`interlingua.providers.openai_chat._dialects.DIALECT_RULES`.
+* the OpenAI-compatible hosts: one entry each, rules and sources, in :data:`interlingua.hosts.HOSTS`.
 """
 
-DIALECTS: tuple[Dialect, ...] = (
-    "openai", "deepseek", "openrouter", "ollama", "mistral",
-    "groq", "together", "fireworks", "xai", "cerebras", "vllm", "lmstudio", "llamacpp", "huggingface", "zai", "kimi",
-)
+DIALECTS: tuple[Dialect, ...] = tuple(HOSTS)
+"""Every dialect name, in host-registry order (:data:`interlingua.hosts.HOSTS`)."""
 
 ID_RULE = IdRule("openai-chat", max_length=40, prefix="call_")
 """OpenAI Chat ``tool_calls[].id``: at most 40 characters (vercel/ai#8132, Portkey gateway#1062, autogen#6377)."""

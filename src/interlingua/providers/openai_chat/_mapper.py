@@ -64,10 +64,8 @@ class OpenAIChatMapper:
     dialect accepts it; elsewhere it is left out and reported.
 
     Args:
-        dialect: ``openai`` (default), ``deepseek``, ``openrouter``, ``ollama``, or an
-            OpenAI-compatible host: ``groq``, ``together``, ``fireworks``, ``xai``, ``cerebras``,
-            ``vllm``, ``lmstudio``, ``llamacpp``, ``huggingface``, ``zai``, ``kimi`` (registry names
-            ``openai-chat:<dialect>``; rules and sources in ``_dialects.DIALECT_RULES``).
+        dialect: ``openai`` (default) or a name of the host registry, :data:`interlingua.hosts.HOSTS`
+            (registry names ``openai-chat:<dialect>``; each entry holds its rules and sources).
 
     Raises:
         ValueError: unknown dialect.

@@ -1,0 +1,155 @@
+"""Every model named in our real fixtures (and the corpus, when it is beside the repository) is known.
+
+A model the pinned catalogue and the overrides do not describe is listed in :data:`NOT_IN_CATALOGUE`
+with why: the test fails on a new unknown model (describe it: an override with its source, or a
+catalogue refresh) and on a listed model that has become known (take it off the list).
+Unknown models are still converted (their capabilities unknown, preflight says it could not check);
+this list is what "the catalogue covers" has left to do.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from interlingua.models import lookup, use_models_file
+
+ROOT = Path(__file__).resolve().parents[2]
+REAL = ROOT / "tests" / "fixtures" / "real"
+sys.path.insert(0, str(ROOT / "tests"))
+
+FOLDER_FORMAT = {
+    "openai_chat": "openai-chat",
+    "openai_chat_extra": "openai-chat",
+    "openai_compatible": "openai-chat",
+    "openrouter": "openai-chat:openrouter",
+    "openai_responses": "openai-responses",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
+    "bedrock_converse": "bedrock-converse",
+    "cohere": "cohere",
+    "mistral": "mistral",
+    "ollama": "ollama",
+    "openai-chat": "openai-chat",
+    "openai-responses": "openai-responses",
+}
+
+RETIRED = "retired by its provider; the catalogue no longer lists it"
+GATEWAY = "a gateway's vendor/model id (OpenRouter, Hugging Face router) that the catalogue spells otherwise or not at all"
+NOT_IN_CATALOGUE: dict[tuple[str, str], str] = {
+    ("anthropic", "claude-3-opus-latest"): RETIRED,
+    ("mistral", "pixtral-12b-latest"): RETIRED,
+    ("openai-chat", "pixtral-12b-latest"): RETIRED,
+    ("openai-chat", "gpt-4.5-preview"): RETIRED,
+    ("openai-chat", "o1-mini"): RETIRED,
+    ("openai-chat", "gemini-2.5-pro-preview-05-06"): RETIRED,
+    ("openai-chat", "llama3-8b-8192"): RETIRED,
+    ("openai-chat:groq", "llama3-8b-8192"): RETIRED,
+    ("openai-chat", "compound-beta"): "Groq's compound system, not a model row of the catalogue",
+    ("openai-chat", "llama-3.3-70b-versatile"): "Groq's id; the catalogue's Groq rows keep only current models",
+    ("openai-chat", "deepseek-r1-distill-llama-70b"): RETIRED,
+    ("openai-chat", "anthropic/claude-3.7-sonnet:thinking"): GATEWAY,
+    ("openai-chat", "anthropic/claude-sonnet-4.5"): GATEWAY,
+    ("openai-chat", "anthropic/claude-sonnet-4.6"): GATEWAY,
+    ("openai-chat", "google/gemini-2.0-flash-exp:free"): GATEWAY,
+    ("openai-chat", "minimax/minimax-m2:free"): GATEWAY,
+    ("openai-chat", "meta-llama/llama-3.1-8b-instruct"): GATEWAY,
+    ("openai-chat", "meta-llama/Llama-3.3-70B-Instruct"): GATEWAY,
+    ("openai-chat", "meta-llama/llama-4-maverick-17b-128e-instruct"): GATEWAY,
+    ("openai-chat", "qwen/qwen3-30b-a3b-instruct-2507"): GATEWAY,
+    ("openai-chat", "qwen/qwen3-32b"): GATEWAY,
+    ("openai-chat:huggingface", "deepseek-ai/DeepSeek-R1"): GATEWAY,
+    ("openai-chat", "claude-3-7-sonnet"): "Snowflake Cortex's id for Claude 3.7 Sonnet",
+    ("openai-chat", "openai-gpt-4.1"): "Snowflake Cortex's id for GPT-4.1",
+    ("openai-chat", "llama3.3-70b"): "Snowflake Cortex's id",
+    ("openai-chat", "glm-4.6v"): "z.ai's vision model; the catalogue's z.ai rows do not list it",
+    ("openai-chat", "qwen-3-coder-480b"): "Cerebras' id; the catalogue's Cerebras rows do not list it",
+    ("openai-chat", "zai-glm-4.7"): "Cerebras' id; the catalogue's Cerebras rows do not list it",
+    ("openai-chat:cerebras", "zai-glm-4.7"): "Cerebras' id; the catalogue's Cerebras rows do not list it",
+    ("openai-chat", "gpt-oss:20b"): "an Ollama tag served through the OpenAI-compatible API",
+    ("openai-chat", "qwen3:0.6b"): "an Ollama tag served through the OpenAI-compatible API",
+    ("openai-responses", "openai.gpt-5.5"): "Bedrock's OpenAI-compatible endpoint id",
+    ("openai-responses", "openai.gpt-5.6-luna"): "Bedrock's OpenAI-compatible endpoint id",
+    ("openai-responses", "openai.gpt-oss-120b"): "Bedrock's OpenAI-compatible endpoint id",
+}
+
+
+def _named(folder: Path, fmt_of: dict[str, str]) -> dict[tuple[str, str], str]:
+    out: dict[tuple[str, str], str] = {}
+    for path in sorted(folder.rglob("*.request.json")):
+        parent = path.parent.name
+        fmt = f"openai-chat:{path.name.split('__')[0]}" if parent == "openai_compatible_hosts" else fmt_of.get(parent)
+        if fmt is None:
+            continue
+        try:
+            body = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        model = body.get("model") if isinstance(body, dict) else None
+        if isinstance(model, str) and model:
+            out.setdefault((fmt, model), str(path.relative_to(folder)))
+    return out
+
+
+def _models() -> dict[tuple[str, str], str]:
+    found = _named(REAL, FOLDER_FORMAT)
+    from corpus import _engine
+
+    corpus = _engine.corpus_dir()
+    if (corpus / "corpus.tar.xz").is_file():
+        import tempfile
+
+        dest = Path(tempfile.gettempdir()) / f"interlingua-corpus-{abs(hash(str(corpus)))}"
+        _engine.unpack(dest, corpus)
+        for key, where in _named(dest, FOLDER_FORMAT).items():
+            found.setdefault(key, f"corpus {where}")
+    return found
+
+
+@pytest.fixture(autouse=True)
+def _no_user_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("INTERLINGUA_MODELS", raising=False)
+    use_models_file(None)
+
+
+def test_every_model_named_in_fixtures_and_corpus_is_known() -> None:
+    models = _models()
+    assert len(models) > 30
+    unknown = {key: where for key, where in models.items() if not lookup(*key).known}
+    new = {k: v for k, v in unknown.items() if k not in NOT_IN_CATALOGUE}
+    assert new == {}, "models neither the catalogue nor the overrides describe:\n" + "\n".join(f"  {p} {m}  ({w})" for (p, m), w in sorted(new.items()))
+    now_known = sorted(k for k in NOT_IN_CATALOGUE if k in models and k not in unknown)
+    assert now_known == [], f"now known, take them off NOT_IN_CATALOGUE: {now_known}"
+
+
+@pytest.mark.parametrize(
+    ("provider", "model"),
+    [
+        # the current models of every built-in provider and host (issue 28, "Done when")
+        ("openai-responses", "gpt-5"),
+        ("openai-chat", "gpt-4.1-mini"),
+        ("anthropic", "claude-sonnet-4-5"),
+        ("anthropic", "claude-opus-4-5"),
+        ("gemini", "gemini-2.5-flash"),
+        ("gemini", "gemini-2.5-pro"),
+        ("bedrock-converse", "anthropic.claude-sonnet-4-6"),
+        ("cohere", "command-a-03-2025"),
+        ("mistral", "mistral-large-latest"),
+        ("ollama", "llama3.1"),
+        ("openai-chat:deepseek", "deepseek-chat"),
+        ("openai-chat:groq", "openai/gpt-oss-120b"),
+        ("openai-chat:together", "meta-llama/Llama-3.3-70B-Instruct-Turbo"),
+        ("openai-chat:fireworks", "accounts/fireworks/models/gpt-oss-120b"),
+        ("openai-chat:xai", "grok-4.3"),
+        ("openai-chat:cerebras", "gpt-oss-120b"),
+        ("openai-chat:zai", "glm-4.6"),
+        ("openai-chat:kimi", "kimi-k2.5"),
+    ],
+)
+def test_current_models_of_each_provider_are_in_the_catalogue(provider: str, model: str) -> None:
+    info = lookup(provider, model)
+    assert info.known and info.catalogue_row is not None, (provider, model)
+    assert isinstance(info.context_window, int) and info.context_window > 0
