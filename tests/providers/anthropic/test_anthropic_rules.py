@@ -119,10 +119,10 @@ def test_consecutive_same_role_messages_with_different_keys_stay_apart():
     assert not [e for e in conv.report if e.action == "changed"]
 
 
-def test_flat_parallel_calls_keep_their_messages_and_results_become_one_user_message():
-    # OpenAI Responses keys one message per item. Anthropic combines consecutive assistant messages
-    # (recorded requests with a turn's tool_use blocks in two assistant messages were answered), so
-    # they stay apart; the results must open the next user turn, so they are one message.
+def test_flat_parallel_calls_become_one_assistant_message_and_results_one_user_message():
+    # OpenAI Responses keys one message per item. Each tool_use must be answered by the next message
+    # (issue 25: assistant[tool_use A], assistant[tool_use B], user[results] is refused), so the calls
+    # of the turn are one message; text before the first call keeps its own message.
     t = transcript(
         user("hi", message="m0"),
         TextItem(text="checking", role="assistant", message="m1"),
@@ -131,10 +131,18 @@ def test_flat_parallel_calls_keep_their_messages_and_results_become_one_user_mes
     )
     conv = encode(t)
     msgs = conv.value["messages"]
-    assert [m["role"] for m in msgs] == ["user", "assistant", "assistant", "assistant", "user"]
-    assert [b["tool_use_id"] for b in msgs[4]["content"]] == ["toolu_A", "toolu_B"]
+    assert [m["role"] for m in msgs] == ["user", "assistant", "assistant", "user"]
+    assert [b["id"] for b in msgs[2]["content"]] == ["toolu_A", "toolu_B"]
+    assert [b["tool_use_id"] for b in msgs[3]["content"]] == ["toolu_A", "toolu_B"]
     changed = [e for e in conv.report if e.action == "changed"]
-    assert [(e.index, e.item_type) for e in changed] == [(4, "tool_result")]
+    assert [(e.index, e.item_type) for e in changed] == [(3, "tool_call"), (4, "tool_result")]
+
+
+def test_text_after_the_calls_joins_the_calls_message():
+    t = transcript(user("hi", message="m0"), call("toolu_A", message="m1"), TextItem(text="one more", role="assistant", message="m2"), call("toolu_B", message="m3"), result("toolu_A", message="m4"), result("toolu_B", message="m5"))
+    msgs = encode(t).value["messages"]
+    assert [m["role"] for m in msgs] == ["user", "assistant", "user"]
+    assert [b["type"] for b in msgs[1]["content"]] == ["tool_use", "text", "tool_use"]
 
 
 def test_user_text_then_result_in_later_message_is_one_message_results_first():

@@ -21,6 +21,7 @@ from ...items import RawItem, TextItem, ToolCallItem, ToolChoice, ToolDefinition
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
 from ...mapping.settings import settings_of
+from ...mapping.turns import call_turn_keys
 from ...mapping.wire import guarded, json_copy
 from ._blocks import NAME, DecodeContext, Encoder, decode_block, item_type, speaker
 from ._settings import decode_settings, encode_settings
@@ -287,6 +288,12 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
 
     ids_get, dropped_calls = enc.ids.get, enc.dropped_calls
     direct = _DIRECT
+    # the calls of one assistant turn go in one message (mapping/turns.py): a flat source's next call
+    # joins the message of the turn's first call, since each tool_use is answered by the next message
+    turn_keys = call_turn_keys(items)
+    for at, old, new in turn_keys.joins:
+        report.add("changed", f"assistant items of message {old!r} joined to the message {new!r} holding the turn's first tool_use (each tool_use must be answered by the next message)", index=at, item_type=item_type(items[at]))
+    joined = turn_keys.keys
     for index, item in enumerate(items):
         tp = type(item) if direct else None
         # The usual items, written directly: a plain text with role user or assistant, a tool call with
@@ -322,7 +329,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
                     if item.is_error is not UNSET:
                         block["is_error"] = item.is_error
         if block is not None:
-            key = item.message
+            key = joined[index] if joined and index in joined else item.message
             if turns and turns[-1].role == role:
                 last = turns[-1]
                 if key is UNSET or last.key is UNSET or key == last.key:
@@ -337,7 +344,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
                 turns.append(_Turn(role, [block], index, key))
             continue
         who = speaker(item)
-        key = getattr(item, "message", msgspec.UNSET)
+        key = turn_keys.key(index, item)
         if who is None:
             kind = item_type(item)
             marker = enc.unsupported(f"{kind} items have no Anthropic form", index, kind)
