@@ -291,8 +291,6 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     # the calls of one assistant turn go in one message (mapping/turns.py): a flat source's next call
     # joins the message of the turn's first call, since each tool_use is answered by the next message
     turn_keys = call_turn_keys(items)
-    for at, old, new in turn_keys.joins:
-        report.add("changed", f"assistant items of message {old!r} joined to the message {new!r} holding the turn's first tool_use (each tool_use must be answered by the next message)", index=at, item_type=item_type(items[at]))
     joined = turn_keys.keys
     for index, item in enumerate(items):
         tp = type(item) if direct else None
@@ -391,6 +389,14 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
                         report.add("changed", "tool_result blocks moved to the start of the user message (Anthropic requires results first)", index=index, item_type="tool_result")
                     blocks = results + others
             messages.append({"role": role, "content": blocks})
+
+    for at, old, new in turn_keys.joins:
+        # pointer: the messages array, whose layout the join changed (one message fewer, a longer one)
+        report.add(
+            "changed",
+            f"assistant items of message {old!r} joined to the message {new!r} holding the turn's first tool_use (each tool_use must be answered by the next message)",
+            index=at, item_type=item_type(items[at]), pointer="/messages",
+        )
 
     body: dict[str, Any] = encode_settings(settings_of(transcript), model, policy, report)
     if system:
