@@ -19,6 +19,7 @@ from ...codec import SCHEMA_VERSION, Item
 from ...errors import ConversionError, MappingError
 from ...items import RawItem, TextItem, ToolCallItem, ToolChoice, ToolDefinition, ToolResultItem, Transcript
 from ...mapping.protocol import Conversion
+from ...mapping.tool_definitions import require_tool_definitions
 from ...mapping.report import Policy, Report
 from ...mapping.settings import settings_of
 from ...mapping.turns import call_turn_keys
@@ -247,12 +248,17 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     ``max_tokens`` always (from the settings, else the model table, else a default; reported when
     added), the other settings mapped or reported; ``cache_breakpoint`` -> ``cache_control``.
 
+    A history with tool calls or results and no tool definitions: refused under ``error``, else one
+    definition per called tool is synthesized (reported ``changed``; ``mapping.tool_definitions``).
+
     Raises:
-        ConversionError: policy ``error`` and an item Anthropic cannot carry, or a response format
+        ConversionError: policy ``error`` and a history with tool items but no tool definitions, or an item Anthropic cannot carry, or a response format
             Anthropic cannot enforce.
         MalformedArgumentsError: policy ``error`` and a tool call without an arguments object.
     """
     report = Report()
+    # a history with tool items needs tool definitions (mapping/tool_definitions.py; the preflight applies the same rule)
+    transcript = require_tool_definitions(transcript, NAME, policy, report)
     enc = Encoder(policy, report, model)
     items: list[Any] = transcript.items
     # every source id that is valid for Anthropic is reserved before the first id is derived

@@ -32,6 +32,7 @@ from ...items import (
     Transcript,
 )
 from ...mapping.protocol import Conversion
+from ...mapping.tool_definitions import require_tool_definitions
 from ...mapping.report import Policy, Report
 from ...mapping.settings import approximated_setting, note_model, own_provider_data, settings_of, unsupported_setting
 from ...mapping.wire import guarded
@@ -402,11 +403,16 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
       ``policy`` (foreign raw items and foreign opaque state are always dropped and reported);
     * settings as in :func:`decode_request`, reversed; ``seed``/penalties have no Converse field (reported).
 
+    A history with tool calls or results and no tool definitions: refused under ``error``, else one
+    definition per called tool is synthesized (reported ``changed``; ``mapping.tool_definitions``).
+
     Raises:
-        ConversionError: policy ``error`` and an item or setting Converse cannot carry.
+        ConversionError: policy ``error`` and a history with tool items but no tool definitions, or an item or setting Converse cannot carry.
         MalformedArgumentsError: policy ``error`` and a tool call without an arguments object.
     """
     report = Report()
+    # a history with tool items needs tool definitions (mapping/tool_definitions.py; the preflight applies the same rule)
+    transcript = require_tool_definitions(transcript, NAME, policy, report)
     settings = settings_of(transcript)
     if model is None and isinstance(settings.model, str):
         model = settings.model
@@ -458,7 +464,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
         doc_no += sum(1 for b in blocks if "document" in b)
         append(who, blocks, index)
 
-    messages = []
+    messages: list[dict[str, Any]] = []
     for role, blocks, index in turns:
         if role == "user" and any(_is_result(b) for b in blocks):
             units: list[list[dict[str, Any]]] = []
