@@ -516,7 +516,7 @@ class MessageDecoder:
             return msgspec.structs.replace(item, message=U)
         del self.report.entries[saved:]  # the raw-item entry: replaced by the drop below
         kind = part.get("type") if isinstance(part, dict) else None
-        self.report.add("dropped", f"tool message part {kind!r} has no canonical form inside a tool result", index=index, item_type=str(kind), pointer=pointer)
+        self.report.add("dropped", f"tool message part {kind!r} cannot be read into a tool result (its content holds text, media and structured data only)", index=index, item_type=str(kind), pointer=pointer)
         return None
 
     def _tool_message(self, msg: dict[str, Any], *, index: int, key: str) -> list[Item]:
