@@ -233,9 +233,13 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
       message in place (SDK ``BetaSystemMessageParam``); developer text is reported as sent as system;
     * items go in one message while their role and ``message`` key agree (an item without a key joins
       the message before it); same-role messages with other keys stay apart (Anthropic combines
-      consecutive same-role turns: recorded requests with a turn's tool_use blocks in two assistant
-      messages were answered), except that thinking alone joins the assistant message after it, and a user run with a tool_result after its first message is one message
+      consecutive same-role turns), except that from the first tool_use of an assistant turn on the
+      turn is one message (each tool_use is answered by the next message; ``mapping.turns``), thinking
+      alone joins the assistant message after it, and a user run with a tool_result after its first message is one message
       (results must open the turn after their calls); each regrouping is reported ``changed``;
+    * a history with tool calls and no tool definitions is refused under ``error``; otherwise one
+      definition per called tool is synthesized and reported (``mapping.tool_definitions``, the
+      preflight's rule);
     * ``tool_result`` blocks come first in their user message (reordering is reported);
     * thinking / redacted_thinking go back complete, in place, in the assistant message;
       foreign or unsigned reasoning is dropped and reported;
@@ -248,11 +252,8 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     ``max_tokens`` always (from the settings, else the model table, else a default; reported when
     added), the other settings mapped or reported; ``cache_breakpoint`` -> ``cache_control``.
 
-    A history with tool calls or results and no tool definitions: refused under ``error``, else one
-    definition per called tool is synthesized (reported ``changed``; ``mapping.tool_definitions``).
-
     Raises:
-        ConversionError: policy ``error`` and a history with tool items but no tool definitions, or an item Anthropic cannot carry, or a response format
+        ConversionError: policy ``error`` and a history with tool calls but no tool definitions, or an item Anthropic cannot carry, or a response format
             Anthropic cannot enforce.
         MalformedArgumentsError: policy ``error`` and a tool call without an arguments object.
     """

@@ -403,11 +403,11 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
       ``policy`` (foreign raw items and foreign opaque state are always dropped and reported);
     * settings as in :func:`decode_request`, reversed; ``seed``/penalties have no Converse field (reported).
 
-    A history with tool calls or results and no tool definitions: refused under ``error``, else one
+    A history with tool calls and no tool definitions: refused under ``error``, else one
     definition per called tool is synthesized (reported ``changed``; ``mapping.tool_definitions``).
 
     Raises:
-        ConversionError: policy ``error`` and a history with tool items but no tool definitions, or an item or setting Converse cannot carry.
+        ConversionError: policy ``error`` and a history with tool calls but no tool definitions, or an item or setting Converse cannot carry.
         MalformedArgumentsError: policy ``error`` and a tool call without an arguments object.
     """
     report = Report()
