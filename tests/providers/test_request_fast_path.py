@@ -198,7 +198,7 @@ def test_the_direct_paths_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
         {"role": "user", "content": "weather?"},
         {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "w", "arguments": "{}"}}]},
         {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
-    ]}
+    ], "tools": [{"type": "function", "function": {"name": "w", "parameters": {"type": "object"}}}]}
     decoder = MessageDecoder(Report(), request=True)
     assert all(decoder.plain(m, "m") is not None for m in body["messages"])
     transcript = get_mapper("openai-chat").decode_request(body).value

@@ -9,8 +9,9 @@ Anthropic and Ollama. The checks read the target's raw JSON, not the mappers' it
   ``functionCall`` parts, Anthropic ``tool_use`` blocks);
 * the results come right after it, one per call, in call order, before anything else (Chat/Ollama:
   the next N messages are tool messages; Gemini: the next content is a user turn opening with the N
-  ``functionResponse`` parts; Anthropic: the next user turn opens with the N ``tool_result`` blocks,
-  consecutive same-role messages being one turn as the API combines them);
+  ``functionResponse`` parts; Anthropic: the next message is a user message opening with the N
+  ``tool_result`` blocks: a split ``assistant[tool_use A]``, ``assistant[tool_use B]`` is refused,
+  issue 25);
 * the body passes the provider's own SDK types (``tests/sdk_oracle``).
 """
 
@@ -92,14 +93,8 @@ def turns_of(target: str, body: dict[str, Any]) -> list[tuple[str, list[str], li
                     break
                 lead.append(p["functionResponse"].get("id") or p["functionResponse"]["name"].removeprefix("tool_"))
             out.append((c["role"], calls, lead))
-    else:  # anthropic: consecutive same-role messages are one turn (the API combines them)
-        merged: list[dict[str, Any]] = []
+    else:  # anthropic: each message is a turn ("Each tool_use block must have a corresponding tool_result block in the next message")
         for m in body["messages"]:
-            if merged and merged[-1]["role"] == m["role"]:
-                merged[-1]["content"] = merged[-1]["content"] + m["content"]
-            else:
-                merged.append({"role": m["role"], "content": list(m["content"])})
-        for m in merged:
             calls = [b["id"] for b in m["content"] if b["type"] == "tool_use"]
             lead = []
             for b in m["content"]:

@@ -103,11 +103,10 @@ from ..items import (
     Transcript,
 )
 from ..mapping.report import Policy, Report
+from ..mapping.tool_definitions import PERMISSIVE_PARAMETERS, note_synthesized, synthesized_tools
 
 __all__ = ["PERMISSIVE_PARAMETERS", "Fitted", "check", "fit", "preflight"]
 
-PERMISSIVE_PARAMETERS: dict[str, Any] = {"type": "object", "additionalProperties": True}
-"""The arguments schema of a synthesized tool definition: any JSON object."""
 
 _TOOL_ITEMS = (ToolCallItem, ToolResultItem, HandoffCallItem, HandoffResultItem)
 _CALL_ITEMS = (ToolCallItem, HandoffCallItem)
@@ -380,14 +379,6 @@ def _fit_part(part: Any, allowed: set[str], policy: Policy, report: Report, inde
     return [TextItem(text=_marker(need), role=role, message=message)]
 
 
-def _synthesized_tools(items: Sequence[Any]) -> list[ToolDefinition]:
-    names: list[str] = []
-    for item in items:
-        if isinstance(item, ToolCallItem) and item.name not in names:
-            names.append(item.name)
-    return [ToolDefinition(name=name, parameters=dict(PERMISSIVE_PARAMETERS)) for name in names]
-
-
 def fit(
     transcript: Transcript,
     capabilities: ModelCapabilities,
@@ -447,17 +438,10 @@ def fit(
     out = _fit_settings(out, caps, report)
     tools = out.tools if isinstance(out.tools, list) else []
     if caps.tools and caps.requires_tool_definitions and not tools and any(isinstance(it, _TOOL_ITEMS) for it in items):
-        synthesized = _synthesized_tools(items)
+        synthesized = synthesized_tools(items)  # the rule mappers apply too (mapping/tool_definitions.py)
         if synthesized:
             out = msgspec.structs.replace(out, tools=synthesized)
-            for n, tool in enumerate(synthesized):
-                report.add(
-                    "changed",
-                    f"the history calls {tool.name!r} but holds no tool definitions, which {provider} requires; "
-                    "synthesized one from the calls (name and a permissive object schema)",
-                    item_type="tools",
-                    pointer=f"/tools/{n}",
-                )
+            note_synthesized(synthesized, provider, report)
     left = check(out, capabilities, provider=provider, stream=stream)
     if left:
         raise CapabilityError(name, [replace(v, index=origin[v.index]) if v.index is not None else v for v in left])

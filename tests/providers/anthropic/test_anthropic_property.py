@@ -121,7 +121,8 @@ def transcripts(draw):
                 block = [TextItem(text="ok", role="assistant", message=key)]
             items.extend(block)
     fields = {}
-    if draw(st.booleans()):
+    # a history with tool calls always has its tools: Anthropic refuses tool_use blocks without them
+    if draw(st.booleans()) or any(isinstance(it, ToolCallItem) for it in items):
         fields["tools"] = [ToolDefinition(name=draw(names), description=draw(words), parameters={"type": "object", "properties": {}})]
         fields["tool_choice"] = draw(st.sampled_from([ToolChoice(mode="auto"), ToolChoice(mode="required", parallel=False), ToolChoice(mode="none")]))
     for n, item in enumerate(items):

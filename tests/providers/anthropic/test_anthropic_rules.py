@@ -51,7 +51,13 @@ BUDGET = Settings(max_output_tokens=1024)
 
 
 def transcript(*items, **fields) -> Transcript:
+    """A transcript; with the definitions of the tools it calls unless ``tools`` is given (Anthropic
+    refuses tool_use blocks without them)."""
     fields.setdefault("settings", BUDGET)
+    names = list(dict.fromkeys(i.name for i in items if isinstance(i, ToolCallItem)))
+    if names and "tools" not in fields:
+        fields["tools"] = [ToolDefinition(name=n, parameters={"type": "object"}) for n in names]
+    fields = {k: v for k, v in fields.items() if v is not None}
     return Transcript(schema_version=SCHEMA_VERSION, items=list(items), **fields)
 
 
@@ -119,10 +125,10 @@ def test_consecutive_same_role_messages_with_different_keys_stay_apart():
     assert not [e for e in conv.report if e.action == "changed"]
 
 
-def test_flat_parallel_calls_keep_their_messages_and_results_become_one_user_message():
-    # OpenAI Responses keys one message per item. Anthropic combines consecutive assistant messages
-    # (recorded requests with a turn's tool_use blocks in two assistant messages were answered), so
-    # they stay apart; the results must open the next user turn, so they are one message.
+def test_flat_parallel_calls_become_one_assistant_message_and_results_one_user_message():
+    # OpenAI Responses keys one message per item. Each tool_use must be answered by the next message
+    # (issue 25: assistant[tool_use A], assistant[tool_use B], user[results] is refused), so the calls
+    # of the turn are one message; text before the first call keeps its own message.
     t = transcript(
         user("hi", message="m0"),
         TextItem(text="checking", role="assistant", message="m1"),
@@ -131,10 +137,18 @@ def test_flat_parallel_calls_keep_their_messages_and_results_become_one_user_mes
     )
     conv = encode(t)
     msgs = conv.value["messages"]
-    assert [m["role"] for m in msgs] == ["user", "assistant", "assistant", "assistant", "user"]
-    assert [b["tool_use_id"] for b in msgs[4]["content"]] == ["toolu_A", "toolu_B"]
+    assert [m["role"] for m in msgs] == ["user", "assistant", "assistant", "user"]
+    assert [b["id"] for b in msgs[2]["content"]] == ["toolu_A", "toolu_B"]
+    assert [b["tool_use_id"] for b in msgs[3]["content"]] == ["toolu_A", "toolu_B"]
     changed = [e for e in conv.report if e.action == "changed"]
-    assert [(e.index, e.item_type) for e in changed] == [(4, "tool_result")]
+    assert sorted((e.index, e.item_type) for e in changed) == [(3, "tool_call"), (4, "tool_result")]
+
+
+def test_text_after_the_calls_joins_the_calls_message():
+    t = transcript(user("hi", message="m0"), call("toolu_A", message="m1"), TextItem(text="one more", role="assistant", message="m2"), call("toolu_B", message="m3"), result("toolu_A", message="m4"), result("toolu_B", message="m5"))
+    msgs = encode(t).value["messages"]
+    assert [m["role"] for m in msgs] == ["user", "assistant", "user"]
+    assert [b["type"] for b in msgs[1]["content"]] == ["tool_use", "text", "tool_use"]
 
 
 def test_user_text_then_result_in_later_message_is_one_message_results_first():
@@ -368,14 +382,21 @@ def test_malformed_arguments_are_refused_or_dropped_with_their_result_never_empt
     with pytest.raises(MalformedArgumentsError):
         encode(t)
     conv = encode(t, policy="drop")
-    assert "input" not in repr(conv.value)
+    assert "'input'" not in repr(conv.value["messages"])
     assert conv.value["messages"] == [{"role": "user", "content": [{"type": "text", "text": "x"}, {"type": "text", "text": "next"}]}]
     assert [(e.action, e.item_type) for e in conv.report] == [("dropped", "tool_call"), ("dropped", "tool_result")]
 
 
-def test_history_with_tool_calls_but_no_tools_still_encodes_and_capabilities_flag_it():
-    conv = encode(transcript(user("x"), call(), result()))
-    assert "tools" not in conv.value and len(conv.value["messages"]) == 3
+def test_history_with_tool_calls_but_no_tools_is_refused_or_given_definitions():
+    # Anthropic refuses tool_use blocks in a request without tools (issue 25): the mapper applies the
+    # rule the preflight applies (refused under error, definitions synthesized and reported otherwise)
+    t = transcript(user("x"), call(name="get"), result(), tools=None)
+    with pytest.raises(ConversionError, match="no tool definitions"):
+        encode(t)
+    conv = encode(t, policy="drop")
+    assert conv.value["tools"] == [{"name": "get", "input_schema": {"type": "object", "additionalProperties": True}}]
+    assert [(e.action, e.pointer) for e in conv.report if e.item_type == "tools"] == [("changed", "/tools/0")]
+    assert len(conv.value["messages"]) == 3
     caps = mapper.capabilities("claude-sonnet-4-5")
     assert caps.requires_tool_definitions is True and caps.tools and caps.parallel_tool_calls
     assert "audio" not in caps.input_modalities and {"text", "image", "document"} <= set(caps.input_modalities)
@@ -477,6 +498,7 @@ def test_decode_request_block_kinds():
                 ],
             },
         ],
+        "tools": [{"name": "f", "input_schema": {"type": "object"}}],
     }
     before = copy.deepcopy(body)
     conv = mapper.decode_request(body)
@@ -514,7 +536,7 @@ def test_decode_request_block_kinds():
 
 def test_tool_result_with_block_without_canonical_form_is_kept_raw_and_reported():
     block = {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "search_result", "source": "s", "title": "t", "content": [{"type": "text", "text": "x"}]}]}
-    body = {"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}]}, {"role": "user", "content": [block]}]}
+    body = {"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}]}, {"role": "user", "content": [block]}], "tools": [{"name": "f", "input_schema": {"type": "object"}}]}
     conv = mapper.decode_request(body)
     raw = conv.value.items[-1]
     assert isinstance(raw, RawItem) and raw.value == block and raw.role == "user"
@@ -523,7 +545,7 @@ def test_tool_result_with_block_without_canonical_form_is_kept_raw_and_reported(
 
 
 def test_string_content_and_string_tool_result_content():
-    body = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1"}]}]}
+    body = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1"}]}], "tools": [{"name": "f", "input_schema": {"type": "object"}}]}
     t = mapper.decode_request(body).value
     assert t.items[0] == TextItem(text="hi", role="user", message="m0")
     assert t.items[2] == ToolResultItem(call_id="t1", content=[], message="m2")

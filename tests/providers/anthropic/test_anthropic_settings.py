@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from interlingua.codec import SCHEMA_VERSION, to_builtins
 from interlingua.errors import ConversionError, MappingError
-from interlingua.items import CacheBreakpoint, ReasoningSettings, ResponseFormat, Settings, TextItem, ToolCallItem, ToolResultItem, Transcript
+from interlingua.items import CacheBreakpoint, ReasoningSettings, ResponseFormat, Settings, TextItem, ToolCallItem, ToolDefinition, ToolResultItem, Transcript
 from interlingua.providers.anthropic import mapper
 from interlingua.providers.anthropic._settings import DEFAULT_MAX_TOKENS, EFFORT_BUDGET
 from interlingua.testing.strategies import generation_settings
@@ -301,6 +301,7 @@ def test_a_breakpoint_keeps_system_and_tool_result_text_in_block_form() -> None:
         ToolResultItem(call_id="toolu_1", content=[TextItem(text="r", cache_breakpoint=CacheBreakpoint(ttl="1h"))]),
         max_output_tokens=5,
     )
+    doc = msgspec.structs.replace(doc, tools=[ToolDefinition(name="f", parameters={"type": "object"})])
     body = mapper.encode_request(doc, model="m").value
     assert body["system"] == [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}]
     assert body["messages"][2]["content"][0]["content"] == [{"type": "text", "text": "r", "cache_control": {"type": "ephemeral", "ttl": "1h"}}]

@@ -58,6 +58,8 @@ def request(draw: Any) -> dict[str, Any]:
     n = 0
     for _ in range(draw(st.integers(1, 3))):
         blocks = [{"toolResult": r} for r in results] + draw(st.lists(user_block, min_size=0 if results else 1, max_size=3))
+        if any("document" in b for b in blocks) and not any("text" in b for b in blocks):
+            blocks.append({"text": draw(text)})  # AWS Message.content: a document needs a text block beside it
         messages.append({"role": "user", "content": _cached(blocks, draw(st.lists(st.booleans(), min_size=len(blocks), max_size=len(blocks))))})
         results = []
         assistant = draw(st.lists(reasoning_block, max_size=1)) + draw(st.lists(text.map(lambda t: {"text": t}), max_size=2))

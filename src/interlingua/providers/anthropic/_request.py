@@ -19,8 +19,10 @@ from ...codec import SCHEMA_VERSION, Item
 from ...errors import ConversionError, MappingError
 from ...items import RawItem, TextItem, ToolCallItem, ToolChoice, ToolDefinition, ToolResultItem, Transcript
 from ...mapping.protocol import Conversion
+from ...mapping.tool_definitions import require_tool_definitions
 from ...mapping.report import Policy, Report
 from ...mapping.settings import settings_of
+from ...mapping.turns import call_turn_keys
 from ...mapping.wire import guarded, json_copy
 from ._blocks import NAME, DecodeContext, Encoder, decode_block, item_type, speaker
 from ._settings import decode_settings, encode_settings
@@ -231,9 +233,13 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
       message in place (SDK ``BetaSystemMessageParam``); developer text is reported as sent as system;
     * items go in one message while their role and ``message`` key agree (an item without a key joins
       the message before it); same-role messages with other keys stay apart (Anthropic combines
-      consecutive same-role turns: recorded requests with a turn's tool_use blocks in two assistant
-      messages were answered), except that thinking alone joins the assistant message after it, and a user run with a tool_result after its first message is one message
+      consecutive same-role turns), except that from the first tool_use of an assistant turn on the
+      turn is one message (each tool_use is answered by the next message; ``mapping.turns``), thinking
+      alone joins the assistant message after it, and a user run with a tool_result after its first message is one message
       (results must open the turn after their calls); each regrouping is reported ``changed``;
+    * a history with tool calls and no tool definitions is refused under ``error``; otherwise one
+      definition per called tool is synthesized and reported (``mapping.tool_definitions``, the
+      preflight's rule);
     * ``tool_result`` blocks come first in their user message (reordering is reported);
     * thinking / redacted_thinking go back complete, in place, in the assistant message;
       foreign or unsigned reasoning is dropped and reported;
@@ -247,11 +253,13 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     added), the other settings mapped or reported; ``cache_breakpoint`` -> ``cache_control``.
 
     Raises:
-        ConversionError: policy ``error`` and an item Anthropic cannot carry, or a response format
+        ConversionError: policy ``error`` and a history with tool calls but no tool definitions, or an item Anthropic cannot carry, or a response format
             Anthropic cannot enforce.
         MalformedArgumentsError: policy ``error`` and a tool call without an arguments object.
     """
     report = Report()
+    # a history with tool items needs tool definitions (mapping/tool_definitions.py; the preflight applies the same rule)
+    transcript = require_tool_definitions(transcript, NAME, policy, report)
     enc = Encoder(policy, report, model)
     items: list[Any] = transcript.items
     # every source id that is valid for Anthropic is reserved before the first id is derived
@@ -287,6 +295,10 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
 
     ids_get, dropped_calls = enc.ids.get, enc.dropped_calls
     direct = _DIRECT
+    # the calls of one assistant turn go in one message (mapping/turns.py): a flat source's next call
+    # joins the message of the turn's first call, since each tool_use is answered by the next message
+    turn_keys = call_turn_keys(items)
+    joined = turn_keys.keys
     for index, item in enumerate(items):
         tp = type(item) if direct else None
         # The usual items, written directly: a plain text with role user or assistant, a tool call with
@@ -322,7 +334,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
                     if item.is_error is not UNSET:
                         block["is_error"] = item.is_error
         if block is not None:
-            key = item.message
+            key = joined[index] if joined and index in joined else item.message
             if turns and turns[-1].role == role:
                 last = turns[-1]
                 if key is UNSET or last.key is UNSET or key == last.key:
@@ -337,7 +349,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
                 turns.append(_Turn(role, [block], index, key))
             continue
         who = speaker(item)
-        key = getattr(item, "message", msgspec.UNSET)
+        key = turn_keys.key(index, item)
         if who is None:
             kind = item_type(item)
             marker = enc.unsupported(f"{kind} items have no Anthropic form", index, kind)
@@ -384,6 +396,14 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
                         report.add("changed", "tool_result blocks moved to the start of the user message (Anthropic requires results first)", index=index, item_type="tool_result")
                     blocks = results + others
             messages.append({"role": role, "content": blocks})
+
+    for at, old, new in turn_keys.joins:
+        # pointer: the messages array, whose layout the join changed (one message fewer, a longer one)
+        report.add(
+            "changed",
+            f"assistant items of message {old!r} joined to the message {new!r} holding the turn's first tool_use (each tool_use must be answered by the next message)",
+            index=at, item_type=item_type(items[at]), pointer="/messages",
+        )
 
     body: dict[str, Any] = encode_settings(settings_of(transcript), model, policy, report)
     if system:

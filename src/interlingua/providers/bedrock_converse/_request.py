@@ -32,6 +32,7 @@ from ...items import (
     Transcript,
 )
 from ...mapping.protocol import Conversion
+from ...mapping.tool_definitions import require_tool_definitions
 from ...mapping.report import Policy, Report
 from ...mapping.settings import approximated_setting, note_model, own_provider_data, settings_of, unsupported_setting
 from ...mapping.wire import guarded
@@ -362,6 +363,26 @@ def _is_result(block: dict[str, Any]) -> bool:
     return "toolResult" in block
 
 
+def _with_document_text(blocks: list[dict[str, Any]], n: int, index: int, report: Report) -> list[dict[str, Any]]:
+    """``blocks`` with a short text block naming the documents after the last one (reported ``changed``).
+
+    AWS Bedrock API reference, ``Message``, ``content``: "If you include a ContentBlock with a document
+    field in the array, you must also include a ContentBlock with a text field." The text is the
+    smallest that names what is attached (the documents' ``name`` fields), so no instruction is added.
+    """
+    names = [b["document"].get("name") for b in blocks if isinstance(b.get("document"), dict)]
+    text = "Attached: " + ", ".join(str(name) for name in names if name) if any(names) else "Attached document."
+    last = max(j for j, b in enumerate(blocks) if "document" in b)
+    if last + 1 < len(blocks) and "cachePoint" in blocks[last + 1]:
+        last += 1  # a cachePoint stays right after the block it marks
+    report.add(
+        "changed",
+        f"text block {text!r} added beside the document (Converse requires a text block in a message holding a document)",
+        index=index, item_type="document", pointer=f"/messages/{n}/content/{last + 1}",
+    )
+    return blocks[: last + 1] + [{"text": text}] + blocks[last + 1 :]
+
+
 def encode_request(transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
     """Transcript -> Converse request body (``modelId`` when a model is known; REST JSON form, bytes as base64).
 
@@ -374,17 +395,24 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     * ``cache_breakpoint`` -> a ``cachePoint`` block after the item's block;
     * Bedrock-issued reasoning goes back in place; foreign or unsigned foreign reasoning is dropped and reported;
     * a tool result without its call in the transcript follows ``policy`` (Converse refuses it);
+    * a message holding a ``document`` block and no text gets a short text block naming the documents
+      (reported ``changed``: the API reference's ``Message.content`` requires one);
     * empty text is dropped and reported; tool-call ids outside ``[a-zA-Z0-9_.:-]{1,64}`` are
       mapped the same way on call and result (reported);
     * URL sources, audio, artifacts, handoffs, errors, refusals and foreign raw items follow
       ``policy`` (foreign raw items and foreign opaque state are always dropped and reported);
     * settings as in :func:`decode_request`, reversed; ``seed``/penalties have no Converse field (reported).
 
+    A history with tool calls and no tool definitions: refused under ``error``, else one
+    definition per called tool is synthesized (reported ``changed``; ``mapping.tool_definitions``).
+
     Raises:
-        ConversionError: policy ``error`` and an item or setting Converse cannot carry.
+        ConversionError: policy ``error`` and a history with tool calls but no tool definitions, or an item or setting Converse cannot carry.
         MalformedArgumentsError: policy ``error`` and a tool call without an arguments object.
     """
     report = Report()
+    # a history with tool items needs tool definitions (mapping/tool_definitions.py; the preflight applies the same rule)
+    transcript = require_tool_definitions(transcript, NAME, policy, report)
     settings = settings_of(transcript)
     if model is None and isinstance(settings.model, str):
         model = settings.model
@@ -436,7 +464,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
         doc_no += sum(1 for b in blocks if "document" in b)
         append(who, blocks, index)
 
-    messages = []
+    messages: list[dict[str, Any]] = []
     for role, blocks, index in turns:
         if role == "user" and any(_is_result(b) for b in blocks):
             units: list[list[dict[str, Any]]] = []
@@ -450,6 +478,8 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
             if units[: len(lead)] != lead:
                 report.add("changed", "toolResult blocks moved to the start of the user message (results answer the previous assistant turn first)", index=index, item_type="tool_result")
             blocks = [b for u in lead + rest for b in u]
+        if any("document" in b for b in blocks) and not any("text" in b for b in blocks):
+            blocks = _with_document_text(blocks, len(messages), index, report)
         messages.append({"role": role, "content": blocks})
 
     body: dict[str, Any] = {}

@@ -24,6 +24,7 @@ from ...errors import ConversionError
 from ...items import ToolChoice, ToolDefinition, Transcript
 from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
+from ...mapping.tool_definitions import require_tool_definitions
 from ...mapping.settings import note_model, settings_of
 from ...mapping.wire import guarded
 from ._common import NAME, jcopy
@@ -125,10 +126,13 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     """Transcript -> Cohere v2 chat request body (``model`` first when given, then messages, tools, tool choice, settings).
 
     Raises:
-        ConversionError: under policy ``error``, for content Cohere cannot carry.
+        ConversionError: under policy ``error``, for content Cohere cannot carry, or a history with
+            tool calls and no tool definitions (``drop``/``degrade`` synthesize them, reported).
         MalformedArgumentsError: under policy ``error``, for a call without an arguments object.
     """
     report = Report()
+    # a history with tool items needs tool definitions (mapping/tool_definitions.py; the preflight applies the same rule)
+    transcript = require_tool_definitions(transcript, NAME, policy, report)
     enc = MessageEncoder(policy, report)
     for idx, item in enumerate(transcript.items):
         enc.add(idx, item)

@@ -497,10 +497,27 @@ class MessageDecoder:
                     self._check_part_keys(part, "text", index=index, pointer=where)
                     out.append(self._cache_hint(TextItem(text=part["text"], cache_breakpoint=self.cache_breakpoint(part, index=index, pointer=where)), part))
                 else:
-                    self.report.add("dropped", "tool message part is not a text part", index=index, pointer=f"/messages/{index}/content/{j}")
+                    # OpenAI-compatible hosts send media in tool messages (``image_url`` beside text, LiteLLM
+                    # #20403): read as the tool result's content; the target's encoder and the policy decide
+                    item = self._tool_part(part, index=index, pointer=f"/messages/{index}/content/{j}")
+                    if item is not None:
+                        out.append(item)
         elif content is not None:
             self.report.add("dropped", "tool message content is neither a string nor a list of parts", index=index, pointer=f"/messages/{index}/content")
         return out
+
+    def _tool_part(self, part: Any, *, index: int, pointer: str) -> Any:
+        """A tool message part other than text -> tool result content (image, audio, document), or
+        ``None`` (reported dropped): a part with no canonical form has no place inside a tool result
+        (``ToolResultContent`` holds content items and structured data, not raw items)."""
+        saved = len(self.report.entries)
+        item = self._part_fields(part, U, index=index, key="", pointer=pointer)
+        if isinstance(item, (ImageItem, AudioItem, DocumentItem)):
+            return msgspec.structs.replace(item, message=U)
+        del self.report.entries[saved:]  # the raw-item entry: replaced by the drop below
+        kind = part.get("type") if isinstance(part, dict) else None
+        self.report.add("dropped", f"tool message part {kind!r} cannot be read into a tool result (its content holds text, media and structured data only)", index=index, item_type=str(kind), pointer=pointer)
+        return None
 
     def _tool_message(self, msg: dict[str, Any], *, index: int, key: str) -> list[Item]:
         call_id = msg.get("tool_call_id")
