@@ -47,7 +47,7 @@ def test_the_key_comes_from_the_environment(serve: Any, monkeypatch: pytest.Monk
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["models"], 2, "--remote"),
+        (["models", "--base-url", "http://127.0.0.1:9"], 2, "--remote"),  # plain `models` lists the catalogue
         (["models", "--remote"], 2, "--provider"),
         (["models", "--remote", "--provider", "nope"], 2, "no HTTP rules"),
     ],

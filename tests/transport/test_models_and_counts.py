@@ -70,7 +70,11 @@ async def test_the_normalized_facts_and_the_catalogue_merge(serve: Any) -> None:
     async with Client("anthropic", api_key=SENTINEL, base_url=srv.url) as c:
         opus, sonnet = await c.list_models()
     assert opus.created == "2026-02-04T00:00:00Z" and opus.display_name == "Claude Opus 4.6"
-    assert opus.context_window is None and opus.max_output_tokens == 128000  # the list says 0 (unknown): the table's limit
+    from interlingua.models import lookup
+
+    facts = lookup("anthropic", "claude-opus-4-6")
+    # the list says 0 (unknown) for both limits: the catalogue's fill them in
+    assert facts.known and opus.context_window == facts.context_window and opus.max_output_tokens == facts.max_output_tokens == 128000
     assert sonnet.max_output_tokens == 8192 and srv.received[0].headers["anthropic-version"] == "2023-06-01"
 
     srv = serve([body("openai.v1_models.json")])

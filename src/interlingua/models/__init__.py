@@ -26,14 +26,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ._catalogue import CatalogueSource, source
     from ._cost import Cost, cost
-    from ._info import MODEL_LEVEL, Fact, ModelInfo, Prices, ReasoningControl, catalogue_models, lookup, use_models_file
+    from ._info import MODEL_LEVEL, Fact, ModelFacts, Prices, ReasoningControl, catalogue_models, lookup, use_models_file
 
 __all__ = [
     "MODEL_LEVEL",
     "CatalogueSource",
     "Cost",
     "Fact",
-    "ModelInfo",
+    "ModelFacts",
     "Prices",
     "ReasoningControl",
     "catalogue_models",

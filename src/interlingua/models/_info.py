@@ -27,7 +27,7 @@ from typing import Any, Literal
 from ._catalogue import CatalogueRow, find, rows
 from ._sources import CATALOGUE_PROVIDERS, OPEN_HOST_FALLBACK
 
-__all__ = ["Fact", "ModelInfo", "Prices", "ReasoningControl", "lookup", "use_models_file"]
+__all__ = ["Fact", "ModelFacts", "Prices", "ReasoningControl", "lookup", "use_models_file"]
 
 Origin = Literal["user", "override", "catalogue", "default", "unknown"]
 
@@ -110,7 +110,7 @@ class ReasoningControl:
 
 
 @dataclass(frozen=True)
-class ModelInfo:
+class ModelFacts:
     """Everything known about ``model`` on wire format ``provider``.
 
     Attributes:
@@ -294,7 +294,7 @@ def _user_path() -> str | None:
 # ------------------------------------------------------------------------------------------ lookup
 
 
-def lookup(provider: str, model: str) -> ModelInfo:
+def lookup(provider: str, model: str) -> ModelFacts:
     """What interlingua knows about ``model`` on wire format ``provider``, and where each fact came from.
 
     Args:
@@ -302,7 +302,7 @@ def lookup(provider: str, model: str) -> ModelInfo:
         model: The model name as it is sent (``gpt-4o``, ``models/gemini-2.5-flash``, ``claude-sonnet-4-5-20250929``).
 
     Returns:
-        A :class:`ModelInfo`; ``known`` is ``False`` when nothing describes the model (its model-level
+        A :class:`ModelFacts`; ``known`` is ``False`` when nothing describes the model (its model-level
         capabilities are then unknown, never borrowed from a default).
 
     Raises:
@@ -313,7 +313,7 @@ def lookup(provider: str, model: str) -> ModelInfo:
 
 
 @functools.lru_cache(maxsize=1024)
-def _lookup(provider: str, model: str, user_path: str | None) -> ModelInfo:
+def _lookup(provider: str, model: str, user_path: str | None) -> ModelFacts:
     import msgspec
 
     from ..capabilities._table import lookup as table_lookup
@@ -405,7 +405,7 @@ def _lookup(provider: str, model: str, user_path: str | None) -> ModelInfo:
         for name in MODEL_LEVEL:
             facts[name] = Fact(None, "unknown", f"no catalogue row or override for {model!r} on {provider}")
     caps = msgspec.structs.replace(defaults, **{k: (msgspec.UNSET if v is None and k in ("reasoning_settings", "max_output_tokens", "max_tool_calls_per_turn") else v) for k, v in values.items()})
-    return ModelInfo(
+    return ModelFacts(
         provider=provider,
         model=model,
         known=known,

@@ -197,16 +197,24 @@ def models_endpoints() -> dict[str, ModelsEndpoint]:
 def catalogue_facts(provider: str, info: ModelInfo) -> ModelInfo:
     """``info`` with what the model catalogue knows of the model merged in (the list's own values win).
 
-    The one place the remote list meets the catalogue. Today it reads the shipped model table
-    (:func:`interlingua.capabilities.resolve`, table entries only); when ``interlingua.models.lookup(provider,
-    model)`` lands, this function switches to it (its context window, output limit and modalities fill
-    what the list leaves out).
+    The one place the remote list meets the catalogue (:func:`interlingua.models.lookup`: the pinned
+    catalogue snapshot, the hand-written overrides and the user's own table): its capabilities, and
+    its context window, output limit and input modalities where the list leaves them out. A model
+    the catalogue does not know keeps ``capabilities=None`` (unknown, not a default's).
     """
-    from ..capabilities._table import lookup
+    from ..models import lookup
 
-    entry = lookup(provider, info.id)
-    if entry is None:
+    facts = lookup(provider, info.id)
+    if not facts.known:
         return info
-    caps = entry.capabilities
-    table_max = caps.max_output_tokens if isinstance(caps.max_output_tokens, int) else None
-    return dataclasses.replace(info, capabilities=caps, max_output_tokens=info.max_output_tokens or table_max)
+    caps = facts.capabilities
+    modalities = info.input_modalities
+    if modalities is None and isinstance(getattr(caps, "input_modalities", None), list):
+        modalities = tuple(caps.input_modalities)
+    return dataclasses.replace(
+        info,
+        capabilities=caps,
+        context_window=info.context_window or facts.context_window,
+        max_output_tokens=info.max_output_tokens or facts.max_output_tokens,
+        input_modalities=modalities,
+    )
