@@ -58,7 +58,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "migrate": ("migrate", "Migrate stored conversations of legacy formats to canonical envelopes or stored sessions."),
     "store": ("store", "Work with a session store (SQLite file or PostgreSQL)."),
     "view": ("view", "Render a conversation as one self-contained HTML page (no script, no network access)."),
-    "models": ("models", "Show what interlingua knows about models and where each fact came from (--remote: the provider's own list)."),
+    "models": ("models", "Show what interlingua knows about models and where each fact came from."),
 }
 """Command name -> (module under ``interlingua.cli`` whose ``register(app)`` defines it, one-line help).
 
