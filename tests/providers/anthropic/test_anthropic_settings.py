@@ -195,7 +195,7 @@ def test_max_tokens_comes_from_the_settings_else_the_model_table_else_the_defaul
     assert mapper.encode_request(t(max_output_tokens=77), model="claude-sonnet-4-5").value["max_tokens"] == 77
     table = mapper.encode_request(t(), model="claude-3-5-haiku-20241022")
     assert table.value["max_tokens"] == 8192
-    assert [str(e) for e in table.report] == ["changed: settings /settings/max_output_tokens: max_tokens 8192 added: required by Anthropic, from the model table (claude-3-5-haiku*: the model's output limit)"]
+    assert [str(e) for e in table.report] == ["changed: settings /settings/max_output_tokens: max_tokens 8192 added: required by Anthropic, from the model table (claude-3-5-haiku*: output limit)"]
     streamed = mapper.encode_request(t(stream=True), model="claude-opus-4-1-20250805")
     assert streamed.value["max_tokens"] == 32000
     assert [str(e) for e in streamed.report] == ["changed: settings /settings/max_output_tokens: max_tokens 32000 added: required by Anthropic, from the model table (claude-opus-4-1*: output limit; a streamed request)"]

@@ -264,10 +264,9 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
     elif limit is not None:
         max_tokens = min(limit, nonstreaming_max_tokens(model))
         why = (
-            f"the model's output limit {limit} needs streaming with the official clients (3600 s x max_tokens / 128000 over 600 s); "
-            f"{max_tokens} is the largest they send without it"
+            f"output limit {limit} needs streaming with the official clients; {max_tokens} is the largest they send without it"
             if max_tokens < limit
-            else "the model's output limit"
+            else "output limit"
         )
         report.add(
             "changed",
