@@ -1,6 +1,6 @@
 """Every body the mappers write from the corpus passes the current SDK types and the official clients (issue 25).
 
-Each corpus request is decoded by its own mapper and encoded as a request to every oracle target under
+Each corpus request is decoded by its own mapper and encoded as a request to every oracle target (and Mistral) under
 policy ``drop`` (same provider: with its own model; otherwise with ``sdk_oracle.bodies.MODELS``): the bodies
 that are sent to providers. (Response bodies, written for mock servers, are checked on the real fixtures by
 ``tests/sdk_oracle/test_sdk_bodies.py``.) Every body must pass the strict SDK types
@@ -22,6 +22,7 @@ from interlingua.errors import InterlinguaError
 from interlingua.mapping import get_mapper
 from sdk_oracle.bodies import MODELS
 from sdk_oracle.clients import CLIENT_TARGETS, send
+from sdk_oracle.mistral_oracle import check_mistral_request
 from sdk_oracle.oracle import TARGETS, check_request, check_response
 
 from . import _engine
@@ -42,7 +43,15 @@ def _chunks() -> list[object]:
     return out
 
 
+ALL_TARGETS = (*TARGETS, "mistral")
+"""The oracle's targets and Mistral (``mistralai`` types). Bedrock Converse's bodies from the corpus are checked
+with botocore's ``Converse`` validation in ``tests/providers/bedrock_converse/test_bedrock_converse_corpus.py``."""
+MODEL_OF = {**MODELS, "mistral": "mistral-small-latest"}
+
+
 def _checks(kind: str, target: str, body: Any) -> list[str]:
+    if target == "mistral":
+        return check_mistral_request(body)
     if kind == "response":
         return check_response(target, body)  # type: ignore[arg-type]
     problems = check_request(target, body)  # type: ignore[arg-type]
@@ -60,9 +69,9 @@ def problems_of(entry: _engine.Entry, root: Path) -> list[str]:
         decoded = source.decode_request(body).value if entry.kind == "request" else source.decode_response(body).value
     except InterlinguaError:
         return []  # a body its own mapper refuses is the corpus check's business (tests/corpus/test_corpus.py)
-    for target in TARGETS:
+    for target in ALL_TARGETS:
         same = target == entry.format
-        model = body.get("model") if same and isinstance(body.get("model"), str) else MODELS[target]
+        model = body.get("model") if same and isinstance(body.get("model"), str) else MODEL_OF[target]
         mapper = get_mapper(target)
         try:
             if entry.kind == "request":
