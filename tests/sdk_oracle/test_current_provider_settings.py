@@ -202,3 +202,30 @@ def test_a_model_of_another_vendor_or_an_alias_without_an_id_is_not_carried() ->
     assert "model" not in chat.value
     alias = convert_request(load("anthropic/" + next(p.name for p in (REAL / "anthropic").glob("*.request.json") if '"claude-haiku-4-5"' in p.read_text())), source="anthropic", target="bedrock-converse", policy="drop")
     assert "modelId" not in alias.value and ("changed", "/model") in entries(alias.report)
+
+
+# --------------------------------------------------------------------------- the CLI, as the issue ran it
+
+
+def test_cli_convert_of_chat_temperature_to_anthropic_exits_1_under_error_and_warns_under_drop() -> None:
+    from typer.testing import CliRunner
+
+    from interlingua.cli import app
+
+    path = str(REAL / TEMPERATURE_CHAT)
+    refused = CliRunner().invoke(app, ["convert", "--from", "openai-chat", "--to", "anthropic", "--model", "claude-sonnet-4-6", path])
+    assert refused.exit_code == 1 and "temperature" in refused.stderr and "use policy drop" in refused.stderr
+    dropped = CliRunner().invoke(app, ["convert", "--from", "openai-chat", "--to", "anthropic", "--model", "claude-sonnet-4-6", "--policy", "drop", path])
+    assert dropped.exit_code == 0, dropped.stderr
+    assert "warning: dropped: settings /settings/temperature" in dropped.stderr
+    assert "temperature" not in json.loads(dropped.stdout)
+
+
+def test_cli_convert_of_chat_to_responses_writes_the_model() -> None:
+    from typer.testing import CliRunner
+
+    from interlingua.cli import app
+
+    out = CliRunner().invoke(app, ["convert", "--from", "openai-chat", "--to", "openai-responses", "--policy", "drop", str(REAL / GPT41_CHAT)])
+    assert out.exit_code == 0, out.stderr
+    assert json.loads(out.stdout)["model"] == "gpt-4.1-mini" and "not carried over" not in out.stderr
