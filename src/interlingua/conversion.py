@@ -21,7 +21,10 @@ The steps, in order:
 3. **Model.** The ``model`` argument; else the model the request was made with (``settings.model``)
    when it is ``target``'s: ``source`` and ``target`` are the same provider, or a canonical
    transcript's items were all made by ``target`` (``origin.provider``) or the model table lists
-   that model for ``target``; else none, and the report says the body has no model (pass ``model=``).
+   that model for ``target``; or the same vendor's model as ``target`` names it (the mappers'
+   ``vendor_models`` declarations, :mod:`interlingua.mapping.vendor_models`: OpenAI Chat <-> Responses,
+   Anthropic <-> Bedrock Claude ids; a renamed id is reported); else none, and the report says the
+   body has no model (pass ``model=``).
 4. **Preflight with the policy** (:func:`interlingua.capabilities.fit`) against the capabilities
    resolved for that model (``resolver``, installed resolvers, the model table, the mapper's
    defaults). Under ``error`` every violation refuses; under ``drop``/``degrade`` media the model
@@ -375,8 +378,9 @@ def convert_request(
         source: ``"canonical"`` or a registered mapper name (``anthropic``, ``openai-chat``, ...).
         target: ``"canonical"`` or a registered mapper name.
         model: Target model: written into the body and used to resolve capabilities. Without it,
-            a same-provider conversion keeps the source's model (``settings.model``); across
-            providers the body has no model and the report says so.
+            a same-provider conversion keeps the source's model (``settings.model``), and so does one
+            between two APIs of one vendor (renamed where the ids differ, reported); across vendors
+            the body has no model and the report says so.
         policy: Content the target (wire format or model) cannot carry: ``error`` refuses,
             ``drop`` leaves it out, ``degrade`` puts a short text marker in its place; each reported.
         resolver: Capability lookup asked first, ``(provider, model) -> ModelCapabilities | None``
