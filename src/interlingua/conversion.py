@@ -21,7 +21,10 @@ The steps, in order:
 3. **Model.** The ``model`` argument; else the model the request was made with (``settings.model``)
    when it is ``target``'s: ``source`` and ``target`` are the same provider, or a canonical
    transcript's items were all made by ``target`` (``origin.provider``) or the model table lists
-   that model for ``target``; else none, and the report says the body has no model (pass ``model=``).
+   that model for ``target``; or the same vendor's model as ``target`` names it (the mappers'
+   ``vendor_models`` declarations, :mod:`interlingua.mapping.vendor_models`: OpenAI Chat <-> Responses,
+   Anthropic <-> Bedrock Claude ids; a renamed id is reported); else none, and the report says the
+   body has no model (pass ``model=``).
 4. **Preflight with the policy** (:func:`interlingua.capabilities.fit`) against the capabilities
    resolved for that model (``resolver``, installed resolvers, the model table, the mapper's
    defaults). Under ``error`` every violation refuses; under ``drop``/``degrade`` media the model
@@ -58,6 +61,7 @@ from .mapping.protocol import Conversion, Mapper, ModelResponse
 from .mapping.registry import BUILTIN, available, get_mapper, is_known
 from .mapping.report import POLICIES, Policy, Report
 from .mapping.settings import note_model
+from .mapping.vendor_models import carried_model
 from .mapping.wire import a_json_type
 
 __all__ = [
@@ -376,8 +380,9 @@ def convert_request(
         source: ``"canonical"`` or a registered mapper name (``anthropic``, ``openai-chat``, ...).
         target: ``"canonical"`` or a registered mapper name.
         model: Target model: written into the body and used to resolve capabilities. Without it,
-            a same-provider conversion keeps the source's model (``settings.model``); across
-            providers the body has no model and the report says so.
+            a same-provider conversion keeps the source's model (``settings.model``), and so does one
+            between two APIs of one vendor (renamed where the ids differ, reported); across vendors
+            the body has no model and the report says so.
         policy: Content the target (wire format or model) cannot carry: ``error`` refuses,
             ``drop`` leaves it out, ``degrade`` puts a short text marker in its place; each reported.
         resolver: Capability lookup asked first, ``(provider, model) -> ModelCapabilities | None``
@@ -407,7 +412,7 @@ def convert_request(
     if dst is None:
         return Conversion(_document(transcript), report)
     settings = transcript.settings if isinstance(transcript.settings, Settings) else Settings()
-    chosen = model if model is not None else _recorded_model(transcript, settings, source, target)
+    chosen = model if model is not None else _recorded_model(transcript, settings, source, target, report)
     resolution = resolve(target, chosen, mapper=dst, resolver=resolver)
     unknown = unknown_model_warning(resolution, transcript, provider=target, model=chosen)
     if unknown is not None:
@@ -422,23 +427,30 @@ def convert_request(
     return Conversion(conv.value, report)
 
 
-def _recorded_model(transcript: Transcript, settings: Settings, source: str, target: str) -> str | None:
+def _recorded_model(transcript: Transcript, settings: Settings, source: str, target: str, report: Report) -> str | None:
     """The model the transcript was made with (``settings.model``) when it is ``target``'s own: the
     source is ``target`` itself, or a canonical transcript whose items were all made by ``target``
-    (their ``origin.provider``) or whose model the model table lists for ``target``. ``None`` otherwise:
-    a model name is never carried to another provider."""
+    (their ``origin.provider``) or whose model the model table lists for ``target``; or the same
+    vendor's model as ``target`` names it (the mappers' ``vendor_models`` declarations: OpenAI Chat and
+    Responses, Anthropic and Bedrock's Claude ids; a renamed id is reported). ``None`` otherwise: a
+    model name is never carried to another vendor."""
     recorded = settings.model
     if not isinstance(recorded, str) or not recorded:
         return None
     if source == target:
         return recorded
-    if source != "canonical":
+    made_by: set[str] = {source}
+    if source == "canonical":
+        origins = (getattr(it, "origin", None) for it in transcript.items)
+        made_by = {o.provider for o in origins if isinstance(o, Origin)}
+        if made_by == {target} or lookup(target, recorded) is not None:
+            return recorded
+    if len(made_by) != 1 or not is_known(next(iter(made_by))):
         return None
-    origins = (getattr(it, "origin", None) for it in transcript.items)
-    made_by = {o.provider for o in origins if isinstance(o, Origin)}
-    if made_by == {target} or lookup(target, recorded) is not None:
-        return recorded
-    return None
+    carried = carried_model(get_mapper(next(iter(made_by))), get_mapper(target), recorded)
+    if carried is not None and carried != recorded:
+        report.add("changed", f"model {recorded!r} written as {carried!r}: the same model as {target} names it", item_type="settings", pointer="/model")
+    return carried
 
 
 def _read_response(response: Input, source: str, force: bool, report: Report) -> ModelResponse:

@@ -116,7 +116,9 @@ class Mapper(Protocol):
 
     A mapper may also set ``model_in_body = False`` when its provider takes the model in the
     request URL, not the body (Gemini): the report then says that instead of "the body has no
-    'model'". Without the attribute the model goes in the body.
+    'model'". Without the attribute the model goes in the body. A mapper may set ``vendor_models`` (a
+    tuple of :class:`~interlingua.mapping.vendor_models.VendorModels`) to say whose models its ids name, so
+    ``convert_request`` carries a model between two wire formats of one vendor (ADR 0025).
     """
 
     name: str

@@ -140,18 +140,18 @@ breakpoints = st.sampled_from([CacheBreakpoint(), CacheBreakpoint(ttl="5m"), Cac
 
 @st.composite
 def request_settings(draw):
-    """Settings with an exact Anthropic form."""
+    """Settings with an exact Anthropic form (no sampling parameters: the current API has none)."""
     max_tokens = draw(st.integers(1025, 64000))
     fields = {"model": MODEL, "max_output_tokens": max_tokens}
     optional = {
-        "temperature": st.floats(0, 1, allow_nan=False).map(lambda f: round(f, 2)),
-        "top_p": st.floats(0, 1, allow_nan=False).map(lambda f: round(f, 2)),
-        "top_k": st.integers(0, 100),
         "stop": st.lists(words, min_size=1, max_size=3),
         "stream": st.booleans(),
         "reasoning": st.integers(1024, max_tokens - 1).map(lambda b: ReasoningSettings(budget_tokens=b)) | st.just(ReasoningSettings(effort="none")),
         "response_format": st.just(ResponseFormat(type="json_schema", schema={"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False})),
-        "provider_data": st.just({"anthropic": {"metadata": {"user_id": "u"}, "service_tier": "auto"}}),
+        "provider_data": st.sampled_from([
+            {"anthropic": {"metadata": {"user_id": "u"}, "service_tier": "auto"}},
+            {"anthropic": {"service_tier": "standard_only", "speed": "fast", "inference_geo": "us", "container": "container_011CZ"}},
+        ]),
     }
     for key, strategy in optional.items():
         if draw(st.booleans()):

@@ -25,6 +25,7 @@ from ._sse import REAL
 UNSET = msgspec.UNSET
 CONVERSATION = ("messages", "system", "tools", "tool_choice")
 CORPUS = Path("/work/shared/corpus/corpus.tar.xz")
+SAMPLING_KEYS = frozenset({"temperature", "top_p", "top_k"})
 
 
 def t(*items: Any, **s: Any) -> Transcript:
@@ -93,6 +94,10 @@ def test_corpus_requests_keep_every_setting_and_cache_control() -> None:
     for name, body in requests:
         dec, enc = round_trip(body)
         want, got = settings_part(body), settings_part(enc.value)
+        for key in SAMPLING_KEYS & set(want):  # the current API has none: reported dropped, never sent
+            assert any(e.action == "dropped" and e.pointer == f"/settings/{key}" for e in enc.report), name
+            kinds.add(key)
+            del want[key]
         if "model" not in body:  # Bedrock bodies: the model is in the URL, reported
             assert any(e.pointer == "/model" for e in enc.report), name
         assert got == want, name
@@ -140,7 +145,11 @@ def test_decode_maps_every_canonical_setting_and_keeps_the_rest_for_anthropic() 
             "cache_control": {"type": "ephemeral"},
         }
     }
-    assert enc.value == body and not enc.report
+    # an old request's sampling parameters decode; the current API takes none, so they are reported, not sent
+    assert enc.value == {k: v for k, v in body.items() if k not in SAMPLING_KEYS}
+    assert sorted((e.action, e.pointer) for e in enc.report) == [("dropped", f"/settings/{k}") for k in sorted(SAMPLING_KEYS)]
+    with pytest.raises(ConversionError, match="temperature=0.5 has no Anthropic equivalent"):
+        mapper.encode_request(dec.value, model="claude-opus-4-6", policy="error")
 
 
 @pytest.mark.parametrize(
@@ -184,9 +193,12 @@ def test_bad_setting_values_are_refused_with_the_key(key: str, value: Any) -> No
 
 def test_max_tokens_comes_from_the_settings_else_the_model_table_else_the_default() -> None:
     assert mapper.encode_request(t(max_output_tokens=77), model="claude-sonnet-4-5").value["max_tokens"] == 77
-    table = mapper.encode_request(t(), model="claude-opus-4-1-20250805")
-    assert table.value["max_tokens"] == 32000
-    assert [str(e) for e in table.report] == ["changed: settings /settings/max_output_tokens: max_tokens 32000 added: required by Anthropic, from the model table (claude-opus-4-1*: output limit)"]
+    table = mapper.encode_request(t(), model="claude-3-5-haiku-20241022")
+    assert table.value["max_tokens"] == 8192
+    assert [str(e) for e in table.report] == ["changed: settings /settings/max_output_tokens: max_tokens 8192 added: required by Anthropic, from the model table (claude-3-5-haiku*: output limit)"]
+    streamed = mapper.encode_request(t(stream=True), model="claude-opus-4-1-20250805")
+    assert streamed.value["max_tokens"] == 32000
+    assert [str(e) for e in streamed.report] == ["changed: settings /settings/max_output_tokens: max_tokens 32000 added: required by Anthropic, from the model table (claude-opus-4-1*: output limit; a streamed request)"]
     unknown = mapper.encode_request(t(), model="my-proxy-model")
     assert unknown.value["max_tokens"] == DEFAULT_MAX_TOKENS and "default (model 'my-proxy-model' is not in the model table)" in unknown.report.entries[0].reason
     bare = mapper.encode_request(t())
@@ -216,10 +228,13 @@ def test_budget_at_or_above_max_tokens_raises_max_tokens_or_fits_the_budget() ->
     enc = mapper.encode_request(t(max_output_tokens=1000, reasoning=ReasoningSettings(budget_tokens=2000)), model="my-model")
     assert (enc.value["max_tokens"], enc.value["thinking"]["budget_tokens"]) == (3000, 2000)
     assert "Anthropic requires max_tokens above thinking.budget_tokens (2000)" in enc.report.entries[0].reason
-    capped = mapper.encode_request(t(max_output_tokens=30000, reasoning=ReasoningSettings(budget_tokens=31000)), model="claude-opus-4-1")
+    capped = mapper.encode_request(t(max_output_tokens=30000, reasoning=ReasoningSettings(budget_tokens=31000), stream=True), model="claude-opus-4-1")
     assert (capped.value["max_tokens"], capped.value["thinking"]["budget_tokens"]) == (32000, 2000)
     assert capped.value["thinking"]["budget_tokens"] < capped.value["max_tokens"]
-    tight = mapper.encode_request(t(max_output_tokens=31800, reasoning=ReasoningSettings(budget_tokens=31900)), model="claude-opus-4-1")
+    # not streamed: the official clients' non-streaming maximum is the cap (8192 for Claude Opus 4.1)
+    sync = mapper.encode_request(t(max_output_tokens=1000, reasoning=ReasoningSettings(budget_tokens=16000)), model="claude-opus-4-1")
+    assert (sync.value["max_tokens"], sync.value["thinking"]["budget_tokens"]) == (8192, 7192)
+    tight = mapper.encode_request(t(max_output_tokens=31800, reasoning=ReasoningSettings(budget_tokens=31900), stream=True), model="claude-opus-4-1")
     assert (tight.value["max_tokens"], tight.value["thinking"]["budget_tokens"]) == (32000, 31900)  # the budget fits under the limit
     low = mapper.encode_request(t(max_output_tokens=4096, reasoning=ReasoningSettings(budget_tokens=10)), model="m")
     assert low.value["thinking"] == {"type": "enabled", "budget_tokens": 1024}
@@ -228,11 +243,14 @@ def test_budget_at_or_above_max_tokens_raises_max_tokens_or_fits_the_budget() ->
 
 
 def test_settings_anthropic_has_no_equivalent_for_are_reported_dropped() -> None:
-    enc = mapper.encode_request(t(max_output_tokens=5, seed=1, presence_penalty=0.5, frequency_penalty=0.1, temperature=1.5, provider_data={"openai-chat": {"store": True}}), model="m")
-    assert "seed" not in enc.value and enc.value["temperature"] == 1.0
+    doc = t(max_output_tokens=5, seed=1, presence_penalty=0.5, frequency_penalty=0.1, temperature=1.5, top_p=0.5, top_k=3, provider_data={"openai-chat": {"store": True}})
+    enc = mapper.encode_request(doc, model="m", policy="drop")
+    assert not {"seed", "temperature", "top_p", "top_k", "presence_penalty", "frequency_penalty"} & set(enc.value)
     assert sorted((e.action, e.pointer or "") for e in enc.report) == sorted(
-        [("dropped", "/settings/seed"), ("dropped", "/settings/presence_penalty"), ("dropped", "/settings/frequency_penalty"), ("changed", "/settings/temperature"), ("dropped", "")]
+        [("dropped", f"/settings/{k}") for k in ("seed", "presence_penalty", "frequency_penalty", "temperature", "top_p", "top_k")] + [("dropped", "")]
     )
+    with pytest.raises(ConversionError, match="no sampling parameters"):
+        mapper.encode_request(doc, model="m", policy="error")
 
 
 def test_json_object_without_schema_is_refused_under_error_and_dropped_otherwise() -> None:
@@ -400,10 +418,7 @@ schema_st = st.fixed_dictionaries({"type": st.just("object"), "properties": st.d
 anthropic_settings = st.fixed_dictionaries(
     {"max_tokens": st.integers(1025, 64000)},
     optional={
-        "model": st.sampled_from(["claude-sonnet-4-5", "claude-opus-4-6", "proxy"]),
-        "temperature": st.floats(0, 1, allow_nan=False),
-        "top_p": st.floats(0, 1, allow_nan=False),
-        "top_k": st.integers(0, 500),
+        "model": st.sampled_from(["claude-sonnet-4-5", "claude-opus-4-7", "proxy"]),
         "stop_sequences": st.lists(st.text(min_size=1, max_size=5), max_size=3),
         "stream": st.booleans(),
         "thinking": st.one_of(
@@ -420,6 +435,8 @@ anthropic_settings = st.fixed_dictionaries(
         "service_tier": st.sampled_from(["auto", "standard_only"]),
         "cache_control": st.just({"type": "ephemeral"}),
         "container": st.just("container_1"),
+        "speed": st.sampled_from(["standard", "fast", None]),
+        "inference_geo": st.sampled_from(["us", "global"]),
     },
 )
 

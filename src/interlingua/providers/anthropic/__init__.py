@@ -14,6 +14,7 @@ from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy
+from ...mapping.vendor_models import VendorModels
 from ._blocks import ID_RULE, ISSUER, NAME
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
@@ -61,6 +62,8 @@ class AnthropicMapper:
     issuer: str = ISSUER
     framing: Framing = "sse"
     id_rule: IdRule | None = ID_RULE
+    vendor_models: tuple[VendorModels, ...] = (VendorModels("anthropic", ("claude-*",)),)
+    """Anthropic's Claude ids (Bedrock names the dated ones too: the model carries there, renamed)."""
 
     def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
         """See :func:`interlingua.providers.anthropic._request.decode_request`."""

@@ -201,7 +201,7 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
             stop_reason=decode_stop(body.get("stop_reason")),
             model=body["model"] if isinstance(body.get("model"), str) else None,
             response_id=body["id"] if isinstance(body.get("id"), str) else None,
-            provider_data=_kept(body),
+            provider_data=kept_fields(body),
         ),
         report,
     )
@@ -217,10 +217,11 @@ def details_kept(stop_reason: Any, stop_details: Any) -> dict[str, Any]:
     return {k: copy.deepcopy(v) for k, v in stop_details.items() if k not in ("type", "explanation") and v is not None}
 
 
-def _kept(body: Mapping[str, Any]) -> dict[str, Any] | None:
+def kept_fields(body: Mapping[str, Any]) -> dict[str, Any] | None:
     """Response-level fields no canonical field holds (ADR 0009): ``body`` (``container``,
     ``context_management``, ...) and ``usage_keys`` (``usage`` keys outside :data:`_USAGE_KEYS`, such as
-    ``inference_geo``, ``iterations``), so :func:`encode_response` writes the usage record back as given."""
+    ``inference_geo``, ``iterations``), so :func:`encode_response` writes the usage record back as given.
+    The stream accumulator calls it on the message its events amount to: one normalization for both."""
     kept: dict[str, Any] = {}
     top = unknown_fields(body, _MESSAGE_KEYS)
     if isinstance(body.get("stop_sequence"), str):  # which sequence matched: no canonical field

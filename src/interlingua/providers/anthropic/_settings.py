@@ -11,7 +11,8 @@ below ``max_tokens``), the effort parameter (platform.claude.com/docs/en/build-w
 Decode (top-level body key -> canonical):
 
 * ``model`` -> ``model``; ``max_tokens`` -> ``max_output_tokens``; ``temperature``, ``top_p``,
-  ``top_k``; ``stop_sequences`` -> ``stop``; ``stream``.
+  ``top_k`` (older requests: the current API has none of them, so they are never written back);
+  ``stop_sequences`` -> ``stop``; ``stream``.
 * ``thinking``: ``{type: "enabled", budget_tokens}`` -> ``reasoning.budget_tokens``;
   ``{type: "disabled"}`` -> ``reasoning.effort = "none"``; the other fields of those two
   (``display``) stay in ``provider_data["anthropic"]["thinking"]``; any other form
@@ -24,9 +25,9 @@ Decode (top-level body key -> canonical):
 * ``output_format`` (beta) ``{type: "json_schema", schema}`` -> ``response_format``; the rest
   (possibly ``{}``) stays in ``provider_data["anthropic"]["output_format"]``, so it is written back
   under the same name.
-* every other key (``metadata``, ``service_tier``, ``container``, ``mcp_servers``,
-  ``context_management``, top-level ``cache_control``, ...) -> ``provider_data["anthropic"]``
-  unchanged, written back only to Anthropic.
+* every other key (``metadata``, ``service_tier``, ``speed``, ``inference_geo``, ``container``,
+  ``mcp_servers``, ``context_management``, top-level ``cache_control``, ...) -> ``provider_data["anthropic"]``
+  unchanged, written back only to Anthropic (so an Anthropic round trip keeps them).
 
 Encode: the reverse, plus the approximations in :func:`encode_settings`.
 """
@@ -44,8 +45,9 @@ from ...errors import MappingError
 from ...items import ReasoningSettings, ResponseFormat, Settings
 from ...mapping.report import Policy, Report
 from ...mapping.settings import approximated_setting, note_model, own_provider_data, unsupported_setting
+from ._models import NONSTREAMING_TOKEN_RULE, effort_levels, nonstreaming_max_tokens
 
-__all__ = ["DEFAULT_MAX_TOKENS", "EFFORT_BUDGET", "MIN_BUDGET_TOKENS", "SETTINGS_KEYS", "decode_settings", "encode_settings"]
+__all__ = ["DEFAULT_MAX_TOKENS", "EFFORT_BUDGET", "MIN_BUDGET_TOKENS", "SAMPLING_SETTINGS", "SETTINGS_KEYS", "decode_settings", "encode_settings"]
 
 UNSET = msgspec.UNSET
 NAME = "anthropic"
@@ -62,6 +64,13 @@ EFFORT_BUDGET: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "
 (an approximation, reported). ``minimal`` is the API minimum; each step roughly doubles or
 quadruples, ``high`` is 16k (the guide: "start at the minimum and increase incrementally";
 budgets above 32k are best sent in batches)."""
+
+SAMPLING_SETTINGS = ("temperature", "top_p", "top_k", "seed", "presence_penalty", "frequency_penalty")
+"""Canonical settings the current Messages API has no field for: ``MessageCreateParamsNonStreaming`` (and the
+beta variant) of the ``anthropic`` SDK (2.14 and later) has no ``temperature``, ``top_p`` or ``top_k``, and never
+had ``seed`` or penalties. Older recorded requests holding the first three still decode."""
+
+_NO_SAMPLING = "the current Messages API takes no sampling parameters (anthropic SDK MessageCreateParams)"
 
 _NATIVE_EFFORT = ("low", "medium", "high", "xhigh")
 """Canonical effort levels ``output_config.effort`` takes as they are."""
@@ -195,26 +204,34 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
     Rules (each approximation is a ``changed`` entry naming both values; see docs/providers/anthropic.md):
 
     * ``model``: the ``model`` argument; without one the body has no model (reported).
-    * ``max_tokens`` is required: ``max_output_tokens``, else the model's output limit from the model
-      table (``ModelCapabilities.max_output_tokens``), else :data:`DEFAULT_MAX_TOKENS`; an added one is
-      reported. With thinking, ``max_tokens`` must exceed ``budget_tokens``: a smaller one is raised to
-      ``budget_tokens + max_tokens`` (the answer keeps its tokens), capped at the model limit with
-      the budget lowered to fit; when no budget of at least 1024 fits, thinking is left out (reported).
-    * ``temperature`` above 1 (Anthropic's range is 0-1) is sent as 1.
+    * ``max_tokens`` is required: ``max_output_tokens``; else, for a streamed request (``stream: true``), the
+      model's output limit from the model table (``ModelCapabilities.max_output_tokens``); else the largest
+      value the official clients send without streaming (:func:`._models.nonstreaming_max_tokens`: the
+      Python client refuses a non-streaming call when ``3600 s x max_tokens / 128000`` exceeds 600 s, i.e.
+      above 21,333, and above 8,192 for Claude Opus 4 / 4.1), capped at the output limit; else
+      :data:`DEFAULT_MAX_TOKENS`. An added one is reported (``changed``). With thinking, ``max_tokens`` must
+      exceed ``budget_tokens``: a smaller one is raised to ``budget_tokens + max_tokens`` (the answer keeps
+      its tokens), capped at the model limit (at the non-streaming maximum when not streamed) with the
+      budget lowered to fit; when no budget of at least 1024 fits, thinking is left out (reported).
+    * ``temperature``, ``top_p``, ``top_k``, ``seed``, ``presence_penalty``, ``frequency_penalty``: the
+      current Messages API has none of them (:data:`SAMPLING_SETTINGS`): refused under policy ``error``,
+      else reported dropped.
     * ``reasoning.budget_tokens`` -> ``thinking`` ``enabled`` (0 -> ``disabled``; 1-1023 -> 1024);
       ``effort`` ``none`` -> ``thinking`` ``disabled``; any other effort -> ``output_config.effort`` when
-      the source used ``output_config`` or an adaptive thinking (``minimal`` as ``low``), else a
-      ``thinking.budget_tokens`` from :data:`EFFORT_BUDGET`. ``include_thoughts: false`` ->
+      the source used ``output_config`` or an adaptive thinking, or the model takes it
+      (:func:`._models.effort_levels`; a level the model lacks goes to the nearest one it has,
+      ``minimal`` as ``low``; reported); else a ``thinking.budget_tokens`` from :data:`EFFORT_BUDGET`
+      (reported). ``include_thoughts: false`` ->
       ``thinking.display: "omitted"``; ``summary`` has no equivalent (reported).
     * ``response_format`` ``json_schema`` -> ``output_config.format`` (or ``output_format`` when the
       source used it); ``name``/``description`` and ``strict: false`` have no field (reported);
       ``json_object`` or a schema-less ``json_schema`` cannot be enforced: refused under policy
       ``error``, else reported dropped; so is a schema for a model the table says has no structured outputs.
-    * ``seed``, ``presence_penalty``, ``frequency_penalty``: no Anthropic equivalent (reported dropped).
     * ``provider_data["anthropic"]`` keys are written back as they are; other providers' are reported.
 
     Raises:
-        ConversionError: policy ``error`` and a response format Anthropic cannot enforce.
+        ConversionError: policy ``error`` and a response format Anthropic cannot enforce, or a sampling
+            setting the current API lacks.
     """
     s = settings
     out: dict[str, Any] = {}
@@ -232,13 +249,28 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
     limit = entry.capabilities.max_output_tokens if entry is not None else None
     limit = limit if isinstance(limit, int) else None
 
+    streaming = s.stream is True
+    cap = limit if streaming else min(limit if limit is not None else DEFAULT_MAX_TOKENS, nonstreaming_max_tokens(model))
     if s.max_output_tokens is not UNSET:
         max_tokens = s.max_output_tokens
-    elif limit is not None:
+    elif limit is not None and streaming:
         max_tokens = limit
         report.add(
             "changed",
-            f"max_tokens {limit} added: required by Anthropic, from the model table ({entry.pattern if entry else ''}: output limit)",
+            f"max_tokens {limit} added: required by Anthropic, from the model table ({entry.pattern if entry else ''}: output limit; a streamed request)",
+            item_type="settings",
+            pointer="/settings/max_output_tokens",
+        )
+    elif limit is not None:
+        max_tokens = min(limit, nonstreaming_max_tokens(model))
+        why = (
+            f"output limit {limit} needs streaming with the official clients; {max_tokens} is the largest they send without it"
+            if max_tokens < limit
+            else "output limit"
+        )
+        report.add(
+            "changed",
+            f"max_tokens {max_tokens} added: required by Anthropic, from the model table ({entry.pattern if entry else ''}: {why})",
             item_type="settings",
             pointer="/settings/max_output_tokens",
         )
@@ -253,31 +285,19 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
         )
     out["max_tokens"] = max_tokens
 
-    if s.temperature is not UNSET:
-        if s.temperature > 1:
-            approximated_setting(report, "temperature", s.temperature, "temperature", 1.0, why="Anthropic's range is 0-1")
-            out["temperature"] = 1.0
-        else:
-            out["temperature"] = s.temperature
-    if s.top_p is not UNSET:
-        out["top_p"] = s.top_p
-    if s.top_k is not UNSET:
-        out["top_k"] = s.top_k
+    for name in SAMPLING_SETTINGS:
+        value = getattr(s, name)
+        if value is not UNSET:
+            unsupported_setting(report, policy, "Anthropic", name, value, meaning_changes=True, why=_NO_SAMPLING)
     if s.stop is not UNSET:
         out["stop_sequences"] = list(s.stop)
-    if s.seed is not UNSET:
-        unsupported_setting(report, policy, "Anthropic", "seed", s.seed)
-    if s.presence_penalty is not UNSET:
-        unsupported_setting(report, policy, "Anthropic", "presence_penalty", s.presence_penalty)
-    if s.frequency_penalty is not UNSET:
-        unsupported_setting(report, policy, "Anthropic", "frequency_penalty", s.frequency_penalty)
 
     # (without reasoning settings or a saved thinking, and without a response format, both write nothing)
-    thinking = _encode_reasoning(s, extra, out, report) if s.reasoning is not UNSET or "thinking" in extra else None
+    thinking = _encode_reasoning(s, extra, out, report, effort_levels(model)) if s.reasoning is not UNSET or "thinking" in extra else None
     if s.response_format is not UNSET:
         _encode_format(s, extra, out, policy, report, entry)
     if thinking is not None:
-        thinking = _fit_budget(thinking, out, limit, report)
+        thinking = _fit_budget(thinking, out, cap, report)
     if thinking is not None:
         out["thinking"] = thinking
     if "output_config" in extra:
@@ -292,8 +312,10 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
     return out
 
 
-def _encode_reasoning(s: Settings, extra: dict[str, Any], out: dict[str, Any], report: Report) -> dict[str, Any] | None:
-    """``thinking`` (or ``None``) from the reasoning settings; an effort may go to ``output_config``."""
+def _encode_reasoning(s: Settings, extra: dict[str, Any], out: dict[str, Any], report: Report, levels: tuple[str, ...] | None) -> dict[str, Any] | None:
+    """``thinking`` (or ``None``) from the reasoning settings; an effort may go to ``output_config``.
+
+    ``levels``: the ``output_config.effort`` values the model takes (empty: none; ``None``: unknown model)."""
     saved = extra.pop("thinking", None)
     saved = dict(saved) if isinstance(saved, Mapping) else None
     r = s.reasoning
@@ -310,13 +332,15 @@ def _encode_reasoning(s: Settings, extra: dict[str, Any], out: dict[str, Any], r
                     budget = MIN_BUDGET_TOKENS
                 thinking = {"type": "enabled", "budget_tokens": budget}
             if r.effort is not UNSET:
-                _effort_to_output_config(r.effort, extra, out, report, alongside=True)
+                _effort_to_output_config(r.effort, extra, out, report, alongside=True, levels=levels)
         elif r.effort == "none":
             thinking = {"type": "disabled"}
         elif r.effort is not UNSET:
-            native = "output_config" in extra or (saved is not None and saved.get("type") not in (None, "enabled", "disabled"))
+            # the source's own form first (an Anthropic request that used output_config or an adaptive
+            # thinking); else what the model takes; a model the rows do not know gets a budget
+            native = "output_config" in extra or (saved is not None and saved.get("type") not in (None, "enabled", "disabled")) or bool(levels)
             if native:
-                _effort_to_output_config(r.effort, extra, out, report, alongside=False)
+                _effort_to_output_config(r.effort, extra, out, report, alongside=False, levels=levels)
             else:
                 budget = EFFORT_BUDGET[r.effort]
                 approximated_setting(report, "reasoning.effort", r.effort, "thinking.budget_tokens", budget, why="Anthropic budgets thinking in tokens; table in docs/providers/anthropic.md")
@@ -337,18 +361,32 @@ def _encode_reasoning(s: Settings, extra: dict[str, Any], out: dict[str, Any], r
     return thinking
 
 
-def _effort_to_output_config(effort: str, extra: dict[str, Any], out: dict[str, Any], report: Report, *, alongside: bool) -> None:
+def _effort_to_output_config(effort: str, extra: dict[str, Any], out: dict[str, Any], report: Report, *, alongside: bool, levels: tuple[str, ...] | None) -> None:
     if effort == "none":
         unsupported_setting(report, "drop", "Anthropic", "reasoning.effort", effort, why="a thinking budget is set: thinking stays on")
         return
-    value = effort
-    if effort == "minimal":
-        value = "low"
-        approximated_setting(report, "reasoning.effort", effort, "output_config.effort", value, why="Anthropic's lowest effort")
-    elif alongside and "output_config" not in extra:
+    if alongside and not levels and "output_config" not in extra:
         unsupported_setting(report, "drop", "Anthropic", "reasoning.effort", effort, why="thinking.budget_tokens already sets how much Claude thinks")
         return
+    value = _nearest_effort(effort, levels or _NATIVE_EFFORT)
+    if value != effort:
+        why = "Anthropic's lowest effort" if effort == "minimal" else f"the model takes output_config.effort {', '.join(levels or _NATIVE_EFFORT)}"
+        approximated_setting(report, "reasoning.effort", effort, "output_config.effort", value, why=why)
     out.setdefault("output_config", {})["effort"] = value
+
+
+_EFFORT_ORDER = ("minimal", "low", "medium", "high", "xhigh", "max")
+
+
+def _nearest_effort(effort: str, levels: tuple[str, ...]) -> str:
+    """``effort`` when ``levels`` has it, else the highest level below it (the lowest level for ``minimal``)."""
+    if effort in levels:
+        return effort
+    rank = _EFFORT_ORDER.index(effort)
+    below = [lv for lv in levels if lv in _EFFORT_ORDER and _EFFORT_ORDER.index(lv) < rank]
+    if below:
+        return max(below, key=_EFFORT_ORDER.index)
+    return min(levels, key=lambda lv: _EFFORT_ORDER.index(lv) if lv in _EFFORT_ORDER else len(_EFFORT_ORDER))
 
 
 def _encode_format(s: Settings, extra: dict[str, Any], out: dict[str, Any], policy: Policy, report: Report, entry: Any) -> None:

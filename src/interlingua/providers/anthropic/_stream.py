@@ -35,7 +35,7 @@ from ...streaming.events import (
     UsageUpdate,
 )
 from ._blocks import NAME, DecodeContext, call_fields, decode_block
-from ._response import decode_stop, decode_usage, details_kept, message_context, refusal_item
+from ._response import decode_stop, decode_usage, kept_fields, message_context, refusal_item
 
 __all__ = ["AnthropicAccumulator", "ERROR_CODES"]
 
@@ -225,6 +225,7 @@ class AnthropicAccumulator:
         self._stop_reason: Any = None
         self._stop_sequence: str | None = None
         self._stop_details: Any = None
+        self._delta_fields: dict[str, Any] = {}  # message_delta's other fields (container, context_management, ...)
         self._finished = False
         self._delta_seen = False
         self._report = Report()
@@ -281,13 +282,11 @@ class AnthropicAccumulator:
         )
 
     def _kept(self) -> dict[str, Any] | None:
-        """What :func:`decode_response` keeps of the same message: the matched stop sequence, a refusal's ``stop_details`` fields."""
-        kept: dict[str, Any] = {}
-        if self._stop_sequence is not None:
-            kept["body"] = {"stop_sequence": self._stop_sequence}
-        if details := details_kept(self._stop_reason, self._stop_details):
-            kept["stop_details"] = details
-        return {NAME: kept} if kept else None
+        """What :func:`decode_response` keeps of the same message (:func:`kept_fields` on the message the events
+        amount to: ``message_start.message`` with ``message_delta``'s fields and the final usage)."""
+        body: dict[str, Any] = {**(self._message or {}), **self._delta_fields}
+        body.update(stop_reason=self._stop_reason, stop_sequence=self._stop_sequence, stop_details=self._stop_details, usage=self._usage)
+        return kept_fields(body)
 
     def _error(self, code: str, message: str, retryable: bool) -> list[StreamEvent]:
         self._finished = True
@@ -502,6 +501,9 @@ class AnthropicAccumulator:
             self._stop_reason = delta["stop_reason"]
         if isinstance(delta.get("stop_sequence"), str):
             self._stop_sequence = delta["stop_sequence"]
+        for key, value in [*delta.items(), *((k, v) for k, v in data.items() if k not in ("type", "delta", "usage"))]:
+            if key not in ("stop_reason", "stop_sequence", "stop_details") and (value is not None or key not in self._delta_fields):
+                self._delta_fields[key] = json_copy(value)
         if delta.get("stop_details") is not None:
             self._stop_details = json_copy(delta["stop_details"])
             explanation = self._stop_details.get("explanation") if isinstance(self._stop_details, dict) else None

@@ -16,6 +16,8 @@ from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy
+from ...mapping.vendor_models import VendorModels
+from ._models import CLAUDE_MODELS
 from ._blocks import ID_RULE, ISSUER, NAME
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
@@ -39,6 +41,8 @@ class BedrockConverseMapper:
     issuer: str = ISSUER
     framing: Framing = "ndjson"
     id_rule: IdRule | None = ID_RULE
+    vendor_models: tuple[VendorModels, ...] = (CLAUDE_MODELS,)
+    """Claude on Bedrock (``[region.]anthropic.<Anthropic id>-v<N>:0``): the model carries to and from Anthropic, renamed."""
 
     def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
         """See :func:`interlingua.providers.bedrock_converse._request.decode_request`."""

@@ -11,6 +11,8 @@ the path.
 
 from __future__ import annotations
 
+import re
+
 import copy
 from collections.abc import Mapping
 from typing import Any
@@ -54,6 +56,10 @@ _CHOICE_IN = {"auto": "auto", "any": "required", "tool": "tool"}
 _EFFORTS = frozenset({"none", "minimal", "low", "medium", "high", "xhigh"})
 _EFFORT_BUDGET = {"minimal": 1024, "low": 1024, "medium": 4096, "high": 16384, "xhigh": 32768}
 """Effort level -> Anthropic ``thinking.budget_tokens`` on Bedrock (an approximation, reported)."""
+
+
+_BEDROCK_ID = re.compile(r"^(?:[a-z]{2,6}\.)?[a-z0-9-]+\.[A-Za-z0-9._:-]+$|^arn:aws")
+"""A Bedrock model id (``<provider>.<model>``, an inference profile ``<geo>.<provider>.<model>``, or an ARN)."""
 
 
 def _is_anthropic(model: str | None) -> bool:
@@ -414,8 +420,8 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     # a history with tool items needs tool definitions (mapping/tool_definitions.py; the preflight applies the same rule)
     transcript = require_tool_definitions(transcript, NAME, policy, report)
     settings = settings_of(transcript)
-    if model is None and isinstance(settings.model, str):
-        model = settings.model
+    if model is None and isinstance(settings.model, str) and _BEDROCK_ID.match(settings.model):
+        model = settings.model  # the transcript's own Bedrock model id; another provider's name never carries
     enc = Encoder(policy, report, model)
     enc.ids.reserve([i.id for i in transcript.items if isinstance(i, ToolCallItem)] + [i.call_id for i in transcript.items if isinstance(i, ToolResultItem)])
     call_ids = {i.id for i in transcript.items if isinstance(i, ToolCallItem)}

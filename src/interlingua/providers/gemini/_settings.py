@@ -42,6 +42,7 @@ from ...items import ReasoningSettings, ResponseFormat, Settings
 from ...mapping.report import Policy, Report
 from ...mapping.settings import approximated_setting, own_provider_data, unsupported_setting
 from ._common import NAME, camel
+from ._models import EFFORT_THINKING_BUDGET, ThinkingRule, thinking_rule
 
 __all__ = ["decode_settings", "encode_settings", "openapi_to_json_schema", "json_schema_to_openapi"]
 
@@ -279,7 +280,10 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
     takes ``responseSchema`` only (Gemini 1.x and 2.0) the schema is converted and reported.
     ``name``/``description``/``strict`` have no field (reported). Reasoning: ``budget_tokens`` ->
     ``thinkingBudget``; ``effort`` ``minimal``..``high`` -> ``thinkingLevel``, ``xhigh`` -> ``high``,
-    ``none`` -> ``thinkingBudget: 0`` (approximations, reported); both a budget and an effort: the
+    ``none`` -> ``thinkingBudget: 0`` (approximations, reported); for a model that takes budgets, not
+    levels (Gemini 2.5: :func:`._models.thinking_rule`) every effort -> a ``thinkingBudget`` from
+    :data:`._models.EFFORT_THINKING_BUDGET` clipped to the model's range (reported), and a saved
+    ``thinkingLevel`` is left out (reported); both a budget and an effort: the
     budget is sent, the effort reported (the API refuses both). ``summary`` has no equivalent.
     ``model`` and ``stream`` are in the URL, not the body: ``stream`` is reported.
 
@@ -309,7 +313,7 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
         gc["frequencyPenalty"] = s.frequency_penalty
     _encode_format(s, saved, gc, model, report)
     saved_tc = saved.pop(_TC, None)
-    thinking = _encode_reasoning(s, saved_tc, report)
+    thinking = _encode_reasoning(s, saved_tc, report, thinking_rule(model))
     if thinking or isinstance(saved_tc, Mapping):
         gc[_TC] = thinking
     for key, value in saved.items():
@@ -364,18 +368,28 @@ def _schema_only(model: str) -> bool:
     return name.startswith(("gemini-1", "gemini-2.0"))
 
 
-def _encode_reasoning(s: Settings, saved: Any, report: Report) -> dict[str, Any]:
+def _encode_reasoning(s: Settings, saved: Any, report: Report, rule: ThinkingRule | None) -> dict[str, Any]:
+    """``thinkingConfig`` from the reasoning settings. ``rule``: the model's (:func:`._models.thinking_rule`);
+    a model that takes budgets gets every effort as a ``thinkingBudget`` (reported), never a ``thinkingLevel``."""
     tc: dict[str, Any] = {camel(k): copy.deepcopy(v) for k, v in saved.items()} if isinstance(saved, Mapping) else {}
     spelled = tc.pop("thinkingLevel", None)
+    budgets = rule is not None and rule.field == "thinkingBudget"
     r = s.reasoning
     if r is UNSET:
         if spelled is not None:
-            tc["thinkingLevel"] = spelled
+            if budgets:
+                report.add("dropped", f"thinkingConfig.thinkingLevel {spelled!r} left out: the model takes thinkingBudget, not thinkingLevel (Gemini 2.5)",
+                           item_type="settings", pointer="/settings/provider_data/gemini/generationConfig/thinkingConfig/thinkingLevel")
+            else:
+                tc["thinkingLevel"] = spelled
         return tc
     if r.budget_tokens is not UNSET:
         tc["thinkingBudget"] = r.budget_tokens
         if r.effort is not UNSET:
             unsupported_setting(report, "drop", "Gemini", "reasoning.effort", r.effort, why="thinkingBudget is set and Gemini refuses thinkingLevel with it")
+    elif budgets and r.effort is not UNSET:
+        assert rule is not None
+        tc["thinkingBudget"] = _effort_budget(r.effort, rule, report)
     elif r.effort == "none":
         approximated_setting(report, "reasoning.effort", "none", "thinkingConfig.thinkingBudget", 0, why="a budget of 0 turns thinking off where the model allows it")
         tc["thinkingBudget"] = 0
@@ -389,3 +403,18 @@ def _encode_reasoning(s: Settings, saved: Any, report: Report) -> dict[str, Any]
     if r.summary is not UNSET:
         unsupported_setting(report, "drop", "Gemini", "reasoning.summary", r.summary, why="includeThoughts returns thought summaries")
     return tc
+
+
+def _effort_budget(effort: str, rule: ThinkingRule, report: Report) -> int:
+    """The ``thinkingBudget`` written for ``effort`` on a model that takes budgets (always reported)."""
+    target = "thinkingConfig.thinkingBudget"
+    if effort == "none":
+        if rule.can_disable:
+            approximated_setting(report, "reasoning.effort", "none", target, 0, why="a budget of 0 turns thinking off; the model takes thinkingBudget, not thinkingLevel")
+            return 0
+        approximated_setting(report, "reasoning.effort", "none", target, rule.min_budget, why="the model cannot turn thinking off: its smallest budget")
+        return rule.min_budget
+    wanted = rule.max_budget if effort == "xhigh" else EFFORT_THINKING_BUDGET[effort]
+    budget = min(max(wanted, rule.min_budget), rule.max_budget)
+    approximated_setting(report, "reasoning.effort", effort, target, budget, why=f"the model takes thinkingBudget ({rule.min_budget}-{rule.max_budget}), not thinkingLevel; table in docs/providers/gemini.md")
+    return budget

@@ -105,6 +105,19 @@ class _FastChunk(msgspec.Struct, forbid_unknown_fields=True):
 
 _fast_chunk = msgspec.json.Decoder(_FastChunk)
 
+_CHUNK_READ = frozenset({"candidates", "promptFeedback", "prompt_feedback", "usageMetadata", "usage_metadata", "responseId", "response_id", "modelVersion", "model_version"})
+_CANDIDATE_READ = frozenset({"content", "finishReason", "finish_reason", "index"})
+
+
+def _keep_fields(store: dict[str, Any], source: Mapping[str, Any], read: frozenset[str]) -> None:
+    """``source``'s fields the accumulator does not read itself, into ``store`` as a whole response holds them:
+    the latest value, objects merged key by key, a null never over a value."""
+    for key, value in source.items():
+        if key in read or (value is None and key in store):
+            continue
+        old = store.get(key)
+        store[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, Mapping) else jcopy(value)
+
 
 def _fast_usage(md: dict[str, int | list[dict[str, str | int]]]) -> Usage:
     """What :func:`usage_from` gives for a fast-path ``usageMetadata`` (counts as ints, details as flat
@@ -154,6 +167,8 @@ class GeminiAccumulator:
         self._event = -1  # index of the framed event being read (report entries point into the stream as an array of events)
         self._report = Report()  # what joining the chunks dropped or changed
         self._final_report = Report()  # that and what decoding the joined response reported
+        self._meta: dict[str, Any] = {}  # the chunks' other response fields (createTime, modelStatus, ...)
+        self._cand_meta: dict[str, Any] = {}  # candidates[0]'s other fields (avgLogprobs, finishMessage, groundingMetadata, ...)
 
     def _join(self) -> None:
         """Join the pending texts onto the open run's part (before ``parts`` is read or extended)."""
@@ -163,8 +178,8 @@ class GeminiAccumulator:
 
     def _response(self) -> ModelResponse:
         self._join()
-        body: dict[str, Any] = {}
-        cand: dict[str, Any] = {"content": {"parts": self.parts, "role": "model"}, "index": 0}
+        body: dict[str, Any] = jcopy(self._meta)  # one normalization with decode_response: the same fields kept
+        cand: dict[str, Any] = {**jcopy(self._cand_meta), "content": {"parts": self.parts, "role": "model"}, "index": 0}
         if self._finish is not None:
             cand["finishReason"] = self._finish
         if self.parts or self._finish is not None or self._block is None:
@@ -209,6 +224,7 @@ class GeminiAccumulator:
         if "error" in chunk:
             return self._fail(error_item(chunk["error"]))
         check_shape(chunk, _Chunk, provider=NAME)
+        _keep_fields(self._meta, chunk, _CHUNK_READ)
         rid, model = get(chunk, "responseId"), get(chunk, "modelVersion")
         if isinstance(rid, str) and rid:
             self._rid = rid
@@ -222,6 +238,7 @@ class GeminiAccumulator:
                     "dropped", f"stream chunk {self._event}: {len(candidates) - 1} extra candidate(s) left out; only candidates[0] is read", pointer=f"/{self._event}/candidates"
                 )
             cand = candidates[0]
+            _keep_fields(self._cand_meta, cand, _CANDIDATE_READ)
             content = get(cand, "content") or {}
             for j, part in enumerate((content.get("parts") or []) if isinstance(content, Mapping) else []):
                 out.extend(self._part(part, j))

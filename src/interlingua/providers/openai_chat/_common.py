@@ -14,8 +14,10 @@ import msgspec
 from ...hosts import HOSTS
 from ...items import Base64Source, OpaqueReasoning, StopReason, UrlSource, Usage
 from ...mapping.ids import IdRule
+from ...mapping.vendor_models import VendorModels
 
 __all__ = [
+    "OPENAI_MODELS",
     "ARGUMENTS_ABSENT_KEY",
     "CACHE_CONTROL_KEY",
     "DIALECTS",
@@ -226,3 +228,12 @@ def usage_to_wire(usage: Usage) -> dict[str, Any]:
 def openrouter_opaque(details: list[Any]) -> OpaqueReasoning:
     """OpenRouter ``reasoning_details`` (the whole list, as received) as opaque state."""
     return OpaqueReasoning(namespace=OPENROUTER_NAMESPACE, issuer=OPENROUTER_ISSUER, value=msgspec.json.decode(msgspec.json.encode(details)))
+
+
+OPENAI_MODELS = VendorModels(
+    "openai",
+    ("gpt-*", "o[1-9]*", "chatgpt-*", "codex-*", "computer-use-*", "ft:gpt-*", "ft:o[1-9]*"),
+)
+"""OpenAI's own models (GPT, the o-series, ChatGPT, Codex, computer use; fine-tuned ``ft:`` ids): the same
+ids on Chat Completions and Responses (platform.openai.com/docs/models), so the model carries between the two.
+OpenAI-compatible hosts (dialects) declare none: their ids are the host's."""

@@ -15,9 +15,10 @@ import msgspec
 
 from ...items import StopReason
 from ...streaming.events import RawEvent, StreamEvent
-from ._common import DIALECTS, FINISH_TO_STOP, ID_RULE, ISSUER, NAME, Dialect
+from ._common import OPENAI_MODELS, DIALECTS, FINISH_TO_STOP, ID_RULE, ISSUER, NAME, Dialect
 from ._dialects import DIALECT_RULES
 from ...mapping.settings import settings_of
+from ...mapping.vendor_models import VendorModels
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
 from ._stream import ChatStreamAccumulator
@@ -80,6 +81,8 @@ class OpenAIChatMapper:
         if dialect not in DIALECTS:
             raise ValueError(f"unknown OpenAI Chat dialect {dialect!r} (known: {', '.join(DIALECTS)})")
         self.dialect: Dialect = dialect
+        self.vendor_models: tuple[VendorModels, ...] = (OPENAI_MODELS,) if dialect == "openai" else ()
+        """OpenAI's model ids (the same on Responses: the model carries there); none for another host's dialect."""
 
     def __repr__(self) -> str:
         return f"OpenAIChatMapper(dialect={self.dialect!r})"

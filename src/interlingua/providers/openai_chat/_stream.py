@@ -127,7 +127,7 @@ class _FastDelta(msgspec.Struct, forbid_unknown_fields=True):
 class _FastChoice(msgspec.Struct, forbid_unknown_fields=True):
     delta: _FastDelta
     index: int | None = 0
-    logprobs: None = None
+    logprobs: None | UnsetType = UNSET  # present (null) or absent: kept as the non-stream body keeps it
     finish_reason: None = None
 
 
@@ -186,6 +186,11 @@ def error_code(error: Any) -> tuple[str, int | None]:
     return "provider_error", None
 
 
+_CHUNK_OWN = frozenset({"id", "model", "choices", "usage", "object", "obfuscation", "error"})
+"""Chunk keys the accumulator reads itself or that belong to the chunk form only (``object``:
+``chat.completion.chunk``; ``obfuscation``: per-chunk padding); every other key is a response-level field."""
+
+
 class ChatStreamAccumulator:
     """Accumulates one Chat Completions stream (choice 0; other choices are ignored)."""
 
@@ -203,6 +208,8 @@ class ChatStreamAccumulator:
         self._usage: Any = None
         self._calls_emitted = False
         self._terminal = False
+        self._meta: dict[str, Any] = {}  # the chunks' response-level fields (created, system_fingerprint, ...)
+        self._choice_meta: dict[str, Any] = {}  # choice 0's fields beside delta/finish_reason (logprobs, ...)
 
     # ------------------------------------------------------------------ building
 
@@ -272,8 +279,26 @@ class ChatStreamAccumulator:
             return {"id": call["id"], "type": "custom", "custom": {"name": call["name"], "input": "".join(call["arguments"])}}
         return {"id": call["id"], "type": call["type"], "function": {"name": call["name"], "arguments": "".join(call["arguments"])}}
 
+    @staticmethod
+    def _keep(store: dict[str, Any], key: str, value: Any) -> None:
+        """One chunk's field into the accumulated body, as a non-stream body holds it: the latest value,
+        objects merged key by key (lists such as ``logprobs.content`` joined), a null never over a value."""
+        old = store.get(key)
+        if value is None and key in store:
+            return
+        if isinstance(old, dict) and isinstance(value, dict):
+            merged = dict(old)
+            for k, v in value.items():
+                merged[k] = merged[k] + v if isinstance(merged.get(k), list) and isinstance(v, list) else v
+            store[key] = merged
+        else:
+            store[key] = value
+
     def _body(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"object": "chat.completion", "choices": [{"index": 0, "message": self._message(), "finish_reason": self._finish}]}
+        """The ``chat.completion`` body the stream amounts to: one normalization with the non-stream path
+        (the chunks' ``created``, ``system_fingerprint``, ``service_tier``, gateway fields and choice 0's
+        ``logprobs`` are kept as a non-stream body holds them; the chunks' own ``object`` and ``obfuscation`` are not)."""
+        body: dict[str, Any] = {**self._meta, "object": "chat.completion", "choices": [{"index": 0, "message": self._message(), "finish_reason": self._finish, **self._choice_meta}]}
         if self._id is not None:
             body["id"] = self._id
         if self._model is not None:
@@ -332,10 +357,16 @@ class ChatStreamAccumulator:
             self._id = chunk["id"]
         if isinstance(chunk.get("model"), str) and chunk["model"] and self._model is None:
             self._model = chunk["model"]
+        for key, value in chunk.items():
+            if key not in _CHUNK_OWN:
+                self._keep(self._meta, key, value)
         choices: list[Any] = chunk["choices"] if isinstance(chunk.get("choices"), list) else []
         for choice in choices:
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue
+            for key, value in choice.items():
+                if key not in ("index", "delta", "finish_reason"):
+                    self._keep(self._choice_meta, key, value)
             out.extend(self._delta(choice.get("delta")))
             if choice.get("finish_reason") is not None:
                 self._finish = choice["finish_reason"]
@@ -353,10 +384,16 @@ class ChatStreamAccumulator:
             self._id = chunk.id
         if chunk.model and self._model is None:
             self._model = chunk.model
+        for key in ("created", "system_fingerprint", "service_tier"):
+            value = getattr(chunk, key)
+            if value is not None:
+                self._keep(self._meta, key, value)
         out: list[StreamEvent] = []
         for choice in chunk.choices:
             if choice.index != 0:
                 continue
+            if choice.logprobs is not UNSET:
+                self._keep(self._choice_meta, "logprobs", None)
             content = choice.delta.content
             if content is UNSET or content is None:
                 pass

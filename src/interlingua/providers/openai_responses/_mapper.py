@@ -8,6 +8,8 @@ from typing import Any, Literal
 from ...items import ModelCapabilities, Transcript
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy
+from ...mapping.vendor_models import VendorModels
+from ..openai_chat._common import OPENAI_MODELS
 from ._common import ID_RULE, ISSUER, NAME
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
@@ -32,6 +34,8 @@ class OpenAIResponsesMapper:
     issuer: str = ISSUER
     framing: Framing = "sse"
     id_rule = ID_RULE
+    vendor_models: tuple[VendorModels, ...] = (OPENAI_MODELS,)
+    """OpenAI's model ids, the same as on Chat Completions (the model carries between the two)."""
 
     def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
         """See :func:`interlingua.providers.openai_responses._request.decode_request`."""
