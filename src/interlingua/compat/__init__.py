@@ -10,7 +10,11 @@ transcript plus a report (:class:`Migrated`). Formats (:data:`FORMATS`):
   (``mistral`` only when named: its lists are OpenAI Chat ones too);
 * ``pydantic-ai``: ``ModelMessagesTypeAdapter`` JSON, older field names included;
 * ``langchain``: ``messages_to_dict`` output;
-* ``interlingua``: documents and envelopes of any schema version the upcaster chain reads.
+* ``interlingua``: documents and envelopes of any schema version the upcaster chain reads;
+* stored conversations (issue 26): ``vercel-ui``/``vercel-model`` (Vercel AI SDK v5 ``UIMessage[]``/
+  ``ModelMessage[]``), ``openai-finetune``, ``sharegpt``, ``llamafactory``, ``hf-messages`` (fine-tuning
+  records), ``chatgpt-export``, ``claude-export`` (consumer exports: the active branch, abandoned ones as
+  :attr:`Migrated.forks`); ``langchain`` also reads serialized messages (``{"lc": 1, ...}``).
 
 :func:`write` is the way back for the frameworks (:data:`WRITERS`: ``pydantic-ai``, ``langchain``):
 a canonical transcript to the JSON those frameworks load, with a report of every field the
@@ -30,7 +34,8 @@ from ..errors import UnknownFormatError
 from ..items import Transcript
 from ..mapping import Conversion, Policy, Report
 from . import _anthropic, _bedrock_converse, _cohere, _gemini, _interlingua, _langchain, _langchain_writer, _mistral, _ollama, _openai_chat, _openai_responses, _pydantic_ai, _pydantic_ai_writer
-from ._base import Migrated, session_id_for, session_id_from_bytes
+from . import _chat_exports, _finetune, _finetune_writer, _vercel_ai, _vercel_ai_writer
+from ._base import Fork, Migrated, session_id_for, session_id_from_bytes
 from ._detect import LOOKED_FOR, FormatDetectionError, detect_format
 from ._upcast import registered, upcast, upcast_row, upcaster
 
@@ -38,6 +43,7 @@ __all__ = [
     "FORMATS",
     "LOOKED_FOR",
     "WRITERS",
+    "Fork",
     "FormatDetectionError",
     "Migrated",
     "detect_format",
@@ -56,6 +62,17 @@ _READERS: dict[str, Callable[[Any], Migrated]] = {
     m.FORMAT: m.read
     for m in (_openai_chat, _anthropic, _gemini, _ollama, _openai_responses, _pydantic_ai, _langchain, _interlingua, _bedrock_converse, _cohere, _mistral)
 }
+# --- stored conversations (issue 26): Vercel AI SDK, fine-tuning datasets, consumer exports
+_READERS.update({
+    _vercel_ai.UI_FORMAT: _vercel_ai.read_ui,
+    _vercel_ai.MODEL_FORMAT: _vercel_ai.read_model,
+    _finetune.OPENAI_FINETUNE: _finetune.read_openai_finetune,
+    _finetune.SHAREGPT: _finetune.read_sharegpt,
+    _finetune.LLAMAFACTORY: _finetune.read_llamafactory,
+    _finetune.HF: _finetune.read_hf_messages,
+    _chat_exports.CHATGPT: _chat_exports.read_chatgpt,
+    _chat_exports.CLAUDE: _chat_exports.read_claude,
+})
 
 FORMATS: tuple[str, ...] = tuple(_READERS)
 """Every format name a reader exists for."""
@@ -74,20 +91,29 @@ def read(obj: Any, fmt: str) -> Migrated:
     return reader(obj)
 
 
-_WRITERS: dict[str, Callable[..., Conversion[list[dict[str, Any]]]]] = {
+_WRITERS: dict[str, Callable[..., Conversion[Any]]] = {
     _pydantic_ai.FORMAT: _pydantic_ai_writer.write,
     _langchain.FORMAT: _langchain_writer.write,
 }
+# --- stored conversations (issue 26)
+_WRITERS.update({
+    _vercel_ai.UI_FORMAT: _vercel_ai_writer.write_ui,
+    _vercel_ai.MODEL_FORMAT: _vercel_ai_writer.write_model,
+    _finetune.OPENAI_FINETUNE: _finetune_writer.write_openai_finetune,
+    _finetune.SHAREGPT: _finetune_writer.write_sharegpt,
+})
 
 WRITERS: tuple[str, ...] = tuple(_WRITERS)
 """Every format a transcript can be written back to (the inverse of its reader)."""
 
 
-def write(transcript: Transcript, fmt: str, *, policy: Policy = "error", report: Report | None = None) -> Conversion[list[dict[str, Any]]]:
+def write(transcript: Transcript, fmt: str, *, policy: Policy = "error", report: Report | None = None) -> Conversion[Any]:
     """Write ``transcript`` as format ``fmt`` (a name from :data:`WRITERS`).
 
     ``pydantic-ai``: a ``ModelMessagesTypeAdapter`` JSON history (``[{"kind": "request"|"response",
-    "parts": [...]}, ...]``); ``langchain``: ``messages_to_dict`` output (``[{"type", "data"}, ...]``).
+    "parts": [...]}, ...]``); ``langchain``: ``messages_to_dict`` output (``[{"type", "data"}, ...]``);
+    ``vercel-ui``/``vercel-model``: ``UIMessage[]``/``ModelMessage[]``; ``openai-finetune``: one chat
+    fine-tuning line (``{"messages", "tools"?, "parallel_tool_calls"?}``); ``sharegpt``: one ShareGPT record.
     Every field the framework's form does not keep is reported per item; what has no form at all
     (``error`` items, another provider's ``raw`` items) follows ``policy``.
 

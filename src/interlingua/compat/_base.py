@@ -19,9 +19,25 @@ from ..mapping import Report, get_mapper
 from ..mapping.company import keep_company
 from ..mapping.wire import a_json_type
 
-__all__ = ["Migrated", "Reader", "session_id_for", "session_id_from_bytes", "via_mapper", "wrap_list"]
+__all__ = ["Fork", "Migrated", "Reader", "session_id_for", "session_id_from_bytes", "via_mapper", "wrap_list"]
 
 SESSION_ID_PREFIX = "mig_"
+
+
+@dataclass
+class Fork:
+    """An abandoned branch of a tree-shaped history (a retry or an edit the user moved away from).
+
+    Attributes:
+        at: Index of the last item the branch shares with the session's items (``-1``: none); in a
+            store, the ``at_seq`` of :meth:`~interlingua.store.SessionStore.fork`.
+        items: The branch's own items, after that point.
+        leaf: The source's id of the branch's last node (ChatGPT node id, Claude.ai message uuid).
+    """
+
+    at: int
+    items: list[Any]
+    leaf: str
 
 
 @dataclass
@@ -33,12 +49,15 @@ class Migrated:
         report: Every drop, degradation or representation change made while reading.
         format: The format it was read as (a name from :data:`interlingua.compat.FORMATS`).
         source_session_id: The session id the source already had (interlingua envelope streams), if any.
+        forks: For tree-shaped sources (ChatGPT and Claude.ai exports), each abandoned branch; the
+            transcript is the active branch.
     """
 
     transcript: Transcript
     report: Report = field(default_factory=Report)
     format: str = ""
     source_session_id: str | None = None
+    forks: list[Fork] = field(default_factory=list)
 
     @property
     def session_id(self) -> str:

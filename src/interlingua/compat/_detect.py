@@ -33,6 +33,15 @@ Rules, first match wins (each looks at every message, so one odd message does no
    else ``openai-chat`` (which also reads plain ``{role, content: str}`` lists of the
    other two the same way).
 
+Stored conversations (issue 26) are told first, by shapes no API message list has (:func:`_stored_format`):
+an object with a node ``mapping`` (``chatgpt-export``) or ``chat_messages`` (``claude-export``);
+``conversations`` of ``{"from", "value"}`` turns, or a bare list of them (``sharegpt``); serialized LangChain
+messages (``{"lc": 1, "type": "constructor", ...}``: ``langchain``); messages with UIMessage ``parts``
+(``vercel-ui``), with ModelMessage parts (``tool-call``/``tool-result``, ``image`` with ``image``, ``file``
+with ``data``: ``vercel-model``), with LLaMA-Factory ``{"type", "value"}`` parts (``llamafactory``); a
+``messages`` record with an ``images``/``videos``/``audios`` list (``hf-messages``) or a ``weight`` on a
+message (``openai-finetune``).
+
 Anything else raises :class:`FormatDetectionError` naming what was looked for.
 """
 
@@ -56,6 +65,13 @@ LOOKED_FOR = (
     "bedrock-converse: messages whose content blocks are one-member objects ({'text': ...}, {'toolUse': {...}}), or a body with 'inferenceConfig'/'toolConfig'",
     "cohere: messages with 'tool_plan', unsigned 'thinking' parts or 'document' tool content, or a body with 'p'/'k'/'safety_mode'/'documents' or tool_choice 'REQUIRED'/'NONE'",
     "anthropic / ollama / openai-chat: a list of {'role', 'content'} messages, or an object with 'messages'",
+    # --- stored conversations (issue 26)
+    "chatgpt-export: a conversation with a node 'mapping' (and 'current_node')",
+    "claude-export: a conversation with 'chat_messages'",
+    "sharegpt: {'conversations': [{'from', 'value'}]}, or a list of {'from', 'value'} turns",
+    "langchain (serialized): a list of {'lc': 1, 'type': 'constructor', 'id': [..., 'HumanMessage'], 'kwargs'}",
+    "vercel-ui / vercel-model: messages with UIMessage 'parts', or ModelMessage 'tool-call'/'tool-result'/'image'/'file' parts",
+    "llamafactory / hf-messages / openai-finetune: 'messages' with {'type', 'value'} parts; with an 'images' list; with a 'weight'",
 )
 """What :func:`detect_format` looks for, in order (used in its error message)."""
 
@@ -195,6 +211,63 @@ def _body_hint(body: Mapping[str, Any]) -> str | None:
     return None
 
 
+# --------------------------------------------------------------------------- stored conversations (issue 26)
+
+
+def _turns(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(t, dict) and isinstance(t.get("from"), str) and "value" in t and "role" not in t for t in value)
+
+
+_FINETUNE_KEYS = frozenset({"messages", "tools", "parallel_tool_calls", "functions"})
+
+
+def _stored_messages(messages: list[Any], record: Mapping[str, Any] | None) -> str | None:
+    from . import _finetune, _langchain, _vercel_ai
+
+    if not messages or not all(isinstance(m, dict) for m in messages):
+        return None
+    if any(_langchain.is_serialized(m) for m in messages):
+        return "langchain"
+    if all(isinstance(m.get("parts"), list) and m.get("role") in ("system", "user", "assistant") for m in messages) and any(
+        _vercel_ai.ui_part_types(p) for m in messages for p in m["parts"]
+    ):
+        return "vercel-ui"
+    if _finetune.typed_content(messages):
+        return "llamafactory"
+    if any(_vercel_ai.model_part(p) for m in messages for p in (m.get("content") if isinstance(m.get("content"), list) else [])):
+        return "vercel-model"
+    if record is not None:
+        if any(isinstance(record.get(k), list) for k in ("images", "videos", "audios")) and all(isinstance(m.get("content"), str) for m in messages):
+            return "hf-messages"
+        if "model" not in record and (any("weight" in m for m in messages) or ("parallel_tool_calls" in record and record.keys() <= _FINETUNE_KEYS)):
+            return "openai-finetune"
+    return None
+
+
+def _stored_format(obj: Any) -> str | None:
+    """The stored-conversation format ``obj`` plainly is, or ``None`` (the API rules decide)."""
+    if isinstance(obj, Mapping):
+        if isinstance(obj.get("mapping"), dict) and ("current_node" in obj or "title" in obj or "create_time" in obj):
+            return "chatgpt-export"
+        if isinstance(obj.get("chat_messages"), list):
+            return "claude-export"
+        if _turns(obj.get("conversations")):
+            return "sharegpt"
+        if isinstance(obj.get("messages"), list):
+            return _stored_messages(obj["messages"], obj)
+        return None
+    if isinstance(obj, list):
+        if _turns(obj):
+            return "sharegpt"
+        inner = obj[0] if len(obj) == 1 and isinstance(obj[0], list) else obj
+        from . import _langchain
+
+        if inner and all(_langchain.is_serialized(m) for m in inner):
+            return "langchain"
+        return _stored_messages(obj, None)
+    return None
+
+
 def detect_format(obj: Any) -> str:
     """The stored format of ``obj`` (one conversation, parsed JSON), by the rules above.
 
@@ -204,6 +277,9 @@ def detect_format(obj: Any) -> str:
     Raises:
         FormatDetectionError: the shape matches none of them; the message lists what was looked for.
     """
+    stored = _stored_format(obj)
+    if stored is not None:
+        return stored
     if isinstance(obj, Mapping):
         if "schema_version" in obj:
             return "interlingua"
