@@ -10,10 +10,14 @@ def test_exported_names() -> None:
         [
             "FORMATS", "LOOKED_FOR", "FormatDetectionError", "Migrated", "detect_format", "read", "read_any",
             "registered", "session_id_for", "session_id_from_bytes", "upcast", "upcast_row", "upcaster",
-            "WRITERS", "write",
+            "WRITERS", "write", "Fork",
         ]
     )
     for name in compat.__all__:
         assert hasattr(compat, name)
     assert compat.Migrated.__module__ == "interlingua.compat"
-    assert compat.FORMATS == ("openai-chat", "anthropic", "gemini", "ollama", "openai-responses", "pydantic-ai", "langchain", "interlingua", "bedrock-converse", "cohere", "mistral")
+    assert compat.FORMATS == (
+        "openai-chat", "anthropic", "gemini", "ollama", "openai-responses", "pydantic-ai", "langchain", "interlingua", "bedrock-converse", "cohere", "mistral",
+        # stored conversations (issue 26)
+        "vercel-ui", "vercel-model", "openai-finetune", "sharegpt", "llamafactory", "hf-messages", "chatgpt-export", "claude-export",
+    )

@@ -79,8 +79,13 @@ NAMED_ONLY = {"mistral"}
 real fixtures below instead of an example."""
 
 
+STORED = {d.name for d in (Path(__file__).parents[1] / "fixtures" / "stores").iterdir() if d.is_dir()} - {"langchain-lc"}
+"""Stored-conversation formats (issue 26): read from the real files under tests/fixtures/stores/<format>/
+(tests/compat/test_stored_conversations.py) instead of an example."""
+
+
 def test_every_format_has_an_example() -> None:
-    assert set(CASES.values()) | {"interlingua"} | NAMED_ONLY == set(FORMATS)
+    assert set(CASES.values()) | {"interlingua"} | NAMED_ONLY | STORED == set(FORMATS)
 
 
 MISTRAL = sorted((Path(__file__).parents[1] / "fixtures" / "real" / "mistral").glob("*.request.json"))

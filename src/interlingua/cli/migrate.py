@@ -61,7 +61,9 @@ from ..codec import DEFAULT_LIMITS, SCHEMA_VERSION, UnknownItem, check_item_limi
 from ..compat import FORMATS, Migrated, read_any
 from ..compat._base import SESSION_ID_PREFIX
 from ..session_file import header_bytes
+from . import _migrate_stores as _stores
 from ..errors import DocumentError, InterlinguaError, LimitError, Problem
+from ..mapping import Report
 
 __all__ = ["migrate", "register"]
 
@@ -138,6 +140,8 @@ def _classify(value: Any) -> str:
     if "schema_version" in value and isinstance(value.get("session"), dict):
         return "header"
     if ("schema_version" in value and "items" in value) or any(isinstance(value.get(k), list) for k in ("messages", "contents", "input")):
+        return "conversation"
+    if _stores.is_conversation(value):  # stored conversations (issue 26): ChatGPT, Claude.ai, ShareGPT records
         return "conversation"
     return "message"
 
@@ -415,6 +419,8 @@ class _JsonlSink:
             out += _envelope_line(head, i, encoded, tail if i == last else b"")
         self.fh.write(header)
         self.fh.write(out)
+        for fid, fork in _stores.fork_transcripts(migrated, sid):  # tree-shaped histories: each abandoned branch
+            self.write(Migrated(fork, migrated.report, migrated.format), fid)
         return True
 
     def write_spooled(self, sid: str, shell: Any, spool: IO[bytes], count: int, longest: int) -> None:
@@ -450,6 +456,21 @@ class _JsonlSink:
             self.file.commit()
         else:
             self.file.discard()
+
+
+class _FormatFileSink(_JsonlSink):
+    """``--to NAME``: each conversation as one line of format ``NAME``'s JSON (see :mod:`._migrate_stores`);
+    what the format does not keep joins the conversation's report (printed as warnings)."""
+
+    def __init__(self, out: Path, fmt: str) -> None:
+        super().__init__(out)
+        self.format = _stores.FormatSink(self.fh, fmt)
+
+    def write(self, migrated: Migrated, sid: str) -> bool:
+        migrated.report.extend(self.format.write(migrated))
+        for fid, fork in _stores.fork_transcripts(migrated, sid):
+            migrated.report.extend(self.format.write(Migrated(fork, Report(), migrated.format)))
+        return True
 
 
 _Outcome = tuple[Record, Migrated, "bool | InterlinguaError"]
@@ -649,7 +670,7 @@ class _StoreSink:
             flags = self.loop.run_until_complete(self.store.add_sessions([new for _r, _m, new in batch]))
         except InterlinguaError:
             return self._one_by_one(batch)
-        return [self._count(r, m, created) for (r, m, _n), created in zip(batch, flags)]
+        return [self._count(r, m, created, n.session_id) for (r, m, n), created in zip(batch, flags)]
 
     def _one_by_one(self, batch: list[tuple[Record, Migrated, Any]]) -> list[_Outcome]:
         out: list[_Outcome] = []
@@ -672,12 +693,17 @@ class _StoreSink:
                 if self.fail_fast:
                     break  # the run stops here: what follows is not written
                 continue
-            out.append(self._count(record, migrated, created))
+            out.append(self._count(record, migrated, created, new.session_id))
         return out
 
-    def _count(self, record: Record, migrated: Migrated, created: bool) -> _Outcome:
+    def _count(self, record: Record, migrated: Migrated, created: bool, sid: str = "") -> _Outcome:
         if not created:
             self.present += 1  # migrated by an earlier run
+        if migrated.forks:  # tree-shaped histories: each abandoned branch as store.fork of the session
+            try:
+                self.loop.run_until_complete(_stores.store_forks(self.store, sid, migrated))
+            except InterlinguaError as exc:
+                return (record, migrated, exc)
         return (record, migrated, created)
 
     def close(self, keep: bool = True) -> None:
@@ -762,6 +788,7 @@ def run(
     fail_fast: bool,
     progress: bool | None,
     quiet: bool = False,
+    to: str | None = None,
 ) -> int:
     """Migrate ``inputs``; return the exit code (messages go to stderr).
 
@@ -772,6 +799,13 @@ def run(
         raise _Usage(f"unknown format {fmt!r}; known: auto, {', '.join(FORMATS)}")
     if (out is None) == (store is None):
         raise _Usage("give exactly one of -o OUT.jsonl or --store URL")
+    if to is not None:  # --to NAME: another stored format instead of envelopes (issue 26)
+        from ..compat import WRITERS
+
+        if to not in WRITERS:
+            raise _Usage(f"no writer for format {to!r}; --to takes one of: {', '.join(WRITERS)}")
+        if out is None:
+            raise _Usage("--to writes a file: give -o OUT.jsonl, not --store")
     if any(str(p) == "-" and not p.exists() for p in inputs):
         raise _Usage("migrate reads files and directories, not standard input (-): save the input to a file first, "
                      "or convert one body with `interlingua convert --to canonical -`")
@@ -793,7 +827,7 @@ def run(
         raise _Usage(f"cannot replace {reject_path}: {exc.strerror or exc}") from exc
     total = sum(f.stat().st_size for f in files)
     if out is not None:
-        sink: _JsonlSink | _StoreSink = _JsonlSink(out)
+        sink: _JsonlSink | _StoreSink = _JsonlSink(out) if to is None else _FormatFileSink(out, to)
         target = str(out)
     else:
         assert store is not None
@@ -842,7 +876,7 @@ def run(
     def flush() -> list[_Outcome]:
         return sink.flush() if isinstance(sink, _StoreSink) else []
 
-    streamable = isinstance(sink, _JsonlSink) and fmt in ("auto", "interlingua")
+    streamable = isinstance(sink, _JsonlSink) and to is None and fmt in ("auto", "interlingua")
 
     def handle(record: Record) -> bool:
         """Migrate one record; True to stop (--fail-fast)."""
@@ -957,6 +991,9 @@ def migrate(
         typer.Option("--progress/--no-progress", help="Progress display: forced on, or off (default: shown past a few MB).", show_default=False),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display (same as --no-progress).")] = False,
+    to: Annotated[
+        str | None, typer.Option("--to", metavar="FORMAT", help="Write each conversation as this format's JSON, one a line (vercel-ui, vercel-model, openai-finetune, sharegpt, langchain, pydantic-ai) instead of envelopes.", show_default=False)
+    ] = None,
 ) -> None:
     """Migrate stored conversations of legacy formats to canonical envelopes or stored sessions.
 
@@ -964,7 +1001,7 @@ def migrate(
     """
     try:
         with _terminate_cleanly():
-            code = run(inputs, fmt=from_, out=output, store=store, rejects=rejects, fail_fast=fail_fast, progress=progress, quiet=quiet)
+            code = run(inputs, fmt=from_, out=output, store=store, rejects=rejects, fail_fast=fail_fast, progress=progress, quiet=quiet, to=to)
     except _Usage as exc:
         typer.echo(f"error: {exc.message}", err=True)
         raise typer.Exit(2) from None

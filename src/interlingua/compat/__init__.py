@@ -130,16 +130,45 @@ def write(transcript: Transcript, fmt: str, *, policy: Policy = "error", report:
 def read_any(obj: Any, fmt: str = "auto") -> Migrated:
     """Detect the format of ``obj`` (unless ``fmt`` names one) and read it.
 
-    Interlingua documents of an older schema version are upcast through the chain first.
+    Interlingua documents of an older schema version are upcast through the chain first. A detected
+    format that reads most items as ``raw`` is refused rather than guessed (name the format to read it so).
 
     Raises:
-        FormatDetectionError: ``fmt`` is ``auto`` and the format cannot be told.
+        FormatDetectionError: ``fmt`` is ``auto`` and the format cannot be told, or the guess keeps most items raw.
         UnknownFormatError, MappingError, DocumentError, VersionError: as :func:`read`.
     """
-    return read(obj, detect_format(obj) if fmt == "auto" else fmt)
+    if fmt != "auto":
+        return read(obj, fmt)
+    found = detect_format(obj)
+    migrated = read(obj, found)
+    _refuse_a_bad_guess(migrated, found)
+    return migrated
 
 
-for _name, _obj in ((n, globals()[n]) for n in ("Migrated", "FormatDetectionError", "detect_format", "read", "read_any", "write", "session_id_for", "upcast", "upcast_row", "upcaster", "registered")):
+_OWN_ENVELOPE = frozenset({"interlingua", "pydantic-ai", "langchain", "vercel-ui", "vercel-model", "openai-finetune", "sharegpt", "llamafactory", "hf-messages", "chatgpt-export", "claude-export"})
+
+
+def _refuse_a_bad_guess(migrated: Migrated, found: str) -> None:
+    """A detected format that keeps most of the conversation as ``raw`` items was a guess, not a reading:
+    refused, naming what was tried (issue 26: typed LLaMA-Factory content read as OpenAI Chat, every part raw).
+
+    Raises:
+        FormatDetectionError: more than half of the items (at least two) are raw items, for a format told by
+            the message-list rules (provider formats; those with a shape of their own are not guesses).
+    """
+    from ..items import RawItem
+
+    if found in _OWN_ENVELOPE:
+        return  # told by a shape of its own, not by the message-list rules: its raw items are that format's
+    items = migrated.transcript.items
+    raw = sum(1 for it in items if isinstance(it, RawItem))
+    if raw >= 2 and raw * 2 > len(items):
+        from ._detect import _fail
+
+        raise _fail(f"it looks like {found}, but {raw} of its {len(items)} items have no {found} form (they would be kept raw); not guessing") from None
+
+
+for _name, _obj in ((n, globals()[n]) for n in ("Fork", "Migrated", "FormatDetectionError", "detect_format", "read", "read_any", "write", "session_id_for", "upcast", "upcast_row", "upcaster", "registered")):
     try:
         _obj.__module__ = __name__
     except (AttributeError, TypeError):

@@ -173,7 +173,10 @@ class _UiWriter(_Writer):
 
 
 class _ModelWriter(_Writer):
+    call_meta: dict[str, Any]
+
     def write(self) -> list[dict[str, Any]]:
+        self.call_meta = {}
         items = list(self.transcript.items)
         out: list[dict[str, Any]] = []
         for start, group in groups(items):
@@ -191,9 +194,15 @@ class _ModelWriter(_Writer):
                 out.append({"role": role, "content": group[0].text, **own})
                 continue
             content: list[dict[str, Any]] = []
+            results: list[dict[str, Any]] = []  # results inside an assistant message (a UIMessage's): a tool message after its calls
             for k, item in enumerate(group):
                 index = start + k
-                pd = pd_of(item, self.fmt)
+                pd = self.pd(item)
+                if results and not isinstance(item, ToolResultItem):
+                    if content:
+                        out.append({"role": role, "content": content, **own})
+                    out.append({"role": "tool", "content": results})
+                    content, results, own = [], [], {}
                 if isinstance(item, TextItem) and pd.get("empty"):
                     continue
                 if isinstance(item, TextItem | RefusalItem | StructuredItem):
@@ -207,7 +216,7 @@ class _ModelWriter(_Writer):
                     args = copy.deepcopy(item.arguments) if item.arguments is not U else item.arguments_raw
                     content.append({"type": "tool-call", "toolCallId": item.id, "toolName": item.name, "input": args, **_extras(pd)})
                 elif isinstance(item, ToolResultItem):
-                    content.append(self.result_part(item, pd))
+                    (results if role != "tool" else content).append(self.result_part(item, pd))
                 elif isinstance(item, _MEDIA) and (media := _media(item)) is not None:
                     form = pd.get("form", "data-url" if isinstance(item.source, Base64Source) else "url")
                     data = item.source.data if form == "base64" and isinstance(item.source, Base64Source) else media[0]
@@ -229,8 +238,26 @@ class _ModelWriter(_Writer):
                 out.append({"role": "user", "content": rest})
                 self.report.add("changed", "a tool message holds only tool results: the rest was written as a user message", index=start)
                 continue
-            out.append({"role": role, "content": content, **own})
+            if content or not results:
+                out.append({"role": role, "content": content, **own})
+            if results:
+                out.append({"role": "tool", "content": results})
         return out
+
+    def pd(self, item: Any) -> dict[str, Any]:
+        """This format's ``provider_data`` of an item, else what a UIMessage kept that a ModelMessage has
+        too (``providerMetadata``/``callProviderMetadata`` are ``providerOptions`` here, as the SDK's
+        ``convertToModelMessages`` writes them)."""
+        mine = pd_of(item, self.fmt)
+        if mine:
+            return mine
+        ui = pd_of(item, _vercel_ai.UI_FORMAT)
+        meta = ui.get("callProviderMetadata", ui.get("providerMetadata"))
+        if isinstance(item, ToolResultItem) and meta is None:
+            meta = self.call_meta.get(item.call_id)
+        if isinstance(item, ToolCallItem) and meta is not None:
+            self.call_meta[item.id] = meta
+        return {"providerOptions": copy.deepcopy(meta)} if meta is not None else {}
 
     def result_part(self, item: ToolResultItem, pd: dict[str, Any]) -> dict[str, Any]:
         otype = pd.get("output_type")

@@ -1,0 +1,98 @@
+"""What ``interlingua migrate`` adds for stored conversations (issue 26): their record shapes, the forks of
+tree-shaped histories, and ``--to NAME`` (writing each conversation in another stored format).
+
+* :func:`is_conversation`: a JSONL line or list entry that is one stored conversation (a ChatGPT
+  conversation with a node ``mapping``, a Claude.ai one with ``chat_messages``, a ShareGPT record).
+* Forks (:attr:`interlingua.compat.Migrated.forks`): with ``--store``, each abandoned branch becomes
+  ``store.fork(session, at_seq)`` plus its own items appended (so the store records ``parent_id`` and
+  ``fork_seq``); with ``-o``, a session of its own (the shared items, then its own) whose metadata names
+  ``{"fork": {"parent_id", "fork_seq", "leaf"}}``. A fork's id is ``<session id>.fork.<leaf id>``.
+* :class:`FormatSink`: ``--to NAME`` (a name from :data:`interlingua.compat.WRITERS`) writes one
+  conversation per line of ``-o`` as that format's JSON (a record, or a message list), each conversation's
+  report entries printed as warnings like the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from ..compat import Migrated, write
+from ..items import Transcript
+from ..mapping import Report
+
+__all__ = ["FormatSink", "fork_id", "fork_transcripts", "is_conversation", "store_forks"]
+
+_encoder = msgspec.json.Encoder()
+
+
+def is_conversation(value: Any) -> bool:
+    """Whether a JSON object is one stored conversation of a shape the API rules do not know."""
+    return isinstance(value, Mapping) and (
+        isinstance(value.get("mapping"), Mapping) or isinstance(value.get("chat_messages"), list) or isinstance(value.get("conversations"), list)
+    )
+
+
+def fork_id(sid: str, leaf: str) -> str:
+    """The session id of the fork ending at ``leaf`` of session ``sid``."""
+    return f"{sid}.fork.{leaf}"
+
+
+def fork_transcripts(migrated: Migrated, sid: str) -> list[tuple[str, Transcript]]:
+    """Each fork as a whole transcript (the shared items, then its own), with its session id."""
+    out = []
+    t = migrated.transcript
+    for fork in migrated.forks:
+        meta = dict(t.metadata) if t.metadata is not msgspec.UNSET else {}
+        meta["fork"] = {"parent_id": sid, "fork_seq": fork.at, "leaf": fork.leaf}
+        items = list(t.items[: fork.at + 1]) + list(fork.items)
+        out.append((fork_id(sid, fork.leaf), msgspec.structs.replace(t, items=items, metadata=meta, usage=msgspec.UNSET, stop_reason=msgspec.UNSET)))
+    return out
+
+
+async def store_forks(store: Any, sid: str, migrated: Migrated) -> int:
+    """Write ``migrated``'s forks of session ``sid`` with ``store.fork`` and ``store.append``; the number written.
+
+    A fork already in the store (an earlier run) is left as it is.
+
+    Raises:
+        StoreError, DocumentError: as :meth:`~interlingua.store.SessionStore.fork` and ``append``.
+    """
+    from ..errors import SessionNotFoundError
+
+    written = 0
+    for fork in migrated.forks:
+        fid = fork_id(sid, fork.leaf)
+        try:
+            await store.get_session(fid)
+            continue
+        except SessionNotFoundError:
+            pass
+        await store.fork(sid, fork.at, new_session_id=fid)
+        if fork.items:
+            await store.append(fid, list(fork.items))
+        written += 1
+    return written
+
+
+class FormatSink:
+    """``--to NAME``: one conversation per line of ``-o``, as format ``NAME``'s JSON."""
+
+    label = "written"
+
+    def __init__(self, fh: Any, fmt: str, policy: str = "error") -> None:
+        self.fh = fh
+        self.fmt = fmt
+        self.policy = policy
+
+    def write(self, migrated: Migrated) -> Report:
+        """Write one conversation; the report of what the format does not keep.
+
+        Raises:
+            ConversionError: under policy ``error``, an item the format has no form for.
+        """
+        conv = write(migrated.transcript, self.fmt, policy=self.policy)  # type: ignore[arg-type]
+        self.fh.write(_encoder.encode(conv.value) + b"\n")
+        return conv.report
