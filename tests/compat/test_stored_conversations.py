@@ -466,3 +466,27 @@ def test_foreign_transcript_to_uimessage_reports_nothing_lost_and_ids_given() ->
     assert conv.value[-1]["parts"][0]["type"] == "tool-takeoff_drone"
     dropped = [str(e) for e in write(t, "vercel-ui").report]
     assert any("tools" in e for e in dropped)
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["", "x", "<image>", "user", "assistant", "human", "gpt", "tool", "text", "function_call", "observation", "call-1", "00000000-0000-4000-8000-000000000000"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["role", "content", "parts", "type", "text", "value", "from", "messages", "conversations", "images", "mapping", "current_node",
+                         "parent", "children", "message", "author", "chat_messages", "uuid", "sender", "parent_message_uuid", "toolCallId", "input", "output",
+                         "state", "weight", "tools", "id", "kwargs", "lc", "data", "mediaType", "url", "toolName", "content_type", "recipient"]),
+        inner, max_size=5,
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["vercel-ui", "vercel-model", "openai-finetune", "sharegpt", "llamafactory", "hf-messages", "chatgpt-export", "claude-export", "langchain"]), _json)
+def test_any_json_is_read_or_refused_with_a_mapping_error(fmt: str, value: Any) -> None:
+    from interlingua.errors import InterlinguaError
+
+    try:
+        m = read(value, fmt)
+    except InterlinguaError:
+        return
+    assert isinstance(m.transcript.items, list)

@@ -200,15 +200,20 @@ def read_chatgpt(obj: Any) -> Migrated:
         raise MappingError(f"{CHATGPT}: /mapping: the conversation has no nodes")
     report = Report()
     current = obj.get("current_node")
-    if current is not None and current not in mapping:
+    if current is not None and (not isinstance(current, str) or current not in mapping):
         raise MappingError(f"{CHATGPT}: /current_node: {current!r} is not a node of the mapping")
     if current is None:
         roots = [k for k, v in mapping.items() if isinstance(v, Mapping) and v.get("parent") is None]
         if len(roots) != 1:
             raise MappingError(f"{CHATGPT}: /mapping: expected one root node, found {len(roots)}")
         current = roots[0]
-        while mapping[current].get("children"):
-            current = mapping[current]["children"][-1]
+        seen: set[str] = set()
+        while isinstance(mapping[current].get("children"), list) and mapping[current]["children"] and current not in seen:
+            seen.add(current)
+            child = mapping[current]["children"][-1]
+            if not isinstance(child, str) or not isinstance(mapping.get(child), Mapping):
+                raise MappingError(f"{CHATGPT}: /mapping/{current}/children: {child!r} is not a node of the mapping")
+            current = child
     active = _chatgpt_path(mapping, current, "")
     items, _ends = _items_of(active, mapping, report, "")
     on_active = set(active)
@@ -320,6 +325,8 @@ def read_claude(obj: Any) -> Migrated:
         seen: set[int] = set()
         cur: Any = leaf
         while cur is not None:
+            if not isinstance(messages[cur].get("parent_message_uuid"), str | None):
+                raise MappingError(f"{CLAUDE}: /chat_messages/{cur}/parent_message_uuid: a message uuid (a string), got {a_json_type(messages[cur].get('parent_message_uuid'))}")
             if cur in seen:
                 raise MappingError(f"{CLAUDE}: /chat_messages/{cur}/parent_message_uuid: the parents form a cycle")
             seen.add(cur)
@@ -344,12 +351,12 @@ def read_claude(obj: Any) -> Migrated:
     forks: list[Fork] = []
     if tree and messages:
         leaf_id = obj.get("current_leaf_message_uuid")
-        if leaf_id is not None and leaf_id not in by_id:
+        if leaf_id is not None and (not isinstance(leaf_id, str) or leaf_id not in by_id):
             raise MappingError(f"{CLAUDE}: /current_leaf_message_uuid: {leaf_id!r} is not a message of the conversation")
         leaf = by_id[leaf_id] if leaf_id is not None else len(messages) - 1
         active = path_to(leaf)
         items, _ = read_path(active, report)
-        parents = {m.get("parent_message_uuid") for m in messages}
+        parents = {m.get("parent_message_uuid") for m in messages if isinstance(m.get("parent_message_uuid"), str)}
         fork_report = Report()
         for i, m in enumerate(messages):
             if i in active or m.get("uuid") in parents:
