@@ -376,6 +376,22 @@ def test_a_guess_that_keeps_most_parts_raw_is_refused_naming_what_was_tried() ->
     assert read(body, "openai-chat").transcript.items  # named, it is read as asked
 
 
+def test_a_guess_that_would_empty_a_text_is_refused() -> None:
+    # content of a shape no API has: the OpenAI Chat rules would read the user's text as ""
+    messages = [{"role": "user", "content": {"kind": "text", "body": "hello there"}}]
+    with pytest.raises(FormatDetectionError, match="the text 'hello there' would be lost"):
+        read_any(messages)
+
+
+def test_migrate_exits_1_on_a_refused_guess_saying_what_was_tried(tmp_path: Path) -> None:
+    src = tmp_path / "odd.json"
+    src.write_text(json.dumps([{"role": "user", "content": {"kind": "text", "body": "hello there"}}]))
+    res = runner.invoke(app, ["migrate", str(src), "-o", str(tmp_path / "out.jsonl"), "--quiet"], catch_exceptions=False)
+    assert res.exit_code == 1
+    (reject,) = [json.loads(line) for line in (tmp_path / "out.rejects.jsonl").read_text().splitlines()]
+    assert "would be lost; not guessing" in reject["reason"] and "sharegpt" in reject["reason"]
+
+
 # ------------------------------------------------------------------ bad input: where and what
 
 

@@ -141,20 +141,21 @@ def read_any(obj: Any, fmt: str = "auto") -> Migrated:
         return read(obj, fmt)
     found = detect_format(obj)
     migrated = read(obj, found)
-    _refuse_a_bad_guess(migrated, found)
+    _refuse_a_bad_guess(migrated, found, obj)
     return migrated
 
 
 _OWN_ENVELOPE = frozenset({"interlingua", "pydantic-ai", "langchain", "vercel-ui", "vercel-model", "openai-finetune", "sharegpt", "llamafactory", "hf-messages", "chatgpt-export", "claude-export"})
 
 
-def _refuse_a_bad_guess(migrated: Migrated, found: str) -> None:
+def _refuse_a_bad_guess(migrated: Migrated, found: str, source: Any) -> None:
     """A detected format that keeps most of the conversation as ``raw`` items was a guess, not a reading:
     refused, naming what was tried (issue 26: typed LLaMA-Factory content read as OpenAI Chat, every part raw).
 
     Raises:
-        FormatDetectionError: more than half of the items (at least two) are raw items, for a format told by
-            the message-list rules (provider formats; those with a shape of their own are not guesses).
+        FormatDetectionError: more than half of the items (at least two) are raw items, or a text of the
+            source is nowhere in the transcript, for a format told by the message-list rules (provider
+            formats; those with a shape of their own are not guesses).
     """
     from ..items import RawItem
 
@@ -162,10 +163,51 @@ def _refuse_a_bad_guess(migrated: Migrated, found: str) -> None:
         return  # told by a shape of its own, not by the message-list rules: its raw items are that format's
     items = migrated.transcript.items
     raw = sum(1 for it in items if isinstance(it, RawItem))
-    if raw >= 2 and raw * 2 > len(items):
-        from ._detect import _fail
+    from ._detect import _fail
 
+    if raw >= 2 and raw * 2 > len(items):
         raise _fail(f"it looks like {found}, but {raw} of its {len(items)} items have no {found} form (they would be kept raw); not guessing") from None
+    lost = _lost_text(source, migrated.transcript)
+    if lost is not None:
+        raise _fail(f"read as {found}, the text {lost!r} would be lost; not guessing") from None
+
+
+_TEXT_KEYS = frozenset({"text", "content", "body", "value"})
+
+
+def _strings(value: Any, out: list[str], keys: frozenset[str] | None, depth: int = 0) -> None:
+    """Non-blank strings of ``value`` (under one of ``keys`` when given), depth-first."""
+    if depth > 64 or len(out) > 10_000:
+        return
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, str):
+                if v.strip() and (keys is None or k in keys):
+                    out.append(v)
+            else:
+                _strings(v, out, keys, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            if isinstance(v, str):
+                if v.strip() and keys is None:
+                    out.append(v)
+            else:
+                _strings(v, out, keys, depth + 1)
+
+
+def _lost_text(source: Any, transcript: Transcript) -> str | None:
+    """A text of the source (a string under ``text``, ``content``, ``body`` or ``value``) found nowhere in
+    the transcript, or ``None``: what a wrong guess does (issue 26: an MCP message's text read as ``""``)."""
+    wanted: list[str] = []
+    _strings(source, wanted, _TEXT_KEYS)
+    if not wanted or len(wanted) > 10_000:
+        return None
+    from ..codec import to_builtins
+
+    have: list[str] = []
+    _strings(to_builtins(transcript), have, None)
+    joined = "\x00".join(have)
+    return next((w[:60] for w in wanted if w not in joined), None)
 
 
 for _name, _obj in ((n, globals()[n]) for n in ("Fork", "Migrated", "FormatDetectionError", "detect_format", "read", "read_any", "write", "session_id_for", "upcast", "upcast_row", "upcaster", "registered")):
