@@ -506,3 +506,32 @@ def test_any_json_is_read_or_refused_with_a_mapping_error(fmt: str, value: Any) 
     except InterlinguaError:
         return
     assert isinstance(m.transcript.items, list)
+
+
+def test_a_large_conversations_json_is_read_an_element_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same sessions as the whole-file reading, with the streaming threshold lowered to every file."""
+    from interlingua.cli import _migrate_stores
+
+    src = tmp_path / "conversations.json"
+    convs = [records(STORES / "chatgpt-export" / "native-conversation-v1.json")[0], claude_tree(), *records(STORES / "sharegpt" / "glaive_toolcall_en_demo_3.json")]
+    src.write_text(json.dumps(convs, indent=1))
+    whole, streamed = tmp_path / "whole.jsonl", tmp_path / "streamed.jsonl"
+    assert runner.invoke(app, ["migrate", str(src), "-o", str(whole), "--quiet"], catch_exceptions=False).exit_code == 0
+    monkeypatch.setattr(_migrate_stores, "STREAM_JSON_ARRAYS_FROM", 0)
+    res = runner.invoke(app, ["migrate", str(src), "-o", str(streamed), "--quiet"], catch_exceptions=False)
+    assert res.exit_code == 0 and f"migrated {len(convs)} conversations" in res.output
+    assert streamed.read_bytes() == whole.read_bytes()
+
+
+def test_a_cut_conversations_json_rejects_what_it_cannot_read_naming_the_byte(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from interlingua.cli import _migrate_stores
+
+    monkeypatch.setattr(_migrate_stores, "STREAM_JSON_ARRAYS_FROM", 0)
+    text = json.dumps(records(STORES / "sharegpt" / "glaive_toolcall_en_demo_3.json"))
+    src = tmp_path / "cut.json"
+    src.write_text(text[: len(text) - 40])
+    res = runner.invoke(app, ["migrate", str(src), "-o", str(tmp_path / "out.jsonl"), "--quiet"], catch_exceptions=False)
+    assert res.exit_code == 1
+    assert "migrated 2 conversations" in res.output
+    (reject,) = [json.loads(line) for line in (tmp_path / "out.rejects.jsonl").read_text().splitlines()]
+    assert "at byte" in reject["reason"] and "ends inside" in reject["reason"]

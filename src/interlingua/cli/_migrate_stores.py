@@ -7,6 +7,8 @@ tree-shaped histories, and ``--to NAME`` (writing each conversation in another s
   ``store.fork(session, at_seq)`` plus its own items appended (so the store records ``parent_id`` and
   ``fork_seq``); with ``-o``, a session of its own (the shared items, then its own) whose metadata names
   ``{"fork": {"parent_id", "fork_seq", "leaf"}}``. A fork's id is ``<session id>.fork.<leaf id>``.
+* :func:`iter_json_array`: a large ``conversations.json`` (a JSON array of conversations) read an element
+  at a time (:data:`STREAM_JSON_ARRAYS_FROM`), as JSONL datasets are read a line at a time.
 * :class:`FormatSink`: ``--to NAME`` (a name from :data:`interlingua.compat.WRITERS`) writes one
   conversation per line of ``-o`` as that format's JSON (a record, or a message list), each conversation's
   report entries printed as warnings like the rest.
@@ -14,8 +16,9 @@ tree-shaped histories, and ``--to NAME`` (writing each conversation in another s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import re
+from collections.abc import Iterator, Mapping
+from typing import IO, Any
 
 import msgspec
 
@@ -23,7 +26,7 @@ from ..compat import Migrated, write
 from ..items import Transcript
 from ..mapping import Report
 
-__all__ = ["FormatSink", "fork_id", "fork_transcripts", "is_conversation", "store_forks"]
+__all__ = ["STREAM_JSON_ARRAYS_FROM", "ArrayError", "FormatSink", "fork_id", "fork_transcripts", "is_conversation", "iter_json_array", "store_forks"]
 
 _encoder = msgspec.json.Encoder()
 
@@ -96,3 +99,89 @@ class FormatSink:
         conv = write(migrated.transcript, self.fmt, policy=self.policy)  # type: ignore[arg-type]
         self.fh.write(_encoder.encode(conv.value) + b"\n")
         return conv.report
+
+
+# --------------------------------------------------------------------------- a large JSON array, an element at a time
+
+STREAM_JSON_ARRAYS_FROM = 16 << 20
+"""A ``.json`` file of at least this many bytes that is an array of conversations (a ChatGPT or Claude.ai
+``conversations.json``, a ShareGPT dataset) is read an element at a time: memory holds one conversation,
+not the file."""
+
+_SPECIAL = re.compile(rb'["\[\]{},]')
+_STRING_REST = re.compile(rb'(?:[^"\\]|\\.)*"', re.S)
+
+
+class ArrayError(ValueError):
+    """The file is not a well-formed JSON array (``offset``: where, in bytes)."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+def iter_json_array(fh: IO[bytes], chunk_size: int = 1 << 20) -> Iterator[tuple[int, bytes]]:
+    """The elements of the JSON array in ``fh``, as ``(byte offset, raw bytes)``, without holding the file.
+
+    Only the array's structure is read here (strings skipped whole, brackets counted); each element is left
+    for the caller to decode.
+
+    Raises:
+        ArrayError: the file does not start with ``[`` or ends before the array does.
+    """
+    buf = b""
+    base = 0  # file offset of buf[0]
+    eof = False
+
+    def more() -> bool:
+        nonlocal buf, eof
+        if eof:
+            return False
+        data = fh.read(chunk_size)
+        if not data:
+            eof = True
+            return False
+        buf += data
+        return True
+
+    while not buf.strip() and more():
+        pass
+    stripped = buf.lstrip()
+    if not stripped.startswith(b"["):
+        raise ArrayError("not a JSON array", base)
+    pos = len(buf) - len(stripped) + 1
+    depth = 1
+    start = pos
+    while True:
+        m = _SPECIAL.search(buf, pos)
+        if m is None:
+            pos = len(buf)
+            if not more():
+                raise ArrayError("the file ends inside the array", base + len(buf))
+            continue
+        c = m.group()
+        pos = m.end()
+        if c == b'"':
+            while True:
+                s = _STRING_REST.match(buf, pos)
+                if s is not None:
+                    pos = s.end()
+                    break
+                if not more():
+                    raise ArrayError("the file ends inside a string", base + len(buf))
+            continue
+        if c in b"[{":
+            depth += 1
+        elif c in b"]}":
+            depth -= 1
+        if depth == 1 and c == b"," or depth == 0:
+            element = buf[start : pos - 1].strip()
+            if element:
+                yield base + start, element
+            elif c == b"," or buf[start : pos - 1].strip() == b"" and depth != 0:
+                raise ArrayError("an empty element in the array", base + start)
+            if depth == 0:
+                return
+            buf = buf[pos:]
+            base += pos
+            pos = start = 0

@@ -236,6 +236,11 @@ def _records(path: Path, *, streaming: bool = False) -> Iterator[Record]:
             if _DOCUMENT_HEAD.match(head):
                 yield Record(str(path), None, stream=path, size=path.stat().st_size)
                 return
+        if path.suffix.lower() == ".json" and path.stat().st_size >= _stores.STREAM_JSON_ARRAYS_FROM:
+            streamed = _array_records(path)  # a large conversations.json: an element at a time (issue 26)
+            if streamed is not None:
+                yield from streamed
+                return
         data = path.read_bytes()
     except OSError as exc:
         raise _Usage(f"cannot read {path}: {exc.strerror or exc}") from exc
@@ -259,6 +264,39 @@ def _records(path: Path, *, streaming: bool = False) -> Iterator[Record]:
             yield Record(str(path), None, value=v, size=size // len(value))
         return
     yield Record(str(path), None, value=value, size=size)
+
+
+def _array_records(path: Path) -> Iterator[Record] | None:
+    """The conversations of a large JSON array file, decoded one at a time; ``None`` when the file is not an
+    array whose first element is a conversation (the whole-file path then decides)."""
+    fh = open(path, "rb")  # noqa: SIM115 - closed by the generator, or here
+    elements = _stores.iter_json_array(fh)
+    try:
+        first = next(elements, None)
+        value = _decoder.decode(first[1]) if first is not None else None
+    except (_stores.ArrayError, msgspec.DecodeError, RecursionError):
+        fh.close()
+        return None
+    if not (isinstance(value, list) or (isinstance(value, dict) and _classify(value) == "conversation")):
+        fh.close()
+        return None
+
+    def records() -> Iterator[Record]:
+        source = str(path)
+        try:
+            assert first is not None
+            yield Record(source, None, value=value, size=len(first[1]))
+            for offset, raw in elements:
+                try:
+                    yield Record(source, None, value=_decoder.decode(raw), size=len(raw))
+                except (msgspec.DecodeError, RecursionError) as exc:
+                    yield Record(source, None, text=raw.decode("utf-8", "replace"), error=f"the array element at byte {offset}: {_not_json(raw, exc)}", size=len(raw))
+        except _stores.ArrayError as exc:
+            yield Record(source, None, error=f"not JSON: at byte {exc.offset}: {exc}")
+        finally:
+            fh.close()
+
+    return records()
 
 
 # --------------------------------------------------------------------------- writing
