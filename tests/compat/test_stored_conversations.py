@@ -535,3 +535,16 @@ def test_a_cut_conversations_json_rejects_what_it_cannot_read_naming_the_byte(tm
     assert "migrated 2 conversations" in res.output
     (reject,) = [json.loads(line) for line in (tmp_path / "out.rejects.jsonl").read_text().splitlines()]
     assert "at byte" in reject["reason"] and "ends inside" in reject["reason"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_json, max_size=6), st.integers(1, 64), st.sampled_from([None, 1]))
+def test_json_array_scanner_gives_each_element_and_its_offset(values: list[Any], chunk: int, indent: int | None) -> None:
+    import io
+
+    from interlingua.cli._migrate_stores import iter_json_array
+
+    data = json.dumps(values, indent=indent).encode()
+    got = list(iter_json_array(io.BytesIO(data), chunk))
+    assert [json.loads(raw) for _, raw in got] == values
+    assert [data[offset : offset + len(raw)] for offset, raw in got] == [raw for _, raw in got]

@@ -131,16 +131,20 @@ def iter_json_array(fh: IO[bytes], chunk_size: int = 1 << 20) -> Iterator[tuple[
     """
     buf = b""
     base = 0  # file offset of buf[0]
+    pos = start = 0
     eof = False
 
     def more() -> bool:
-        nonlocal buf, eof
+        """Read the next chunk; the bytes before the current element are let go first."""
+        nonlocal buf, base, pos, start, eof
         if eof:
             return False
         data = fh.read(chunk_size)
         if not data:
             eof = True
             return False
+        if start:
+            buf, base, pos, start = buf[start:], base + start, pos - start, 0
         buf += data
         return True
 
@@ -149,9 +153,8 @@ def iter_json_array(fh: IO[bytes], chunk_size: int = 1 << 20) -> Iterator[tuple[
     stripped = buf.lstrip()
     if not stripped.startswith(b"["):
         raise ArrayError("not a JSON array", base)
-    pos = len(buf) - len(stripped) + 1
+    pos = start = len(buf) - len(stripped) + 1
     depth = 1
-    start = pos
     while True:
         m = _SPECIAL.search(buf, pos)
         if m is None:
@@ -175,13 +178,12 @@ def iter_json_array(fh: IO[bytes], chunk_size: int = 1 << 20) -> Iterator[tuple[
         elif c in b"]}":
             depth -= 1
         if depth == 1 and c == b"," or depth == 0:
-            element = buf[start : pos - 1].strip()
+            piece = buf[start : pos - 1]
+            element = piece.strip()
             if element:
-                yield base + start, element
-            elif c == b"," or buf[start : pos - 1].strip() == b"" and depth != 0:
+                yield base + start + len(piece) - len(piece.lstrip()), element
+            elif c == b",":
                 raise ArrayError("an empty element in the array", base + start)
             if depth == 0:
                 return
-            buf = buf[pos:]
-            base += pos
-            pos = start = 0
+            start = pos
