@@ -548,3 +548,15 @@ def test_json_array_scanner_gives_each_element_and_its_offset(values: list[Any],
     got = list(iter_json_array(io.BytesIO(data), chunk))
     assert [json.loads(raw) for _, raw in got] == values
     assert [data[offset : offset + len(raw)] for offset, raw in got] == [raw for _, raw in got]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--to", "chatgpt-export", "-o", "OUT"], "no writer for format 'chatgpt-export'"),
+    (["--to", "sharegpt", "--store", "sqlite+aiosqlite:///x.db"], "--to writes a file"),
+])
+def test_migrate_to_usage_errors_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    src = STORES / "sharegpt" / "glaive_toolcall_en_demo_3.json"
+    args = [a.replace("OUT", str(tmp_path / "out.jsonl")) for a in args]
+    res = runner.invoke(app, ["migrate", str(src), *args, "--quiet"], catch_exceptions=False)
+    assert res.exit_code == 2 and message in res.output
+    assert not (tmp_path / "out.jsonl").exists()
