@@ -562,8 +562,8 @@ def _via_transcript(
 
 
 def convert(
-    from_: Annotated[str, typer.Option("--from", metavar="FORMAT", help="Source format: {formats}; or otel, pydantic-ai, langchain.", show_default=False)],
-    to: Annotated[str, typer.Option("--to", metavar="FORMAT", help="Target format: {formats}; or otel, pydantic-ai, langchain.", show_default=False)],
+    from_: Annotated[str, typer.Option("--from", metavar="FORMAT", help="Source format: {formats}; or otel, pydantic-ai, langchain; or a stored conversation: vercel-ui, vercel-model, openai-finetune, sharegpt, llamafactory, hf-messages, chatgpt-export, claude-export.", show_default=False)],
+    to: Annotated[str, typer.Option("--to", metavar="FORMAT", help="Target format: {formats}; or otel, pydantic-ai, langchain, vercel-ui, vercel-model, openai-finetune, sharegpt.", show_default=False)],
     source: Annotated[str, typer.Argument(metavar="INPUT", help="Input file, or `-` for stdin (the default).", show_default=False)] = "-",
     kind: Annotated[
         Kind | None, typer.Option("--kind", help="What the input holds; detected when not given.", show_default=False)
