@@ -274,7 +274,7 @@ def read_llamafactory(obj: Any) -> Migrated:
         new: list[Item] = []
         for j, part in enumerate(msg["content"]):
             pp = f"{ptr}/content/{j}"
-            if not isinstance(part, Mapping) or part.get("type") not in _TYPED or not isinstance(part.get("value"), str):
+            if not isinstance(part, Mapping) or not isinstance(part.get("type"), str) or part["type"] not in _TYPED or not isinstance(part.get("value"), str):
                 raise _fail(LLAMAFACTORY, pp, f"a part is {{'type': {'|'.join(sorted(_TYPED))}, 'value': str}}")
             t, value = part["type"], part["value"]
             if role == "tool":
@@ -369,4 +369,4 @@ def read_openai_finetune(obj: Any) -> Migrated:
 def typed_content(messages: list[Any]) -> bool:
     """Whether a message list is LLaMA-Factory typed content (every part ``{"type", "value"}`` of its types, at least one)."""
     parts = [p for m in messages if isinstance(m, Mapping) and isinstance(m.get("content"), list) for p in m["content"]]
-    return bool(parts) and all(isinstance(p, Mapping) and p.get("type") in _TYPED and "value" in p and "text" not in p for p in parts)
+    return bool(parts) and all(isinstance(p, Mapping) and isinstance(p.get("type"), str) and p["type"] in _TYPED and "value" in p and "text" not in p for p in parts)

@@ -292,6 +292,7 @@ def is_serialized(value: Any) -> bool:
         and value.get("type") == "constructor"
         and isinstance(value.get("id"), list)
         and bool(value["id"])
+        and isinstance(value["id"][-1], str)
         and value["id"][-1] in LC_CLASSES
         and isinstance(value.get("kwargs"), Mapping)
     )
