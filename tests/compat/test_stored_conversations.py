@@ -560,3 +560,20 @@ def test_migrate_to_usage_errors_exit_2(tmp_path: Path, args: list[str], message
     res = runner.invoke(app, ["migrate", str(src), *args, "--quiet"], catch_exceptions=False)
     assert res.exit_code == 2 and message in res.output
     assert not (tmp_path / "out.jsonl").exists()
+
+
+@pytest.mark.parametrize("value", [
+    {"messages": [{"role": "user", "content": [{"type": ["x"], "value": "v"}]}]},
+    [{"lc": 1, "type": "constructor", "id": [["x"]], "kwargs": {}}],
+    {"messages": [{"role": "user", "parts": [{"type": ["a"]}]}]},
+    {"conversations": [{"from": ["h"], "value": "x"}]},
+    {"mapping": {"a": []}, "current_node": ["a"]},
+    {"chat_messages": [{"uuid": ["u"], "sender": "human", "text": "x", "parent_message_uuid": ["p"]}], "current_leaf_message_uuid": {"a": 1}},
+], ids=repr)
+def test_a_list_where_a_name_belongs_is_refused_not_a_traceback(value: Any) -> None:
+    from interlingua.errors import InterlinguaError
+
+    try:
+        read_any(value)
+    except InterlinguaError:
+        pass
