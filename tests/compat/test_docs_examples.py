@@ -29,7 +29,7 @@ PAIRS = _pairs()
 
 
 def test_every_format_has_a_worked_example() -> None:
-    assert len(PAIRS) == 7
+    assert len(PAIRS) == 7 + 6  # + the stored-conversation formats with a whole example (issue 26)
 
 
 @pytest.mark.parametrize(("title", "stored", "expected"), PAIRS, ids=[p[0] for p in PAIRS])

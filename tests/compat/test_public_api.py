@@ -16,4 +16,9 @@ def test_exported_names() -> None:
     for name in compat.__all__:
         assert hasattr(compat, name)
     assert compat.Migrated.__module__ == "interlingua.compat"
-    assert compat.FORMATS == ("openai-chat", "anthropic", "gemini", "ollama", "openai-responses", "pydantic-ai", "langchain", "interlingua", "bedrock-converse", "cohere", "mistral", "claude-code", "codex", "adk", "mcp-sampling")
+    assert compat.FORMATS == (
+        "openai-chat", "anthropic", "gemini", "ollama", "openai-responses", "pydantic-ai", "langchain", "interlingua", "bedrock-converse", "cohere", "mistral",
+        # stored conversations (issue 26)
+        "vercel-ui", "vercel-model", "openai-finetune", "sharegpt", "llamafactory", "hf-messages", "chatgpt-export", "claude-export",
+        "claude-code", "codex", "adk", "mcp-sampling",
+    )

@@ -79,8 +79,9 @@ NAMED_ONLY = {"mistral"}
 real fixtures below instead of an example."""
 
 
-STORED = {"claude-code", "codex", "adk", "mcp-sampling"}
-"""Agent logs and framework stores, read from real files in tests/fixtures/stores (tests/compat/test_stored_formats.py)."""
+STORED = {d.name for d in (Path(__file__).parents[1] / "fixtures" / "stores").iterdir() if d.is_dir()} - {"langchain-lc"}  # every stored format, agent logs included
+"""Stored-conversation formats (issue 26): read from the real files under tests/fixtures/stores/<format>/
+(tests/compat/test_stored_conversations.py) instead of an example."""
 
 
 def test_every_format_has_an_example() -> None:

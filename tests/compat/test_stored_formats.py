@@ -326,14 +326,14 @@ def test_detection_error_names_the_new_formats() -> None:
 def test_a_guess_that_turns_most_parts_raw_is_refused() -> None:
     """Typed content no mapper knows read as OpenAI Chat: every part raw, so refused (exit 1 in migrate)."""
     typed = [{"role": "user", "content": [{"type": "weird", "text": "hi"}, {"type": "weirder", "value": 1}]}]
-    with pytest.raises(FormatDetectionError, match=r"read as openai-chat, 2 of 2 items could not be read \(kept raw\)"):
+    with pytest.raises(FormatDetectionError, match=r"2 of its 2 items have no openai-chat form"):
         read_any(typed)
     assert len(read(typed, "openai-chat").transcript.items) == 2  # named, it is read as asked
 
 
 def test_a_guess_that_loses_every_text_is_refused() -> None:
     lost = [{"role": "user", "content": {"text": "What is the capital of France?"}}]
-    with pytest.raises(FormatDetectionError, match="every text of the input was lost"):
+    with pytest.raises(FormatDetectionError, match="would be lost; not guessing"):
         read_any(lost)
 
 

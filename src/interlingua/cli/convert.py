@@ -8,7 +8,9 @@ Usage::
 ``FMT`` is ``canonical``, a registered mapper name, or a framework format (:data:`FRAMEWORKS`):
 ``otel`` (the ``gen_ai.*`` attributes of an OpenTelemetry GenAI span, :mod:`interlingua.otel`),
 ``pydantic-ai`` (a ``ModelMessagesTypeAdapter`` JSON history) or ``langchain`` (``messages_to_dict``
-output), read and written through the canonical form (ADR 0011). This command is a thin shell over
+output), read and written through the canonical form (ADR 0011); and the stored-conversation formats
+(:data:`STORED`: Vercel AI SDK messages, fine-tuning records, ChatGPT/Claude.ai exports; ``--to`` only for
+those :data:`interlingua.compat.WRITERS` names; ADR 0029). This command is a thin shell over
 :func:`interlingua.convert_request` / :func:`~interlingua.convert_response` /
 :func:`~interlingua.convert_stream` (format check, decode, model rules, preflight with the
 policy, encode), so it gives what the Python API gives for the same input. Here live only
@@ -51,8 +53,12 @@ from ._common import require_stdin, write_atomic
 
 __all__ = ["CANONICAL", "FRAMEWORKS", "convert", "register"]
 
-FRAMEWORKS = ("otel", "pydantic-ai", "langchain")
+FRAMEWORKS: tuple[str, ...] = ("otel", "pydantic-ai", "langchain")
 """Formats that are not provider wire formats: whole conversations as other tools hold them (ADR 0011)."""
+
+# --- stored conversations (issue 26): read through interlingua.compat; --to only where a writer exists
+STORED = ("vercel-ui", "vercel-model", "openai-finetune", "sharegpt", "llamafactory", "hf-messages", "chatgpt-export", "claude-export")
+FRAMEWORKS = FRAMEWORKS + STORED
 
 _STREAM_SUFFIXES = (".sse", ".ndjson")
 
@@ -479,6 +485,11 @@ def run(
     _format(from_)
     _format(to)
     pol: Any = policy
+    if to in STORED:
+        from ..compat import WRITERS
+
+        if to not in WRITERS:
+            raise _Fail(2, f"{to} is read, not written; --to takes one of: {', '.join(WRITERS)}")
     if from_ in FRAMEWORKS or to in FRAMEWORKS:
         return _via_transcript(from_, to, kind=kind, policy=pol, model=model, source=source, report=report, force=force, session=session)
     if from_ == CANONICAL and kind is Kind.stream:
@@ -547,6 +558,10 @@ def _via_transcript(
         else:
             from ..compat import read
 
+            if from_ in STORED and isinstance(value, list) and value and all(isinstance(v, dict) and ("mapping" in v or "chat_messages" in v or "conversations" in v) for v in value):
+                if len(value) != 1:  # a conversations.json or a dataset file: one conversation per convert
+                    raise _Fail(2, f"{_label(source)} holds {len(value)} conversations: convert reads one; use `interlingua migrate --from {from_}` for all")
+                value = value[0]
             migrated = read(value, from_)
             report.extend(migrated.report)
             transcript = migrated.transcript
@@ -577,8 +592,8 @@ def _via_transcript(
 
 
 def convert(
-    from_: Annotated[str, typer.Option("--from", metavar="FORMAT", help="Source format: {formats}; or otel, pydantic-ai, langchain.", show_default=False)],
-    to: Annotated[str, typer.Option("--to", metavar="FORMAT", help="Target format: {formats}; or otel, pydantic-ai, langchain.", show_default=False)],
+    from_: Annotated[str, typer.Option("--from", metavar="FORMAT", help="Source format: {formats}; or otel, pydantic-ai, langchain; or a stored conversation: vercel-ui, vercel-model, openai-finetune, sharegpt, llamafactory, hf-messages, chatgpt-export, claude-export.", show_default=False)],
+    to: Annotated[str, typer.Option("--to", metavar="FORMAT", help="Target format: {formats}; or otel, pydantic-ai, langchain, vercel-ui, vercel-model, openai-finetune, sharegpt.", show_default=False)],
     source: Annotated[str, typer.Argument(metavar="INPUT", help="Input file, or `-` for stdin (the default).", show_default=False)] = "-",
     kind: Annotated[
         Kind | None, typer.Option("--kind", help="What the input holds; detected when not given.", show_default=False)

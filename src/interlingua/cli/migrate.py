@@ -67,7 +67,9 @@ from ..compat import _adk
 from . import _migrate_logs as _logs
 from ..compat._base import SESSION_ID_PREFIX
 from ..session_file import header_bytes
+from . import _migrate_stores as _stores
 from ..errors import DocumentError, InterlinguaError, LimitError, Problem
+from ..mapping import Report
 
 __all__ = ["migrate", "register"]
 
@@ -146,6 +148,8 @@ def _classify(value: Any) -> str:
     if "schema_version" in value and isinstance(value.get("session"), dict):
         return "header"
     if ("schema_version" in value and "items" in value) or any(isinstance(value.get(k), list) for k in ("messages", "contents", "input")):
+        return "conversation"
+    if _stores.is_conversation(value):  # stored conversations (issue 26): ChatGPT, Claude.ai, ShareGPT records
         return "conversation"
     return "message"
 
@@ -244,6 +248,11 @@ def _records(path: Path, *, streaming: bool = False, fmt: str = "auto") -> Itera
             if _DOCUMENT_HEAD.match(head):
                 yield Record(str(path), None, stream=path, size=path.stat().st_size)
                 return
+        if path.suffix.lower() == ".json" and path.stat().st_size >= _stores.STREAM_JSON_ARRAYS_FROM:
+            streamed = _array_records(path)  # a large conversations.json: an element at a time (issue 26)
+            if streamed is not None:
+                yield from streamed
+                return
         data = path.read_bytes()
     except OSError as exc:
         raise _Usage(f"cannot read {path}: {exc.strerror or exc}") from exc
@@ -272,6 +281,39 @@ def _records(path: Path, *, streaming: bool = False, fmt: str = "auto") -> Itera
             yield Record(str(path), None, value=v, size=size // len(value))
         return
     yield Record(str(path), None, value=value, size=size)
+
+
+def _array_records(path: Path) -> Iterator[Record] | None:
+    """The conversations of a large JSON array file, decoded one at a time; ``None`` when the file is not an
+    array whose first element is a conversation (the whole-file path then decides)."""
+    fh = open(path, "rb")  # noqa: SIM115 - closed by the generator, or here
+    elements = _stores.iter_json_array(fh)
+    try:
+        first = next(elements, None)
+        value = _decoder.decode(first[1]) if first is not None else None
+    except (_stores.ArrayError, msgspec.DecodeError, RecursionError):
+        fh.close()
+        return None
+    if not (isinstance(value, list) or (isinstance(value, dict) and _classify(value) == "conversation")):
+        fh.close()
+        return None
+
+    def records() -> Iterator[Record]:
+        source = str(path)
+        try:
+            assert first is not None
+            yield Record(source, None, value=value, size=len(first[1]))
+            for offset, raw in elements:
+                try:
+                    yield Record(source, None, value=_decoder.decode(raw), size=len(raw))
+                except (msgspec.DecodeError, RecursionError) as exc:
+                    yield Record(source, None, text=raw.decode("utf-8", "replace"), error=f"the array element at byte {offset}: {_not_json(raw, exc)}", size=len(raw))
+        except _stores.ArrayError as exc:
+            yield Record(source, None, error=f"not JSON: at byte {exc.offset}: {exc}")
+        finally:
+            fh.close()
+
+    return records()
 
 
 # --------------------------------------------------------------------------- writing
@@ -417,13 +459,14 @@ class _JsonlSink:
 
     label = "written"
 
-    def write(self, migrated: Migrated, sid: str) -> bool:
-        """Write one conversation as a session (header line, then envelopes); ``True`` (always: the
+    def write(self, migrated: Migrated, sid: str, extra: dict[str, Any] | None = None) -> bool:
+        """Write one conversation as a session (header line, then envelopes), then each of its forks
+        as a session whose header names its ``parent_id`` and ``fork_seq``; ``True`` (always: the
         file is written whole each run)."""
         # Everything here came from parsed JSON, so it is JSON-safe: encode once, without the
         # codec's per-object walk (bytes identical to encode_envelope).
         transcript = migrated.transcript
-        header = _header_line(sid, transcript)
+        header = _header_line(sid, transcript, extra)
         head, tail = _envelope_parts(sid, transcript)
         out = bytearray()
         last = len(transcript.items) - 1
@@ -434,6 +477,8 @@ class _JsonlSink:
             out += _envelope_line(head, i, encoded, tail if i == last else b"")
         self.fh.write(header)
         self.fh.write(out)
+        for fid, fork, header_extra in _stores.fork_transcripts(migrated, sid):  # tree-shaped histories: each abandoned branch
+            self.write(Migrated(fork, migrated.report, migrated.format), fid, header_extra)
         return True
 
     def write_spooled(self, sid: str, shell: Any, spool: IO[bytes], count: int, longest: int, extra: dict[str, Any] | None = None) -> None:
@@ -469,6 +514,21 @@ class _JsonlSink:
             self.file.commit()
         else:
             self.file.discard()
+
+
+class _FormatFileSink(_JsonlSink):
+    """``--to NAME``: each conversation as one line of format ``NAME``'s JSON (see :mod:`._migrate_stores`);
+    what the format does not keep joins the conversation's report (printed as warnings)."""
+
+    def __init__(self, out: Path, fmt: str) -> None:
+        super().__init__(out)
+        self.format = _stores.FormatSink(self.fh, fmt)
+
+    def write(self, migrated: Migrated, sid: str, extra: dict[str, Any] | None = None) -> bool:
+        migrated.report.extend(self.format.write(migrated))
+        for _fid, fork, _extra in _stores.fork_transcripts(migrated, sid):
+            migrated.report.extend(self.format.write(Migrated(fork, Report(), migrated.format)))
+        return True
 
 
 _Outcome = tuple[Record, Migrated, "bool | InterlinguaError"]
@@ -671,7 +731,7 @@ class _StoreSink:
             flags = self.loop.run_until_complete(self.store.add_sessions([new for _r, _m, new in batch]))
         except InterlinguaError:
             return early + self._one_by_one(batch)
-        return early + [self._count(r, m, created) for (r, m, _n), created in zip(batch, flags)]
+        return early + [self._count(r, m, created, n.session_id) for (r, m, n), created in zip(batch, flags)]
 
     def _one_by_one(self, batch: list[tuple[Record, Migrated, Any]]) -> list[_Outcome]:
         out: list[_Outcome] = []
@@ -694,7 +754,7 @@ class _StoreSink:
                 if self.fail_fast:
                     break  # the run stops here: what follows is not written
                 continue
-            out.append(self._count(record, migrated, created))
+            out.append(self._count(record, migrated, created, new.session_id))
         return out
 
     # --- issue 26: agent logs and forks (see ._migrate_logs) ---
@@ -741,9 +801,14 @@ class _StoreSink:
         return True
     # --- end issue 26 ---
 
-    def _count(self, record: Record, migrated: Migrated, created: bool) -> _Outcome:
+    def _count(self, record: Record, migrated: Migrated, created: bool, sid: str = "") -> _Outcome:
         if not created:
             self.present += 1  # migrated by an earlier run
+        if migrated.forks:  # tree-shaped histories: each abandoned branch as store.fork of the session
+            try:
+                self.loop.run_until_complete(_stores.store_forks(self.store, sid, migrated))
+            except InterlinguaError as exc:
+                return (record, migrated, exc)
         return (record, migrated, created)
 
     def close(self, keep: bool = True) -> None:
@@ -828,6 +893,7 @@ def run(
     fail_fast: bool,
     progress: bool | None,
     quiet: bool = False,
+    to: str | None = None,
 ) -> int:
     """Migrate ``inputs``; return the exit code (messages go to stderr).
 
@@ -838,6 +904,13 @@ def run(
         raise _Usage(f"unknown format {fmt!r}; known: auto, {', '.join(FORMATS)}")
     if (out is None) == (store is None):
         raise _Usage("give exactly one of -o OUT.jsonl or --store URL")
+    if to is not None:  # --to NAME: another stored format instead of envelopes (issue 26)
+        from ..compat import WRITERS
+
+        if to not in WRITERS:
+            raise _Usage(f"no writer for format {to!r}; --to takes one of: {', '.join(WRITERS)}")
+        if out is None:
+            raise _Usage("--to writes a file: give -o OUT.jsonl, not --store")
     if any(str(p) == "-" and not p.exists() for p in inputs):
         raise _Usage("migrate reads files and directories, not standard input (-): save the input to a file first, "
                      "or convert one body with `interlingua convert --to canonical -`")
@@ -859,7 +932,7 @@ def run(
         raise _Usage(f"cannot replace {reject_path}: {exc.strerror or exc}") from exc
     total = sum(f.stat().st_size for f in files)
     if out is not None:
-        sink: _JsonlSink | _StoreSink = _JsonlSink(out)
+        sink: _JsonlSink | _StoreSink = _JsonlSink(out) if to is None else _FormatFileSink(out, to)
         target = str(out)
     else:
         assert store is not None
@@ -908,7 +981,7 @@ def run(
     def flush() -> list[_Outcome]:
         return sink.flush() if isinstance(sink, _StoreSink) else []
 
-    streamable = isinstance(sink, _JsonlSink) and fmt in ("auto", "interlingua")
+    streamable = isinstance(sink, _JsonlSink) and to is None and fmt in ("auto", "interlingua")
 
     def write_log(record: Record, conv: Any) -> bool:
         """Write one log conversation (and its forks); True to stop (--fail-fast)."""
@@ -1065,6 +1138,9 @@ def migrate(
         typer.Option("--progress/--no-progress", help="Progress display: forced on, or off (default: shown past a few MB).", show_default=False),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display (same as --no-progress).")] = False,
+    to: Annotated[
+        str | None, typer.Option("--to", metavar="FORMAT", help="Write each conversation as this format's JSON, one a line (vercel-ui, vercel-model, openai-finetune, sharegpt, langchain, pydantic-ai) instead of envelopes.", show_default=False)
+    ] = None,
 ) -> None:
     """Migrate stored conversations of legacy formats to canonical envelopes or stored sessions.
 
@@ -1072,7 +1148,7 @@ def migrate(
     """
     try:
         with _terminate_cleanly():
-            code = run(inputs, fmt=from_, out=output, store=store, rejects=rejects, fail_fast=fail_fast, progress=progress, quiet=quiet)
+            code = run(inputs, fmt=from_, out=output, store=store, rejects=rejects, fail_fast=fail_fast, progress=progress, quiet=quiet, to=to)
     except _Usage as exc:
         typer.echo(f"error: {exc.message}", err=True)
         raise typer.Exit(2) from None

@@ -10,12 +10,16 @@ transcript plus a report (:class:`Migrated`). Formats (:data:`FORMATS`):
   (``mistral`` only when named: its lists are OpenAI Chat ones too);
 * ``pydantic-ai``: ``ModelMessagesTypeAdapter`` JSON, older field names included;
 * ``langchain``: ``messages_to_dict`` output;
-* ``interlingua``: documents and envelopes of any schema version the upcaster chain reads.
+* ``interlingua``: documents and envelopes of any schema version the upcaster chain reads;
 * ``claude-code``, ``codex``: agent logs (a Claude Code session file's records, a Codex rollout's),
   read in bounded memory by ``interlingua migrate``; a Claude Code tree's abandoned branches are
   :attr:`Migrated.forks`;
 * ``adk``: Google ADK sessions and eval cases; ``mcp-sampling``: MCP ``sampling/createMessage``
-  requests and results.
+  requests and results;
+* stored conversations (issue 26): ``vercel-ui``/``vercel-model`` (Vercel AI SDK v5 ``UIMessage[]``/
+  ``ModelMessage[]``), ``openai-finetune``, ``sharegpt``, ``llamafactory``, ``hf-messages`` (fine-tuning
+  records), ``chatgpt-export``, ``claude-export`` (consumer exports: the active branch, abandoned ones as
+  :attr:`Migrated.forks`); ``langchain`` also reads serialized messages (``{"lc": 1, ...}``).
 
 :func:`write` is the way back for the frameworks (:data:`WRITERS`: ``pydantic-ai``, ``langchain``):
 a canonical transcript to the JSON those frameworks load, with a report of every field the
@@ -35,16 +39,17 @@ from ..errors import UnknownFormatError
 from ..items import Transcript
 from ..mapping import Conversion, Policy, Report
 from . import _anthropic, _bedrock_converse, _cohere, _gemini, _interlingua, _langchain, _langchain_writer, _mistral, _ollama, _openai_chat, _openai_responses, _pydantic_ai, _pydantic_ai_writer
+from . import _chat_exports, _finetune, _finetune_writer, _vercel_ai, _vercel_ai_writer
 from ._base import Fork, Migrated, session_id_for, session_id_from_bytes
-from ._detect import LOOKED_FOR, FormatDetectionError, detect_format, refuse_a_poor_guess
+from ._detect import LOOKED_FOR, FormatDetectionError, detect_format
 from ._upcast import registered, upcast, upcast_row, upcaster
 
 __all__ = [
     "FORMATS",
     "LOOKED_FOR",
     "WRITERS",
-    "FormatDetectionError",
     "Fork",
+    "FormatDetectionError",
     "Migrated",
     "detect_format",
     "read",
@@ -62,6 +67,17 @@ _READERS: dict[str, Callable[[Any], Migrated]] = {
     m.FORMAT: m.read
     for m in (_openai_chat, _anthropic, _gemini, _ollama, _openai_responses, _pydantic_ai, _langchain, _interlingua, _bedrock_converse, _cohere, _mistral)
 }
+# --- stored conversations (issue 26): Vercel AI SDK, fine-tuning datasets, consumer exports
+_READERS.update({
+    _vercel_ai.UI_FORMAT: _vercel_ai.read_ui,
+    _vercel_ai.MODEL_FORMAT: _vercel_ai.read_model,
+    _finetune.OPENAI_FINETUNE: _finetune.read_openai_finetune,
+    _finetune.SHAREGPT: _finetune.read_sharegpt,
+    _finetune.LLAMAFACTORY: _finetune.read_llamafactory,
+    _finetune.HF: _finetune.read_hf_messages,
+    _chat_exports.CHATGPT: _chat_exports.read_chatgpt,
+    _chat_exports.CLAUDE: _chat_exports.read_claude,
+})
 
 # --- agent logs and agent framework stores (issue 26, part a) ---
 from . import _adk, _claude_code, _codex, _mcp_sampling  # noqa: E402
@@ -86,20 +102,29 @@ def read(obj: Any, fmt: str) -> Migrated:
     return reader(obj)
 
 
-_WRITERS: dict[str, Callable[..., Conversion[list[dict[str, Any]]]]] = {
+_WRITERS: dict[str, Callable[..., Conversion[Any]]] = {
     _pydantic_ai.FORMAT: _pydantic_ai_writer.write,
     _langchain.FORMAT: _langchain_writer.write,
 }
+# --- stored conversations (issue 26)
+_WRITERS.update({
+    _vercel_ai.UI_FORMAT: _vercel_ai_writer.write_ui,
+    _vercel_ai.MODEL_FORMAT: _vercel_ai_writer.write_model,
+    _finetune.OPENAI_FINETUNE: _finetune_writer.write_openai_finetune,
+    _finetune.SHAREGPT: _finetune_writer.write_sharegpt,
+})
 
 WRITERS: tuple[str, ...] = tuple(_WRITERS)
 """Every format a transcript can be written back to (the inverse of its reader)."""
 
 
-def write(transcript: Transcript, fmt: str, *, policy: Policy = "error", report: Report | None = None) -> Conversion[list[dict[str, Any]]]:
+def write(transcript: Transcript, fmt: str, *, policy: Policy = "error", report: Report | None = None) -> Conversion[Any]:
     """Write ``transcript`` as format ``fmt`` (a name from :data:`WRITERS`).
 
     ``pydantic-ai``: a ``ModelMessagesTypeAdapter`` JSON history (``[{"kind": "request"|"response",
-    "parts": [...]}, ...]``); ``langchain``: ``messages_to_dict`` output (``[{"type", "data"}, ...]``).
+    "parts": [...]}, ...]``); ``langchain``: ``messages_to_dict`` output (``[{"type", "data"}, ...]``);
+    ``vercel-ui``/``vercel-model``: ``UIMessage[]``/``ModelMessage[]``; ``openai-finetune``: one chat
+    fine-tuning line (``{"messages", "tools"?, "parallel_tool_calls"?}``); ``sharegpt``: one ShareGPT record.
     Every field the framework's form does not keep is reported per item; what has no form at all
     (``error`` items, another provider's ``raw`` items) follows ``policy``.
 
@@ -126,13 +151,81 @@ def read_any(obj: Any, fmt: str = "auto") -> Migrated:
     """
     if fmt != "auto":
         return read(obj, fmt)
-    fmt = detect_format(obj)
-    migrated = read(obj, fmt)
-    refuse_a_poor_guess(obj, fmt, migrated)  # issue 26: a detected read that lost the content is refused
+    found = detect_format(obj)
+    migrated = read(obj, found)
+    _refuse_a_bad_guess(migrated, found, obj)
     return migrated
 
 
-for _name, _obj in ((n, globals()[n]) for n in ("Migrated", "FormatDetectionError", "detect_format", "read", "read_any", "write", "session_id_for", "upcast", "upcast_row", "upcaster", "registered")):
+_OWN_ENVELOPE = frozenset({
+    "interlingua", "pydantic-ai", "langchain", "vercel-ui", "vercel-model", "openai-finetune", "sharegpt", "llamafactory",
+    "hf-messages", "chatgpt-export", "claude-export", "claude-code", "codex", "adk", "mcp-sampling",
+})
+
+
+def _refuse_a_bad_guess(migrated: Migrated, found: str, source: Any) -> None:
+    """A detected format that keeps most of the conversation as ``raw`` items was a guess, not a reading:
+    refused, naming what was tried (issue 26: typed LLaMA-Factory content read as OpenAI Chat, every part raw).
+
+    Raises:
+        FormatDetectionError: more than half of the items (at least two) are raw items, or a text of the
+            source is nowhere in the transcript, for a format told by the message-list rules (provider
+            formats; those with a shape of their own are not guesses).
+    """
+    from ..items import RawItem
+
+    if found in _OWN_ENVELOPE:
+        return  # told by a shape of its own, not by the message-list rules: its raw items are that format's
+    items = migrated.transcript.items
+    raw = sum(1 for it in items if isinstance(it, RawItem))
+    from ._detect import _fail
+
+    if raw >= 2 and raw * 2 > len(items):
+        raise _fail(f"it looks like {found}, but {raw} of its {len(items)} items have no {found} form (they would be kept raw); not guessing") from None
+    lost = _lost_text(source, migrated.transcript)
+    if lost is not None:
+        raise _fail(f"read as {found}, the text {lost!r} would be lost; not guessing") from None
+
+
+_TEXT_KEYS = frozenset({"text", "content", "body", "value"})
+
+
+def _strings(value: Any, out: list[str], keys: frozenset[str] | None, depth: int = 0) -> None:
+    """Non-blank strings of ``value`` (under one of ``keys`` when given), depth-first."""
+    if depth > 64 or len(out) > 10_000:
+        return
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, str):
+                if v.strip() and (keys is None or k in keys):
+                    out.append(v)
+            else:
+                _strings(v, out, keys, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            if isinstance(v, str):
+                if v.strip() and keys is None:
+                    out.append(v)
+            else:
+                _strings(v, out, keys, depth + 1)
+
+
+def _lost_text(source: Any, transcript: Transcript) -> str | None:
+    """A text of the source (a string under ``text``, ``content``, ``body`` or ``value``) found nowhere in
+    the transcript, or ``None``: what a wrong guess does (issue 26: an MCP message's text read as ``""``)."""
+    wanted: list[str] = []
+    _strings(source, wanted, _TEXT_KEYS)
+    if not wanted or len(wanted) > 10_000:
+        return None
+    from ..codec import to_builtins
+
+    have: list[str] = []
+    _strings(to_builtins(transcript), have, None)
+    joined = "\x00".join(have)
+    return next((w[:60] for w in wanted if w not in joined), None)
+
+
+for _name, _obj in ((n, globals()[n]) for n in ("Fork", "Migrated", "FormatDetectionError", "detect_format", "read", "read_any", "write", "session_id_for", "upcast", "upcast_row", "upcaster", "registered")):
     try:
         _obj.__module__ = __name__
     except (AttributeError, TypeError):

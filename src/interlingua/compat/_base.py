@@ -33,6 +33,8 @@ class Migrated:
         report: Every drop, degradation or representation change made while reading.
         format: The format it was read as (a name from :data:`interlingua.compat.FORMATS`).
         source_session_id: The session id the source already had (interlingua envelope streams), if any.
+        forks: For tree-shaped sources (Claude Code logs, ChatGPT and Claude.ai exports), each
+            abandoned branch; the transcript is the active branch.
     """
 
     transcript: Transcript
@@ -66,6 +68,11 @@ class Fork:
     key: str
     at: int
     items: list[Any] = field(default_factory=list)
+
+    @property
+    def leaf(self) -> str:
+        """The source's id of the branch's last node (the same as :attr:`key`)."""
+        return self.key
 
 
 Reader = Callable[[Any], Migrated]

@@ -33,6 +33,15 @@ Rules, first match wins (each looks at every message, so one odd message does no
    else ``openai-chat`` (which also reads plain ``{role, content: str}`` lists of the
    other two the same way).
 
+Stored conversations (issue 26) are told first, by shapes no API message list has (:func:`_stored_format`):
+an object with a node ``mapping`` (``chatgpt-export``) or ``chat_messages`` (``claude-export``);
+``conversations`` of ``{"from", "value"}`` turns, or a bare list of them (``sharegpt``); serialized LangChain
+messages (``{"lc": 1, "type": "constructor", ...}``: ``langchain``); messages with UIMessage ``parts``
+(``vercel-ui``), with ModelMessage parts (``tool-call``/``tool-result``, ``image`` with ``image``, ``file``
+with ``data``: ``vercel-model``), with LLaMA-Factory ``{"type", "value"}`` parts (``llamafactory``); a
+``messages`` record with an ``images``/``videos``/``audios`` list (``hf-messages``) or a ``weight`` on a
+message (``openai-finetune``).
+
 Anything else raises :class:`FormatDetectionError` naming what was looked for.
 """
 
@@ -61,6 +70,13 @@ LOOKED_FOR = (
     "codex: Codex CLI rollout records ({'timestamp', 'type': 'session_meta'|'response_item'|..., 'payload'}, or a legacy {'id', 'timestamp'} first line)",
     "adk: a Google ADK Session ({'id', 'app_name', 'events'}), eval set ({'eval_set_id', 'eval_cases'}) or eval case ({'eval_id', 'conversation'})",
     "mcp-sampling: an MCP sampling/createMessage request or result (JSON-RPC or bare: 'maxTokens', 'systemPrompt', single-block 'content', 'toolUseId'), or a list of them",
+    # --- stored conversations (issue 26)
+    "chatgpt-export: a conversation with a node 'mapping' (and 'current_node')",
+    "claude-export: a conversation with 'chat_messages'",
+    "sharegpt: {'conversations': [{'from', 'value'}]}, or a list of {'from', 'value'} turns",
+    "langchain (serialized): a list of {'lc': 1, 'type': 'constructor', 'id': [..., 'HumanMessage'], 'kwargs'}",
+    "vercel-ui / vercel-model: messages with UIMessage 'parts', or ModelMessage 'tool-call'/'tool-result'/'image'/'file' parts",
+    "llamafactory / hf-messages / openai-finetune: 'messages' with {'type', 'value'} parts; with an 'images' list; with a 'weight'",
 )
 """What :func:`detect_format` looks for, in order (used in its error message)."""
 
@@ -200,6 +216,63 @@ def _body_hint(body: Mapping[str, Any]) -> str | None:
     return None
 
 
+# --------------------------------------------------------------------------- stored conversations (issue 26)
+
+
+def _turns(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(t, dict) and isinstance(t.get("from"), str) and "value" in t and "role" not in t for t in value)
+
+
+_FINETUNE_KEYS = frozenset({"messages", "tools", "parallel_tool_calls", "functions"})
+
+
+def _stored_messages(messages: list[Any], record: Mapping[str, Any] | None) -> str | None:
+    from . import _finetune, _langchain, _vercel_ai
+
+    if not messages or not all(isinstance(m, dict) for m in messages):
+        return None
+    if any(_langchain.is_serialized(m) for m in messages):
+        return "langchain"
+    if all(isinstance(m.get("parts"), list) and m.get("role") in ("system", "user", "assistant") for m in messages) and any(
+        _vercel_ai.ui_part_types(p) for m in messages for p in m["parts"]
+    ):
+        return "vercel-ui"
+    if _finetune.typed_content(messages):
+        return "llamafactory"
+    if any(_vercel_ai.model_part(p) for m in messages for p in (m.get("content") if isinstance(m.get("content"), list) else [])):
+        return "vercel-model"
+    if record is not None:
+        if any(isinstance(record.get(k), list) for k in ("images", "videos", "audios")) and all(isinstance(m.get("content"), str) for m in messages):
+            return "hf-messages"
+        if "model" not in record and (any("weight" in m for m in messages) or ("parallel_tool_calls" in record and record.keys() <= _FINETUNE_KEYS)):
+            return "openai-finetune"
+    return None
+
+
+def _stored_format(obj: Any) -> str | None:
+    """The stored-conversation format ``obj`` plainly is, or ``None`` (the API rules decide)."""
+    if isinstance(obj, Mapping):
+        if isinstance(obj.get("mapping"), dict) and ("current_node" in obj or "title" in obj or "create_time" in obj):
+            return "chatgpt-export"
+        if isinstance(obj.get("chat_messages"), list):
+            return "claude-export"
+        if _turns(obj.get("conversations")):
+            return "sharegpt"
+        if isinstance(obj.get("messages"), list):
+            return _stored_messages(obj["messages"], obj)
+        return None
+    if isinstance(obj, list):
+        if _turns(obj):
+            return "sharegpt"
+        inner = obj[0] if len(obj) == 1 and isinstance(obj[0], list) else obj
+        from . import _langchain
+
+        if inner and all(_langchain.is_serialized(m) for m in inner):
+            return "langchain"
+        return _stored_messages(obj, None)
+    return None
+
+
 def detect_format(obj: Any) -> str:
     """The stored format of ``obj`` (one conversation, parsed JSON), by the rules above.
 
@@ -209,7 +282,7 @@ def detect_format(obj: Any) -> str:
     Raises:
         FormatDetectionError: the shape matches none of them; the message lists what was looked for.
     """
-    stored = _stored_format(obj)
+    stored = _agent_log_format(obj) or _stored_format(obj)
     if stored is not None:
         return stored
     if isinstance(obj, Mapping):
@@ -248,7 +321,7 @@ def detect_format(obj: Any) -> str:
 # request body is a 'messages' object whose single-block content OpenAI Chat would read as "".
 
 
-def _stored_format(obj: Any) -> str | None:
+def _agent_log_format(obj: Any) -> str | None:
     from . import _adk, _claude_code, _codex, _mcp_sampling
 
     if isinstance(obj, list) and obj and isinstance(obj[0], dict):
@@ -261,51 +334,3 @@ def _stored_format(obj: Any) -> str | None:
     if _adk.looks_like(obj):
         return "adk"
     return None
-
-
-_FALLBACK = "openai-chat"
-"""Rule 9's last answer: a list of role messages nothing else claimed. Only this guess is checked for
-raw items (a format told by its own keys, pydantic-ai's ``kind`` say, keeps what it cannot map raw, on purpose)."""
-
-_KEEPS_RECORDS = frozenset({"claude-code", "codex", "adk"})
-"""Readers that keep some source records whole as ``raw`` items of their own name, on purpose."""
-
-
-def refuse_a_poor_guess(obj: Any, fmt: str, migrated: Any) -> None:
-    """After a detected read: refuse it when the guess lost the content, so detection never guesses
-    quietly (issue 26: an MCP request read as OpenAI Chat with its text emptied, typed content read with
-    every part raw). Refused when the fallback guess (``openai-chat``) left more than half of the items ``raw``, or
-    when the input holds non-empty ``"text"`` strings and no item holds any text.
-
-    Raises:
-        FormatDetectionError: naming the format tried and what it lost.
-    """
-    from ..items import RawItem
-
-    items = migrated.transcript.items
-    raw = sum(1 for i in items if isinstance(i, RawItem) and not (fmt in _KEEPS_RECORDS and i.provider == fmt))
-    if fmt == _FALLBACK and items and raw * 2 > len(items):
-        raise _fail(f"read as {fmt}, {raw} of {len(items)} items could not be read (kept raw), so it is not {fmt}")
-    if _has_text(obj, 0) and not any(_item_text(i) for i in items):
-        raise _fail(f"read as {fmt}, every text of the input was lost, so it is not {fmt}")
-
-
-def _has_text(value: Any, depth: int) -> bool:
-    if depth > 12:
-        return False
-    if isinstance(value, Mapping):
-        text = value.get("text")
-        if isinstance(text, str) and text:
-            return True
-        return any(_has_text(v, depth + 1) for v in value.values() if isinstance(v, Mapping | list))
-    if isinstance(value, list):
-        return any(_has_text(v, depth + 1) for v in value if isinstance(v, Mapping | list))
-    return False
-
-
-def _item_text(item: Any) -> bool:
-    for name in ("text", "summary", "content", "value", "arguments"):
-        v = getattr(item, name, None)
-        if isinstance(v, str) and v or isinstance(v, list | dict) and v:
-            return True
-    return False

@@ -274,12 +274,55 @@ class _Reader:
         self.items.extend(items)
 
 
+# --- serialized form (``dumpd``/``Serializable.to_json``), as LangGraph checkpoints and LangSmith runs hold it
+LC_CLASSES = {
+    "HumanMessage": "human", "HumanMessageChunk": "human", "AIMessage": "ai", "AIMessageChunk": "ai",
+    "SystemMessage": "system", "SystemMessageChunk": "system", "ToolMessage": "tool", "ToolMessageChunk": "tool",
+    "FunctionMessage": "function", "FunctionMessageChunk": "function", "ChatMessage": "chat", "ChatMessageChunk": "chat",
+}
+"""langchain-core message classes -> ``messages_to_dict`` type (``langchain_core/load/serializable.py``
+``to_json``: ``{"lc": 1, "type": "constructor", "id": [namespace..., class], "kwargs": {...}}``)."""
+
+
+def is_serialized(value: Any) -> bool:
+    """Whether ``value`` is a serialized LangChain message (``{"lc": 1, "type": "constructor", "id": [..., "HumanMessage"], "kwargs"}``)."""
+    return (
+        isinstance(value, Mapping)
+        and value.get("lc") == 1
+        and value.get("type") == "constructor"
+        and isinstance(value.get("id"), list)
+        and bool(value["id"])
+        and isinstance(value["id"][-1], str)
+        and value["id"][-1] in LC_CLASSES
+        and isinstance(value.get("kwargs"), Mapping)
+    )
+
+
+def _from_serialized(obj: Any) -> Any:
+    """A list of serialized messages (or ``{"messages": [...]}``, or LangSmith's ``[[...]]``) -> ``messages_to_dict`` form; anything else unchanged."""
+    if isinstance(obj, Mapping) and isinstance(obj.get("messages"), list):
+        obj = obj["messages"]
+    if isinstance(obj, list) and len(obj) == 1 and isinstance(obj[0], list):
+        obj = obj[0]
+    if not isinstance(obj, list) or not obj or not any(is_serialized(m) for m in obj):
+        return obj
+    out = []
+    for i, m in enumerate(obj):
+        if not is_serialized(m):
+            raise MappingError(f"{FORMAT}: /{i}: a serialized list holds only {{'lc': 1, 'type': 'constructor', 'id': [..., <message class>], 'kwargs'}} messages")
+        kind = LC_CLASSES[m["id"][-1]]
+        out.append({"type": kind, "data": {**m["kwargs"], "type": m["kwargs"].get("type", kind)}})
+    return out
+
+
 def read(obj: Any) -> Migrated:
-    """A ``messages_to_dict`` list -> :class:`Migrated`.
+    """A ``messages_to_dict`` list, or a list of serialized messages (``{"lc": 1, "type": "constructor", ...}``)
+    -> :class:`Migrated`.
 
     Raises:
         MappingError: not a list of ``{"type", "data"}`` objects of a known message type.
     """
+    obj = _from_serialized(obj)
     if not isinstance(obj, list):
         raise MappingError(f"{FORMAT}: expected a list of messages, got {a_json_type(obj)}")
     reader = _Reader()
