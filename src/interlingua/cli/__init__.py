@@ -58,6 +58,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "migrate": ("migrate", "Migrate stored conversations of legacy formats to canonical envelopes or stored sessions."),
     "store": ("store", "Work with a session store (SQLite file or PostgreSQL)."),
     "view": ("view", "Render a conversation as one self-contained HTML page (no script, no network access)."),
+    "repair": ("history", "Rewrite histories so that they keep the integrity rules, reporting every change."),
+    "trim": ("history", "Drop the oldest turns of a history until it fits a token budget."),
 }
 """Command name -> (module under ``interlingua.cli`` whose ``register(app)`` defines it, one-line help).
 

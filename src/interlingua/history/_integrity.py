@@ -59,7 +59,7 @@ from ..items import (
 )
 from ..mapping.report import Policy, Report
 
-__all__ = ["NO_RESULT_TEXT", "RULES", "Finding", "Rule", "check_history", "repair_items"]
+__all__ = ["NO_RESULT_TEXT", "RULES", "Finding", "IntegrityScanner", "Rule", "check_history", "repair_items"]
 
 Rule: TypeAlias = Literal[
     "dangling_call", "orphan_result", "duplicate_call_id", "duplicate_result", "result_out_of_turn", "empty_text", "separated_reasoning"
@@ -130,90 +130,112 @@ def _kind(item: Any) -> str:
     return "handoff" if isinstance(item, (HandoffCallItem, HandoffResultItem)) else "tool"
 
 
-@dataclass
-class _Scan:
-    findings: list[Finding]
-    result_of: dict[int, int]
-    """call index -> index of the result that answered it in turn."""
-    close_at: dict[int, int]
-    """dangling call index -> the index before which its result belonged (the closer, or len(items))."""
-    late_result: dict[int, int]
-    """dangling call index -> index of its out-of-turn result, when one came later."""
+class IntegrityScanner:
+    """The integrity rules fed one item at a time (bounded by the open calls and the call ids of one
+    history, not its items): what ``validate`` runs over a JSON Lines session as it streams.
 
+    Feed items in order with :meth:`feed` (each with a ``where`` the findings carry back, e.g. a
+    line number), then call :meth:`finish`; :attr:`findings` holds every finding so far.
+    """
 
-def _scan(items: Sequence[Any], open_end: bool) -> _Scan:
-    findings: list[Finding] = []
-    result_of: dict[int, int] = {}
-    close_at: dict[int, int] = {}
-    late_result: dict[int, int] = {}
-    open_calls: dict[tuple[str, str], list[int]] = {}
-    calls_seen: dict[tuple[str, str], int] = {}
-    answered: set[tuple[str, str]] = set()
-    closed: dict[tuple[str, str], int] = {}
-    answered_phase = False
-    reasoning: int | None = None
+    def __init__(self, *, open_end: bool = True) -> None:
+        self.open_end = open_end
+        self.findings: list[Finding] = []
+        self.result_of: dict[int, int] = {}
+        self.close_at: dict[int, int] = {}
+        self.late_result: dict[int, int] = {}
+        self.where: dict[int, Any] = {}
+        self._open: dict[tuple[str, str], list[int]] = {}
+        self._calls: dict[tuple[str, str], int] = {}
+        self._answered: set[tuple[str, str]] = set()
+        self._closed: dict[tuple[str, str], int] = {}
+        self._answered_phase = False
+        self._reasoning: int | None = None
+        self._n = 0
 
-    def close(at: int) -> None:
-        nonlocal answered_phase
-        for key, idxs in open_calls.items():
+    def _add(self, finding: Finding) -> None:
+        self.findings.append(finding)
+
+    def _close(self, at: int, end: bool = False) -> None:
+        for key, idxs in self._open.items():
             for ci in idxs:
                 what = "handoff_call" if key[0] == "handoff" else "tool_call"
-                where = "the end of the history" if at >= len(items) else f"item {at}"
-                findings.append(Finding("dangling_call", ci, f"{what} {key[1]!r} has no result before {where}", key[1], at if at < len(items) else None))
-                close_at[ci] = at
-                closed[key] = ci
-        open_calls.clear()
-        answered_phase = False
+                where = "the end of the history" if end else f"item {at}"
+                self._add(Finding("dangling_call", ci, f"{what} {key[1]!r} has no result before {where}", key[1], None if end else at))
+                self.close_at[ci] = at
+                self._closed[key] = ci
+        self._open.clear()
+        self._answered_phase = False
 
-    for i, item in enumerate(items):
+    def feed(self, item: Any, where: Any = None) -> None:
+        """Take the next item (``where``: how to locate it, kept for findings about it)."""
+        i = self._n
+        self._n += 1
         side = _side(item)
         if side == _NEUTRAL:
-            continue
-        if reasoning is not None and side != _ASSISTANT:
-            findings.append(Finding("separated_reasoning", reasoning, f"reasoning is not followed by the assistant output it belongs to (item {i} follows)", related=i))
-        reasoning = None
+            return
+        if self._reasoning is not None and side != _ASSISTANT:
+            self._add(Finding("separated_reasoning", self._reasoning, f"reasoning is not followed by the assistant output it belongs to (item {i} follows)", related=i))
+            self.where.pop(self._reasoning, None)
+        self._reasoning = None
         if isinstance(item, TextItem) and not item.text.strip():
-            findings.append(Finding("empty_text", i, "text item holds no visible text"))
+            self._add(Finding("empty_text", i, "text item holds no visible text"))
         if side == _ASSISTANT:
-            if answered_phase:
-                close(i)
+            if self._answered_phase:
+                self._close(i)
             if isinstance(item, ReasoningItem):
-                reasoning = i
+                self._reasoning = i
+                self.where[i] = where
             elif isinstance(item, _CALLS):
                 key = (_kind(item), item.id)
-                first = calls_seen.get(key)
+                first = self._calls.get(key)
                 if first is not None:
-                    findings.append(Finding("duplicate_call_id", i, f"call id {item.id!r} was already used by item {first}", item.id, first))
+                    self._add(Finding("duplicate_call_id", i, f"call id {item.id!r} was already used by item {first}", item.id, first))
                 else:
-                    calls_seen[key] = i
-                open_calls.setdefault(key, []).append(i)
+                    self._calls[key] = i
+                self._open.setdefault(key, []).append(i)
+                self.where[i] = where
         elif side == _USER:
-            close(i)
+            self._close(i)
         else:
             key = (_kind(item), item.call_id)
-            pending = open_calls.get(key)
+            pending = self._open.get(key)
             if pending:
                 ci = pending.pop(0)
                 if not pending:
-                    del open_calls[key]
-                result_of[ci] = i
-                answered.add(key)
-                answered_phase = True
-            elif key in closed:
-                ci = closed.pop(key)
-                late_result[ci] = i
-                findings.append(Finding("result_out_of_turn", i, f"result for {item.call_id!r} comes after the turn of its call (item {ci}) was closed", item.call_id, ci))
-            elif key in answered:
-                findings.append(Finding("duplicate_result", i, f"a second result for call {item.call_id!r}", item.call_id, calls_seen.get(key)))
+                    del self._open[key]
+                self.result_of[ci] = i
+                self._answered.add(key)
+                self._answered_phase = True
+                self.where.pop(ci, None)
+            elif key in self._closed:
+                ci = self._closed.pop(key)
+                self.late_result[ci] = i
+                self._add(Finding("result_out_of_turn", i, f"result for {item.call_id!r} comes after the turn of its call (item {ci}) was closed", item.call_id, ci))
+            elif key in self._answered:
+                self._add(Finding("duplicate_result", i, f"a second result for call {item.call_id!r}", item.call_id, self._calls.get(key)))
             else:
                 what = "handoff_call" if key[0] == "handoff" else "tool_call"
-                findings.append(Finding("orphan_result", i, f"result refers to {item.call_id!r}, which is not an earlier {what}", item.call_id))
-    if not open_end:
-        if reasoning is not None:
-            findings.append(Finding("separated_reasoning", reasoning, "reasoning ends the history without the assistant output it belongs to"))
-        close(len(items))
-    findings.sort(key=lambda f: (f.index, RULES.index(f.rule)))
-    return _Scan(findings, result_of, close_at, late_result)
+                self._add(Finding("orphan_result", i, f"result refers to {item.call_id!r}, which is not an earlier {what}", item.call_id))
+
+    def finish(self) -> list[Finding]:
+        """End of the history: under ``open_end=False`` pending calls and trailing reasoning are
+        findings. Returns every finding, by item index."""
+        if not self.open_end:
+            if self._reasoning is not None:
+                self._add(Finding("separated_reasoning", self._reasoning, "reasoning ends the history without the assistant output it belongs to"))
+                self._reasoning = None
+            self._close(self._n, end=True)
+        self.findings.sort(key=lambda f: (f.index, RULES.index(f.rule)))
+        return self.findings
+
+
+def _scan(items: Sequence[Any], open_end: bool) -> IntegrityScanner:
+    scanner = IntegrityScanner(open_end=open_end)
+    for item in items:
+        scanner.feed(item)
+    scanner.finish()
+    return scanner
 
 
 def check_history(items: Sequence[Any], *, open_end: bool = True) -> list[Finding]:
@@ -247,7 +269,7 @@ def _stub(call: Any) -> Any:
     return ToolResultItem(call_id=call.id, content=content, is_error=True, name=call.name)  # type: ignore[arg-type]
 
 
-def _pass(items: list[Any], origin: list[int], scan: _Scan, policy: Policy, report: Report) -> tuple[list[Any], list[int]]:
+def _pass(items: list[Any], origin: list[int], scan: IntegrityScanner, policy: Policy, report: Report) -> tuple[list[Any], list[int]]:
     """One rewrite of every finding of ``scan``; indices in ``report`` are ``origin``'s."""
     drop: set[int] = set()
     replace: dict[int, Any] = {}
