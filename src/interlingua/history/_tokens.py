@@ -57,6 +57,9 @@ IMAGE_TOKENS = 800
 TOOL_TOKENS = 8
 """Framing tokens per tool definition."""
 
+TOOLS_BASE_TOKENS = 0
+"""Tokens a request with tool definitions costs beyond them (the tool-use preamble providers add)."""
+
 _WORD = re.compile(r"[^\W_]+|[^\w\s]|_", re.UNICODE)
 _enc = msgspec.json.Encoder(order="deterministic")
 
@@ -143,7 +146,7 @@ def estimate_items_tokens(items: Iterable[Any]) -> int:
 
 def _tools_tokens(transcript: Transcript) -> int:
     tools = transcript.tools if isinstance(transcript.tools, list) else []
-    n = 0
+    n = TOOLS_BASE_TOKENS if tools else 0
     for tool in tools:
         n += TOOL_TOKENS + estimate_text_tokens(tool.name) + estimate_text_tokens(tool.description if isinstance(tool.description, str) else "")
         if tool.parameters is not msgspec.UNSET:
