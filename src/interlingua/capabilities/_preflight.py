@@ -453,7 +453,7 @@ def _check_context(transcript: Transcript, model: str | None, provider: str) -> 
     out = asked if asked is not None else (limits.max_output_tokens or 0)
     # Cheap bound first: the estimate never exceeds the items' JSON length plus the per-item costs.
     bound = len(_enc.encode(transcript.items)) + len(_enc.encode(transcript.tools if transcript.tools is not msgspec.UNSET else None)) + (ITEM_TOKENS + IMAGE_TOKENS) * len(transcript.items) + 16 * len(transcript.tools or ())
-    if bound + out <= window:
+    if bound + out <= window and not transcript.responses:  # reported usage may say more than the text shows
         return
     counted = count_tokens(transcript, model)
     if counted.input_tokens + out > window:

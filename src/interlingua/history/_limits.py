@@ -56,14 +56,17 @@ def model_limits(provider: str, model: str | None) -> ModelLimits:
         model: Model name as sent; ``None`` gives unknown limits.
 
     Returns:
-        :class:`ModelLimits`; a field is ``None`` when no table knows it (never another model's figure).
+        :class:`ModelLimits`; a field is ``None`` when no table knows it (never another model's figure:
+        a model the model table does not list has unknown limits).
     """
     if not model:
         return ModelLimits()
     from ..capabilities import lookup
 
     entry = lookup(provider, model)
-    max_out = entry.capabilities.max_output_tokens if entry is not None else None
+    if entry is None:
+        return ModelLimits()  # unknown is not a default: no family figure for a model the table does not know
+    max_out = entry.capabilities.max_output_tokens
     name = model.lower()
     tail = name.rsplit("/", 1)[-1]
     window = next((w for p, pat, w in _CONTEXT_WINDOWS if fnmatchcase(provider, p) and (fnmatchcase(name, pat) or fnmatchcase(tail, pat))), None)

@@ -21,7 +21,7 @@ from ..mapping.report import Report
 from ._integrity import _USER, _side
 from ._limits import model_limits
 from ._repair import kept_responses
-from ._tokens import ITEM_TOKENS, _item_tokens, _tools_tokens, count_tokens
+from ._tokens import ITEM_TOKENS, _item_tokens, _tools_tokens, count_tokens, estimate_text_tokens
 
 __all__ = ["TRIM_MARKER", "trim"]
 
@@ -120,7 +120,7 @@ def trim(
     droppable = list(range(first_kept, len(units)))
     kept_cost = fixed + sum(unit_cost(u) for u in units)
     dropped: list[int] = []
-    marker_cost = ITEM_TOKENS + 12 if marker else 0
+    marker_cost = ITEM_TOKENS + estimate_text_tokens(TRIM_MARKER.format(n=len(units))) if marker else 0  # at most this many digits
     while droppable and len(droppable) > 1 and kept_cost + (marker_cost if dropped else 0) > budget:
         k = droppable.pop(0)
         dropped.append(k)
