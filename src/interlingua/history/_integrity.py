@@ -34,7 +34,7 @@ change; the input is never mutated. ``error`` raises :class:`~interlingua.errors
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
@@ -59,7 +59,7 @@ from ..items import (
 )
 from ..mapping.report import Policy, Report
 
-__all__ = ["NO_RESULT_TEXT", "RULES", "Finding", "IntegrityScanner", "Rule", "check_history", "repair_items"]
+__all__ = ["NO_RESULT_TEXT", "READER_RULES", "RULES", "read_history", "Finding", "IntegrityScanner", "Rule", "check_history", "repair_items"]
 
 Rule: TypeAlias = Literal[
     "dangling_call", "orphan_result", "duplicate_call_id", "duplicate_result", "result_out_of_turn", "empty_text", "separated_reasoning"
@@ -336,7 +336,15 @@ def _pass(items: list[Any], origin: list[int], scan: IntegrityScanner, policy: P
     return out, out_origin
 
 
-def repair_items(items: Sequence[Any], *, policy: Policy, open_end: bool = False, report: Report | None = None) -> tuple[list[Any], list[int], Report]:
+READER_RULES: tuple[Rule, ...] = ("orphan_result", "duplicate_call_id")
+"""The rules every reader of stored or foreign histories applies (what ``validate`` counts as errors):
+a result whose call is not earlier is left out, a reused call id is renamed; the rest is kept as read
+(``validate`` warns about it, ``repair`` fixes it)."""
+
+
+def repair_items(
+    items: Sequence[Any], *, policy: Policy, open_end: bool = False, report: Report | None = None, rules: Collection[Rule] | None = None
+) -> tuple[list[Any], list[int], Report]:
     """Rewrite ``items`` until no integrity rule is broken.
 
     Args:
@@ -345,6 +353,7 @@ def repair_items(items: Sequence[Any], *, policy: Policy, open_end: bool = False
             anything is found and returns the items unchanged otherwise.
         open_end: As :func:`check_history`.
         report: Entries are appended here (a new report when ``None``).
+        rules: Only these rules (default: all of :data:`RULES`).
 
     Returns:
         ``(items, origin, report)``: the rewritten items (the input list's items where unchanged),
@@ -359,9 +368,25 @@ def repair_items(items: Sequence[Any], *, policy: Policy, open_end: bool = False
     origin = list(range(len(current)))
     for _ in range(len(current) + 2):
         scan = _scan(current, open_end)
+        if rules is not None:
+            scan.findings = [f for f in scan.findings if f.rule in rules]
         if not scan.findings:
             return current, origin, report
         if policy == "error":
             raise IntegrityError(scan.findings)
         current, origin = _pass(current, origin, scan, policy, report)
     raise AssertionError("history repair did not converge")  # pragma: no cover - each pass removes or fixes a finding
+
+
+def read_history(transcript: Any, report: Report) -> Any:
+    """``transcript`` as every reader hands it on: :data:`READER_RULES` applied (orphan results left
+    out, reused call ids renamed on the call and its result), each change added to ``report``; the
+    transcript itself when nothing breaks them. What ``interlingua migrate``, the framework readers
+    (pydantic-ai, LangChain), the provider-format readers and ``from_otel`` share, so that what they
+    write passes ``interlingua validate``."""
+    items, _origin, _ = repair_items(transcript.items, policy="degrade", open_end=True, report=report, rules=READER_RULES)
+    if len(items) == len(transcript.items) and all(a is b for a, b in zip(items, transcript.items, strict=True)):
+        return transcript
+    from ._repair import kept_responses
+
+    return msgspec.structs.replace(transcript, items=items, responses=kept_responses(transcript, items, _origin))
