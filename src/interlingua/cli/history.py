@@ -32,7 +32,7 @@ def _read(input: str | None, command: str) -> tuple[bytes, str]:
         require_stdin(command)
         return sys.stdin.buffer.read(), "-"
     try:
-        return Path(input).read_bytes(), input  # type: ignore[arg-type]
+        return Path(input).read_bytes(), input
     except OSError as exc:
         from ._common import os_error_text
 
@@ -96,7 +96,7 @@ def repair(
         if _is_session_file(data, label):
             from ..history._files import repair_session_file
 
-            out, repairs = repair_session_file(data, policy=policy.value, open_end=open_end, label=label)  # type: ignore[arg-type]
+            out, repairs = repair_session_file(data, policy=policy.value, open_end=open_end, label=label)
             for r in repairs:
                 changes.extend(f"{r.session_id}: {entry}" for entry in r.report)
             sessions = sum(1 for r in repairs if r.report)
@@ -105,7 +105,7 @@ def repair(
             from ..history import repair as repair_transcript
 
             transcript = decode_transcript(data)
-            result = repair_transcript(transcript, policy.value, open_end=open_end)  # type: ignore[arg-type]
+            result = repair_transcript(transcript, policy.value, open_end=open_end)
             out = encode_transcript(result.value) + b"\n"
             changes.extend(str(entry) for entry in result.report)
             summary = f"{len(changes)} change(s)"

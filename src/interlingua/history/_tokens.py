@@ -93,7 +93,8 @@ def _media_tokens(item: Any) -> int:
         return IMAGE_TOKENS
     if isinstance(item, (AudioItem, VideoItem)):
         # about 32 tokens a second of 16 kHz 16-bit audio (Gemini's documented rate), from the bytes
-        return max(32, _b64_len(item.source) // 1000) + (estimate_text_tokens(item.transcript) if isinstance(getattr(item, "transcript", None), str) else 0)
+        said = getattr(item, "transcript", None)
+        return max(32, _b64_len(item.source) // 1000) + (estimate_text_tokens(said) if isinstance(said, str) else 0)
     if isinstance(item, DocumentItem):
         source = item.source
         data = getattr(source, "data", None)

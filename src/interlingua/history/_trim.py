@@ -155,8 +155,8 @@ def trim(
         out_items.append(item)
         origin.append(i)
     responses = kept_responses(transcript, out_items, origin)
-    before = transcript.responses if isinstance(getattr(transcript, "responses", None), list) else []
-    after = responses if isinstance(responses, list) else []
+    before: list[Any] = transcript.responses if isinstance(transcript.responses, list) else []
+    after: list[Any] = responses if isinstance(responses, list) else []
     if len(after) < len(before):
         report.add("changed", f"{len(before) - len(after)} per-response usage record(s) left out: they describe the history before it was trimmed", item_type="responses", pointer="/responses")
     out = msgspec.structs.replace(transcript, items=out_items, responses=responses)
