@@ -215,3 +215,34 @@ def test_documents_round_trip_through_decode() -> None:
     source, path = PAIRED[0]
     broken = truncated_mid_pair(decoded_request(source, path))
     assert decode_transcript(encode_transcript(broken)).items == broken.items
+
+
+def test_repair_over_a_whole_store_leaves_the_store_as_it_was(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from interlingua.cli import app
+    from interlingua.items import Envelope
+    from interlingua.validation import validate_path
+
+    source, path = next(c for c in PAIRED if c[0] == "anthropic")
+    lines = []
+    for sid, t in (("crashed", crash_after_call(decoded_request(source, path))), ("lost", result_lost(decoded_request(source, path)))):
+        lines += [msgspec.json.encode(Envelope(schema_version="1.0", session_id=sid, seq=n, item=i)) + b"\n" for n, i in enumerate(t.items)]
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(b"".join(lines))
+    url = str(tmp_path / "s.sqlite3")
+    runner = CliRunner()
+    assert runner.invoke(app, ["store", "import", "--url", url, str(src)]).exit_code == 0
+    out = tmp_path / "out.jsonl"
+    result = runner.invoke(app, ["repair", "--store", url, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "2 of 2 session(s)" in result.stderr
+    assert validate_path([str(out)]).ok
+    from interlingua.session_file import read_sessions
+
+    for block in read_sessions(out):
+        assert check_history([e.item for e in block.envelopes], open_end=False) == []
+    # the store is unchanged: repairing it again reports the same changes
+    again = runner.invoke(app, ["repair", "--store", url, "--session", "crashed"])
+    assert again.exit_code == 0 and "crashed: degraded" in again.stderr
+    assert runner.invoke(app, ["repair", "--store", url, str(src)]).exit_code == 2

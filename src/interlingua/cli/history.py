@@ -63,8 +63,31 @@ def _is_session_file(data: bytes, label: str) -> bool:
     return label.lower().endswith((".jsonl", ".ndjson")) or looks_like_session_file(data[:4096])
 
 
+def _export_store(url: str, session: str | None) -> bytes:
+    """The store's sessions (or ``session``) as one session file, read like ``store export``."""
+    import io
+
+    from .store import _run, _with_store
+
+    async def body(store: Any) -> bytes:
+        buf = io.BytesIO()
+        if session is not None:
+            await store.export_jsonl(session, buf)
+            return buf.getvalue()
+        offset = 0
+        while True:
+            page = await store.list_sessions(limit=500, offset=offset)
+            for info in page:
+                await store.export_jsonl(info.id, buf)
+            if len(page) < 500:
+                return buf.getvalue()
+            offset += len(page)
+
+    return _run(lambda: _with_store(url, body))
+
+
 def repair(
-    input: Annotated[str | None, typer.Argument(metavar="INPUT", help="Transcript document (.json) or session file (.jsonl); `-` or nothing for stdin.", show_default=False)] = None,
+    input: Annotated[str | None, typer.Argument(metavar="INPUT", help="Transcript document (.json) or session file (.jsonl); `-` or nothing for stdin; left out with --store.", show_default=False)] = None,
     policy: Annotated[
         RepairPolicy,
         typer.Option(
@@ -76,6 +99,16 @@ def repair(
     ] = RepairPolicy.degrade,
     open_end: Annotated[bool, typer.Option("--open-end", help="Keep calls still awaiting their results at the very end (a session in progress).")] = False,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the repaired history here (default: stdout).", show_default=False)] = None,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            help="Read the sessions of this session store (all, or --session) and write them repaired as a session file; "
+            "the store is not changed (`interlingua store import` the result under new ids).",
+            show_default=False,
+        ),
+    ] = None,
+    session: Annotated[str | None, typer.Option("--session", help="With --store: the one session to repair.", show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No report on stderr (the exit code still says what happened).")] = False,
 ) -> None:
     """Rewrite histories so that they keep the integrity rules, reporting every change.
@@ -90,7 +123,16 @@ def repair(
     from ..codec import decode_transcript, encode_transcript
     from ..errors import DocumentError, IntegrityError
 
-    data, label = _read(input, "repair")
+    if store is not None and input is not None:
+        raise _fail(EXIT_USAGE, "give INPUT or --store URL, not both")
+    if session is not None and store is None:
+        raise _fail(EXIT_USAGE, "--session needs --store URL")
+    if store is not None:
+        data, label = _export_store(store, session), "store.jsonl"
+        if not data:
+            raise _fail(EXIT_INVALID, "the store holds no session")
+    else:
+        data, label = _read(input, "repair")
     changes: list[str] = []
     try:
         if _is_session_file(data, label):
