@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from interlingua.cli import app
@@ -113,3 +115,40 @@ def test_migrate_streams_a_sound_document_and_reads_a_broken_one_whole(tmp_path:
     if out.exists():
         assert validate_path([str(out)]).ok
     assert m is not None
+
+
+# Random histories in each framework's own form: calls and results with ids drawn from a small pool,
+# so that results without their call, reused ids and late results all occur.
+_id = st.sampled_from(["c1", "c2", "c3"])
+_LC = st.one_of(
+    st.builds(lambda t: {"type": "human", "data": {"content": t}}, st.text(max_size=5)),
+    st.builds(lambda i: {"type": "ai", "data": {"content": "", "tool_calls": [{"id": i, "name": "f", "args": {}}]}}, _id),
+    st.builds(lambda i: {"type": "tool", "data": {"content": "r", "tool_call_id": i, "name": "f"}}, _id),
+    st.builds(lambda t: {"type": "ai", "data": {"content": t}}, st.text(min_size=1, max_size=5)),
+)
+_PAI = st.one_of(
+    st.builds(lambda t: {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": t}]}, st.text(max_size=5)),
+    st.builds(lambda i: {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "f", "args": {}, "tool_call_id": i}]}, _id),
+    st.builds(lambda i: {"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "f", "content": "r", "tool_call_id": i}]}, _id),
+)
+_CHAT = st.one_of(
+    st.builds(lambda t: {"role": "user", "content": t}, st.text(min_size=1, max_size=5)),
+    st.builds(lambda i: {"role": "assistant", "content": None, "tool_calls": [{"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, _id),
+    st.builds(lambda i: {"role": "tool", "tool_call_id": i, "content": "r"}, _id),
+)
+
+
+@settings(max_examples=150)
+@given(st.sampled_from([("langchain", _LC), ("pydantic-ai", _PAI), ("openai-chat", _CHAT)]).flatmap(lambda f: st.tuples(st.just(f[0]), st.lists(f[1], min_size=1, max_size=8))))
+def test_every_reader_output_passes_validate(case: tuple[str, list[dict[str, object]]]) -> None:
+    from interlingua.codec import encode_transcript
+    from interlingua.errors import InterlinguaError
+    from interlingua.validation import validate_document_bytes
+
+    fmt, messages = case
+    try:
+        migrated = read(messages, fmt)
+    except InterlinguaError:
+        return  # refused with a clear error: nothing written
+    result = validate_document_bytes(encode_transcript(migrated.transcript))
+    assert result.ok, (fmt, messages, result.problems)
