@@ -55,10 +55,12 @@ def result_lost(t: Transcript) -> Transcript:
 
 
 def reused_id(t: Transcript) -> Transcript:
-    """The last answered call and its result replayed once more with the same call id (a retry stored twice)."""
+    """The last answered call stored twice in its turn with the same id (a retried call written twice),
+    its one result after them. (A call id reused by calls each answered in its own turn is sent as it
+    is: providers pair a call with the result right after it.)"""
     res = max(i for i, it in enumerate(t.items) if isinstance(it, ToolResultItem))
-    call = next(it for it in t.items if isinstance(it, ToolCallItem) and it.id == t.items[res].call_id)
-    return msgspec.structs.replace(t, items=[*t.items[: res + 1], call, t.items[res]])
+    at = next(i for i, it in enumerate(t.items) if isinstance(it, ToolCallItem) and it.id == t.items[res].call_id)
+    return msgspec.structs.replace(t, items=[*t.items[: at + 1], t.items[at], *t.items[at + 1 :]])
 
 
 def with_tools(t: Transcript) -> Transcript:
@@ -246,3 +248,30 @@ def test_repair_over_a_whole_store_leaves_the_store_as_it_was(tmp_path: Path) ->
     again = runner.invoke(app, ["repair", "--store", url, "--session", "crashed"])
     assert again.exit_code == 0 and "crashed: degraded" in again.stderr
     assert runner.invoke(app, ["repair", "--store", url, str(src)]).exit_code == 2
+
+
+def test_what_providers_accept_is_not_refused_at_send() -> None:
+    """Seen in recorded requests the providers accepted (pydantic-ai corpus): a call id reused by calls
+    each answered in its own turn (Anthropic, tool search), and empty text parts (Gemini, OpenAI
+    Responses). validate and repair flag them; convert sends them (each mapper applies its own
+    empty-text rule)."""
+    from interlingua.items import TextItem, ToolDefinition
+
+    items = [
+        TextItem(text="Can I get a refund on order-123?", role="user"),
+        ToolCallItem(id="0usajhl5", name="load_capability", arguments={"id": "refunds"}),
+        ToolResultItem(call_id="0usajhl5", content=[TextItem(text="use the refund tool")]),
+        ToolCallItem(id="0usajhl5", name="search_tools", arguments={"queries": ["lookup_refund_policy"]}),
+        ToolResultItem(call_id="0usajhl5", content=[TextItem(text="lookup_refund_policy")]),
+        TextItem(text="Yes.", role="assistant"),
+        TextItem(text="", role="user"),
+        TextItem(text="And order-456?", role="user"),
+    ]
+    tools = [ToolDefinition(name=n, parameters={"type": "object"}) for n in ("load_capability", "search_tools")]
+    t = Transcript(schema_version="1.0", items=items, tools=tools)  # type: ignore[arg-type]
+    assert {f.rule for f in check_history(t.items, open_end=False)} == {"duplicate_call_id", "empty_text"}
+    out = convert_request(t, source="canonical", target="openai-chat", model="gpt-4.1", policy="error")
+    assert [m.get("tool_call_id") for m in out.value["messages"] if m["role"] == "tool"] == ["0usajhl5", "0usajhl5"]
+    assert not validate_document_bytes(encode_transcript(t)).ok  # ids are unique in a canonical transcript
+    fixed = repair(t, "degrade")
+    assert check_history(fixed.value.items, open_end=False) == []

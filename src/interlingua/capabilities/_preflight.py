@@ -399,8 +399,10 @@ def fit(
 ) -> Fitted:
     """Check a history before it is sent: integrity, capabilities, context window.
 
-    1. **Integrity** (:mod:`interlingua.history`): dangling calls, orphan and duplicate results,
-       reused call ids, results out of turn, empty texts, reasoning cut from its output. ``error``
+    1. **Integrity** (:mod:`interlingua.history`, the rules a request is held to:
+       ``SEND_RULES``): dangling calls, orphan and duplicate results, reused call ids (unless each
+       call is answered in its own turn), results out of turn, reasoning cut from its output (empty
+       texts are each mapper's rule). ``error``
        raises :class:`~interlingua.errors.IntegrityError` listing them; ``drop`` leaves them out,
        ``degrade`` gives a dangling call a stub result saying none was recorded (each reported).
     2. **Capabilities**: :func:`fit_capabilities`.
@@ -420,11 +422,11 @@ def fit(
     if policy == "error":
         # every capability violation first (one CapabilityError lists them all), then the history
         inner = fit_capabilities(transcript, capabilities, model=model, provider=provider, policy=policy, stream=stream)
-        repair_items(transcript.items, policy=policy, open_end=False)
+        repair_items(transcript.items, policy=policy, open_end=False, sending=True)
         _check_context(inner.transcript, model, provider)
         return inner
     report = Report()
-    items, origin0, report = repair_items(transcript.items, policy=policy, open_end=False, report=report)
+    items, origin0, report = repair_items(transcript.items, policy=policy, open_end=False, report=report, sending=True)
     base = msgspec.structs.replace(transcript, items=items) if report else transcript
     try:
         inner = fit_capabilities(base, capabilities, model=model, provider=provider, policy=policy, stream=stream)

@@ -342,8 +342,33 @@ a result whose call is not earlier is left out, a reused call id is renamed; the
 (``validate`` warns about it, ``repair`` fixes it)."""
 
 
+SEND_RULES: tuple[Rule, ...] = tuple(r for r in RULES if r != "empty_text")
+"""The rules a request is held to before it is sent (``convert``, the ``Client``): all but
+``empty_text``, which is a provider's own rule (Anthropic refuses an empty text block; Gemini and
+OpenAI accept one: recorded requests hold them), applied by each mapper. A call id reused by calls
+that are each answered in their own turn is not refused either (providers pair a call with the
+result right after it; Anthropic accepted such a recorded request): ``validate`` and ``repair`` still
+flag it, as ids are unique in a canonical transcript."""
+
+
+def _sendable(finding: Finding, scan: IntegrityScanner) -> bool:
+    """Whether a finding stops a request (see :data:`SEND_RULES`)."""
+    if finding.rule == "empty_text":
+        return False
+    if finding.rule == "duplicate_call_id":
+        first = finding.related
+        return not (finding.index in scan.result_of and first is not None and first in scan.result_of)
+    return True
+
+
 def repair_items(
-    items: Sequence[Any], *, policy: Policy, open_end: bool = False, report: Report | None = None, rules: Collection[Rule] | None = None
+    items: Sequence[Any],
+    *,
+    policy: Policy,
+    open_end: bool = False,
+    report: Report | None = None,
+    rules: Collection[Rule] | None = None,
+    sending: bool = False,
 ) -> tuple[list[Any], list[int], Report]:
     """Rewrite ``items`` until no integrity rule is broken.
 
@@ -354,6 +379,7 @@ def repair_items(
         open_end: As :func:`check_history`.
         report: Entries are appended here (a new report when ``None``).
         rules: Only these rules (default: all of :data:`RULES`).
+        sending: Only what stops a request (:data:`SEND_RULES`), as ``convert`` and the ``Client`` apply them.
 
     Returns:
         ``(items, origin, report)``: the rewritten items (the input list's items where unchanged),
@@ -370,6 +396,8 @@ def repair_items(
         scan = _scan(current, open_end)
         if rules is not None:
             scan.findings = [f for f in scan.findings if f.rule in rules]
+        if sending:
+            scan.findings = [f for f in scan.findings if _sendable(f, scan)]
         if not scan.findings:
             return current, origin, report
         if policy == "error":
