@@ -11,6 +11,10 @@ Semantic checks (each a :class:`~interlingua.errors.Problem` with a JSON pointer
 * roles are legal: content items at the top level carry a ``role``; nested ones do not;
 * a ``tool_call`` holds an ``arguments`` object, or the ``arguments_raw`` text it could not parse;
 * in a JSON Lines stream, ``seq`` strictly increases within each session.
+
+Beside the problems, the history integrity rules (:mod:`interlingua.history`: dangling calls,
+duplicate results, results out of turn, empty texts, reasoning cut from its output) are reported as
+:attr:`ValidationResult.warnings` (``interlingua validate --strict`` counts them as errors).
 """
 
 from __future__ import annotations
