@@ -305,11 +305,16 @@ async def acount_tokens(transcript: Transcript, model: str | None = None, *, cli
     """:func:`count_tokens` for async code (the provider's count endpoint is awaited)."""
     if client is None:
         return _estimate(transcript, model, seeds)
-    method = getattr(client, "count_tokens", None)
-    if method is None:
-        raise TypeError(f"{type(client).__name__} has no count_tokens(): this client cannot ask the provider to count")
     if model is None:
         raise ValueError("counting through a client needs model=")
-    counted = await method(transcript, model=model)
+    method = getattr(client, "count_tokens", None)
+    if method is not None:  # the Client's own count_tokens(), where it has one
+        counted = await method(transcript, model=model)
+    elif hasattr(client, "generate") and hasattr(client, "provider"):
+        from ..transport._count import count_input_tokens
+
+        counted = await count_input_tokens(client, transcript, model=model)
+    else:
+        raise TypeError(f"{type(client).__name__} has no count_tokens(): this client cannot ask the provider to count")
     n = counted if isinstance(counted, int) else int(getattr(counted, "input_tokens"))
     return TokenCount(n, exact=True, method="provider", model=model)
