@@ -113,20 +113,41 @@ class Finding:
         return f"{self.pointer}: {self.message} [{self.rule}]"
 
 
+_FIXED_SIDE: dict[type, int] = {
+    ToolCallItem: _ASSISTANT,
+    HandoffCallItem: _ASSISTANT,
+    ReasoningItem: _ASSISTANT,
+    StructuredItem: _ASSISTANT,
+    RefusalItem: _ASSISTANT,
+    ToolResultItem: _RESULT,
+    HandoffResultItem: _RESULT,
+}
+_ROLE_SIDE = {"assistant": _ASSISTANT, "user": _USER, "system": _USER, "developer": _USER}
+_ROLED = frozenset((*_CONTENT, RawItem))
+
+
 def _side(item: Any) -> int:
-    if isinstance(item, _ASSISTANT_ONLY):
+    cls = type(item)
+    side = _FIXED_SIDE.get(cls)
+    if side is not None:
+        return side
+    if cls in _ROLED:
+        role = item.role
+        return _NEUTRAL if role is msgspec.UNSET or role is None else _ROLE_SIDE.get(role, _USER)
+    if isinstance(item, _ASSISTANT_ONLY):  # a subclass
         return _ASSISTANT
     if isinstance(item, _RESULTS):
         return _RESULT
     if isinstance(item, (*_CONTENT, RawItem)):
         role = getattr(item, "role", msgspec.UNSET)
-        if role is msgspec.UNSET or role is None:
-            return _NEUTRAL
-        return _ASSISTANT if role == "assistant" else _USER
+        return _NEUTRAL if role is msgspec.UNSET or role is None else _ROLE_SIDE.get(role, _USER)
     return _NEUTRAL
 
 
 def _kind(item: Any) -> str:
+    cls = type(item)
+    if cls is ToolCallItem or cls is ToolResultItem:
+        return "tool"
     return "handoff" if isinstance(item, (HandoffCallItem, HandoffResultItem)) else "tool"
 
 
@@ -178,15 +199,16 @@ class IntegrityScanner:
             self._add(Finding("separated_reasoning", self._reasoning, f"reasoning is not followed by the assistant output it belongs to (item {i} follows)", related=i))
             self.where.pop(self._reasoning, None)
         self._reasoning = None
-        if isinstance(item, TextItem) and not item.text.strip():
+        cls = type(item)
+        if cls is TextItem and not item.text.strip():
             self._add(Finding("empty_text", i, "text item holds no visible text"))
         if side == _ASSISTANT:
             if self._answered_phase:
                 self._close(i)
-            if isinstance(item, ReasoningItem):
+            if cls is ReasoningItem:
                 self._reasoning = i
                 self.where[i] = where
-            elif isinstance(item, _CALLS):
+            elif cls is ToolCallItem or cls is HandoffCallItem:
                 key = (_kind(item), item.id)
                 first = self._calls.get(key)
                 if first is not None:
@@ -196,7 +218,10 @@ class IntegrityScanner:
                 self._open.setdefault(key, []).append(i)
                 self.where[i] = where
         elif side == _USER:
-            self._close(i)
+            if self._open:
+                self._close(i)
+            else:
+                self._answered_phase = False
         else:
             key = (_kind(item), item.call_id)
             pending = self._open.get(key)
