@@ -29,11 +29,13 @@ if TYPE_CHECKING:
     from .conversion import convert_request, convert_response, convert_stream
     from .models import cost
     from .errors import (
+        BudgetError,
         CapabilityError,
         ConflictError,
         ConversionError,
         DocumentError,
         FormatMismatchError,
+        IntegrityError,
         InterlinguaError,
         LimitError,
         MalformedArgumentsError,
@@ -44,12 +46,14 @@ if TYPE_CHECKING:
         UnknownFormatError,
         VersionError,
     )
+    from .history import count_tokens, repair, trim
     from .items import CacheBreakpoint, Envelope, InputItem, OutputItem, ReasoningSettings, ResponseFormat, Settings, Transcript
 
 __version__ = "0.1.0"
 
 __all__ = [
     "SCHEMA_VERSION",
+    "BudgetError",
     "CacheBreakpoint",
     "CapabilityError",
     "ConflictError",
@@ -58,6 +62,7 @@ __all__ = [
     "Envelope",
     "FormatMismatchError",
     "InputItem",
+    "IntegrityError",
     "InterlinguaError",
     "LimitError",
     "Limits",
@@ -79,6 +84,7 @@ __all__ = [
     "convert_response",
     "convert_stream",
     "cost",
+    "count_tokens",
     "decode_envelope",
     "decode_item",
     "decode_transcript",
@@ -87,6 +93,8 @@ __all__ = [
     "encode_transcript",
     "iter_jsonl",
     "read_transcript",
+    "repair",
+    "trim",
     "write_jsonl",
 ]
 
@@ -102,12 +110,13 @@ _LAZY: dict[str, str] = {
     "cost": "models",
     **dict.fromkeys(
         (
-            "CapabilityError", "ConflictError", "ConversionError", "DocumentError", "FormatMismatchError", "InterlinguaError",
+            "BudgetError", "CapabilityError", "ConflictError", "ConversionError", "DocumentError", "FormatMismatchError", "IntegrityError", "InterlinguaError",
             "LimitError", "MalformedArgumentsError", "MappingError", "StoreError", "StreamFailedError", "TransportError",
             "UnknownFormatError", "VersionError",
         ),
         "errors",
     ),
+    **dict.fromkeys(("count_tokens", "repair", "trim"), "history"),
     **dict.fromkeys(("CacheBreakpoint", "Envelope", "InputItem", "OutputItem", "ReasoningSettings", "ResponseFormat", "Settings", "Transcript"), "items"),
     # the submodules an eager package import used to load, still reachable as attributes after `import interlingua`
     **dict.fromkeys(("codec", "errors", "items", "models"), ""),

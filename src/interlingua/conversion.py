@@ -219,9 +219,11 @@ def _body(value: Input, mapper: Mapper, kind: Kind) -> Mapping[str, Any]:
     return body
 
 
-def _canonical(value: Input) -> Transcript:
+def _canonical(value: Input, *, repairable: bool = False) -> Transcript:
     """A transcript from canonical input, validated like a file: the schema and the semantic checks
-    of ``interlingua validate`` (JSON pointers on every problem)."""
+    of ``interlingua validate`` (JSON pointers on every problem). ``repairable``: a request for a
+    provider, where results without an earlier call and reused call ids are left to the integrity
+    rules, which refuse (``error``) or repair and report them (:func:`interlingua.capabilities.fit`)."""
     if isinstance(value, Transcript):
         transcript = value
     elif isinstance(value, (bytes, bytearray, memoryview, str)):
@@ -237,6 +239,8 @@ def _canonical(value: Input) -> Transcript:
     from .validation import check_transcript
 
     problems = check_transcript(transcript)
+    if repairable:
+        problems = [p for p in problems if not _integrity_problem(transcript, p)]
     if problems:
         raise DocumentError(problems)
     return transcript
@@ -349,10 +353,21 @@ _item_json = msgspec.json.Encoder(enc_hook=lambda obj: msgspec.Raw(obj.raw) if i
 # --------------------------------------------------------------------------- the calls
 
 
-def _read_request(request: Input, source: str, force: bool, report: Report) -> Transcript:
+def _integrity_problem(transcript: Transcript, problem: Problem) -> bool:
+    """Whether a semantic problem is one the integrity rules repair: a result whose call is not
+    earlier, or a tool/handoff call reusing an id."""
+    parts = problem.pointer.split("/")
+    if len(parts) != 4 or parts[1] != "items" or not parts[2].isdigit():
+        return False
+    item = transcript.items[int(parts[2])]
+    tag = getattr(getattr(item, "__struct_config__", None), "tag", None)
+    return (parts[3] == "call_id" and tag in ("tool_result", "handoff_result")) or (parts[3] == "id" and tag in ("tool_call", "handoff_call"))
+
+
+def _read_request(request: Input, source: str, force: bool, report: Report, *, repairable: bool = False) -> Transcript:
     mapper = _mapper(source)
     if mapper is None:
-        return _canonical(request)
+        return _canonical(request, repairable=repairable)
     body = _body(request, mapper, "request")
     _check_format(mapper, body, "request", force)
     transcript: Transcript = _decode(mapper, body, "request", report)
@@ -408,7 +423,9 @@ def convert_request(
     policy = _check_policy(policy)
     dst = _mapper(target)
     report = Report() if report is None else report
-    transcript = _read_request(request, source, force, report)
+    # a request to a provider goes through the integrity rules (fit), which repair or refuse what a
+    # canonical document would be refused for here; to canonical nothing is repaired, so it is refused
+    transcript = _read_request(request, source, force, report, repairable=dst is not None)
     if dst is None:
         return Conversion(_document(transcript), report)
     settings = transcript.settings if isinstance(transcript.settings, Settings) else Settings()

@@ -226,6 +226,30 @@ class ConversionError(MappingError):
         super().__init__(f"{where}: {reason}")
 
 
+class IntegrityError(ConversionError):
+    """A history breaks the integrity rules (dangling calls, orphan results, reused call ids, results
+    out of turn, empty texts, reasoning cut from its output) and the policy is ``error``.
+
+    Attributes:
+        findings: Every :class:`~interlingua.history.Finding`, by item index.
+    """
+
+    def __init__(self, findings: list[Any]) -> None:
+        self.findings = list(findings)
+        first = self.findings[0] if self.findings else None
+        lines = "\n".join(f"  - {f}" for f in self.findings)
+        super().__init__(
+            f"the history is not sendable ({len(self.findings)} integrity problem(s); repair it with policy drop or degrade, "
+            f"or `interlingua repair`):\n{lines}",
+            index=first.index if first is not None else None,
+        )
+
+
+class BudgetError(InterlinguaError):
+    """A history does not fit a token budget (a model's context window, or ``trim``'s
+    ``max_input_tokens``); the message gives the figures. Nothing was sent."""
+
+
 class MalformedArgumentsError(ConversionError):
     """A tool call's arguments are not a JSON object and the target needs one."""
 

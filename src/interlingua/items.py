@@ -1964,6 +1964,40 @@ class ToolResultItem(Struct, tag_field='type', tag='tool_result'):
     """
 
 
+class ResponseRecord(Struct):
+    """
+    Usage, stop reason and metadata of one model response, attached to the last item it produced.
+    """
+
+    item: Annotated[
+        int,
+        Meta(ge=0),
+    ]
+    """
+    Index in `items` of the last item the response produced.
+    """
+    usage: (
+        Usage
+        | UnsetType
+    ) = UNSET
+    """
+    Token counts the provider reported for the response.
+    """
+    stop_reason: (
+        StopReason | UnsetType
+    ) = UNSET
+    """
+    Why the response stopped.
+    """
+    response: (
+        ResponseInfo
+        | UnsetType
+    ) = UNSET
+    """
+    Response id, model and the provider's response-level fields.
+    """
+
+
 class HandoffResultItem(Struct, tag_field='type', tag='handoff_result'):
     """
     The outcome of a handoff, linked by `call_id`.
@@ -2095,6 +2129,13 @@ class Transcript(Struct):
     ) = UNSET
     """
     Metadata of that response (id, model, the provider's response-level fields).
+    """
+    responses: (
+        list[ResponseRecord]
+        | UnsetType
+    ) = UNSET
+    """
+    Per-response records of a stored conversation: for each model response whose usage, stop reason or metadata was recorded, the index of the last item it produced and those fields (what a session file carries on that item's envelope). Token counting takes each reported `usage.input_tokens` as the exact count of the history before the response's first item.
     """
 
 

@@ -32,7 +32,7 @@ import msgspec
 
 from .codec import DEFAULT_LIMITS, SCHEMA_VERSION, Item, Limits, Mode, decode_transcript, encode_envelope, iter_jsonl
 from .errors import DocumentError, Problem, SessionChoiceError
-from .items import Envelope, SessionHeader, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
+from .items import Envelope, ResponseRecord, SessionHeader, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
 
 __all__ = [
     "EnvelopeBatch",
@@ -85,7 +85,19 @@ class SessionBlock:
             metadata=h.metadata if h is not None else msgspec.UNSET,
             usage=last.usage if last is not None else msgspec.UNSET,
             stop_reason=last.stop_reason if last is not None else msgspec.UNSET,
+            responses=response_records(self.envelopes),
         )
+
+
+def response_records(envelopes: Iterable[Envelope]) -> Any:
+    """One :class:`~interlingua.items.ResponseRecord` per envelope carrying a response's usage, stop
+    reason or metadata (at that envelope's index), for :attr:`Transcript.responses`; ``UNSET`` when none does."""
+    out = []
+    for i, e in enumerate(envelopes):
+        response = getattr(e, "response", msgspec.UNSET)
+        if e.usage is not msgspec.UNSET or e.stop_reason is not msgspec.UNSET or response is not msgspec.UNSET:
+            out.append(ResponseRecord(item=i, usage=e.usage, stop_reason=e.stop_reason, response=response))
+    return out or msgspec.UNSET
 
 
 def _check_header(record: SessionRecord) -> None:
@@ -144,6 +156,7 @@ def iter_session_parts(
     limits: Limits = DEFAULT_LIMITS,
     label: str | None = None,
     batch: int = _PART_ENVELOPES,
+    semantic: bool = True,
 ) -> Generator[SessionPart, None, None]:
     """Read a session file as a stream: for each session a :class:`SessionStart`, its envelopes in
     :class:`EnvelopeBatch` es of at most ``batch``, then a :class:`SessionEnd`.
@@ -153,6 +166,9 @@ def iter_session_parts(
     checks are those of :func:`read_sessions`; a problem is raised where it is found, so envelopes
     of a session may have been yielded before an error in a later line of that session (read the
     file once to check it before acting on the parts, as the store's import does).
+
+    ``semantic=False`` leaves out the semantic checks of ``validate`` (ids, a result after its call):
+    what ``interlingua repair`` reads, to rewrite a history that breaks them.
 
     Raises:
         DocumentError: with file and line of the first problem.
@@ -219,7 +235,7 @@ def iter_session_parts(
             if env.seq == 0 and n:
                 other = f"; a second conversation of session {env.session_id!r}? each session needs its own id"
             raise fail(f"expected seq {n} in session {env.session_id!r} (seqs run 0, 1, 2, ...), got {env.seq}{other}", rec.line, "/seq")
-        found = checker.check(env.item, "/item")
+        found = checker.check(env.item, "/item") if semantic else None
         if found:
             raise DocumentError([p.located(label, rec.line) for p in found])
         buf.append(env)
@@ -241,6 +257,7 @@ def read_sessions(
     mode: Mode = "preserving",
     limits: Limits = DEFAULT_LIMITS,
     label: str | None = None,
+    semantic: bool = True,
 ) -> Iterator[SessionBlock]:
     """Read a session file one session at a time.
 
@@ -257,6 +274,7 @@ def read_sessions(
         mode: Read mode for the items (``preserving`` keeps unknown item types).
         limits: Size and depth bounds per line.
         label: File name used in error locations (default: the path).
+        semantic: ``False`` skips the semantic checks (see :func:`iter_session_parts`).
 
     Yields:
         :class:`SessionBlock`, in file order. A block is yielded only once it is complete and valid.
@@ -265,7 +283,7 @@ def read_sessions(
         DocumentError: with file and line of the first problem.
     """
     block: SessionBlock | None = None
-    for part in iter_session_parts(source, mode=mode, limits=limits, label=label):
+    for part in iter_session_parts(source, mode=mode, limits=limits, label=label, semantic=semantic):
         if isinstance(part, SessionStart):
             block = SessionBlock(part.session_id, part.header, line=part.line, header_line=part.header_line)
         elif isinstance(part, EnvelopeBatch):

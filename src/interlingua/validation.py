@@ -11,6 +11,10 @@ Semantic checks (each a :class:`~interlingua.errors.Problem` with a JSON pointer
 * roles are legal: content items at the top level carry a ``role``; nested ones do not;
 * a ``tool_call`` holds an ``arguments`` object, or the ``arguments_raw`` text it could not parse;
 * in a JSON Lines stream, ``seq`` strictly increases within each session.
+
+Beside the problems, the history integrity rules (:mod:`interlingua.history`: dangling calls,
+duplicate results, results out of turn, empty texts, reasoning cut from its output) are reported as
+:attr:`ValidationResult.warnings` (``interlingua validate --strict`` counts them as errors).
 """
 
 from __future__ import annotations
@@ -436,6 +440,60 @@ def check_transcript(transcript: Transcript) -> list[Problem]:
     return problems
 
 
+# --------------------------------------------------------------------------- history integrity
+
+_ERROR_RULES = frozenset(("orphan_result", "duplicate_call_id"))
+"""Integrity rules the semantic checks above already report as errors (a result without an earlier
+call, a reused id): not repeated as warnings."""
+
+
+class _Integrity:
+    """The history integrity rules over one history fed item by item, as warnings (see
+    :class:`~interlingua.history.IntegrityScanner`); ``line`` locates JSON Lines items."""
+
+    __slots__ = ("done", "file", "jsonl", "out", "scanner")
+
+    def __init__(self, out: list[Problem], file: str | None, *, jsonl: bool) -> None:
+        from .history._integrity import IntegrityScanner
+
+        self.scanner = IntegrityScanner(open_end=True)
+        self.out = out
+        self.file = file
+        self.jsonl = jsonl
+        self.done = 0
+
+    def feed(self, item: Any, line: int | None = None) -> None:
+        self.scanner.feed(item, line)
+        if len(self.scanner.findings) != self.done:
+            self._flush(line)
+
+    def finish(self) -> None:
+        self.scanner.finish()
+        self._flush(None)
+
+    def _flush(self, line: int | None) -> None:
+        found = self.scanner.findings
+        for f in found[self.done :]:
+            if f.rule in _ERROR_RULES:
+                continue
+            if self.jsonl:
+                at = self.scanner.where.get(f.index, line)
+                self.out.append(Problem("/item", f"{f.message} [{f.rule}]", self.file, at))
+            else:
+                self.out.append(Problem(f"/items/{f.index}", f"{f.message} [{f.rule}]", self.file))
+        self.done = len(found)
+
+
+def integrity_warnings(items: Iterable[Any], file: str | None = None) -> list[Problem]:
+    """The integrity warnings of a stored history (``open_end``: calls may await their results at the end)."""
+    out: list[Problem] = []
+    checker = _Integrity(out, file, jsonl=False)
+    for item in items:
+        checker.feed(item)
+    checker.finish()
+    return out
+
+
 # --------------------------------------------------------------------------- files
 
 
@@ -450,6 +508,10 @@ class ValidationResult:
         unreadable: Inputs that could not be read at all (missing, not UTF-8 text, I/O error).
         skipped: Files left out because they are not interlingua documents or envelope
             streams (only with ``only_transcripts=True``; see :func:`is_interlingua_file`).
+        warnings: Breaks of the history integrity rules (:mod:`interlingua.history`) that the
+            schema allows: dangling calls, duplicate results, results out of turn, empty texts,
+            reasoning cut from its output. ``ok`` ignores them; ``interlingua validate --strict``
+            counts them as errors.
     """
 
     files: int = 0
@@ -457,6 +519,7 @@ class ValidationResult:
     problems: list[Problem] = field(default_factory=list)
     unreadable: list[Problem] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -470,6 +533,7 @@ class ValidationResult:
         self.problems.extend(other.problems)
         self.unreadable.extend(other.unreadable)
         self.skipped.extend(other.skipped)
+        self.warnings.extend(other.warnings)
 
 
 def _explain_failures(data: bytes, error: DocumentError, schema: str, file: str | None, line: int | None) -> list[Problem]:
@@ -571,6 +635,7 @@ def validate_document_bytes(data: bytes, *, mode: Mode = "preserving", limits: L
         return result
     result.items = len(transcript.items)
     result.problems.extend(p.located(file) for p in check_transcript(transcript))
+    result.warnings.extend(integrity_warnings(transcript.items, file))
     return result
 
 
@@ -582,11 +647,14 @@ def _validate_document_file(path: Path, *, mode: Mode, limits: Limits, file: str
 
     table = _SessionTable()
     problems: list[Problem] = []
+    warnings: list[Problem] = []
+    integrity = _Integrity(warnings, file, jsonl=False)
     count = 0
     try:
         with open(path, "rb") as fh:
             stream = TranscriptStream(fh, mode=mode, limits=limits)
             for count, item in enumerate(stream, 1):
+                integrity.feed(item)
                 checker = table.get("")
                 before = len(checker.seen)
                 found = checker.check(item, f"/items/{count - 1}")
@@ -605,7 +673,8 @@ def _validate_document_file(path: Path, *, mode: Mode, limits: Limits, file: str
             if tool.name in names:
                 problems.append(Problem(f"/tools/{i}/name", f"duplicate tool name {tool.name!r}", file))
             names.add(tool.name)
-    return ValidationResult(files=1, items=count, problems=problems)
+    integrity.finish()
+    return ValidationResult(files=1, items=count, problems=problems, warnings=warnings)
 
 
 def validate_jsonl_stream(
@@ -655,6 +724,8 @@ def _validate_jsonl_lines(
     current: str | None = None  # the session whose block the last line belongs to
     problems = result.problems
     reported = 0
+    integ_sid: str | None = None
+    integrity: _Integrity | None = None
     for n, part in enumerate(_jsonl_parts(reader, mode=mode, limits=limits, errors="yield", file_label=file)):
         if progress is not None and (type(part) is tuple or n % 512 == 0):
             pos = reader.tell()
@@ -664,6 +735,12 @@ def _validate_jsonl_lines(
             first, envs = part
             result.items += len(envs)
             current, header_session = _check_block(table, envs, first, current, header_session, header_line, file, problems)
+            for line, env in enumerate(envs, first):
+                if env.session_id != integ_sid:
+                    if integrity is not None:
+                        integrity.finish()
+                    integ_sid, integrity = env.session_id, _Integrity(result.warnings, file, jsonl=True)
+                integrity.feed(env.item, line)  # type: ignore[union-attr]
             continue
         rec = part
         if rec.header is not None:
@@ -694,6 +771,13 @@ def _validate_jsonl_lines(
         problems.extend(p.located(file, rec.line) for p in checker.check(env.item, "/item"))
         if len(checker.seen) != before:
             table.grew(len(checker.seen) - before)
+        if env.session_id != integ_sid:
+            if integrity is not None:
+                integrity.finish()
+            integ_sid, integrity = env.session_id, _Integrity(result.warnings, file, jsonl=True)
+        integrity.feed(env.item, rec.line)  # type: ignore[union-attr]
+    if integrity is not None:
+        integrity.finish()
     if progress is not None:
         progress(reader.tell() - reported)
     if result.items == 0 and header_session is None and not problems:

@@ -118,7 +118,12 @@ def _plain(value: Any) -> Any:
 
 def _from_transcript(transcript: Transcript, title: str) -> _Conversation:
     entries = [_Entry(to_builtins(item)) for item in transcript.items]
-    if entries:
+    records = transcript.responses if isinstance(transcript.responses, list) else []
+    for record in records:  # per-response usage, as a stored session keeps it
+        if 0 <= record.item < len(entries):
+            entry = entries[record.item]
+            entry.usage, entry.stop_reason, entry.response = (_plain(_set(getattr(record, n))) for n in ("usage", "stop_reason", "response"))
+    if entries and not records:
         last = entries[-1]
         last.usage, last.stop_reason, last.response = (_plain(_set(getattr(transcript, n))) for n in ("usage", "stop_reason", "response"))
     header = {n: to_builtins(v) for n in ("tools", "tool_choice", "settings", "metadata") if (v := _set(getattr(transcript, n))) is not None}

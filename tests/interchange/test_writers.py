@@ -16,6 +16,8 @@ from typing import Any
 
 import msgspec
 import pytest
+
+from interlingua.history._integrity import READER_RULES, check_history
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -226,8 +228,14 @@ def test_property_every_difference_is_reported(fmt: str, items: list[Any]) -> No
     t = Transcript(schema_version="1.0", items=items)
     out = write(t, fmt, policy="drop")
     LOADERS[fmt](out.value)
-    back = read(json.loads(json.dumps(out.value)), fmt).transcript
-    assert not unreported(t, back, out.report)
+    migrated = read(json.loads(json.dumps(out.value)), fmt)
+    if any(f.rule in READER_RULES for f in check_history(items)):
+        # a history validate refuses (a result without its call, a reused call id): the reader
+        # applies the integrity rules, so what comes back is valid, each change reported there
+        assert not [f for f in check_history(migrated.transcript.items) if f.rule in READER_RULES]
+        assert any(e.pointer and e.pointer.startswith("/items/") for e in migrated.report)
+        return
+    assert not unreported(t, migrated.transcript, out.report)
 
 
 @pytest.mark.parametrize("fmt", WRITERS)

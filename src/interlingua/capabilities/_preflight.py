@@ -79,7 +79,7 @@ from typing import Any, Literal
 import msgspec
 
 from ..codec import UnknownItem
-from ..errors import CapabilityError, CapabilityViolation
+from ..errors import BudgetError, CapabilityError, CapabilityViolation
 from ..items import (
     ArtifactRefItem,
     AudioItem,
@@ -380,6 +380,89 @@ def _fit_part(part: Any, allowed: set[str], policy: Policy, report: Report, inde
 
 
 def fit(
+    transcript: Transcript,
+    capabilities: ModelCapabilities,
+    *,
+    model: str | None,
+    provider: str,
+    policy: Policy = "error",
+    stream: bool = False,
+) -> Fitted:
+    """Check a history before it is sent: integrity, capabilities, context window.
+
+    1. **Integrity** (:mod:`interlingua.history`, the rules a request is held to:
+       ``SEND_RULES``): dangling calls, orphan and duplicate results, reused call ids (unless each
+       call is answered in its own turn), results out of turn, reasoning cut from its output (empty
+       texts are each mapper's rule). ``error``
+       raises :class:`~interlingua.errors.IntegrityError` listing them; ``drop`` leaves them out,
+       ``degrade`` gives a dangling call a stub result saying none was recorded (each reported).
+    2. **Capabilities**: :func:`fit_capabilities`.
+    3. **Context fit**: when the model's context window is known
+       (:func:`~interlingua.history.model_limits`), input tokens (reported usage where the history
+       extends a recorded request, else the offline estimate) plus the output budget
+       (``settings.max_output_tokens``; none when it is unset) above the window raises
+       :class:`~interlingua.errors.BudgetError` with the figures under ``error``.
+
+    Raises:
+        IntegrityError: under ``error``, the history breaks the integrity rules.
+        CapabilityError: as :func:`fit_capabilities` (indices of the input).
+        BudgetError: under ``error``, the request does not fit the model's context window.
+    """
+    from ..history import repair_items
+
+    if policy == "error":
+        # every capability violation first (one CapabilityError lists them all), then the history
+        inner = fit_capabilities(transcript, capabilities, model=model, provider=provider, policy=policy, stream=stream)
+        repair_items(transcript.items, policy=policy, open_end=False, sending=True)
+        _check_context(inner.transcript, model, provider)
+        return inner
+    report = Report()
+    items, origin0, report = repair_items(transcript.items, policy=policy, open_end=False, report=report, sending=True)
+    base = msgspec.structs.replace(transcript, items=items) if report else transcript
+    try:
+        inner = fit_capabilities(base, capabilities, model=model, provider=provider, policy=policy, stream=stream)
+    except CapabilityError as exc:
+        if not report:
+            raise
+        raise CapabilityError(exc.model, [replace(v, index=origin0[v.index]) if v.index is not None and 0 <= v.index < len(origin0) else v for v in exc.violations]) from None
+    if not report:
+        return inner
+    origin = [origin0[o] for o in inner.origin]
+    report.extend(Fitted(base, Report(), origin0).translate(inner.report))
+    return Fitted(inner.transcript, report, origin)
+
+
+def _check_context(transcript: Transcript, model: str | None, provider: str) -> None:
+    """Raise :class:`BudgetError` when the request cannot fit ``model``'s context window."""
+    from ..history import count_tokens, model_limits
+    from ..history._tokens import IMAGE_TOKENS, ITEM_TOKENS, _enc
+
+    limits = model_limits(provider, model)
+    window = limits.context_window
+    if window is None:
+        return
+    settings = transcript.settings
+    asked = settings.max_output_tokens if settings is not msgspec.UNSET and isinstance(settings.max_output_tokens, int) else None
+    # Without a max_output_tokens the provider decides how much to generate (up to what fits): only
+    # the input must fit. Assuming the model's whole output limit refused requests providers answered
+    # (a model whose output limit equals its window could never be sent without a max).
+    out = asked if asked is not None else 0
+    # Cheap bound first: the estimate never exceeds the items' JSON length plus the per-item costs.
+    bound = len(_enc.encode(transcript.items)) + len(_enc.encode(transcript.tools if transcript.tools is not msgspec.UNSET else None)) + (ITEM_TOKENS + IMAGE_TOKENS) * len(transcript.items) + 16 * len(transcript.tools or ())
+    if bound + out <= window and not transcript.responses:  # reported usage may say more than the text shows
+        return
+    counted = count_tokens(transcript, model)
+    if counted.input_tokens + out > window:
+        what = "max_output_tokens" if asked is not None else "none asked"
+        raise BudgetError(
+            f"the request does not fit the context window of {model!r}: {counted.input_tokens} input tokens "
+            f"({'exact' if counted.exact else 'estimated' if counted.method == 'estimate' else f'reported usage for {counted.seeded_items} item(s) + estimate'}) "
+            f"+ {out} output tokens ({what}) = {counted.input_tokens + out} > {window}; "
+            "trim the history (`interlingua trim`, interlingua.trim) or lower max_output_tokens"
+        )
+
+
+def fit_capabilities(
     transcript: Transcript,
     capabilities: ModelCapabilities,
     *,

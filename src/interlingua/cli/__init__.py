@@ -59,6 +59,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "store": ("store", "Work with a session store (SQLite file or PostgreSQL)."),
     "view": ("view", "Render a conversation as one self-contained HTML page (no script, no network access)."),
     "models": ("models", "Show what interlingua knows about models and where each fact came from."),
+    "repair": ("history", "Rewrite histories so that they keep the integrity rules, reporting every change."),
+    "trim": ("history", "Drop the oldest turns of a history until it fits a token budget."),
 }
 """Command name -> (module under ``interlingua.cli`` whose ``register(app)`` defines it, one-line help).
 

@@ -639,9 +639,13 @@ def _stream_document(record: Record, sink: _JsonlSink, ids: _SessionIds) -> int 
             count += len(batch)
             batch.clear()
 
+        from ..history._integrity import READER_RULES, IntegrityScanner
+
+        scanner = IntegrityScanner(open_end=True)
         try:
             encode = _item_encoder.encode
             for item in stream:
+                scanner.feed(item)
                 if type(item) is UnknownItem:  # as the whole path holds it: re-encoded from the parsed value
                     item = UnknownItem(_encoder.encode(_decoder.decode(item.raw)), item.type)
                 batch.append(encode(item))
@@ -649,6 +653,8 @@ def _stream_document(record: Record, sink: _JsonlSink, ids: _SessionIds) -> int 
                     flush()
             flush()
             if _newer_minor(stream.version):  # the whole path reports what the newer minor is written as
+                return None
+            if any(f.rule in READER_RULES for f in scanner.findings):  # the whole path applies the readers' rule and reports it
                 return None
         except Fallback:
             return None

@@ -32,24 +32,32 @@ def _gh_escape(value: str, *, prop: bool = False) -> str:
     return value
 
 
-def _problem_line(p: Problem, fmt: OutputFormat) -> str:
+def _problem_line(p: Problem, fmt: OutputFormat, *, warning: bool = False) -> str:
     if fmt is OutputFormat.github:
         props = [f"file={_gh_escape(p.file or '-', prop=True)}"]
         if p.line is not None:
             props.append(f"line={p.line}")
         props.append("title=interlingua validate")
-        return f"::error {','.join(props)}::{_gh_escape((p.pointer or '/') + ': ' + p.message)}"
-    return str(p)
+        return f"::{'warning' if warning else 'error'} {','.join(props)}::{_gh_escape((p.pointer or '/') + ': ' + p.message)}"
+    return f"warning: {p}" if warning else str(p)
 
 
-def _summary(result: ValidationResult) -> str:
+def _summary(result: ValidationResult, warned: int = 0) -> str:
     errors = len(result.problems) + len(result.unreadable)
-    return f"{result.files} file{'s' if result.files != 1 else ''}, {result.items} item{'s' if result.items != 1 else ''}, {errors} error{'s' if errors != 1 else ''}"
+    tail = f", {warned} warning{'s' if warned != 1 else ''}" if warned else ""
+    return f"{result.files} file{'s' if result.files != 1 else ''}, {result.items} item{'s' if result.items != 1 else ''}, {errors} error{'s' if errors != 1 else ''}{tail}"
 
 
 def validate(
     paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Files (.json documents, .jsonl envelope streams), directories, or - for stdin.", show_default=False)],
-    strict: Annotated[bool, typer.Option("--strict/--no-strict", help="Reject item types this version does not know (default: preserve them).")] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict/--no-strict",
+            help="Reject item types this version does not know, and count history integrity warnings (dangling calls, results "
+            "out of turn, empty texts, ...) as errors (default: preserve unknown types, report integrity problems as warnings).",
+        ),
+    ] = False,
     fmt: Annotated[OutputFormat, typer.Option("--format", metavar="text|json|github", help="Output format: text, json or github (GitHub Actions annotations).")] = OutputFormat.text,
     only_transcripts: Annotated[
         bool,
@@ -78,7 +86,12 @@ def validate(
             pass
     with Progress("validating", total=total, quiet=quiet) as bar:
         result = validate_path(paths, mode="strict" if strict else "preserving", only_transcripts=only_transcripts, progress=bar.advance)
+    if strict and result.warnings:
+        result.problems.extend(result.warnings)
+        result.problems.sort(key=lambda p: (p.file or "", p.line or 0))
+        result.warnings = []
     problems = result.unreadable + result.problems
+    warned = result.warnings
     if fmt is OutputFormat.json:
         import json
 
@@ -88,6 +101,7 @@ def validate(
             "items": result.items,
             "errors": len(problems),
             "problems": [{"file": p.file, "line": p.line, "pointer": p.pointer, "message": p.message} for p in problems],
+            "warnings": [{"file": p.file, "line": p.line, "pointer": p.pointer, "message": p.message} for p in warned],
         }
         if only_transcripts:
             payload["skipped"] = result.skipped
@@ -95,11 +109,13 @@ def validate(
     else:
         for p in problems:
             typer.echo(_problem_line(p, fmt))
+        for p in warned:
+            typer.echo(_problem_line(p, fmt, warning=True))
         if result.skipped:
             shown = ", ".join(result.skipped[:5]) + (f", ... ({len(result.skipped) - 5} more)" if len(result.skipped) > 5 else "")
             what = "file that is not an interlingua transcript" if len(result.skipped) == 1 else "files that are not interlingua transcripts"
             typer.echo(f"skipped {len(result.skipped)} {what}: {shown}")
-        typer.echo(_summary(result))
+        typer.echo(_summary(result, len(warned)))
     if result.unreadable:
         raise typer.Exit(2)
     raise typer.Exit(0 if result.ok else 1)

@@ -99,7 +99,15 @@ def read(obj: Any, fmt: str) -> Migrated:
     reader = _READERS.get(fmt)
     if reader is None:
         raise UnknownFormatError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
-    return reader(obj)
+    migrated = reader(obj)
+    # One rule for every reader: the history integrity rules validate counts as errors (a result
+    # whose call is not in the history is left out, a reused call id renamed), each reported.
+    from ..history._integrity import read_history
+
+    fixed = read_history(migrated.transcript, migrated.report)
+    if fixed is not migrated.transcript:
+        migrated.transcript = fixed
+    return migrated
 
 
 _WRITERS: dict[str, Callable[..., Conversion[Any]]] = {

@@ -746,6 +746,9 @@ def from_otel(span: Any, *, report: Report | None = None) -> Conversion[Transcri
         decode_transcript(encode_transcript(transcript))
     except DocumentError as exc:
         raise MalformedInputError("", f"the span does not make a valid transcript: {exc}", provider=FORMAT) from exc
+    from ..history._integrity import read_history
+
+    transcript = read_history(transcript, report)  # one rule for every reader (results without their call)
     return Conversion(transcript, report)
 
 

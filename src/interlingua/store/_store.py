@@ -42,7 +42,7 @@ from . import _jsonl, _rows
 from ._engine import JsonText, create_engine, normalize_url, safe_url, sqlite_read_only, translate_errors
 from ._migrate import head_revision, read_state, upgrade_sync
 from ._schema import ITEMS, QUARANTINE, SESSION_CHANGES, SESSIONS, VERSION_TABLE
-from ..session_file import EnvelopeBatch, SessionEnd, SessionPart, SessionStart, iter_session_parts
+from ..session_file import EnvelopeBatch, SessionEnd, SessionPart, SessionStart, iter_session_parts, response_records
 from ._types import CorruptRowError, CorruptRowWarning, ImportResult, NewSession, QuarantinedRow, SessionChange, SessionInfo
 
 __all__ = ["SessionStore"]
@@ -1028,8 +1028,10 @@ class SessionStore:
         """Load a session as a transcript document (items in seq order from ``since_seq``).
 
         The transcript carries the session's current tools, tool choice, settings and
-        metadata; per-item usage and stop reasons are on the envelopes
-        (:meth:`load_envelopes`). ``schema_version`` is the newest among the rows
+        metadata, and per response (each item stored with a usage or stop reason) a
+        :class:`~interlingua.items.ResponseRecord` in ``responses`` (its item index, usage, stop
+        reason); ``usage``/``stop_reason`` are the last item's, as a session file's transcript has
+        them. The envelopes themselves: :meth:`load_envelopes`. ``schema_version`` is the newest among the rows
         (at least this library's).
 
         Args:
@@ -1053,6 +1055,9 @@ class SessionStore:
             tool_choice=info.tool_choice if info.tool_choice is not None else _UNSET,
             settings=info.settings if info.settings is not None else _UNSET,
             metadata=info.metadata if info.metadata is not None else _UNSET,
+            usage=envs[-1].usage if envs else _UNSET,
+            stop_reason=envs[-1].stop_reason if envs else _UNSET,
+            responses=response_records(envs),
         )
 
     async def load_envelopes(

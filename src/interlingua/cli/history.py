@@ -1,0 +1,216 @@
+"""``interlingua repair`` and ``interlingua trim``: make a history sendable, and fit it into a budget."""
+
+# No `from __future__ import annotations`: typer reads the annotations of the command signatures.
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ._common import EXIT_INVALID, EXIT_USAGE, require_stdin, write_atomic
+
+__all__ = ["register"]
+
+
+class RepairPolicy(str, Enum):
+    """What ``repair`` does with what breaks the rules."""
+
+    error = "error"
+    drop = "drop"
+    degrade = "degrade"
+
+
+def _fail(code: int, message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _read(input: str | None, command: str) -> tuple[bytes, str]:
+    if input in (None, "-"):
+        require_stdin(command)
+        return sys.stdin.buffer.read(), "-"
+    try:
+        return Path(input).read_bytes(), input
+    except OSError as exc:
+        from ._common import os_error_text
+
+        raise _fail(EXIT_USAGE, os_error_text(exc, input)) from exc
+
+
+def _write(data: bytes, output: Path | None) -> None:
+    if output is None:
+        try:
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        except BrokenPipeError:
+            from ._common import quiet_broken_pipe
+
+            quiet_broken_pipe()
+        return
+    try:
+        write_atomic(output, data)
+    except OSError as exc:
+        from ._common import os_error_text
+
+        raise _fail(EXIT_USAGE, os_error_text(exc, output)) from exc
+
+
+def _is_session_file(data: bytes, label: str) -> bool:
+    from ..session_file import looks_like_session_file
+
+    return label.lower().endswith((".jsonl", ".ndjson")) or looks_like_session_file(data[:4096])
+
+
+def _export_store(url: str, session: str | None) -> bytes:
+    """The store's sessions (or ``session``) as one session file, read like ``store export``."""
+    import io
+
+    from .store import _run, _with_store
+
+    async def body(store: Any) -> bytes:
+        buf = io.BytesIO()
+        if session is not None:
+            await store.export_jsonl(session, buf)
+            return buf.getvalue()
+        offset = 0
+        while True:
+            page = await store.list_sessions(limit=500, offset=offset)
+            for info in page:
+                await store.export_jsonl(info.id, buf)
+            if len(page) < 500:
+                return buf.getvalue()
+            offset += len(page)
+
+    return _run(lambda: _with_store(url, body))
+
+
+def repair(
+    input: Annotated[str | None, typer.Argument(metavar="INPUT", help="Transcript document (.json) or session file (.jsonl); `-` or nothing for stdin; left out with --store.", show_default=False)] = None,
+    policy: Annotated[
+        RepairPolicy,
+        typer.Option(
+            "--policy",
+            metavar="drop|degrade|error",
+            help="degrade: a dangling call gets a stub result saying none was recorded, a reused call id is renamed; "
+            "drop: what breaks the rules is left out; error: change nothing, exit 1 listing every problem.",
+        ),
+    ] = RepairPolicy.degrade,
+    open_end: Annotated[bool, typer.Option("--open-end", help="Keep calls still awaiting their results at the very end (a session in progress).")] = False,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the repaired history here (default: stdout).", show_default=False)] = None,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            help="Read the sessions of this session store (all, or --session) and write them repaired as a session file; "
+            "the store is not changed (`interlingua store import` the result under new ids).",
+            show_default=False,
+        ),
+    ] = None,
+    session: Annotated[str | None, typer.Option("--session", help="With --store: the one session to repair.", show_default=False)] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No report on stderr (the exit code still says what happened).")] = False,
+) -> None:
+    """Rewrite histories so that they keep the integrity rules, reporting every change.
+
+    The rules (dangling calls, orphan and duplicate results, reused call ids, results out of turn,
+    empty texts, reasoning cut from its output) are those `interlingua validate` warns about and
+    `interlingua convert` applies. A session file is repaired session by session (envelopes
+    renumbered). Repairing the output again changes nothing. Every change is one line on stderr.
+
+    Exit codes: 0 written (repaired or already sound), 1 invalid input or problems under --policy error, 2 usage error or unreadable input.
+    """
+    from ..codec import decode_transcript, encode_transcript
+    from ..errors import DocumentError, IntegrityError
+
+    if store is not None and input is not None:
+        raise _fail(EXIT_USAGE, "give INPUT or --store URL, not both")
+    if session is not None and store is None:
+        raise _fail(EXIT_USAGE, "--session needs --store URL")
+    if store is not None:
+        data, label = _export_store(store, session), "store.jsonl"
+        if not data:
+            raise _fail(EXIT_INVALID, "the store holds no session")
+    else:
+        data, label = _read(input, "repair")
+    changes: list[str] = []
+    try:
+        if _is_session_file(data, label):
+            from ..history._files import repair_session_file
+
+            out, repairs = repair_session_file(data, policy=policy.value, open_end=open_end, label=label)
+            for r in repairs:
+                changes.extend(f"{r.session_id}: {entry}" for entry in r.report)
+            sessions = sum(1 for r in repairs if r.report)
+            summary = f"{len(changes)} change(s) in {sessions} of {len(repairs)} session(s)"
+        else:
+            from ..history import repair as repair_transcript
+
+            transcript = decode_transcript(data)
+            result = repair_transcript(transcript, policy.value, open_end=open_end)
+            out = encode_transcript(result.value) + b"\n"
+            changes.extend(str(entry) for entry in result.report)
+            summary = f"{len(changes)} change(s)"
+    except IntegrityError as exc:
+        raise _fail(EXIT_INVALID, f"{label}: {exc}") from exc
+    except DocumentError as exc:
+        raise _fail(EXIT_INVALID, str(exc.located(file=label) if hasattr(exc, "located") else exc)) from exc
+    _write(out, output)
+    if not quiet:
+        for line in changes:
+            typer.echo(line, err=True)
+        typer.echo(summary if changes else "nothing to repair", err=True)
+
+
+def trim(
+    input: Annotated[str | None, typer.Argument(metavar="INPUT", help="Transcript document (.json) or session file (.jsonl, one session or --session); `-` for stdin.", show_default=False)] = None,
+    max_input_tokens: Annotated[int | None, typer.Option("--max-input-tokens", help="Budget in input tokens (default: the model's context window less its output budget).", show_default=False)] = None,
+    model: Annotated[str | None, typer.Option("--model", help="The model the history is for.", show_default=False)] = None,
+    provider: Annotated[str | None, typer.Option("--provider", help="Wire format of --model (anthropic, openai-chat, gemini, ...), for its limits.", show_default=False)] = None,
+    keep_first: Annotated[int, typer.Option("--keep-first", help="Always keep the first N turns.")] = 0,
+    marker: Annotated[bool, typer.Option("--marker", help="Put a user text item where turns were removed.")] = False,
+    session: Annotated[str | None, typer.Option("--session", help="The session of a session file to trim.", show_default=False)] = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the trimmed transcript document here (default: stdout).", show_default=False)] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No report on stderr.")] = False,
+) -> None:
+    """Drop the oldest turns of a history until it fits a token budget.
+
+    Keeps the system prompt and instructions, never splits a tool call from its result or
+    reasoning from its output, and starts the kept history on a user turn. Token figures are the
+    offline estimate (seeded by reported usage where the history has it). Writes a transcript
+    document; every dropped turn is one line on stderr.
+
+    Exit codes: 0 written, 1 invalid input or the newest turn alone exceeds the budget, 2 usage error or unreadable input.
+    """
+    from ..codec import encode_transcript
+    from ..errors import BudgetError, DocumentError, SessionChoiceError
+    from ..history import count_tokens
+    from ..history import trim as trim_transcript
+    from ..session_file import read_conversation
+
+    if keep_first < 0:
+        raise _fail(EXIT_USAGE, "--keep-first must be 0 or more")
+    if max_input_tokens is None and model is None:
+        raise _fail(EXIT_USAGE, "give --max-input-tokens N, or --model (with --provider) to use the model's context window")
+    if max_input_tokens is not None and max_input_tokens < 0:
+        raise _fail(EXIT_USAGE, "--max-input-tokens must be 0 or more")
+    data, label = _read(input, "trim")
+    try:
+        transcript = read_conversation(data, session=session, label=label)
+        result = trim_transcript(transcript, max_input_tokens, model, provider=provider, keep_first=keep_first, marker=marker)
+    except SessionChoiceError as exc:
+        raise _fail(EXIT_USAGE, str(exc)) from exc
+    except (DocumentError, BudgetError) as exc:
+        raise _fail(EXIT_INVALID, f"{label}: {exc}" if isinstance(exc, BudgetError) else str(exc)) from exc
+    _write(encode_transcript(result.value) + b"\n", output)
+    if not quiet:
+        for entry in result.report:
+            typer.echo(str(entry), err=True)
+        after: Any = count_tokens(result.value, model)
+        typer.echo(f"kept {len(result.value.items)} of {len(transcript.items)} item(s), {after}", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``repair`` and ``trim`` to the app."""
+    app.command("repair")(repair)
+    app.command("trim")(trim)

@@ -1,0 +1,445 @@
+"""History integrity rules: what makes a canonical history unsendable, found in one place.
+
+Every provider refuses a request history whose tool calls and results do not pair up (Anthropic:
+"tool_use ids were found without tool_result blocks immediately after"; OpenAI Chat: "An assistant
+message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'";
+OpenAI Responses: "No tool call found for function call output"; a reasoning item "provided
+without its required following item"). The rules here are provider-neutral: they look only at the
+canonical items, in order.
+
+A history is read as turns. An *assistant segment* is a run of assistant-side items (``tool_call``,
+``handoff_call``, ``reasoning``, ``structured``, ``refusal``, assistant content, assistant ``raw``);
+the results that follow it answer its calls. ``error`` items, role-less ``raw`` items and preserved
+unknown items interrupt nothing. The rules (:data:`RULES`):
+
+* ``dangling_call``: a ``tool_call``/``handoff_call`` whose segment is closed (a user, system or
+  developer item follows, or a new assistant segment starts after its results) without its result.
+  A call still awaiting its result at the very end is *pending*: normal in a stored session in
+  progress (``open_end=True``), a dangling call in a request (``open_end=False``).
+* ``orphan_result``: a result whose call is not earlier in the history.
+* ``duplicate_call_id``: a second call with an id an earlier call already used.
+* ``duplicate_result``: a second result for one call.
+* ``result_out_of_turn``: a result whose call's segment was already closed (its call is also a
+  ``dangling_call``).
+* ``empty_text``: a top-level ``text`` item holding no visible text (empty or whitespace only).
+* ``separated_reasoning``: a ``reasoning`` item not followed by an assistant item of its turn
+  (a result, a user item or, in a request, the end follows): the item it belongs to is gone.
+
+:func:`check_history` lists the findings; :func:`repair_items` rewrites the items under a policy
+until none is left: ``drop`` leaves out what breaks the rules; ``degrade`` does the same except that
+a dangling call gets a stub result saying no result was recorded (or its out-of-turn result moved
+back into its turn), and a reused call id is renamed on the call and its result. Both report every
+change; the input is never mutated. ``error`` raises :class:`~interlingua.errors.IntegrityError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+import msgspec
+
+from ..errors import IntegrityError
+from ..items import (
+    ArtifactRefItem,
+    AudioItem,
+    DocumentItem,
+    HandoffCallItem,
+    HandoffResultItem,
+    ImageItem,
+    RawItem,
+    ReasoningItem,
+    RefusalItem,
+    StructuredItem,
+    TextItem,
+    ToolCallItem,
+    ToolResultItem,
+    VideoItem,
+)
+from ..mapping.report import Policy, Report
+
+__all__ = ["NO_RESULT_TEXT", "READER_RULES", "RULES", "read_history", "Finding", "IntegrityScanner", "Rule", "check_history", "repair_items"]
+
+Rule: TypeAlias = Literal[
+    "dangling_call", "orphan_result", "duplicate_call_id", "duplicate_result", "result_out_of_turn", "empty_text", "separated_reasoning"
+]
+RULES: tuple[Rule, ...] = (
+    "dangling_call",
+    "orphan_result",
+    "duplicate_call_id",
+    "duplicate_result",
+    "result_out_of_turn",
+    "empty_text",
+    "separated_reasoning",
+)
+
+NO_RESULT_TEXT = "[no result was recorded for this call]"
+"""The text of the stub result ``degrade`` adds for a dangling call."""
+
+_CONTENT = (TextItem, ImageItem, AudioItem, VideoItem, DocumentItem, ArtifactRefItem)
+_CALLS = (ToolCallItem, HandoffCallItem)
+_RESULTS = (ToolResultItem, HandoffResultItem)
+_ASSISTANT_ONLY = (ToolCallItem, HandoffCallItem, ReasoningItem, StructuredItem, RefusalItem)
+
+_ASSISTANT, _USER, _RESULT, _NEUTRAL = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One break of the integrity rules.
+
+    Attributes:
+        rule: Which rule (:data:`RULES`).
+        index: Index of the offending item in the items checked.
+        message: One line saying what is wrong.
+        call_id: The call id concerned, for the call and result rules.
+        related: Index of the other item involved (the earlier call of a duplicate, the call of an
+            out-of-turn result, the item that closed a dangling call's turn), when there is one.
+    """
+
+    rule: Rule
+    index: int
+    message: str
+    call_id: str | None = None
+    related: int | None = None
+
+    @property
+    def pointer(self) -> str:
+        """JSON pointer of the item in a transcript document."""
+        return f"/items/{self.index}"
+
+    def __str__(self) -> str:
+        return f"{self.pointer}: {self.message} [{self.rule}]"
+
+
+_FIXED_SIDE: dict[type, int] = {
+    ToolCallItem: _ASSISTANT,
+    HandoffCallItem: _ASSISTANT,
+    ReasoningItem: _ASSISTANT,
+    StructuredItem: _ASSISTANT,
+    RefusalItem: _ASSISTANT,
+    ToolResultItem: _RESULT,
+    HandoffResultItem: _RESULT,
+}
+_ROLE_SIDE = {"assistant": _ASSISTANT, "user": _USER, "system": _USER, "developer": _USER}
+_ROLED = frozenset((*_CONTENT, RawItem))
+
+
+def _side(item: Any) -> int:
+    cls = type(item)
+    side = _FIXED_SIDE.get(cls)
+    if side is not None:
+        return side
+    if cls in _ROLED:
+        role = item.role
+        return _NEUTRAL if role is msgspec.UNSET or role is None else _ROLE_SIDE.get(role, _USER)
+    if isinstance(item, _ASSISTANT_ONLY):  # a subclass
+        return _ASSISTANT
+    if isinstance(item, _RESULTS):
+        return _RESULT
+    if isinstance(item, (*_CONTENT, RawItem)):
+        role = getattr(item, "role", msgspec.UNSET)
+        return _NEUTRAL if role is msgspec.UNSET or role is None else _ROLE_SIDE.get(role, _USER)
+    return _NEUTRAL
+
+
+def _kind(item: Any) -> str:
+    cls = type(item)
+    if cls is ToolCallItem or cls is ToolResultItem:
+        return "tool"
+    return "handoff" if isinstance(item, (HandoffCallItem, HandoffResultItem)) else "tool"
+
+
+class IntegrityScanner:
+    """The integrity rules fed one item at a time (bounded by the open calls and the call ids of one
+    history, not its items): what ``validate`` runs over a JSON Lines session as it streams.
+
+    Feed items in order with :meth:`feed` (each with a ``where`` the findings carry back, e.g. a
+    line number), then call :meth:`finish`; :attr:`findings` holds every finding so far.
+    """
+
+    def __init__(self, *, open_end: bool = True) -> None:
+        self.open_end = open_end
+        self.findings: list[Finding] = []
+        self.result_of: dict[int, int] = {}
+        self.close_at: dict[int, int] = {}
+        self.late_result: dict[int, int] = {}
+        self.where: dict[int, Any] = {}
+        self._open: dict[tuple[str, str], list[int]] = {}
+        self._calls: dict[tuple[str, str], int] = {}
+        self._answered: set[tuple[str, str]] = set()
+        self._closed: dict[tuple[str, str], int] = {}
+        self._answered_phase = False
+        self._reasoning: int | None = None
+        self._n = 0
+
+    def _add(self, finding: Finding) -> None:
+        self.findings.append(finding)
+
+    def _close(self, at: int, end: bool = False) -> None:
+        for key, idxs in self._open.items():
+            for ci in idxs:
+                what = "handoff_call" if key[0] == "handoff" else "tool_call"
+                where = "the end of the history" if end else f"item {at}"
+                self._add(Finding("dangling_call", ci, f"{what} {key[1]!r} has no result before {where}", key[1], None if end else at))
+                self.close_at[ci] = at
+                self._closed[key] = ci
+        self._open.clear()
+        self._answered_phase = False
+
+    def feed(self, item: Any, where: Any = None) -> None:
+        """Take the next item (``where``: how to locate it, kept for findings about it)."""
+        i = self._n
+        self._n += 1
+        side = _side(item)
+        if side == _NEUTRAL:
+            return
+        if self._reasoning is not None and side != _ASSISTANT:
+            self._add(Finding("separated_reasoning", self._reasoning, f"reasoning is not followed by the assistant output it belongs to (item {i} follows)", related=i))
+            self.where.pop(self._reasoning, None)
+        self._reasoning = None
+        cls = type(item)
+        if cls is TextItem and not item.text.strip():
+            self._add(Finding("empty_text", i, "text item holds no visible text"))
+        if side == _ASSISTANT:
+            if self._answered_phase:
+                self._close(i)
+            if cls is ReasoningItem:
+                self._reasoning = i
+                self.where[i] = where
+            elif cls is ToolCallItem or cls is HandoffCallItem:
+                key = (_kind(item), item.id)
+                first = self._calls.get(key)
+                if first is not None:
+                    self._add(Finding("duplicate_call_id", i, f"call id {item.id!r} was already used by item {first}", item.id, first))
+                else:
+                    self._calls[key] = i
+                self._open.setdefault(key, []).append(i)
+                self.where[i] = where
+        elif side == _USER:
+            if self._open:
+                self._close(i)
+            else:
+                self._answered_phase = False
+        else:
+            key = (_kind(item), item.call_id)
+            pending = self._open.get(key)
+            if pending:
+                ci = pending.pop(0)
+                if not pending:
+                    del self._open[key]
+                self.result_of[ci] = i
+                self._answered.add(key)
+                self._answered_phase = True
+                self.where.pop(ci, None)
+            elif key in self._closed:
+                ci = self._closed.pop(key)
+                self.late_result[ci] = i
+                self._add(Finding("result_out_of_turn", i, f"result for {item.call_id!r} comes after the turn of its call (item {ci}) was closed", item.call_id, ci))
+            elif key in self._answered:
+                self._add(Finding("duplicate_result", i, f"a second result for call {item.call_id!r}", item.call_id, self._calls.get(key)))
+            else:
+                what = "handoff_call" if key[0] == "handoff" else "tool_call"
+                self._add(Finding("orphan_result", i, f"result refers to {item.call_id!r}, which is not an earlier {what}", item.call_id))
+
+    def finish(self) -> list[Finding]:
+        """End of the history: under ``open_end=False`` pending calls and trailing reasoning are
+        findings. Returns every finding, by item index."""
+        if not self.open_end:
+            if self._reasoning is not None:
+                self._add(Finding("separated_reasoning", self._reasoning, "reasoning ends the history without the assistant output it belongs to"))
+                self._reasoning = None
+            self._close(self._n, end=True)
+        self.findings.sort(key=lambda f: (f.index, RULES.index(f.rule)))
+        return self.findings
+
+
+def _scan(items: Sequence[Any], open_end: bool) -> IntegrityScanner:
+    scanner = IntegrityScanner(open_end=open_end)
+    for item in items:
+        scanner.feed(item)
+    scanner.finish()
+    return scanner
+
+
+def check_history(items: Sequence[Any], *, open_end: bool = True) -> list[Finding]:
+    """Every break of the integrity rules in ``items`` (see the module docstring), by item index.
+
+    Args:
+        items: Canonical items in order (a transcript's ``items``).
+        open_end: ``True`` for a stored session, which may end in calls awaiting their results
+            (or in reasoning whose output is being generated); ``False`` for a history about to
+            be sent, where those are ``dangling_call`` / ``separated_reasoning``.
+
+    Returns:
+        The findings, ordered by item index; empty when the history is sound.
+    """
+    return _scan(items, open_end).findings
+
+
+def _fresh_id(base: str, taken: set[str]) -> str:
+    n = 2
+    while f"{base}_{n}" in taken:
+        n += 1
+    new = f"{base}_{n}"
+    taken.add(new)
+    return new
+
+
+def _stub(call: Any) -> Any:
+    content = [TextItem(text=NO_RESULT_TEXT)]
+    if isinstance(call, HandoffCallItem):
+        return HandoffResultItem(call_id=call.id, content=content, is_error=True)  # type: ignore[arg-type]
+    return ToolResultItem(call_id=call.id, content=content, is_error=True, name=call.name)  # type: ignore[arg-type]
+
+
+def _pass(items: list[Any], origin: list[int], scan: IntegrityScanner, policy: Policy, report: Report) -> tuple[list[Any], list[int]]:
+    """One rewrite of every finding of ``scan``; indices in ``report`` are ``origin``'s."""
+    drop: set[int] = set()
+    replace: dict[int, Any] = {}
+    insert: dict[int, list[tuple[Any, int]]] = {}
+    taken = {i.id for i in items if isinstance(getattr(i, "id", None), str)}
+
+    def add(action: str, reason: str, at: int) -> None:
+        report.add(action, reason, index=origin[at], item_type=items[at].__struct_config__.tag, pointer=f"/items/{origin[at]}")  # type: ignore[arg-type]
+
+    moved: set[int] = set()
+    # A reused id is renamed before its call's stub result is made, so the stub answers the new id.
+    for f in sorted(scan.findings, key=lambda f: (f.rule != "duplicate_call_id", f.index)):
+        i = f.index
+        if f.rule == "dangling_call":
+            late = scan.late_result.get(i)
+            if policy == "degrade":
+                at = scan.close_at[i]
+                if late is not None:
+                    insert.setdefault(at, []).append((items[late], origin[late]))
+                    moved.add(late)
+                    add("changed", f"{f.message}; its result (item {origin[late]}) moved back into its turn", i)
+                else:
+                    insert.setdefault(at, []).append((_stub(replace.get(i, items[i])), origin[i]))
+                    add("degraded", f"{f.message}; added a stub result saying none was recorded", i)
+            else:
+                drop.add(i)
+                add("dropped", f"{f.message}; call left out", i)
+        elif f.rule == "result_out_of_turn":
+            if policy == "degrade" and i in moved:
+                drop.add(i)  # re-inserted in its turn; the dangling_call entry reports it
+            elif policy != "degrade":
+                drop.add(i)
+                add("dropped", f"{f.message}; result left out", i)
+        elif f.rule == "duplicate_call_id":
+            if policy == "degrade":
+                call = items[i]
+                new = _fresh_id(call.id, taken)
+                replace[i] = msgspec.structs.replace(call, id=new)
+                res = scan.result_of.get(i)
+                if res is not None:
+                    replace[res] = msgspec.structs.replace(items[res], call_id=new)
+                add("changed", f"{f.message}; renamed {call.id!r} to {new!r} on the call" + (f" and its result (item {origin[res]})" if res is not None else ""), i)
+            else:
+                drop.add(i)
+                res = scan.result_of.get(i)
+                add("dropped", f"{f.message}; call left out" + (f" with its result (item {origin[res]})" if res is not None else ""), i)
+                if res is not None:
+                    drop.add(res)
+        else:
+            drop.add(i)
+            add("dropped", f"{f.message}; left out", i)
+    out: list[Any] = []
+    out_origin: list[int] = []
+    for j in range(len(items) + 1):
+        for extra, o in insert.get(j, ()):
+            out.append(extra)
+            out_origin.append(o)
+        if j == len(items):
+            break
+        if j in drop:
+            continue
+        out.append(replace.get(j, items[j]))
+        out_origin.append(origin[j])
+    return out, out_origin
+
+
+READER_RULES: tuple[Rule, ...] = ("orphan_result", "duplicate_call_id")
+"""The rules every reader of stored or foreign histories applies (what ``validate`` counts as errors):
+a result whose call is not earlier is left out, a reused call id is renamed; the rest is kept as read
+(``validate`` warns about it, ``repair`` fixes it)."""
+
+
+SEND_RULES: tuple[Rule, ...] = tuple(r for r in RULES if r != "empty_text")
+"""The rules a request is held to before it is sent (``convert``, the ``Client``): all but
+``empty_text``, which is a provider's own rule (Anthropic refuses an empty text block; Gemini and
+OpenAI accept one: recorded requests hold them), applied by each mapper. A call id reused by calls
+that are each answered in their own turn is not refused either (providers pair a call with the
+result right after it; Anthropic accepted such a recorded request): ``validate`` and ``repair`` still
+flag it, as ids are unique in a canonical transcript."""
+
+
+def _sendable(finding: Finding, scan: IntegrityScanner) -> bool:
+    """Whether a finding stops a request (see :data:`SEND_RULES`)."""
+    if finding.rule == "empty_text":
+        return False
+    if finding.rule == "duplicate_call_id":
+        first = finding.related
+        return not (finding.index in scan.result_of and first is not None and first in scan.result_of)
+    return True
+
+
+def repair_items(
+    items: Sequence[Any],
+    *,
+    policy: Policy,
+    open_end: bool = False,
+    report: Report | None = None,
+    rules: Collection[Rule] | None = None,
+    sending: bool = False,
+) -> tuple[list[Any], list[int], Report]:
+    """Rewrite ``items`` until no integrity rule is broken.
+
+    Args:
+        items: Canonical items in order (not mutated).
+        policy: ``drop`` or ``degrade`` rewrite (see the module docstring); ``error`` raises when
+            anything is found and returns the items unchanged otherwise.
+        open_end: As :func:`check_history`.
+        report: Entries are appended here (a new report when ``None``).
+        rules: Only these rules (default: all of :data:`RULES`).
+        sending: Only what stops a request (:data:`SEND_RULES`), as ``convert`` and the ``Client`` apply them.
+
+    Returns:
+        ``(items, origin, report)``: the rewritten items (the input list's items where unchanged),
+        ``origin[i]`` the input index item ``i`` came from (a stub result carries its call's index),
+        and the report of every change, with input indices.
+
+    Raises:
+        IntegrityError: under ``error``, listing every finding.
+    """
+    report = report if report is not None else Report()
+    current = list(items)
+    origin = list(range(len(current)))
+    for _ in range(len(current) + 2):
+        scan = _scan(current, open_end)
+        if rules is not None:
+            scan.findings = [f for f in scan.findings if f.rule in rules]
+        if sending:
+            scan.findings = [f for f in scan.findings if _sendable(f, scan)]
+        if not scan.findings:
+            return current, origin, report
+        if policy == "error":
+            raise IntegrityError(scan.findings)
+        current, origin = _pass(current, origin, scan, policy, report)
+    raise AssertionError("history repair did not converge")  # pragma: no cover - each pass removes or fixes a finding
+
+
+def read_history(transcript: Any, report: Report) -> Any:
+    """``transcript`` as every reader hands it on: :data:`READER_RULES` applied (orphan results left
+    out, reused call ids renamed on the call and its result), each change added to ``report``; the
+    transcript itself when nothing breaks them. What ``interlingua migrate``, the framework readers
+    (pydantic-ai, LangChain), the provider-format readers and ``from_otel`` share, so that what they
+    write passes ``interlingua validate``."""
+    items, _origin, _ = repair_items(transcript.items, policy="degrade", open_end=True, report=report, rules=READER_RULES)
+    if len(items) == len(transcript.items) and all(a is b for a, b in zip(items, transcript.items, strict=True)):
+        return transcript
+    from ._repair import kept_responses
+
+    return msgspec.structs.replace(transcript, items=items, responses=kept_responses(transcript, items, _origin))
