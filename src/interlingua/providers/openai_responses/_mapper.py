@@ -8,6 +8,7 @@ from typing import Any, Literal
 from ...items import ModelCapabilities, Transcript
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy
+from ...mapping.spelling import keeps_spelling
 from ._common import ID_RULE, ISSUER, NAME
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
@@ -18,6 +19,7 @@ __all__ = ["OpenAIResponsesMapper"]
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "codex")
 
 
+@keeps_spelling
 class OpenAIResponsesMapper:
     """OpenAI Responses API (``POST /v1/responses``) both ways.
 
