@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-import yaml
+import yaml  # type: ignore[import-untyped]
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DIR = REPO / "tests" / "fixtures" / "corpus_extra"
@@ -119,7 +119,7 @@ def _unknown(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
         return loader.construct_mapping(node, deep=True)
     if isinstance(node, yaml.SequenceNode):
         return loader.construct_sequence(node, deep=True)
-    return loader.construct_scalar(node)  # type: ignore[arg-type]
+    return loader.construct_scalar(node)
 
 
 _Loader.add_multi_constructor("tag:yaml.org,2002:python/", _unknown)

@@ -54,7 +54,7 @@ SPELLING_KEY = "wire_spelling"
 """The key of the kept spelling entries inside ``provider_data[<mapper>]``."""
 
 _MISSING: Any = object()
-_EMPTY_VALUES = (None, "", [], {})
+_EMPTY_VALUES: tuple[Any, ...] = (None, "", [], {})
 _C = TypeVar("_C", bound=type)
 _B64_STD = str.maketrans("-_", "+/")
 _B64_URL = str.maketrans("+/", "-_")
