@@ -48,7 +48,7 @@ import msgspec
 
 from .wire import json_copy
 
-__all__ = ["SPELLING_KEY", "keeps_spelling", "restore_spelling", "spelling_entries", "strip_spelling"]
+__all__ = ["SPELLING_KEY", "keeps_spelling", "restore_spelling", "spelling_entries", "strip_spelling", "without_spelling"]
 
 SPELLING_KEY = "wire_spelling"
 """The key of the kept spelling entries inside ``provider_data[<mapper>]``."""
@@ -304,6 +304,12 @@ def strip_spelling(provider_data: Any, name: str | None = None) -> Any:
                 continue
         data[k] = v
     return data if data else msgspec.UNSET
+
+
+def without_spelling(transcript: Any) -> Any:
+    """``transcript`` (a :class:`~interlingua.items.Transcript`) without any kept spelling: what to compare when
+    only the canonical value matters (two spellings of one request decode to the same value)."""
+    return _request_entries(transcript, "")[0]
 
 
 def _request_entries(transcript: Any, name: str) -> tuple[Any, Any]:
