@@ -277,16 +277,31 @@ def differences(a: Any, b: Any, pointer: str = "") -> Iterator[Difference]:
         for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes():
             if op == "equal":
                 continue
-            pairs = min(i2 - i1, j2 - j1) if op == "replace" else 0
-            for k in range(pairs):
-                yield from differences(a[i1 + k], b[j1 + k], f"{pointer}/{i1 + k}")
-            for i in range(i1 + pairs, i2):
-                yield Difference(f"{pointer}/{i}", "drop", a[i], None)
-            for j in range(j1 + pairs, j2):
-                yield Difference(f"{pointer}/{j}", "change", None, b[j])
+            paired_a: set[int] = set()
+            paired_b: set[int] = set()
+            if op == "replace":  # pair the elements of the block by their type and role, then drops and additions
+                sig_a = [_signature(x) for x in a[i1:i2]]
+                sig_b = [_signature(y) for y in b[j1:j2]]
+                for op2, p1, p2, q1, q2 in difflib.SequenceMatcher(None, sig_a, sig_b, autojunk=False).get_opcodes():
+                    if op2 == "equal" or op2 == "replace":
+                        for k in range(min(p2 - p1, q2 - q1)):
+                            paired_a.add(i1 + p1 + k)
+                            paired_b.add(j1 + q1 + k)
+                            yield from differences(a[i1 + p1 + k], b[j1 + q1 + k], f"{pointer}/{i1 + p1 + k}")
+            for i in range(i1, i2):
+                if i not in paired_a:
+                    yield Difference(f"{pointer}/{i}", "drop", a[i], None)
+            for j in range(j1, j2):
+                if j not in paired_b:
+                    yield Difference(f"{pointer}/{j}", "change", None, b[j])
         return
     if a != b or type(a) is not type(b):
         yield Difference(pointer, "change", a, b)
+
+
+def _signature(v: Any) -> str:
+    """What an element of a list is, for aligning two lists: its ``type`` and ``role`` (an object), else its JSON type."""
+    return repr((v.get("type"), v.get("role"))) if isinstance(v, dict) else type(v).__name__
 
 
 def _segments(pointer: str) -> list[str]:

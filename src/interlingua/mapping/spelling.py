@@ -141,8 +141,9 @@ def spelling_entries(source: Any, written: Any) -> list[dict[str, Any]]:
     """The entries that turn ``written`` (an encoder's output) back into ``source`` where they differ by
     spelling only (see the module docstring); differences of any other kind are left out.
 
-    Objects are compared key by key, lists of equal length element by element; lists of another length
-    are not looked into (an item added, removed or split is not a spelling).
+    Objects are compared key by key, lists of equal length element by element; in lists of another
+    length the elements are matched by their ``type`` and ``role`` (an item added or removed is no
+    spelling, but the spelling of the items around it is still kept).
     """
     out: list[dict[str, Any]] = []
     _walk(source, written, [], out)
@@ -157,6 +158,26 @@ def _other_case(key: str, src: dict[str, Any], dst: dict[str, Any]) -> str | Non
     else:
         alt = "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
     return alt if alt != key and alt in dst and alt not in src else None
+
+
+def _signature(v: Any) -> Any:
+    return (v.get("type"), v.get("role")) if type(v) is dict else type(v).__name__
+
+
+def _aligned(src: list[Any], dst: list[Any]) -> list[tuple[int, int]]:
+    """Index pairs ``(source, written)`` of the elements of two lists that correspond: all of them, in
+    order, when the lengths are equal; else the elements matched by their ``type`` and ``role`` (an item
+    left out or added shifts the rest, whose spelling is still compared)."""
+    if len(src) == len(dst):
+        return list(zip(range(len(src)), range(len(dst))))
+    import difflib
+
+    pairs: list[tuple[int, int]] = []
+    matcher = difflib.SequenceMatcher(None, [repr(_signature(v)) for v in src], [repr(_signature(v)) for v in dst], autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal" or (op == "replace" and i2 - i1 == j2 - j1):
+            pairs += zip(range(i1, i2), range(j1, j2))
+    return pairs
 
 
 def _walk(src: Any, dst: Any, path: list[Any], out: list[dict[str, Any]]) -> None:
@@ -182,9 +203,8 @@ def _walk(src: Any, dst: Any, path: list[Any], out: list[dict[str, Any]]) -> Non
                     out.append({"at": [*path, k], "is": json_copy(v)})
         return
     if type(src) is list and type(dst) is list:
-        if len(src) == len(dst):
-            for i, (a, b) in enumerate(zip(src, dst)):
-                _walk(a, b, [*path, i], out)
+        for i, j in _aligned(src, dst):
+            _walk(src[i], dst[j], [*path, j], out)
         return
     if src == dst and type(src) is type(dst):
         return
