@@ -181,3 +181,21 @@ def test_restoring_the_entries_never_changes_a_value_they_do_not_name(source: An
     assert spelling_entries(src, out) == []
     if not entries:
         assert out == dst
+
+
+def test_items_after_a_left_out_item_keep_their_spelling() -> None:
+    """ruby_llm replays a reasoning item with no id (Responses; the SDK's ResponseReasoningItemParam requires
+    one): it is left out and reported, and the assistant message after it keeps its output_text part."""
+    body = recorded("ruby_llm/openai-responses/chat_basic_chat_functionality_openai_gpt-5-nano_can_handle_multi-turn_conversations.1.request.json")
+    assert [i.get("type") for i in body["input"]] == [None, "reasoning", None, None]
+    mapper = get_mapper("openai-responses")
+    enc = mapper.encode_request(mapper.decode_request(body).value, model=body["model"])
+    assert enc.value["input"] == [body["input"][0], *body["input"][2:]]
+    assert any(e.item_type == "reasoning" and e.action == "dropped" for e in enc.report)
+
+
+def test_responses_function_call_in_progress_keeps_its_status() -> None:
+    body = recorded("vercel-ai/openai-responses/programmatic-tool-calling.2.0.response.json")
+    assert body["output"][0]["type"] == "function_call" and body["output"][0]["status"] == "in_progress"
+    out = response_round_trip("openai-responses", body)
+    assert out["output"][0]["status"] == "in_progress"
