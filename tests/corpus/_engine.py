@@ -979,7 +979,10 @@ def _missing(src: Content, out: Content) -> list[tuple[str, str]]:
         for u in units:
             if _ws(u) not in hay:
                 miss.append((kind, _short(u, 70)))
-    out_json = {j for j in (_canon_json(v) for v in [*out.tool_results, *out.strings]) if j}
+    out_values = [*out.tool_results, *out.strings]
+    # a value carried with its Gemini wrapper (`{"result": {...}}` written whole) is carried too
+    out_values += [_gemini_response_value(v) for v in (_jsonish(v) for v in out.tool_results) if isinstance(v, dict) and len(v) == 1]
+    out_json = {j for j in (_canon_json(v) for v in out_values) if j}
     for u in src.tool_results:
         j = _canon_json(u)
         if j is not None and j in out_json:
