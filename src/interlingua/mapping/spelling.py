@@ -147,7 +147,9 @@ def spelling_entries(source: Any, written: Any) -> list[dict[str, Any]]:
     """
     out: list[dict[str, Any]] = []
     _walk(source, written, [], out)
-    return out
+    # one order whatever the key order of either body (a body read back from our own output is equal),
+    # a key rename after every entry below it (those name the written key)
+    return sorted(out, key=lambda e: [*(f"{type(k).__name__[0]}{k:>12}" if type(k) is int else f"s{k}" for k in e["at"]), "\uffff" if "key" in e else ""])
 
 
 def _other_case(key: str, src: dict[str, Any], dst: dict[str, Any]) -> str | None:
@@ -369,10 +371,17 @@ def _response_entries(response: Any, name: str) -> tuple[Any, Any]:
 
 def keeps_spelling(cls: _C) -> _C:
     """Class decorator for a mapper: its decoders keep the source's spelling, its encoders write it back
-    (see the module docstring). The mapper's ``name`` is the ``provider_data`` key. Wraps
+    (see the module docstring). The mapper's ``name`` is the ``provider_data`` key; its optional
+    ``spelling_fixed`` (paths, each a tuple of keys) names fields the encoder always writes its own way
+    (Ollama ``stream``: written explicitly so a body without ``model`` is still recognisable). Wraps
     ``decode_request``/``encode_request``/``decode_response``/``encode_response``; nothing else changes.
     """
     dec_req, enc_req = cls.decode_request, cls.encode_request  # type: ignore[attr-defined]
+    fixed = tuple(tuple(p) for p in getattr(cls, "spelling_fixed", ()))
+
+    def _entries_of(write: Callable[[], Any], body: dict[str, Any]) -> list[dict[str, Any]]:
+        entries = _spelling_of(write, body)
+        return [e for e in entries if not any(tuple(e["at"][: len(p)]) == p for p in fixed)] if fixed else entries
     dec_resp, enc_resp = cls.decode_response, cls.encode_response  # type: ignore[attr-defined]
 
     def _model(body: Mapping[str, Any]) -> Any:
@@ -421,7 +430,7 @@ def keeps_spelling(cls: _C) -> _C:
     return cls
 
 
-def _entries_of(write: Callable[[], Any], body: dict[str, Any]) -> list[dict[str, Any]]:
+def _spelling_of(write: Callable[[], Any], body: dict[str, Any]) -> list[dict[str, Any]]:
     """Spelling entries of ``body`` against what ``write`` (the mapper's own encoder) makes of its decoded
     value; none when the encoder refuses or fails (the encode proper reports that)."""
     try:

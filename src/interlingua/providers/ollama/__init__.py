@@ -79,6 +79,8 @@ class OllamaMapper:
     issuer: str = NAME
     framing: Framing = "ndjson"
     id_rule: IdRule | None = None
+    spelling_fixed: tuple[tuple[str, ...], ...] = (("stream",),)
+    """``stream`` is always written (Ollama streams when it is absent): kept out of the source's spelling (ADR 0027)."""
 
     def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
         """Request body -> transcript."""
