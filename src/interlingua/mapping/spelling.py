@@ -437,4 +437,7 @@ def _spelling_of(write: Callable[[], Any], body: dict[str, Any]) -> list[dict[st
         written = write()
     except Exception:  # noqa: BLE001 - the real encode raises it again, where it belongs
         return []
-    return spelling_entries(body, written) if type(written) is dict else []
+    try:
+        return spelling_entries(body, written) if type(written) is dict else []
+    except RecursionError:  # nesting deeper than the walk can follow: no spelling kept, the decode stands
+        return []
