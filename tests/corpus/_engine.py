@@ -1156,7 +1156,7 @@ EXTRA_GAP_RULES: list[tuple[str, str, str, str]] = [
      "request-roundtrip", r"at /model:"),
     ("Chat settings of OpenAI-compatible hosts (OpenRouter `reasoning`, `top_k`) dropped without a report", "25.2",
      "request-roundtrip", r"at /(reasoning|top_k|reasoning_effort):"),
-    ("Mistral `tool_choice: auto` in a request without tools left out (the shared Chat encoder writes a tool "
+    ("Mistral `tool_choice: auto` in a request without tools left out (the Chat encoder Mistral reuses writes a tool "
      "choice only beside tools: OpenAI refuses one without them, Mistral takes it)", "25.2", "request-roundtrip", r"at /tool_choice:"),
     ("Ollama tool call `function.index` dropped", "25.2", "response-roundtrip", r"/function/index:"),
     ("Responses output item `status` rewritten", "25.2", "response-roundtrip", r"/output/\d+/status:"),
