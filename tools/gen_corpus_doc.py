@@ -209,11 +209,81 @@ def render(outcomes: list[_engine.Outcome], entries: list[_engine.Entry]) -> str
         "",
         "`python -m pytest tests/corpus -n 2` runs the corpus test when the corpus is present (set",
         "`INTERLINGUA_CORPUS` to the folder holding `corpus.tar.xz` and `manifest.tsv`); without it the tests",
-        "skip. `python tools/gen_corpus_doc.py` regenerates this page, `python tools/gen_corpus_gaps.py` the",
-        "known gaps.",
+        "skip. The extra corpus is in the repository and always runs. `python tools/gen_corpus_doc.py` regenerates",
+        "this page, `python tools/gen_corpus_gaps.py [--extra]` the known gaps, `python tools/corpus_extra.py check`",
+        "checks the extra corpus's manifest against its archive.",
         "",
     ]
     return "\n".join(lines)
+
+
+PROJECT_REPO = {
+    "ruby_llm": "crmne/ruby_llm", "langchain-cohere": "langchain-ai/langchain-cohere", "openinference": "Arize-ai/openinference",
+    "vercel-ai": "vercel/ai", "llm": "simonw/llm", "llm-anthropic": "simonw/llm-anthropic", "llm-gemini": "simonw/llm-gemini",
+}
+
+
+def render_extra(outcomes: list[_engine.Outcome], entries: list[_engine.Entry]) -> list[str]:
+    """The section on the extra corpus: its files per project and format, and its results per project."""
+    by_file = {e.file: e for e in entries}
+    projects = sorted({e.source for e in entries})
+    fmts = [f for f in _engine.EXTRA_FORMATS if any(e.format == f for e in entries)]
+    lines = [
+        "## Other clients' recordings (the extra corpus)",
+        "",
+        f"`tests/fixtures/corpus_extra/` holds {len(entries):,} bodies recorded by {len(projects)} other projects' test cassettes",
+        "and response fixtures (its README and `manifest.tsv` name the repository, path, commit and interaction of each",
+        "file). Unlike pydantic-ai's, these bodies are the clients' own bytes, so the round trips are compared **exactly**:",
+        "without the equivalences of a string and one text part, of argument texts holding the same JSON, of the two",
+        "base64 alphabets, and of `1` and `1.0` (ADR 0027: a client's spelling comes back as it sent it). Streams and",
+        "the cross-provider check run for the four formats above; requests and responses of all eight formats are",
+        "round-tripped.",
+        "",
+        "Files per project and format (requests / responses / streams):",
+        "",
+        "| project | " + " | ".join(f"`{f}`" for f in fmts) + " | total |",
+        "|---|" + "---:|" * (len(fmts) + 1),
+    ]
+    kinds = Counter((e.source, e.format, e.kind) for e in entries)
+    for p in projects:
+        cells = []
+        for f in fmts:
+            r, s_, st = kinds[(p, f, "request")], kinds[(p, f, "response")], kinds[(p, f, "stream")]
+            cells.append(f"{r} / {s_} / {st}" if r or s_ or st else "")
+        total = sum(n for (pp, _, _), n in kinds.items() if pp == p)
+        lines.append(f"| [{p}](https://github.com/{PROJECT_REPO.get(p, p)}) | " + " | ".join(cells) + f" | {total} |")
+    lines += [
+        "",
+        "Results per project and check (files):",
+        "",
+        "| project | check | lossless | reported | refused | silent | crash |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    table: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for o in outcomes:
+        table[(by_file[o.file].source, o.check)][o.status] += 1
+    order = {c: i for i, c in enumerate(_engine.CHECKS)}
+    for (p, check), c in sorted(table.items(), key=lambda kv: (kv[0][0], order[kv[0][1]])):
+        silent = c[_engine.SILENT_CHANGE] + c[_engine.SILENT_DROP]
+        lines.append(f"| {p} | {CHECK_LABEL[check]} | {c[_engine.LOSSLESS]} | {c[_engine.REPORTED]} | {c[_engine.REFUSED]} | {silent} | {c[_engine.CRASH]} |")
+    gaps: Counter[str] = Counter()
+    for o in outcomes:
+        if o.failing:
+            gaps[_engine.gap_classes(o, extra=True)[0][0]] += 1
+    lines += [
+        "",
+        "Every silent result is a listed known gap (`tests/corpus/known_gaps_extra.toml`, a strict expected failure",
+        "each), by class; a class starting `recording:` is a body the provider would not send as recorded:",
+        "",
+        "| class | files |",
+        "|---|---:|",
+    ]
+    for name, n in sorted(gaps.items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append(f"| {name.replace('|', '/')} | {n} |")
+    if not gaps:
+        lines.append("| none | 0 |")
+    lines.append("")
+    return lines
 
 
 def main() -> int:
@@ -226,6 +296,10 @@ def main() -> int:
         print(f"corpus not found at {_engine.corpus_dir()}: docs/corpus.md not checked (set INTERLINGUA_CORPUS)", file=sys.stderr)
         return 0
     text = render(outcomes, _engine.manifest())
+    extra = compute(args.jobs, extra=True)
+    if extra is not None:
+        head, sep, tail = text.partition("## Running it")
+        text = head + "\n".join(render_extra(extra, _engine.manifest_extra())) + "\n" + sep + tail
     if args.check:
         if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
             print("docs/corpus.md is out of date: run `python tools/gen_corpus_doc.py`", file=sys.stderr)

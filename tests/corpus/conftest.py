@@ -29,3 +29,19 @@ def corpus_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
             return _engine.unpack(dest)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def corpus_extra_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The extra corpus (``tests/fixtures/corpus_extra/corpus_extra.tar.xz``) unpacked once per run, like :func:`corpus_root`."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    dest = base / "interlingua-corpus-extra"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with open(base / "interlingua-corpus-extra.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return _engine.unpack_extra(dest)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

@@ -35,6 +35,7 @@ from interlingua.items import (
 )
 from interlingua.mapping import get_mapper
 from interlingua.mapping.report import POLICIES
+from interlingua.mapping.spelling import without_spelling
 from interlingua.providers.openai_chat import OpenAIChatMapper
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real"
@@ -315,7 +316,7 @@ def test_responses_reasoning_and_text_extras_are_merged_back() -> None:
     m = get_mapper("openai-responses")
     t = m.decode_request(body).value
     assert t.settings.reasoning == ReasoningSettings(effort="low") and t.settings.response_format == ResponseFormat(type="json_object")
-    assert t.settings.provider_data == {"openai-responses": {"reasoning": {"summary": None, "context": "all_turns"}, "text": {"verbosity": "low"}}}
+    assert without_spelling(t).settings.provider_data == {"openai-responses": {"reasoning": {"summary": None, "context": "all_turns"}, "text": {"verbosity": "low"}}}
     out = m.encode_request(t, model="gpt-5").value
     assert {k: v for k, v in out.items() if k != "input"} == {k: v for k, v in body.items() if k != "input"}
 

@@ -17,6 +17,7 @@ from ..errors import MappingError
 from ..items import Transcript
 from ..mapping import Report, get_mapper
 from ..mapping.company import keep_company
+from ..mapping.spelling import without_spelling
 from ..mapping.wire import a_json_type
 
 __all__ = ["Fork", "Migrated", "Reader", "session_id_for", "session_id_from_bytes", "via_mapper", "wrap_list"]
@@ -103,7 +104,8 @@ def via_mapper(name: str, body: Mapping[str, Any], fmt: str) -> Migrated:
     """
     conv = get_mapper(name).decode_request(body)
     report = Report(list(conv.report.entries))
-    return Migrated(keep_company(conv.value, report), report, fmt)
+    # a migrated session is canonical data, not a body to send back as its client spelled it (ADR 0027)
+    return Migrated(keep_company(without_spelling(conv.value), report), report, fmt)
 
 
 def wrap_list(obj: Any, key: str, fmt: str) -> Mapping[str, Any]:

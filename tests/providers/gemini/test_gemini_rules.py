@@ -25,6 +25,7 @@ from interlingua.items import (
     UrlSource,
 )
 from interlingua.mapping import get_mapper
+from interlingua.mapping.spelling import without_spelling
 from interlingua.providers.gemini import mapper
 from interlingua.streaming import StreamDone, StreamError, collect
 
@@ -204,9 +205,11 @@ def test_snake_case_input_reads_like_camel_case() -> None:
         "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["f"]}},
     }
     a, b = mapper.decode_request(snake), mapper.decode_request(camel)
-    assert a.value == b.value and not a.report
+    # the same canonical value; each keeps its own spelling to write back to Gemini (ADR 0027)
+    assert without_spelling(a.value) == without_spelling(b.value) and not a.report
     assert a.value.items[1] == ImageItem(role="user", message="m0", source=Base64Source(media_type="image/png", data=PNG))
-    assert mapper.encode_request(a.value).value == camel
+    assert mapper.encode_request(without_spelling(a.value)).value == camel  # the encoder's own spelling
+    assert mapper.encode_request(a.value).value == snake  # the client's, kept while the value is unchanged
 
 
 def test_media_kinds_and_unknown_parts() -> None:

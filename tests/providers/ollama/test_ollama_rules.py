@@ -25,6 +25,7 @@ from interlingua.items import (
     Transcript,
     UrlSource,
 )
+from interlingua.mapping.spelling import without_spelling
 from interlingua.providers.ollama import mapper
 from interlingua.providers.ollama._common import sniff_image_type
 from interlingua.streaming import ReasoningDelta, StreamDone, StreamError, TextDelta, collect, iter_stream
@@ -191,7 +192,7 @@ def test_settings_are_kept_and_written_back() -> None:
     assert not conv.report
     s = conv.value.settings
     assert (s.model, s.temperature, s.response_format.type, s.reasoning.include_thoughts, s.stream) == ("m", 0, "json_object", True, True)
-    assert s.provider_data == {"ollama": {"options": {"num_ctx": 4096}, "keep_alive": "5m"}}
+    assert without_spelling(conv.value).settings.provider_data == {"ollama": {"options": {"num_ctx": 4096}, "keep_alive": "5m"}}
     out = mapper.encode_request(conv.value, model="m")
     # Ollama streams when stream is absent: the decoded default is written explicitly
     assert out.value == {**body, "stream": True} and not out.report

@@ -32,6 +32,7 @@ from interlingua.items import (
     UrlSource,
 )
 from interlingua.mapping import Mapper, get_mapper
+from interlingua.mapping.spelling import without_spelling
 from interlingua.providers.openai_chat import ID_RULE, OpenAIChatMapper, mapper
 
 U = msgspec.UNSET
@@ -222,10 +223,10 @@ def test_assistant_null_content_with_tool_calls_and_name_and_audio() -> None:
     raw = [i for i in t.items if isinstance(i, RawItem)]
     assert raw[0].value == {"name": "agent", "audio": {"id": "audio_1"}}
     out = round_trip(body)
-    expected = copy.deepcopy(body)
-    del expected["messages"][1]["content"]  # null content is written as absent next to tool_calls
-    expected["messages"][1]["tool_calls"][0]["function"]["arguments"] = '{"a":1}'
-    assert out == expected
+    assert out == body  # the null content and the argument bytes as the client wrote them (ADR 0027)
+    fresh = mapper.encode_request(without_spelling(t), model=None).value  # the encoder's own spelling:
+    assert "content" not in fresh["messages"][1]  # null content is written as absent next to tool_calls
+    assert fresh["messages"][1]["tool_calls"][0]["function"]["arguments"] == '{"a":1}'
 
 
 def test_assistant_refusal_field_and_refusal_parts() -> None:
@@ -490,9 +491,8 @@ def test_deepseek_request_reads_reasoning_content() -> None:
     t = m.decode_request(body).value
     assert t.items[0] == ReasoningItem(text="hmm", message="m0")  # the dialect's own field: no hint
     out = encode(m, t).value
-    expected = copy.deepcopy(body)
-    del expected["messages"][0]["content"]
-    assert out == expected
+    assert out == body  # as the client wrote it, null content included (ADR 0027)
+    assert "content" not in encode(m, without_spelling(t)).value["messages"][0]
 
 
 def test_ollama_writes_reasoning_text_back() -> None:

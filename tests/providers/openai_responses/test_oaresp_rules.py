@@ -33,6 +33,7 @@ from interlingua.items import (
     Transcript,
 )
 from interlingua.mapping import ModelResponse, get_mapper
+from interlingua.mapping.spelling import without_spelling
 
 UNSET = msgspec.UNSET
 ENC = "gAAAAABo-ENCRYPTED-" + "x" * 64
@@ -278,7 +279,8 @@ def test_instructions_become_a_leading_system_item(oar):
         {"type": "text", "text": "Be brief.", "role": "system", "message": "instructions"},
         {"type": "text", "text": "hi", "role": "user", "message": "m0"},
     ]
-    assert enc(oar, t).value == {"instructions": "Be brief.", "input": [{"role": "user", "content": "hi"}]}
+    assert enc(oar, t).value == {"instructions": "Be brief.", "input": "hi"}  # the client's string input back (ADR 0027)
+    assert enc(oar, without_spelling(t)).value == {"instructions": "Be brief.", "input": [{"role": "user", "content": "hi"}]}
 
 
 def test_system_message_in_input_stays_in_input(oar):
@@ -425,7 +427,7 @@ def test_tools_keep_parameters_exactly_and_report_builtin_tools(oar):
     assert conv.value.tool_choice == ToolChoice(mode="tool", name="f", parallel=False)
     # the built-in tool is no tool definition: kept in the settings for Responses, at its place (issue 13)
     assert conv.report.entries == []
-    assert conv.value.settings.provider_data == {"openai-responses": {"tools": [None, {"type": "web_search"}]}}
+    assert without_spelling(conv.value).settings.provider_data == {"openai-responses": {"tools": [None, {"type": "web_search"}]}}
     out = enc(oar, conv.value).value
     assert out["tools"] == body["tools"]
     assert out["tool_choice"] == body["tool_choice"] and out["parallel_tool_calls"] is False
@@ -601,7 +603,7 @@ def test_request_settings_are_kept_and_written_back(oar):
     assert conv.report.entries == []
     s = conv.value.settings
     assert (s.model, s.stream, s.max_output_tokens, s.reasoning.effort, s.reasoning.summary) == ("gpt-5", True, 100, "low", "auto")
-    assert s.provider_data == {"openai-responses": {"include": ["reasoning.encrypted_content"], "store": False}}
+    assert without_spelling(conv.value).settings.provider_data == {"openai-responses": {"include": ["reasoning.encrypted_content"], "store": False}}
     out = oar.encode_request(conv.value, model="gpt-5")
     assert out.report.entries == []
     assert {k: v for k, v in out.value.items() if k != "input"} == {k: v for k, v in body.items() if k != "input"}

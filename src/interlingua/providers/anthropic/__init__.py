@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
+from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy
 from ...mapping.vendor_models import VendorModels
@@ -48,6 +49,7 @@ def foreign_request_fields(body: Mapping[str, Any]) -> str | None:
     return None
 
 
+@keeps_spelling
 class AnthropicMapper:
     """Anthropic Messages both ways; implements :class:`interlingua.mapping.Mapper`.
 

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
+from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy
 from ...mapping.vendor_models import VendorModels
@@ -26,6 +27,7 @@ from ._stream import BedrockConverseAccumulator
 __all__ = ["BedrockConverseAccumulator", "BedrockConverseMapper", "mapper"]
 
 
+@keeps_spelling
 class BedrockConverseMapper:
     """Bedrock Converse both ways; implements :class:`interlingua.mapping.Mapper`.
 

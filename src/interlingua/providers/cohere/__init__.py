@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
+from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy
 from ._common import NAME
@@ -23,6 +24,7 @@ from ._stream import CohereAccumulator
 __all__ = ["CohereAccumulator", "CohereMapper", "mapper"]
 
 
+@keeps_spelling
 class CohereMapper:
     """Cohere v2 Chat both ways; implements :class:`interlingua.mapping.Mapper`.
 

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
+from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy
 from ._common import ISSUER, NAME, has
@@ -22,6 +23,7 @@ from ._stream import GeminiAccumulator
 __all__ = ["GeminiMapper", "mapper"]
 
 
+@keeps_spelling
 class GeminiMapper:
     """The Gemini ``generateContent`` wire format, both ways (see the package docstring)."""
 

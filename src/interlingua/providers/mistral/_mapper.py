@@ -41,6 +41,7 @@ import msgspec
 from ...errors import MalformedInputError
 from ...items import Base64Source, DocumentItem, ModelCapabilities, RawItem, StopReason, Transcript, UrlSource
 from ...mapping.ids import IdRule
+from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy, Report, ReportEntry
 from ...mapping.wire import guarded
@@ -405,6 +406,7 @@ class _Accumulator:
         return _from_engine(self._inner.partial())
 
 
+@keeps_spelling
 class MistralMapper:
     """Mistral ``/v1/chat/completions`` both ways; implements :class:`interlingua.mapping.Mapper`.
 

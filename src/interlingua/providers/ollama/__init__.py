@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
+from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy
 from ._common import NAME
@@ -70,6 +71,7 @@ def ollama_markers(body: Mapping[str, Any]) -> bool:
     return False
 
 
+@keeps_spelling
 class OllamaMapper:
     """The Ollama ``/api/chat`` wire format, both ways (see the package docstring)."""
 
@@ -77,6 +79,8 @@ class OllamaMapper:
     issuer: str = NAME
     framing: Framing = "ndjson"
     id_rule: IdRule | None = None
+    spelling_fixed: tuple[tuple[str, ...], ...] = (("stream",),)
+    """``stream`` is always written (Ollama streams when it is absent): kept out of the source's spelling (ADR 0027)."""
 
     def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
         """Request body -> transcript."""

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
+from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy, Report
 import dataclasses
@@ -57,6 +58,7 @@ def foreign_request_fields(body: Mapping[str, Any]) -> str | None:
 
 
 
+@keeps_spelling
 class OpenAIChatMapper:
     """OpenAI Chat Completions (``POST /v1/chat/completions``) and OpenAI-compatible endpoints.
 

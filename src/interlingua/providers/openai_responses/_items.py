@@ -267,7 +267,10 @@ def decode_function_call(raw: Mapping[str, Any], key: str, ctx: DecodeContext, i
         return raw_item(raw, key)
     item_id = raw.get("id")
     call = tool_call_from_text(call_id, name, args, origin=ctx.origin(item_id if isinstance(item_id, str) else None), message=key)
-    return keep_fields(call, NAME, unknown_fields(raw, _CALL_FIELDS))  # unmodelled fields go back to this provider
+    # unmodelled fields go back to this provider; so does a ``status`` other than the ``completed`` the
+    # encoder writes (a response may hold a call still ``in_progress``: ResponseFunctionToolCall.status)
+    known = _CALL_FIELDS if raw.get("status") in (None, "completed") else _CALL_FIELDS - {"status"}
+    return keep_fields(call, NAME, unknown_fields(raw, known))
 
 
 def decode_function_call_output(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index: int, pointer: str) -> Item:

@@ -10,6 +10,7 @@ from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy
 from ...mapping.vendor_models import VendorModels
 from ..openai_chat._common import OPENAI_MODELS
+from ...mapping.spelling import keeps_spelling
 from ._common import ID_RULE, ISSUER, NAME
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
@@ -20,6 +21,7 @@ __all__ = ["OpenAIResponsesMapper"]
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "codex")
 
 
+@keeps_spelling
 class OpenAIResponsesMapper:
     """OpenAI Responses API (``POST /v1/responses``) both ways.
 

@@ -189,7 +189,7 @@ def _fill_ids(output: list[dict[str, Any]]) -> None:
         if prefix and "id" not in item:
             item["id"] = f"{prefix}_{k}"
         if item.get("type") == "function_call":
-            item["status"] = "completed"
+            item.setdefault("status", "completed")  # a status the decoder kept (``in_progress``) stays
 
 
 def encode_response(response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
