@@ -21,7 +21,7 @@ from interlingua.history._integrity import READER_RULES, check_history
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interlingua.compat import WRITERS, read, write
+from interlingua.compat import read, write
 from interlingua.errors import ConversionError, UnknownFormatError
 from interlingua.items import (
     Base64Source,
@@ -78,7 +78,7 @@ def _without_library_defaults(t: Transcript, source: Transcript) -> Transcript:
     return msgspec.structs.replace(t, items=items)
 
 
-@pytest.mark.parametrize("fmt", WRITERS)
+@pytest.mark.parametrize("fmt", sorted(LOADERS))  # the framework writers, loaded by the frameworks themselves (the stored-format writers: tests/compat/test_stored_conversations.py)
 @pytest.mark.parametrize(("source", "path"), FIXTURES, ids=[p.name for _, p in FIXTURES])
 def test_real_fixture_goes_to_the_framework_and_back(fmt: str, source: str, path: Path) -> None:
     t = load(source, path)
@@ -163,7 +163,7 @@ def test_langchain_objects_hold_the_conversation() -> None:
     assert tool2.status == "error"
 
 
-@pytest.mark.parametrize("fmt", WRITERS)
+@pytest.mark.parametrize("fmt", sorted(LOADERS))  # the framework writers, loaded by the frameworks themselves (the stored-format writers: tests/compat/test_stored_conversations.py)
 def test_policy_applies_to_items_without_a_form(fmt: str) -> None:
     t = Transcript(schema_version="1.0", items=[TextItem(text="hi", role="user"), ErrorItem(code="server", message="boom")])
     with pytest.raises(ConversionError) as exc:
@@ -192,7 +192,7 @@ def test_unknown_writer() -> None:
         write(Transcript(schema_version="1.0", items=[]), "gemini")
 
 
-@pytest.mark.parametrize("fmt", WRITERS)
+@pytest.mark.parametrize("fmt", sorted(LOADERS))  # the framework writers, loaded by the frameworks themselves (the stored-format writers: tests/compat/test_stored_conversations.py)
 def test_order_kept_where_the_framework_holds_parts_by_kind(fmt: str) -> None:
     # LangChain keeps an ai message's content before its tool calls: text after a call splits the message.
     t = Transcript(
@@ -221,7 +221,7 @@ _items = st.lists(
 )
 
 
-@pytest.mark.parametrize("fmt", WRITERS)
+@pytest.mark.parametrize("fmt", sorted(LOADERS))  # the framework writers, loaded by the frameworks themselves (the stored-format writers: tests/compat/test_stored_conversations.py)
 @given(items=_items)
 @settings(max_examples=40, deadline=None)
 def test_property_every_difference_is_reported(fmt: str, items: list[Any]) -> None:
@@ -238,7 +238,7 @@ def test_property_every_difference_is_reported(fmt: str, items: list[Any]) -> No
     assert not unreported(t, migrated.transcript, out.report)
 
 
-@pytest.mark.parametrize("fmt", WRITERS)
+@pytest.mark.parametrize("fmt", sorted(LOADERS))  # the framework writers, loaded by the frameworks themselves (the stored-format writers: tests/compat/test_stored_conversations.py)
 def test_unknown_items_of_a_newer_version_follow_the_policy(fmt: str) -> None:
     from interlingua.codec import decode_transcript
 
