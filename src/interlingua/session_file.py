@@ -420,5 +420,17 @@ def _head(path: Path) -> bytes:
 
 def looks_like_session_file(head: bytes) -> bool:
     """Whether content starting with ``head`` (its first few KB) is a session file rather than a document."""
-    first = head.lstrip().split(b"\n", 1)[0]
-    return first.startswith(b"{") and (b'"session_id"' in first or (b'"session"' in first[:64] and b'"items"' not in first))
+    stripped = head.lstrip()
+    first, newline, _rest = stripped.partition(b"\n")
+    if not first.startswith(b"{"):
+        return False
+    if newline:
+        # the whole first line is here: decide on its top-level keys, not on substrings (a header's
+        # tools may hold "items" in a JSON Schema, a document's text may hold "session_id")
+        try:
+            value = msgspec.json.decode(first)
+        except msgspec.DecodeError:
+            value = None
+        if isinstance(value, dict):
+            return "session_id" in value or (isinstance(value.get("session"), dict) and "items" not in value)
+    return b'"session_id"' in first or (b'"session"' in first[:64] and b'"items"' not in first[:64])

@@ -192,6 +192,8 @@ def trim(
         raise _fail(EXIT_USAGE, "--keep-first must be 0 or more")
     if max_input_tokens is None and model is None:
         raise _fail(EXIT_USAGE, "give --max-input-tokens N, or --model (with --provider) to use the model's context window")
+    if model is not None and not provider:
+        raise _fail(EXIT_USAGE, "--model needs --provider NAME (anthropic, openai-chat, gemini, ...): the model's limits are looked up per wire format")
     if max_input_tokens is not None and max_input_tokens < 0:
         raise _fail(EXIT_USAGE, "--max-input-tokens must be 0 or more")
     data, label = _read(input, "trim")
