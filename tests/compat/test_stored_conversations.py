@@ -97,10 +97,17 @@ def count_sharegpt(record: dict[str, Any]) -> Counter[str]:
 
 def count_llamafactory(record: dict[str, Any]) -> Counter[str]:
     c: Counter[str] = Counter()
+    calls_of_turn = 0  # calls of the latest assistant turn: a tool message's JSON list of as many results answers each
     for m in record["messages"]:
+        if m["role"] == "assistant" and any(p["type"] == "tool_call" for p in m["content"]):
+            calls_of_turn = sum(len(v) if isinstance(v := json.loads(p["value"]), list) else 1 for p in m["content"] if p["type"] == "tool_call")
         for p in m["content"]:
             if m["role"] == "tool":
-                c["result"] += 1
+                try:
+                    value = json.loads(p["value"])
+                except ValueError:
+                    value = None
+                c["result"] += len(value) if isinstance(value, list) and calls_of_turn > 1 and len(value) == calls_of_turn else 1
             else:
                 c[{"text": "text", "reasoning": "reasoning", "tool_call": "call", "image_url": "image"}[p["type"]]] += 1
     return c
@@ -581,3 +588,27 @@ def test_a_list_where_a_name_belongs_is_refused_not_a_traceback(value: Any) -> N
         read_any(value)
     except InterlinguaError:
         pass
+
+
+def test_llamafactory_parallel_results_go_to_their_own_turns_calls() -> None:
+    """LLaMA-Factory writes the results of one turn's parallel calls as one tool message holding a
+    JSON list; each went to the first pending call, and turn 2's results to turn 1's leftover call
+    (found by a new user; real case: ``reason_tool_use_demo_3.jsonl`` line 3)."""
+    from interlingua.items import ToolCallItem, ToolResultItem
+
+    rec = [json.loads(line) for line in (STORES / "llamafactory" / "reason_tool_use_demo_3.jsonl").read_text().splitlines() if line.strip()][2]
+    items = read(rec, "llamafactory").transcript.items
+    calls = {i.id: i for i in items if isinstance(i, ToolCallItem)}
+    results = [i for i in items if isinstance(i, ToolResultItem)]
+    assert len(results) == len(calls) == 5
+    for r in results:
+        answer = json.loads(r.content[0].text)
+        call = calls[r.call_id]
+        assert json.loads(json.dumps(call.arguments))["radius"] == answer["arguments"]["radius"] if "arguments" in answer else True
+    # each result follows the calls of its own turn
+    order = [(type(i).__name__, getattr(i, "id", None) or getattr(i, "call_id", None)) for i in items if isinstance(i, (ToolCallItem, ToolResultItem))]
+    assert order == [
+        ("ToolCallItem", "call_m2_1"), ("ToolCallItem", "call_m2_2"), ("ToolResultItem", "call_m2_1"), ("ToolResultItem", "call_m2_2"),
+        ("ToolCallItem", "call_m6_1"), ("ToolCallItem", "call_m6_2"), ("ToolCallItem", "call_m6_3"),
+        ("ToolResultItem", "call_m6_1"), ("ToolResultItem", "call_m6_2"), ("ToolResultItem", "call_m6_3"),
+    ]

@@ -194,13 +194,38 @@ class _Pending:
 
     def __init__(self) -> None:
         self.calls: list[Any] = []
+        self.answered = False
+
+    def add(self, calls: list[Any]) -> None:
+        """The calls of an assistant turn. Calls of an earlier turn that results already followed are
+        never answered by a later turn's results (they stay unanswered: the integrity rules report them)."""
+        if self.answered:
+            self.calls = []
+            self.answered = False
+        self.calls.extend(calls)
 
     def result(self, text: str, key: str, fmt: str, pointer: str, report: Report, index: int) -> Item:
         if not self.calls:
             report.add("changed", "a tool result with no pending call: kept as user text", index=index, pointer=pointer)
             return _set_pd(TextItem(text=text, role="user", message=key), fmt, orphan_result=True)
+        self.answered = True
         call = self.calls.pop(0)
         return ToolResultItem(call_id=call.id, name=call.name, content=[TextItem(text=text)] if text else [], message=key)
+
+    def results(self, text: str, key: str, fmt: str, pointer: str, report: Report, index: int) -> list[Item]:
+        """One tool message's text: a JSON list with one element per pending call (LLaMA-Factory writes the
+        results of parallel calls so) gives each call its own result, in order; else one result."""
+        if len(self.calls) > 1 and text.lstrip().startswith("["):
+            try:
+                values = msgspec.json.decode(text)
+            except msgspec.DecodeError:
+                values = None
+            if isinstance(values, list) and len(values) == len(self.calls):
+                out = [self.result(v if isinstance(v, str) else msgspec.json.encode(v).decode(), key, fmt, pointer, report, index) for v in values]
+                out[0] = _set_pd(out[0], fmt, joined_results=text)
+                report.add("changed", f"one tool message held the results of {len(values)} parallel calls as a JSON list: one result each", index=index, pointer=pointer)
+                return out
+        return [self.result(text, key, fmt, pointer, report, index)]
 
 
 def read_sharegpt(obj: Any) -> Migrated:
@@ -234,7 +259,7 @@ def read_sharegpt(obj: Any) -> Migrated:
                 extra["from"] = source
         elif source == "function_call":
             new = _calls_from_text(value, SHAREGPT, ptr, key, 0)
-            pending.calls.extend(new)
+            pending.add(new)
             generated += len(new)
         elif source in ("observation", "tool", "function"):
             new = [pending.result(value, key, SHAREGPT, ptr, report, i)]
@@ -280,14 +305,14 @@ def read_llamafactory(obj: Any) -> Migrated:
             if role == "tool":
                 if t != "text":
                     raise _fail(LLAMAFACTORY, pp, "a tool message holds text parts")
-                new.append(pending.result(value, key, LLAMAFACTORY, pp, report, i))
+                new.extend(pending.results(value, key, LLAMAFACTORY, pp, report, i))
             elif t == "text":
                 new.append(TextItem(text=value, role=role, message=key))
             elif t == "reasoning":
                 new.append(ReasoningItem(text=value, message=key))
             elif t == "tool_call":
                 calls = _calls_from_text(value, LLAMAFACTORY, pp, key, j)
-                pending.calls.extend(calls)
+                pending.add(calls)
                 generated += len(calls)
                 new.extend(calls)
             else:
