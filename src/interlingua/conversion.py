@@ -409,8 +409,7 @@ def convert_request(
     settings = transcript.settings if isinstance(transcript.settings, Settings) else Settings()
     chosen = model if model is not None else _recorded_model(transcript, settings, source, target)
     resolution = resolve(target, chosen, mapper=dst, resolver=resolver)
-    if chosen and resolution.source == "mapper" and target in BUILTIN:
-        report.add("changed", f"model {chosen!r} is not in the model table; preflight used the {target} defaults (see docs/capabilities.md)")
+    _model_table_note(report, target, chosen, resolution.source)
     fitted = fit(transcript, resolution.capabilities, model=chosen, provider=target, policy=policy)
     report.extend(fitted.report)
     conv = dst.encode_request(fitted.transcript, model=chosen, policy=policy)
@@ -421,11 +420,27 @@ def convert_request(
     return Conversion(conv.value, report)
 
 
+def _model_table_note(report: Report, target: str, chosen: str | None, source: str | None = None) -> None:
+    """The report entry saying preflight used ``target``'s defaults for a model the table lacks
+    (``source``: the capability resolution's source, resolved here when not given)."""
+    if chosen and target in BUILTIN:
+        if source is None:
+            source = resolve(target, chosen, mapper=_mapper(target)).source
+        if source == "mapper":
+            report.add("changed", f"model {chosen!r} is not in the model table; preflight used the {target} defaults (see docs/capabilities.md)")
+
+
 def _recorded_model(transcript: Transcript, settings: Settings, source: str, target: str) -> str | None:
     """The model the transcript was made with (``settings.model``) when it is ``target``'s own: the
     source is ``target`` itself, or a canonical transcript whose items were all made by ``target``
     (their ``origin.provider``) or whose model the model table lists for ``target``. ``None`` otherwise:
     a model name is never carried to another provider."""
+    origins = (getattr(it, "origin", None) for it in transcript.items) if source == "canonical" else ()
+    return _recorded_model_of({o.provider for o in origins if isinstance(o, Origin)}, settings, source, target)
+
+
+def _recorded_model_of(made_by: set[str], settings: Settings, source: str, target: str) -> str | None:
+    """:func:`_recorded_model` given the providers of the items' origins (``made_by``)."""
     recorded = settings.model
     if not isinstance(recorded, str) or not recorded:
         return None
@@ -433,8 +448,6 @@ def _recorded_model(transcript: Transcript, settings: Settings, source: str, tar
         return recorded
     if source != "canonical":
         return None
-    origins = (getattr(it, "origin", None) for it in transcript.items)
-    made_by = {o.provider for o in origins if isinstance(o, Origin)}
     if made_by == {target} or lookup(target, recorded) is not None:
         return recorded
     return None

@@ -346,7 +346,11 @@ def _stream_canonical(
             stream = TranscriptStream(fh)
             if to == CANONICAL:
                 _canonical_to_canonical(stream, spool.fh, _label(source))
-            else:
+            elif not _windowed(fh, stream, spool, to=to, kind=kind, policy=policy, model=model, label=_label(source), report=report):
+                spool.discard()
+                spool = _Spool(output)
+                fh.seek(0)
+                stream = TranscriptStream(fh)
                 items = _located(list, stream, _label(source))
                 transcript = _transcript(stream.shell, items)
                 del items
@@ -363,6 +367,21 @@ def _stream_canonical(
             spool.discard()
             raise
     return spool
+
+
+def _windowed(fh: IO[bytes], stream: Any, spool: _Spool, *, to: str, kind: Kind | None, policy: Any, model: str | None, label: str, report: Report) -> bool:
+    """A request to a provider, converted window by window and written as it is produced (two
+    passes over the file, see :mod:`interlingua._windowed`); False when it must be converted whole
+    (``spool`` then holds a partial body, ``report`` is untouched)."""
+    from .._docstream import TranscriptStream
+    from .._windowed import plan, write_windows
+
+    found = plan(_located_items(stream, label))
+    if _canonical_kind(kind, stream.shell) is Kind.response:
+        return False
+    fh.seek(0)
+    again = TranscriptStream(fh)
+    return write_windows(_located_items(again, label), stream.shell, found, target=to, model=model, policy=policy, out=spool.fh, report=report)
 
 
 def _located(consume: Any, stream: Any, label: str) -> Any:

@@ -1,0 +1,326 @@
+"""A long canonical request converted in windows, its body written as it is produced (ADR 0036).
+
+A provider request body is one JSON object whose conversation is one array member (``messages``,
+``contents``, ``input``); the other members (``model``, ``system``, ``tools``, settings) do not
+depend on how long the conversation is. So a transcript read item by item
+(:class:`~interlingua._docstream.TranscriptStream`) is cut into windows at *safe boundaries* -- a
+user text that follows the model's text answer, with no tool call or handoff waiting for its
+result -- and each window is converted by the target's own mapper, exactly the steps of
+:func:`~interlingua.conversion.convert_request` (preflight with the policy, encode, report), and its
+array elements written out at once. Memory holds one window, not the conversation.
+
+What makes the concatenation equal to the whole conversion, checked as the windows go (any
+difference and :func:`write_windows` returns ``False``: the caller converts the transcript whole,
+which gives the whole conversion's output or error):
+
+- every window is converted with the document's other members (tools, settings, ...) and the model
+  the whole transcript chooses (:func:`interlingua.conversion._recorded_model` over every item);
+- the transcript's leading system prompt (its first items with role ``system``/``developer``) is
+  put before every later window, and what it alone converts to is taken off the front of that
+  window's array, so a target that lifts it out of the array (``system``, ``systemInstruction``,
+  ``instructions``) gives every window the same member;
+- every member other than the conversation array must be equal in every window (key order too);
+  the array is the one member that differs between the first two windows;
+- report entries: the preflight entries of all windows, then the encode entries, with item indices
+  and ``/items/N`` pointers moved to the item's index in the whole transcript; an entry about no
+  item (the model, a setting) must be one the first window made, and is kept once; the closing
+  "no model" note is added once, as the whole conversion adds it;
+- the semantic checks of the whole transcript (ids, call ids, results without calls) are run over
+  every item first (:func:`plan`): a transcript with a problem is converted whole, so the error is
+  the whole conversion's.
+
+That the written bytes and the report equal the whole conversion's for every target is a test
+(random window sizes, generated transcripts, every real fixture and corpus recording).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import msgspec
+
+from ._gc import with_gc_paused
+from .items import HandoffCallItem, HandoffResultItem, Origin, RefusalItem, Settings, TextItem, ToolCallItem, ToolResultItem, Transcript
+from .mapping.report import Policy, Report, ReportEntry
+
+__all__ = ["WINDOW_ITEMS", "Plan", "plan", "write_windows"]
+
+WINDOW_ITEMS = 2_000
+"""Items in a window before the next safe boundary ends it."""
+
+_PROMPT_ROLES = ("system", "developer")
+_ITEM_POINTER = re.compile(r"^/items/(\d+)(?=/|$)")
+
+
+@dataclass
+class Plan:
+    """What the first pass over a transcript's items found.
+
+    Attributes:
+        cuts: Item indices where a window starts (after the first, which starts at 0), ascending.
+        prefix: The leading system prompt items (role ``system``/``developer``), put before every later window.
+        providers: ``origin.provider`` of every item (for the model the whole transcript chooses).
+        count: Items in the transcript.
+        ok: False when the semantic checks found a problem (then the transcript is converted whole).
+    """
+
+    cuts: list[int] = field(default_factory=list)
+    prefix: list[Any] = field(default_factory=list)
+    providers: set[str] = field(default_factory=set)
+    count: int = 0
+    ok: bool = True
+
+
+def plan(items: Iterable[Any], *, window: int | None = None) -> Plan:
+    """One pass over ``items`` (any iterable, e.g. a :class:`~interlingua._docstream.TranscriptStream`):
+    the semantic checks of ``interlingua validate`` (in bounded memory), the window cuts, the
+    leading system prompt and the providers of the items' origins. A window ends at the first safe
+    boundary after ``window`` items (default :data:`WINDOW_ITEMS`)."""
+    from .validation import _SessionTable
+
+    window = WINDOW_ITEMS if window is None else window
+    out = Plan()
+    table = _SessionTable()
+    pending: set[str] = set()
+    start = 0
+    prev_answer = False  # the previous item is the model's text answer
+    leading = True
+    try:
+        for i, item in enumerate(items):
+            checker = table.get("")
+            before = len(checker.seen)
+            if checker.check(item, f"/items/{i}"):
+                out.ok = False
+            table.grew(len(checker.seen) - before)
+            role = getattr(item, "role", None)
+            if leading and role in _PROMPT_ROLES:
+                out.prefix.append(item)
+            else:
+                leading = False
+            origin = getattr(item, "origin", None)
+            if isinstance(origin, Origin):
+                out.providers.add(origin.provider)
+            if isinstance(item, (ToolCallItem, HandoffCallItem)):
+                pending.add(item.id)
+            elif isinstance(item, (ToolResultItem, HandoffResultItem)):
+                pending.discard(item.call_id)
+            if prev_answer and not pending and isinstance(item, TextItem) and role == "user" and i - start >= window:
+                out.cuts.append(i)
+                start = i
+            prev_answer = isinstance(item, (TextItem, RefusalItem)) and role == "assistant"
+            out.count = i + 1
+    finally:
+        table.close()
+    return out
+
+
+class _Mismatch(Exception):
+    """A window does not fit the whole conversion's shape: convert the transcript whole."""
+
+
+@dataclass
+class _Window:
+    body: dict[str, Any]
+    fit: list[ReportEntry]
+    encode: list[ReportEntry]
+
+
+@with_gc_paused
+def _convert(transcript: Transcript, target: str, model: str | None, policy: Policy) -> _Window:
+    """:func:`~interlingua.conversion.convert_request` of a canonical transcript after its checks
+    (run by :func:`plan`), the preflight and the encode entries apart, without the "no model" note."""
+    from .capabilities import fit, resolve
+    from .mapping.registry import get_mapper
+
+    dst = get_mapper(target)
+    fitted = fit(transcript, resolve(target, model, mapper=dst).capabilities, model=model, provider=target, policy=policy)
+    conv = dst.encode_request(fitted.transcript, model=model, policy=policy)
+    return _Window(conv.value, list(fitted.report), list(fitted.translate(conv.report)))
+
+
+def _moved(entry: ReportEntry, local: int, offset: int) -> ReportEntry:
+    """``entry`` of a window whose item ``local`` is the transcript's item ``local + offset``."""
+    pointer = entry.pointer
+    if pointer:
+        pointer = _ITEM_POINTER.sub(lambda m: f"/items/{int(m.group(1)) + offset}", pointer)
+    return ReportEntry(entry.action, entry.reason, local + offset, entry.item_type, pointer)
+
+
+def _tail(alone: _Window | None, key: str, front: list[Any]) -> list[Any]:
+    """What the next window's first item alone (after the prefix) adds to the array ``key``."""
+    if alone is None:
+        return []
+    elements = alone.body.get(key)
+    if not isinstance(elements, list) or elements[: len(front)] != front or len(elements) == len(front):
+        raise _Mismatch
+    return elements[len(front) :]
+
+
+def _local(entry: ReportEntry) -> int | None:
+    if entry.index is not None:
+        return entry.index
+    m = _ITEM_POINTER.match(entry.pointer or "")
+    return int(m.group(1)) if m else None
+
+
+class _Writer:
+    """Writes the body as ``convert``'s pretty-printer writes a whole body (the same bytes): the
+    members before the conversation array ``key`` (taken from ``body``), the array's elements as
+    they come, then the members after it."""
+
+    def __init__(self, out: IO[bytes], body: dict[str, Any], key: str) -> None:
+        self.out, self.body, self.key = out, body, key
+        self.keys = list(body)
+        self.elements = 0
+
+    def _members(self, keys: list[str], first: bool) -> None:
+        for n, key in enumerate(keys):
+            value = _indent(msgspec.json.format(msgspec.json.encode(self.body[key]), indent=2), b"\n  ")
+            self.out.write((b"\n  " if first and not n else b",\n  ") + msgspec.json.encode(key) + b": " + value)
+
+    def head(self) -> None:
+        at = self.keys.index(self.key)
+        self.out.write(b"{")
+        self._members(self.keys[:at], True)
+        self.out.write((b",\n  " if at else b"\n  ") + msgspec.json.encode(self.key) + b": ")
+
+    def extend(self, elements: list[Any]) -> None:
+        for element in elements:
+            text = _indent(msgspec.json.format(msgspec.json.encode(element), indent=2), b"\n    ")
+            self.out.write((b",\n    " if self.elements else b"[\n    ") + text)
+            self.elements += 1
+
+    def tail(self) -> None:
+        self.out.write(b"\n  ]" if self.elements else b"[]")
+        self._members(self.keys[self.keys.index(self.key) + 1 :], False)
+        self.out.write(b"\n}\n")
+
+
+def _indent(text: bytes, newline: bytes) -> bytes:
+    # a newline in JSON text is always formatting (in strings it is escaped)
+    return text.replace(b"\n", newline)
+
+
+def write_windows(
+    items: Iterable[Any], shell: Transcript, the_plan: Plan, *, target: str, model: str | None, policy: Policy, out: IO[bytes], report: Report
+) -> bool:
+    """Convert the request whose items ``items`` yields (the same items :func:`plan` read) to
+    ``target``, window by window, writing the body to ``out`` as ``convert`` pretty-prints a body.
+
+    ``shell`` holds the document's other members (its ``items`` are not read). On success the
+    whole conversion's report entries are appended to ``report`` and True is returned. False when
+    the transcript must be converted whole instead (a check failed, a window raised, or a window
+    does not fit the whole conversion's shape, see the module docstring); then ``out`` holds a
+    partial body to discard and ``report`` is untouched.
+    """
+    if not the_plan.ok or not the_plan.cuts:
+        return False
+    from .conversion import _model_table_note, _recorded_model_of
+    from .errors import InterlinguaError
+    from .mapping.settings import note_model
+
+    settings = shell.settings if isinstance(shell.settings, Settings) else Settings()
+    chosen = model
+    if chosen is None:
+        chosen = _recorded_model_of(the_plan.providers, settings, "canonical", target)
+    members = {f.name: getattr(shell, f.name) for f in msgspec.structs.fields(Transcript) if f.name != "items"}
+
+    def transcript(its: list[Any]) -> Transcript:
+        return Transcript(items=its, **members)
+
+    prefix = the_plan.prefix
+    fits: list[ReportEntry] = []
+    encodes: list[ReportEntry] = []
+    globals_: list[ReportEntry] = []
+    state: dict[str, Any] = {}  # "first": the first window, "writer", "front": what the prefix alone gives
+
+    def take(entries: list[ReportEntry], into: list[ReportEntry], offset: int, skip: int, stop: int, *, first: bool = False) -> None:
+        """Keep the entries of the window's own items (local ``skip`` <= index < ``stop``), moved by ``offset``."""
+        for entry in entries:
+            local = _local(entry)
+            if local is None:
+                if first:
+                    globals_.append(entry)
+                    into.append(entry)
+                elif entry not in globals_:
+                    raise _Mismatch
+            elif skip <= local < stop:
+                into.append(entry if offset == 0 else _moved(entry, local, offset))
+
+    def array(win: _Window, key: str, front: list[Any], tail: list[Any]) -> list[Any]:
+        """The window's own elements: without ``front`` (what the prefix gives) and ``tail`` (what the next window's first item gives)."""
+        elements = win.body[key]
+        if not isinstance(elements, list) or elements[: len(front)] != front:
+            raise _Mismatch
+        if tail:
+            if len(elements) < len(front) + len(tail) or elements[len(elements) - len(tail) :] != tail:
+                raise _Mismatch
+            return elements[len(front) : len(elements) - len(tail)]
+        return elements[len(front) :]
+
+    def flush(its: list[Any], at: int, after: Any) -> None:
+        """Convert the window ``its`` (its first item is item ``at``); ``after``: the next window's first item, or None."""
+        skip = len(prefix) if state else 0
+        head = [*prefix, *its] if state else its
+        win = _convert(transcript([*head, after] if after is not None else head), target, chosen, policy)
+        alone = _convert(transcript([*prefix, after]), target, chosen, policy) if after is not None else None
+        if not state:  # the first window: kept until the second says which member is the conversation
+            state["first"] = (win, alone)
+            take(win.fit, fits, 0, 0, len(its), first=True)
+            take(win.encode, encodes, 0, 0, len(its), first=True)
+            return
+        first, first_alone = state["first"]
+        if list(win.body) != list(first.body):
+            raise _Mismatch
+        if "writer" not in state:  # the second window: find the array, write the head and the first window
+            differing = [k for k in first.body if first.body[k] != win.body[k]]
+            if len(differing) != 1:
+                raise _Mismatch
+            key = differing[0]
+            front: list[Any] = []
+            if prefix:
+                front = _convert(transcript(list(prefix)), target, chosen, policy).body.get(key, [])
+            state["front"] = front if isinstance(front, list) else None
+            if state["front"] is None or not isinstance(first.body[key], list):
+                raise _Mismatch
+            writer = state["writer"] = _Writer(out, first.body, key)
+            writer.head()
+            writer.extend(array(first, key, [], _tail(first_alone, key, state["front"])))  # the first window's prefix is its own
+            first.body[key] = None  # written: not held
+        writer = state["writer"]
+        key = writer.key
+        for k in first.body:
+            if k != key and win.body[k] != first.body[k]:
+                raise _Mismatch
+        writer.extend(array(win, key, state["front"], _tail(alone, key, state["front"])))
+        take(win.fit, fits, at - skip, skip, skip + len(its))
+        take(win.encode, encodes, at - skip, skip, skip + len(its))
+
+    try:
+        start = 0
+        cuts = iter([*the_plan.cuts, the_plan.count])
+        end = next(cuts)
+        window: list[Any] = []
+        for i, item in enumerate(items):
+            if i == end:
+                flush(window, start, item)
+                window, start = [], i
+                end = next(cuts)
+            window.append(item)
+        flush(window, start, None)
+        if "writer" not in state:
+            return False
+        state["writer"].tail()
+    except (_Mismatch, InterlinguaError, StopIteration):
+        return False
+    _model_table_note(report, target, chosen)
+    report.entries.extend(fits)
+    report.entries.extend(encodes)
+    if chosen is None and not any(e.pointer == "/model" for e in encodes):
+        from .mapping.registry import get_mapper
+
+        note_model(report, None, settings, target, in_body=getattr(get_mapper(target), "model_in_body", True) is not False)
+    return True
