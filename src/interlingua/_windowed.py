@@ -149,6 +149,45 @@ def _moved(entry: ReportEntry, local: int, offset: int) -> ReportEntry:
     return ReportEntry(entry.action, entry.reason, local + offset, entry.item_type, pointer)
 
 
+class _Entries:
+    """The report entries of one step (preflight or encode) of every window, in the whole
+    conversion's order: the entries about no item that the step makes before the items' (the
+    model, settings), the items' entries window after window (moved to the items' indices in the
+    whole transcript), then those it makes after them."""
+
+    def __init__(self) -> None:
+        self.items: list[ReportEntry] = []
+        self.globals: list[ReportEntry] = []
+        self.place: dict[ReportEntry, str] = {}
+
+    def take(self, entries: list[ReportEntry], offset: int, skip: int, stop: int, *, first: bool = False) -> None:
+        """Keep the entries of a window's own items (local ``skip`` <= index < ``stop``), moved by ``offset``.
+
+        Raises:
+            _Mismatch: an entry about no item that the first window did not make, or one made
+                among the items' entries or on the other side of them than before.
+        """
+        where = [n for n, e in enumerate(entries) if _local(e) is not None]
+        for n, entry in enumerate(entries):
+            local = _local(entry)
+            if local is None:
+                if first:
+                    self.globals.append(entry)
+                elif entry not in self.place and entry not in self.globals:
+                    raise _Mismatch
+                if where:
+                    side = "before" if n < where[0] else "after" if n > where[-1] else None
+                    if side is None or self.place.setdefault(entry, side) != side:
+                        raise _Mismatch
+            elif skip <= local < stop:
+                self.items.append(entry if offset == 0 else _moved(entry, local, offset))
+
+    def entries(self) -> list[ReportEntry]:
+        before = [e for e in self.globals if self.place.get(e, "before") == "before"]
+        after = [e for e in self.globals if self.place.get(e) == "after"]
+        return [*before, *self.items, *after]
+
+
 def _tail(alone: _Window | None, key: str, front: list[Any]) -> list[Any]:
     """What the next window's first item alone (after the prefix) adds to the array ``key``."""
     if alone is None:
@@ -159,7 +198,14 @@ def _tail(alone: _Window | None, key: str, front: list[Any]) -> list[Any]:
     return elements[len(front) :]
 
 
+_NOT_ITEMS = frozenset({"tool", "tools", "tool_choice", "settings", "stop_reason", "response"})
+"""Report ``item_type`` values whose ``index`` is not an item's (a tool's index in ``tools``, ...)."""
+
+
 def _local(entry: ReportEntry) -> int | None:
+    """The index of the item ``entry`` is about, in the transcript the window converted; None for an entry about no item."""
+    if entry.item_type in _NOT_ITEMS:
+        return None
     if entry.index is not None:
         return entry.index
     m = _ITEM_POINTER.match(entry.pointer or "")
@@ -232,23 +278,11 @@ def write_windows(
         return Transcript(items=its, **members)
 
     prefix = the_plan.prefix
-    fits: list[ReportEntry] = []
-    encodes: list[ReportEntry] = []
-    globals_: list[ReportEntry] = []
-    state: dict[str, Any] = {}  # "first": the first window, "writer", "front": what the prefix alone gives
+    from .mapping.registry import get_mapper
 
-    def take(entries: list[ReportEntry], into: list[ReportEntry], offset: int, skip: int, stop: int, *, first: bool = False) -> None:
-        """Keep the entries of the window's own items (local ``skip`` <= index < ``stop``), moved by ``offset``."""
-        for entry in entries:
-            local = _local(entry)
-            if local is None:
-                if first:
-                    globals_.append(entry)
-                    into.append(entry)
-                elif entry not in globals_:
-                    raise _Mismatch
-            elif skip <= local < stop:
-                into.append(entry if offset == 0 else _moved(entry, local, offset))
+    dependent = getattr(get_mapper(target), "window_dependent", None)
+    fits, encodes = _Entries(), _Entries()
+    state: dict[str, Any] = {}  # "first": the first window, "writer", "front": what the prefix alone gives
 
     def array(win: _Window, key: str, front: list[Any], tail: list[Any]) -> list[Any]:
         """The window's own elements: without ``front`` (what the prefix gives) and ``tail`` (what the next window's first item gives)."""
@@ -269,9 +303,11 @@ def write_windows(
         alone = _convert(transcript([*prefix, after]), target, chosen, policy) if after is not None else None
         if not state:  # the first window: kept until the second says which member is the conversation
             state["first"] = (win, alone)
-            take(win.fit, fits, 0, 0, len(its), first=True)
-            take(win.encode, encodes, 0, 0, len(its), first=True)
+            fits.take(win.fit, 0, 0, len(its), first=True)
+            encodes.take(win.encode, 0, 0, len(its), first=True)
             return
+        if dependent is not None and any(dependent(it) for it in its):
+            raise _Mismatch  # its encoding depends on the items of the windows before
         first, first_alone = state["first"]
         if list(win.body) != list(first.body):
             raise _Mismatch
@@ -296,8 +332,8 @@ def write_windows(
             if k != key and win.body[k] != first.body[k]:
                 raise _Mismatch
         writer.extend(array(win, key, state["front"], _tail(alone, key, state["front"])))
-        take(win.fit, fits, at - skip, skip, skip + len(its))
-        take(win.encode, encodes, at - skip, skip, skip + len(its))
+        fits.take(win.fit, at - skip, skip, skip + len(its))
+        encodes.take(win.encode, at - skip, skip, skip + len(its))
 
     try:
         start = 0
@@ -317,9 +353,10 @@ def write_windows(
     except (_Mismatch, InterlinguaError, StopIteration):
         return False
     _model_table_note(report, target, chosen)
-    report.entries.extend(fits)
-    report.entries.extend(encodes)
-    if chosen is None and not any(e.pointer == "/model" for e in encodes):
+    report.entries.extend(fits.entries())
+    encoded = encodes.entries()
+    report.entries.extend(encoded)
+    if chosen is None and not any(e.pointer == "/model" for e in encoded):
         from .mapping.registry import get_mapper
 
         note_model(report, None, settings, target, in_body=getattr(get_mapper(target), "model_in_body", True) is not False)

@@ -117,6 +117,13 @@ class Mapper(Protocol):
     A mapper may also set ``model_in_body = False`` when its provider takes the model in the
     request URL, not the body (Gemini): the report then says that instead of "the body has no
     'model'". Without the attribute the model goes in the body.
+
+    A mapper whose encoding of an item depends on the items before it in the conversation
+    (beyond the tool-call ids, which :class:`~interlingua.mapping.ids.IdMap` derives from each id
+    alone) sets ``window_dependent(item) -> bool``, true for such an item: a long request is then
+    converted whole rather than window by window when such an item is past the first window
+    (``interlingua._windowed``, ADR 0036). Bedrock Converse numbers untitled documents across the
+    conversation (``document-N``).
     """
 
     name: str

@@ -40,6 +40,16 @@ class BedrockConverseMapper:
     framing: Framing = "ndjson"
     id_rule: IdRule | None = ID_RULE
 
+    def window_dependent(self, item: Any) -> bool:
+        """True for a document, top-level or in a tool result: an untitled one is named
+        ``document-N`` by its place among the conversation's documents (``DocumentBlock.name`` is
+        required; see :class:`interlingua.mapping.Mapper`)."""
+        from ...items import DocumentItem, HandoffResultItem, ToolResultItem
+
+        if isinstance(item, DocumentItem):
+            return True
+        return isinstance(item, (ToolResultItem, HandoffResultItem)) and any(isinstance(part, DocumentItem) for part in item.content)
+
     def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
         """See :func:`interlingua.providers.bedrock_converse._request.decode_request`."""
         return decode_request(body)

@@ -1,0 +1,270 @@
+"""A request converted window by window (``interlingua._windowed``, what ``convert --from canonical
+--to <provider>`` does for a document file) writes the bytes and the report of the whole conversion.
+
+For every target: generated transcripts cut at random window sizes, every real fixture request read
+to canonical (the corpus requests: tests/corpus/test_windowed_corpus.py), the issue's 1M-item shape
+at small scale, and the cases that must fall back to the whole conversion (which then decides).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from interlingua._windowed import plan, write_windows
+from interlingua.cli.convert import _pretty
+from interlingua.conversion import convert_request
+from interlingua.errors import InterlinguaError
+from interlingua.items import Origin, Settings, TextItem, ToolCallItem, ToolResultItem, Transcript
+from interlingua.mapping.registry import available
+from interlingua.mapping.report import Report
+from interlingua.testing.strategies import items as item_lists
+
+TARGETS = tuple(available())
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+FORMAT_DIRS = {"anthropic": "anthropic", "bedrock_converse": "bedrock-converse", "cohere": "cohere", "gemini": "gemini", "mistral": "mistral",
+               "ollama": "ollama", "openai_chat": "openai-chat", "openai_chat_extra": "openai-chat", "openai_responses": "openai-responses"}
+
+
+def whole(t: Transcript, target: str, policy: Any, model: str | None = None) -> tuple[bytes, list[Any]] | InterlinguaError:
+    report = Report()
+    try:
+        body = convert_request(t, source="canonical", target=target, policy=policy, model=model, report=report).value
+    except InterlinguaError as exc:
+        return exc
+    return _pretty(body), list(report)
+
+
+def windowed(t: Transcript, target: str, policy: Any, window: int, model: str | None = None) -> tuple[bool, bytes, list[Any]]:
+    out, report = io.BytesIO(), Report()
+    ok = write_windows(iter(t.items), t, plan(iter(t.items), window=window), target=target, model=model, policy=policy, out=out, report=report)
+    return ok, out.getvalue(), list(report)
+
+
+def assert_same(t: Transcript, target: str, policy: Any, window: int, model: str | None = None) -> bool:
+    """The windowed conversion equals the whole one (bytes and report), or declines; True when it did not decline."""
+    expected = whole(t, target, policy, model)
+    ok, data, entries = windowed(t, target, policy, window, model)
+    if isinstance(expected, InterlinguaError):
+        assert not ok, f"the whole conversion refuses ({expected}) but the windows wrote a body"
+        return False
+    if ok:
+        assert data == expected[0]
+        assert by_item(entries) == by_item(expected[1])
+    return ok
+
+
+def by_item(entries: list[Any]) -> tuple[list[Any], dict[int, list[Any]]]:
+    """The report as the windows promise it: the entries about no item in order, and each item's
+    entries in order (a mapper that reports in several passes over the items interleaves them
+    differently when the passes run window by window; ADR 0036)."""
+    from interlingua._windowed import _local
+
+    about_none = [e for e in entries if _local(e) is None]
+    per: dict[int, list[Any]] = {}
+    for e in entries:
+        if _local(e) is not None:
+            per.setdefault(_local(e), []).append(e)
+    return about_none, per
+
+
+def chat(n: int, *, system: bool = True, origin: str | None = None) -> Transcript:
+    """The issue's shape: alternating user and assistant texts with ids, after a system prompt."""
+    its: list[Any] = [TextItem(role="system", text="Answer briefly.")] if system else []
+    for i in range(n):
+        its.append(TextItem(role="user" if i % 2 == 0 else "assistant", id=f"m{i:07d}", text=f"message {i:07d}  ",
+                            origin=Origin(provider=origin) if origin and i % 2 else msgspec.UNSET))
+    return Transcript(schema_version="1.0", items=its)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("window", [1, 2, 7])
+def test_a_long_chat_is_written_window_by_window_as_the_whole(target: str, window: int) -> None:
+    # a trailing space on every assistant text: a mapper that treats the last assistant message as a
+    # prefill changes it, so a window must not end the body there (each is converted with the next one's first item)
+    assert assert_same(chat(60), target, "degrade", window)
+    assert assert_same(chat(61, system=False), target, "error", window, model="some-model")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_the_model_is_the_whole_transcripts_choice(target: str) -> None:
+    # settings.model carried only when every item was made by the target: a window of user texts alone must not decide
+    t = chat(40, origin=target)
+    t.settings = Settings(model="made-up-model-7")
+    assert assert_same(t, target, "degrade", 3)
+    t = chat(40, origin="somebody-else")
+    t.settings = Settings(model="made-up-model-7")
+    assert assert_same(t, target, "degrade", 3)
+
+
+def test_a_transcript_with_a_problem_is_converted_whole() -> None:
+    t = chat(40)
+    t.items.append(ToolResultItem(call_id="nowhere", content=[TextItem(text="x")]))
+    assert isinstance(whole(t, "openai-chat", "degrade"), InterlinguaError)
+    assert windowed(t, "openai-chat", "degrade", 2)[0] is False
+
+
+def test_a_system_prompt_in_the_middle_falls_back_where_it_changes_the_shape() -> None:
+    t = chat(40)
+    t.items.insert(21, TextItem(role="system", text="From now on, answer in French."))
+    for target in TARGETS:
+        assert_same(t, target, "degrade", 3)  # equal, or declined (the whole conversion decides)
+
+
+def _segments(draw: st.DrawFn) -> Transcript:
+    """Random items (every kind, tool calls and their results) in segments joined by an assistant
+    answer and a user text (the safe boundaries), call ids renamed per segment."""
+    its: list[Any] = []
+    if draw(st.booleans()):
+        its.append(TextItem(role=draw(st.sampled_from(("system", "developer"))), text="prompt"))
+    for s in range(draw(st.integers(1, 5))):
+        seg = draw(item_lists(max_size=6))
+        for it in seg:
+            if isinstance(it, ToolCallItem):
+                it.id = f"s{s}_{it.id}"
+            elif isinstance(it, ToolResultItem):
+                it.call_id = f"s{s}_{it.call_id}"
+        its.extend(seg)
+        its.append(TextItem(role="assistant", text=f"answer {s}"))
+        its.append(TextItem(role="user", text=f"question {s}"))
+    names = sorted({i.name for i in its if isinstance(i, ToolCallItem)})
+    fields: dict[str, Any] = {}
+    if names:
+        from interlingua.items import ToolDefinition
+
+        fields["tools"] = [ToolDefinition(name=n, description="tool", parameters={"type": "object"}) for n in names]
+    return Transcript(schema_version="1.0", items=its, **fields)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data(), target=st.sampled_from(TARGETS), policy=st.sampled_from(("error", "drop", "degrade")), window=st.integers(1, 6))
+def test_any_transcript_windowed_equals_the_whole_conversion(data: st.DataObject, target: str, policy: Any, window: int) -> None:
+    t = data.draw(st.composite(_segments)())
+    event("windowed" if assert_same(t, target, policy, window) else "converted whole")
+
+
+# --------------------------------------------------------------------------- real requests
+
+
+def _real_requests() -> list[tuple[str, Path]]:
+    out = []
+    for folder, fmt in FORMAT_DIRS.items():
+        for path in sorted((REAL / folder).glob("*request*.json")):
+            out.append((fmt, path))
+    return out
+
+
+def _canonical(fmt: str, body: Any) -> Transcript | None:
+    from interlingua.codec import decode_transcript
+
+    try:
+        doc = convert_request(body, source=fmt, target="canonical", policy="degrade").value
+    except InterlinguaError:
+        return None
+    return decode_transcript(json.dumps(doc).encode())
+
+
+def _every_target(t: Transcript) -> int:
+    """Both window sizes for every target, under every policy: how many conversions were windowed."""
+    n = 0
+    for target in TARGETS:
+        for policy in ("error", "degrade"):
+            for window in (1, 2):
+                n += assert_same(t, target, policy, window)
+    return n
+
+
+def test_every_real_fixture_request_windowed_equals_the_whole_conversion() -> None:
+    windowed_n = 0
+    cases = _real_requests()
+    assert len(cases) > 40
+    for fmt, path in cases:
+        body = json.loads(path.read_text())
+        if not isinstance(body, dict):
+            continue
+        t = _canonical(fmt, body)
+        if t is not None:
+            windowed_n += _every_target(t)
+    assert windowed_n > 100  # real conversations with several turns are written window by window
+
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_untitled_document_past_the_first_window(target: str) -> None:
+    # Bedrock Converse names an untitled document by its place among the conversation's documents:
+    # its mapper says so (window_dependent) and the request is converted whole
+    from interlingua.items import Base64Source, DocumentItem
+
+    t = chat(30)
+    pdf = "JVBERi0xLjQK"
+    t.items.insert(3, DocumentItem(role="user", source=Base64Source(media_type="application/pdf", data=pdf), media_type="application/pdf"))
+    t.items.insert(25, DocumentItem(role="user", source=Base64Source(media_type="application/pdf", data=pdf), media_type="application/pdf"))
+    ok = assert_same(t, target, "degrade", 4)
+    if target == "bedrock-converse":
+        assert not ok
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def _cli(args: list[str]) -> tuple[int, bytes, str]:
+    from typer.testing import CliRunner
+
+    from interlingua.cli import app
+
+    result = CliRunner().invoke(app, ["convert", *args], catch_exceptions=False)
+    return result.exit_code, result.stdout_bytes, result.stderr
+
+
+@pytest.mark.parametrize("target", ["openai-chat", "anthropic", "gemini", "openai-responses", "bedrock-converse"])
+def test_convert_writes_the_windowed_body_of_a_document_file(tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``convert --from canonical --to <provider> FILE``: the same stdout, ``-o`` file and warnings
+    whether the request is converted in windows of 3 items or whole."""
+    import interlingua._windowed as windows
+
+    t = chat(41)
+    t.items.insert(8, ToolCallItem(id="call 1", name="lookup", arguments={"q": "x"}))
+    t.items.insert(9, ToolResultItem(call_id="call 1", content=[TextItem(text="found")]))
+    t.tools = [__import__("interlingua.items", fromlist=["ToolDefinition"]).ToolDefinition(name="lookup", parameters={"type": "object"})]
+    doc = tmp_path / "t.json"
+    doc.write_bytes(msgspec.json.encode(t))
+    args = ["--from", "canonical", "--to", target, str(doc)]
+    calls: list[bool] = []
+    real = windows.write_windows
+
+    def spy(*a: Any, **k: Any) -> bool:
+        calls.append(real(*a, **k))
+        return calls[-1]
+
+    monkeypatch.setattr(windows, "write_windows", spy)
+    monkeypatch.setattr(windows, "WINDOW_ITEMS", 3)
+    small = _cli(args)
+    _cli([*args, "-o", str(tmp_path / "small.json")])
+    assert calls == [True, True]
+    monkeypatch.setattr(windows, "WINDOW_ITEMS", 10**9)
+    big = _cli(args)
+    assert calls[-1] is False  # no cut: converted whole
+    assert small[0] == big[0] == 0
+    assert small[1] == big[1] == (tmp_path / "small.json").read_bytes()
+    assert sorted(small[2].splitlines()) == sorted(big[2].splitlines())
+
+
+def test_convert_of_a_refused_request_says_what_the_whole_conversion_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import interlingua._windowed as windows
+
+    t = chat(40)
+    t.items.append(ToolResultItem(call_id="nowhere", content=[TextItem(text="x")]))
+    doc = tmp_path / "t.json"
+    doc.write_bytes(msgspec.json.encode(t))
+    out = tmp_path / "o.json"
+    monkeypatch.setattr(windows, "WINDOW_ITEMS", 3)
+    code, _, err = _cli(["--from", "canonical", "--to", "anthropic", str(doc), "-o", str(out)])
+    assert code == 1 and "/items/41" in err and "nowhere" in err
+    assert not out.exists() and not list(tmp_path.glob(".o.json.*"))
