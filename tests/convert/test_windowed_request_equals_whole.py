@@ -22,7 +22,7 @@ from interlingua._windowed import plan, write_windows
 from interlingua.cli.convert import _pretty
 from interlingua.conversion import convert_request
 from interlingua.errors import InterlinguaError
-from interlingua.items import Origin, Settings, TextItem, ToolCallItem, ToolResultItem, Transcript
+from interlingua.items import Origin, Settings, StopReason, TextItem, ToolCallItem, ToolDefinition, ToolResultItem, Transcript
 from interlingua.mapping.registry import available
 from interlingua.mapping.report import Report
 from interlingua.testing.strategies import items as item_lists
@@ -137,8 +137,6 @@ def _segments(draw: st.DrawFn) -> Transcript:
     names = sorted({i.name for i in its if isinstance(i, ToolCallItem)})
     fields: dict[str, Any] = {}
     if names:
-        from interlingua.items import ToolDefinition
-
         fields["tools"] = [ToolDefinition(name=n, description="tool", parameters={"type": "object"}) for n in names]
     return Transcript(schema_version="1.0", items=its, **fields)
 
@@ -232,7 +230,7 @@ def test_convert_writes_the_windowed_body_of_a_document_file(tmp_path: Path, tar
     t = chat(41)
     t.items.insert(8, ToolCallItem(id="call 1", name="lookup", arguments={"q": "x"}))
     t.items.insert(9, ToolResultItem(call_id="call 1", content=[TextItem(text="found")]))
-    t.tools = [__import__("interlingua.items", fromlist=["ToolDefinition"]).ToolDefinition(name="lookup", parameters={"type": "object"})]
+    t.tools = [ToolDefinition(name="lookup", parameters={"type": "object"})]
     doc = tmp_path / "t.json"
     doc.write_bytes(msgspec.json.encode(t))
     args = ["--from", "canonical", "--to", target, str(doc)]
@@ -268,3 +266,37 @@ def test_convert_of_a_refused_request_says_what_the_whole_conversion_says(tmp_pa
     code, _, err = _cli(["--from", "canonical", "--to", "anthropic", str(doc), "-o", str(out)])
     assert code == 1 and "/items/41" in err and "nowhere" in err
     assert not out.exists() and not list(tmp_path.glob(".o.json.*"))
+
+
+def _session_file(path: Path, sessions: dict[str, Transcript]) -> Path:
+    from interlingua.session_file import header_bytes, session_lines
+
+    with open(path, "wb") as fh:
+        for sid, t in sessions.items():
+            head = header_bytes(sid, tools=t.tools or None, settings=t.settings or None)
+            fh.writelines(session_lines(sid, t.items, header=head, stop_reason=StopReason(reason="end_turn")))
+    return path
+
+
+@pytest.mark.parametrize("target", ["openai-chat", "anthropic", "canonical"])
+def test_convert_of_a_session_file_streams_its_session(tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session of a session file is read a batch of envelopes at a time (before: the whole file's
+    bytes, then every envelope): the same output as the whole reader's conversion, with ``--session``
+    among several sessions too; several sessions without ``--session`` still says to pick one."""
+    import interlingua._windowed as windows
+    from interlingua.session_file import read_conversation
+
+    a, b = chat(31), chat(20, system=False)
+    a.tools = [ToolDefinition(name="lookup", parameters={"type": "object"})]
+    a.settings = Settings(temperature=0.5)
+    one = _session_file(tmp_path / "one.jsonl", {"s1": a})
+    two = _session_file(tmp_path / "two.jsonl", {"s0": b, "s1": a, "s2": b})
+    monkeypatch.setattr(windows, "WINDOW_ITEMS", 4)
+    expected = read_conversation(one)
+    want = _pretty(convert_request(expected, source="canonical", target=target, policy="error").value)
+    for args in ([str(one)], [str(two), "--session", "s1"]):
+        code, out, err = _cli(["--from", "canonical", "--to", target, *args])
+        assert code == 0, err
+        assert out == want
+    code, out, err = _cli(["--from", "canonical", "--to", target, str(two)])
+    assert code == 2 and "--session" in err and not out

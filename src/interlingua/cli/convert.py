@@ -321,39 +321,46 @@ class _Spool:
 
 
 def _stream_canonical(
-    to: str, *, kind: Kind | None, policy: str, model: str | None, source: str, report: Report, output: Path | None
+    to: str, *, kind: Kind | None, policy: str, model: str | None, source: str, report: Report, output: Path | None, session: str | None = None
 ) -> _Spool | None:
-    """``--from canonical`` for a transcript document file, read item by item (bounded memory):
-    ``--to canonical`` writes each item as it is read; another target gets the transcript without
-    the whole-document parse. ``None`` when the input must be read whole (stdin, a session file,
-    or anything :class:`~interlingua._docstream.TranscriptStream` hands back): that path then
-    gives the same output and the same errors."""
+    """``--from canonical`` for a transcript document file or a session file, read item by item
+    (bounded memory): ``--to canonical`` writes each item as it is read; a provider request is
+    converted window by window and written as it is produced (:mod:`interlingua._windowed`).
+    ``None`` when the input must be read whole (stdin, or anything the streamed readers hand back:
+    :class:`~interlingua._docstream.Fallback`): that path then gives the same output and the same
+    errors."""
     from .._docstream import Fallback, TranscriptStream
     from ..session_file import looks_like_session_file
 
-    if source == "-" or source.lower().endswith((".jsonl", ".ndjson")):
+    if source == "-":
         return None
     try:
         fh = open(source, "rb")  # noqa: SIM115
     except OSError:
         return None  # the whole path says why
     with fh:
-        if looks_like_session_file(fh.read(4096)):
-            return None
+        sessions = source.lower().endswith((".jsonl", ".ndjson")) or looks_like_session_file(fh.read(4096))
+        if session is not None and not sessions:
+            return None  # the whole path says --session needs a session file
         fh.seek(0)
+        label = _label(source)
+
+        def items() -> Any:
+            fh.seek(0)
+            return _SessionItems(fh, session, label) if sessions else TranscriptStream(fh)
+
         spool = _Spool(output)
         try:
-            stream = TranscriptStream(fh)
+            stream = items()
             if to == CANONICAL:
-                _canonical_to_canonical(stream, spool.fh, _label(source))
-            elif not _windowed(fh, stream, spool, to=to, kind=kind, policy=policy, model=model, label=_label(source), report=report):
+                _canonical_to_canonical(stream, spool.fh, label)
+            elif not _windowed(items, to=to, kind=kind, policy=policy, model=model, label=label, out=spool.fh, report=report):
                 spool.discard()
                 spool = _Spool(output)
-                fh.seek(0)
-                stream = TranscriptStream(fh)
-                items = _located(list, stream, _label(source))
-                transcript = _transcript(stream.shell, items)
-                del items
+                stream = items()
+                whole = _located(list, stream, label)
+                transcript = _transcript(stream.shell, whole)
+                del whole
                 if _canonical_kind(kind, transcript) is Kind.response:
                     conv = convert_response(transcript, source=CANONICAL, target=to, model=model, policy=policy, report=report)  # type: ignore[arg-type]
                 else:
@@ -369,19 +376,75 @@ def _stream_canonical(
     return spool
 
 
-def _windowed(fh: IO[bytes], stream: Any, spool: _Spool, *, to: str, kind: Kind | None, policy: Any, model: str | None, label: str, report: Report) -> bool:
-    """A request to a provider, converted window by window and written as it is produced (two
-    passes over the file, see :mod:`interlingua._windowed`); False when it must be converted whole
-    (``spool`` then holds a partial body, ``report`` is untouched)."""
-    from .._docstream import TranscriptStream
+class _SessionItems:
+    """The items of one session of a session file (the file's only one, or ``session``), read as
+    a stream (:func:`~interlingua.session_file.iter_session_parts`, a batch of envelopes at a time)
+    with the reader of :class:`~interlingua._docstream.TranscriptStream`: iterate it for the items;
+    :attr:`shell` then holds the transcript's other members, as
+    :meth:`~interlingua.session_file.SessionBlock.transcript` gives them.
+
+    Raises (while iterating):
+        Fallback: a problem in the file, several sessions and no ``session``, or no such session:
+            the whole reader (:func:`~interlingua.session_file.read_conversation`) says what.
+    """
+
+    def __init__(self, fh: IO[bytes], session: str | None, label: str) -> None:
+        from ..codec import SCHEMA_VERSION
+
+        self.fh, self.session, self.label = fh, session, label
+        self.version = SCHEMA_VERSION
+        self.shell: Any = None
+
+    def __iter__(self) -> Any:
+        from .._docstream import Fallback
+        from ..items import Transcript
+        from ..session_file import EnvelopeBatch, SessionEnd, SessionStart, iter_session_parts
+
+        chosen: SessionStart | None = None
+        found = False
+        last: Any = None
+        try:
+            for part in iter_session_parts(self.fh, label=self.label):
+                if isinstance(part, SessionStart):
+                    if self.session is None and found:
+                        raise Fallback  # several sessions: the whole reader lists them
+                    chosen = part if self.session is None or part.session_id == self.session else None
+                    found = found or chosen is not None
+                elif chosen is None:
+                    continue
+                elif isinstance(part, EnvelopeBatch):
+                    for env in part.envelopes:
+                        yield env.item
+                    last = part.envelopes[-1]
+                elif isinstance(part, SessionEnd):
+                    h = chosen.header
+                    self.shell = Transcript(
+                        schema_version=self.version, items=[],
+                        tools=h.tools if h is not None else msgspec.UNSET, tool_choice=h.tool_choice if h is not None else msgspec.UNSET,
+                        settings=h.settings if h is not None else msgspec.UNSET, metadata=h.metadata if h is not None else msgspec.UNSET,
+                        usage=last.usage if last is not None else msgspec.UNSET, stop_reason=last.stop_reason if last is not None else msgspec.UNSET,
+                    )
+                    if self.session is not None:
+                        return  # as the whole reader, the sessions after it are not read
+                    chosen = None
+        except DocumentError:
+            raise Fallback from None
+        if not found:
+            raise Fallback
+
+
+def _windowed(items: Any, *, to: str, kind: Kind | None, policy: Any, model: str | None, label: str, out: IO[bytes], report: Report) -> bool:
+    """A request to a provider, converted window by window and written to ``out`` as it is produced
+    (two passes over the file: ``items()`` makes a new reader each time; see
+    :mod:`interlingua._windowed`); False when it must be converted whole (``out`` then holds a
+    partial body, ``report`` is untouched)."""
     from .._windowed import plan, write_windows
 
+    stream = items()
     found = plan(_located_items(stream, label))
     if _canonical_kind(kind, stream.shell) is Kind.response:
         return False
-    fh.seek(0)
-    again = TranscriptStream(fh)
-    return write_windows(_located_items(again, label), stream.shell, found, target=to, model=model, policy=policy, out=spool.fh, report=report)
+    return write_windows(_located_items(items(), label), stream.shell, found, target=to, model=model, policy=policy, out=out, report=report)
 
 
 def _located(consume: Any, stream: Any, label: str) -> Any:
@@ -501,8 +564,8 @@ def run(
         return _via_transcript(from_, to, kind=kind, policy=pol, model=model, source=source, report=report, force=force, session=session)
     if from_ == CANONICAL and kind is Kind.stream:
         raise _Fail(2, "--kind stream needs --from <provider>: a canonical transcript is not a stream")
-    if from_ == CANONICAL and session is None:
-        streamed = _stream_canonical(to, kind=kind, policy=pol, model=model, source=source, report=report, output=output)
+    if from_ == CANONICAL:
+        streamed = _stream_canonical(to, kind=kind, policy=pol, model=model, source=source, report=report, output=output, session=session)
         if streamed is not None:
             return streamed
     data = _read(source)
