@@ -300,3 +300,16 @@ def test_convert_of_a_session_file_streams_its_session(tmp_path: Path, target: s
         assert out == want
     code, out, err = _cli(["--from", "canonical", "--to", target, str(two)])
     assert code == 2 and "--session" in err and not out
+
+
+def test_a_session_choice_is_refused_as_the_whole_reader_refuses_it(tmp_path: Path) -> None:
+    from interlingua.errors import DocumentError
+    from interlingua.session_file import read_conversation
+
+    many = _session_file(tmp_path / "many.jsonl", {f"s{i}": chat(4, system=False) for i in range(8)})
+    for session in (None, "nope"):
+        with pytest.raises(DocumentError) as whole:
+            read_conversation(many, session=session)
+        code, out, err = _cli(["--from", "canonical", "--to", "openai-chat", str(many), *(["--session", session] if session else [])])
+        assert code == (2 if session is None else 1) and not out
+        assert str(whole.value.problems[0].message) in err

@@ -398,16 +398,22 @@ class _SessionItems:
     def __iter__(self) -> Any:
         from .._docstream import Fallback
         from ..items import Transcript
+        from ..errors import Problem, SessionChoiceError
         from ..session_file import EnvelopeBatch, SessionEnd, SessionStart, iter_session_parts
 
         chosen: SessionStart | None = None
         found = False
         last: Any = None
+        first: list[str] = []  # the first session ids and how many, for the messages
+        count = 0
         try:
             for part in iter_session_parts(self.fh, label=self.label):
                 if isinstance(part, SessionStart):
-                    if self.session is None and found:
-                        raise Fallback  # several sessions: the whole reader lists them
+                    count += 1
+                    if len(first) < 5:
+                        first.append(part.session_id)
+                    if self.session is None and found:  # as the whole reader says it, without reading the rest
+                        raise SessionChoiceError(Problem("", f"the file holds several sessions ({_listing(first, count)}, ...): pick one with --session ID", self.label))
                     chosen = part if self.session is None or part.session_id == self.session else None
                     found = found or chosen is not None
                 elif chosen is None:
@@ -427,10 +433,17 @@ class _SessionItems:
                     if self.session is not None:
                         return  # as the whole reader, the sessions after it are not read
                     chosen = None
+        except SessionChoiceError:
+            raise
         except DocumentError:
             raise Fallback from None
-        if not found:
-            raise Fallback
+        if not found:  # as the whole reader says it
+            raise DocumentError(Problem("", f"no session {self.session!r} in the file (it holds {_listing(first, count)})", self.label))
+
+
+def _listing(first: list[str], count: int) -> str:
+    """:func:`interlingua.session_file._listing` of ``count`` ids whose first five are ``first``."""
+    return ", ".join(first) + (f" and {count - 5} more" if count > 5 else "")
 
 
 def _windowed(items: Any, *, to: str, kind: Kind | None, policy: Any, model: str | None, label: str, out: IO[bytes], report: Report) -> bool:
