@@ -43,7 +43,7 @@ from typing import IO, Any
 import msgspec
 
 from ._gc import with_gc_paused
-from .items import HandoffCallItem, HandoffResultItem, Origin, RefusalItem, Settings, TextItem, ToolCallItem, ToolResultItem, Transcript
+from .items import HandoffCallItem, HandoffResultItem, Origin, ReasoningItem, RefusalItem, Settings, TextItem, ToolCallItem, ToolResultItem, Transcript
 from .mapping.report import Policy, Report, ReportEntry
 
 __all__ = ["WINDOW_ITEMS", "Plan", "plan", "write_windows"]
@@ -63,6 +63,8 @@ class Plan:
         cuts: Item indices where a window starts (after the first, which starts at 0), ascending.
         prefix: The leading system prompt items (role ``system``/``developer``), put before every later window.
         providers: ``origin.provider`` of every item (for the model the whole transcript chooses).
+        last_answer: Index of the last item the model made (role ``assistant``, a tool call, reasoning,
+            a refusal, a handoff), or -1.
         count: Items in the transcript.
         ok: False when the semantic checks found a problem (then the transcript is converted whole).
     """
@@ -70,6 +72,7 @@ class Plan:
     cuts: list[int] = field(default_factory=list)
     prefix: list[Any] = field(default_factory=list)
     providers: set[str] = field(default_factory=set)
+    last_answer: int = -1
     count: int = 0
     ok: bool = True
 
@@ -111,6 +114,8 @@ def plan(items: Iterable[Any], *, window: int | None = None) -> Plan:
                 out.cuts.append(i)
                 start = i
             prev_answer = isinstance(item, (TextItem, RefusalItem)) and role == "assistant"
+            if role == "assistant" or isinstance(item, (ToolCallItem, HandoffCallItem, ReasoningItem, RefusalItem)):
+                out.last_answer = i
             out.count = i + 1
     finally:
         table.close()
@@ -129,7 +134,7 @@ class _Window:
 
 
 @with_gc_paused
-def _convert(transcript: Transcript, target: str, model: str | None, policy: Policy) -> _Window:
+def _convert_request(transcript: Transcript, target: str, model: str | None, policy: Policy) -> _Window:
     """:func:`~interlingua.conversion.convert_request` of a canonical transcript after its checks
     (run by :func:`plan`), the preflight and the encode entries apart, without the "no model" note."""
     from .capabilities import fit, resolve
@@ -139,6 +144,14 @@ def _convert(transcript: Transcript, target: str, model: str | None, policy: Pol
     fitted = fit(transcript, resolve(target, model, mapper=dst).capabilities, model=model, provider=target, policy=policy)
     conv = dst.encode_request(fitted.transcript, model=model, policy=policy)
     return _Window(conv.value, list(fitted.report), list(fitted.translate(conv.report)))
+
+
+def _write_framework(transcript: Transcript, target: str, policy: Policy) -> _Window:
+    """:func:`interlingua.compat.write` of the window: the framework's message list as the one member ``""``."""
+    from .compat import write
+
+    conv = write(transcript, target, policy=policy)
+    return _Window({"": conv.value}, [], list(conv.report))
 
 
 def _moved(entry: ReportEntry, local: int, offset: int) -> ReportEntry:
@@ -159,21 +172,32 @@ class _Entries:
         self.items: list[ReportEntry] = []
         self.globals: list[ReportEntry] = []
         self.place: dict[ReportEntry, str] = {}
+        self.started = False
 
     def take(self, entries: list[ReportEntry], offset: int, skip: int, stop: int, *, first: bool = False) -> None:
         """Keep the entries of a window's own items (local ``skip`` <= index < ``stop``), moved by ``offset``.
 
+        ``first``: the first window, or the last window of a framework writer (the only one given
+        the transcript's usage and stop reason), whose entries about no item are kept.
+
         Raises:
-            _Mismatch: an entry about no item that the first window did not make, or one made
-                among the items' entries or on the other side of them than before.
+            _Mismatch: an entry about no item that the first window did not make (nor, for a
+                framework writer, the last), or one made among the items' entries or on the other
+                side of them than before.
         """
         where = [n for n, e in enumerate(entries) if _local(e) is not None]
+        cursor = -1  # where in self.globals the last entry about no item of this window is
         for n, entry in enumerate(entries):
             local = _local(entry)
             if local is None:
-                if first:
+                if first and not self.started:  # the first window: every one, in order
                     self.globals.append(entry)
-                elif entry not in self.place and entry not in self.globals:
+                elif entry in self.globals:
+                    cursor = self.globals.index(entry)
+                elif first:  # new in the last window of a framework writer: after the one before it in this window
+                    cursor += 1
+                    self.globals.insert(cursor, entry)
+                else:
                     raise _Mismatch
                 if where:
                     side = "before" if n < where[0] else "after" if n > where[-1] else None
@@ -181,6 +205,7 @@ class _Entries:
                         raise _Mismatch
             elif skip <= local < stop:
                 self.items.append(entry if offset == 0 else _moved(entry, local, offset))
+        self.started = True
 
     def entries(self) -> list[ReportEntry]:
         before = [e for e in self.globals if self.place.get(e, "before") == "before"]
@@ -221,6 +246,7 @@ class _Writer:
         self.out, self.body, self.key = out, body, key
         self.keys = list(body)
         self.elements = 0
+        self.indent = b"\n    "
 
     def _members(self, keys: list[str], first: bool) -> None:
         for n, key in enumerate(keys):
@@ -228,18 +254,26 @@ class _Writer:
             self.out.write((b"\n  " if first and not n else b",\n  ") + msgspec.json.encode(key) + b": " + value)
 
     def head(self) -> None:
+        if self.key == "":  # a framework's message list: the whole output is the array
+            self.indent = b"\n  "
+            return
         at = self.keys.index(self.key)
         self.out.write(b"{")
         self._members(self.keys[:at], True)
         self.out.write((b",\n  " if at else b"\n  ") + msgspec.json.encode(self.key) + b": ")
 
     def extend(self, elements: list[Any]) -> None:
+        sep, first = b"," + self.indent, b"[" + self.indent
         for element in elements:
-            text = _indent(msgspec.json.format(msgspec.json.encode(element), indent=2), b"\n    ")
-            self.out.write((b",\n    " if self.elements else b"[\n    ") + text)
+            text = _indent(msgspec.json.format(msgspec.json.encode(element), indent=2), self.indent)
+            self.out.write(sep if self.elements else first)
+            self.out.write(text)
             self.elements += 1
 
     def tail(self) -> None:
+        if self.key == "":
+            self.out.write(b"\n]\n" if self.elements else b"[]\n")
+            return
         self.out.write(b"\n  ]" if self.elements else b"[]")
         self._members(self.keys[self.keys.index(self.key) + 1 :], False)
         self.out.write(b"\n}\n")
@@ -264,23 +298,34 @@ def write_windows(
     """
     if not the_plan.ok or not the_plan.cuts:
         return False
+    from .compat import WRITERS
     from .conversion import _model_table_note, _recorded_model_of
     from .errors import InterlinguaError
     from .mapping.settings import note_model
 
     settings = shell.settings if isinstance(shell.settings, Settings) else Settings()
     chosen = model
-    if chosen is None:
+    if chosen is None and target not in WRITERS:
         chosen = _recorded_model_of(the_plan.providers, settings, "canonical", target)
     members = {f.name: getattr(shell, f.name) for f in msgspec.structs.fields(Transcript) if f.name != "items"}
 
-    def transcript(its: list[Any]) -> Transcript:
-        return Transcript(items=its, **members)
+    middle = {**members, "usage": msgspec.UNSET, "stop_reason": msgspec.UNSET, "response": msgspec.UNSET}
 
-    prefix = the_plan.prefix
+    def transcript(its: list[Any], last: bool = True) -> Transcript:
+        # a framework writer puts the transcript's usage and stop reason on its last response:
+        # only the last window has them (a provider request carries neither: every window has the same)
+        return Transcript(items=its, **(members if last or not framework else middle))
+
+    framework = target in WRITERS
+    # a framework writer keeps the system prompt in the first request message: no prompt before later windows
+    prefix = [] if framework else the_plan.prefix
     from .mapping.registry import get_mapper
 
-    dependent = getattr(get_mapper(target), "window_dependent", None)
+    dependent = None if framework else getattr(get_mapper(target), "window_dependent", None)
+
+    def _convert(t: Transcript, target: str, model: str | None, policy: Policy) -> _Window:
+        return _write_framework(t, target, policy) if framework else _convert_request(t, target, model, policy)
+
     fits, encodes = _Entries(), _Entries()
     state: dict[str, Any] = {}  # "first": the first window, "writer", "front": what the prefix alone gives
 
@@ -299,8 +344,11 @@ def write_windows(
         """Convert the window ``its`` (its first item is item ``at``); ``after``: the next window's first item, or None."""
         skip = len(prefix) if state else 0
         head = [*prefix, *its] if state else its
-        win = _convert(transcript([*head, after] if after is not None else head), target, chosen, policy)
-        alone = _convert(transcript([*prefix, after]), target, chosen, policy) if after is not None else None
+        last = after is None
+        win = _convert(transcript([*head, after] if after is not None else head, last), target, chosen, policy)
+        if last and ends and _convert(transcript(head, False), target, chosen, policy).body == win.body:
+            raise _Mismatch  # the usage and stop reason found no place in the last window: the whole conversion decides
+        alone = _convert(transcript([*prefix, after], False), target, chosen, policy) if after is not None else None
         if not state:  # the first window: kept until the second says which member is the conversation
             state["first"] = (win, alone)
             fits.take(win.fit, 0, 0, len(its), first=True)
@@ -312,7 +360,7 @@ def write_windows(
         if list(win.body) != list(first.body):
             raise _Mismatch
         if "writer" not in state:  # the second window: find the array, write the head and the first window
-            differing = [k for k in first.body if first.body[k] != win.body[k]]
+            differing = [""] if framework else [k for k in first.body if first.body[k] != win.body[k]]
             if len(differing) != 1:
                 raise _Mismatch
             key = differing[0]
@@ -332,12 +380,16 @@ def write_windows(
             if k != key and win.body[k] != first.body[k]:
                 raise _Mismatch
         writer.extend(array(win, key, state["front"], _tail(alone, key, state["front"])))
-        fits.take(win.fit, at - skip, skip, skip + len(its))
-        encodes.take(win.encode, at - skip, skip, skip + len(its))
+        fits.take(win.fit, at - skip, skip, skip + len(its), first=framework and last)
+        encodes.take(win.encode, at - skip, skip, skip + len(its), first=framework and last)
 
+    ends = framework and any(v is not msgspec.UNSET for v in (shell.usage, shell.stop_reason, shell.response))
+    kept = [c for c in the_plan.cuts if c <= the_plan.last_answer] if ends else the_plan.cuts  # the last answer in the last window
+    if not kept:
+        return False
     try:
         start = 0
-        cuts = iter([*the_plan.cuts, the_plan.count])
+        cuts = iter([*kept, the_plan.count])
         end = next(cuts)
         window: list[Any] = []
         for i, item in enumerate(items):
@@ -352,6 +404,9 @@ def write_windows(
         state["writer"].tail()
     except (_Mismatch, InterlinguaError, StopIteration):
         return False
+    if framework:
+        report.entries.extend(encodes.entries())
+        return True
     _model_table_note(report, target, chosen)
     report.entries.extend(fits.entries())
     encoded = encodes.entries()

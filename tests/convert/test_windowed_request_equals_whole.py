@@ -22,12 +22,14 @@ from interlingua._windowed import plan, write_windows
 from interlingua.cli.convert import _pretty
 from interlingua.conversion import convert_request
 from interlingua.errors import InterlinguaError
-from interlingua.items import Origin, Settings, StopReason, TextItem, ToolCallItem, ToolDefinition, ToolResultItem, Transcript
+from interlingua.items import Origin, Settings, StopReason, TextItem, ToolCallItem, ToolChoice, ToolDefinition, ToolResultItem, Transcript, Usage
 from interlingua.mapping.registry import available
 from interlingua.mapping.report import Report
+from interlingua.testing.strategies import generation_settings
 from interlingua.testing.strategies import items as item_lists
 
-TARGETS = tuple(available())
+TARGETS = (*available(), "pydantic-ai", "langchain")
+"""Every provider mapper, and the framework writers whose output is a message list."""
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 FORMAT_DIRS = {"anthropic": "anthropic", "bedrock_converse": "bedrock-converse", "cohere": "cohere", "gemini": "gemini", "mistral": "mistral",
                "ollama": "ollama", "openai_chat": "openai-chat", "openai_chat_extra": "openai-chat", "openai_responses": "openai-responses"}
@@ -36,7 +38,12 @@ FORMAT_DIRS = {"anthropic": "anthropic", "bedrock_converse": "bedrock-converse",
 def whole(t: Transcript, target: str, policy: Any, model: str | None = None) -> tuple[bytes, list[Any]] | InterlinguaError:
     report = Report()
     try:
-        body = convert_request(t, source="canonical", target=target, policy=policy, model=model, report=report).value
+        if target in ("pydantic-ai", "langchain"):  # what `convert --to` of a framework writes (ADR 0011)
+            from interlingua.compat import write
+
+            body = write(t, target, policy=policy, report=report).value
+        else:
+            body = convert_request(t, source="canonical", target=target, policy=policy, model=model, report=report).value
     except InterlinguaError as exc:
         return exc
     return _pretty(body), list(report)
@@ -138,10 +145,20 @@ def _segments(draw: st.DrawFn) -> Transcript:
     fields: dict[str, Any] = {}
     if names:
         fields["tools"] = [ToolDefinition(name=n, description="tool", parameters={"type": "object"}) for n in names]
+        if draw(st.booleans()):
+            fields["tool_choice"] = ToolChoice(mode=draw(st.sampled_from(("auto", "required", "none"))))
+    # the document's other members: a stored session's usage and stop reason (of its last answer), settings, metadata
+    if draw(st.booleans()):
+        fields["settings"] = draw(generation_settings())
+    if draw(st.booleans()):
+        fields["usage"] = Usage(input_tokens=draw(st.integers(0, 99)), output_tokens=draw(st.integers(0, 99)))
+        fields["stop_reason"] = StopReason(reason=draw(st.sampled_from(("end_turn", "max_tokens", "tool_use"))))
+    if draw(st.booleans()):
+        fields["metadata"] = {"k": draw(st.text(max_size=5))}
     return Transcript(schema_version="1.0", items=its, **fields)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data(), target=st.sampled_from(TARGETS), policy=st.sampled_from(("error", "drop", "degrade")), window=st.integers(1, 6))
 def test_any_transcript_windowed_equals_the_whole_conversion(data: st.DataObject, target: str, policy: Any, window: int) -> None:
     t = data.draw(st.composite(_segments)())
@@ -221,7 +238,7 @@ def _cli(args: list[str]) -> tuple[int, bytes, str]:
     return result.exit_code, result.stdout_bytes, result.stderr
 
 
-@pytest.mark.parametrize("target", ["openai-chat", "anthropic", "gemini", "openai-responses", "bedrock-converse"])
+@pytest.mark.parametrize("target", ["openai-chat", "anthropic", "gemini", "openai-responses", "bedrock-converse", "pydantic-ai", "langchain"])
 def test_convert_writes_the_windowed_body_of_a_document_file(tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """``convert --from canonical --to <provider> FILE``: the same stdout, ``-o`` file and warnings
     whether the request is converted in windows of 3 items or whole."""
@@ -278,7 +295,7 @@ def _session_file(path: Path, sessions: dict[str, Transcript]) -> Path:
     return path
 
 
-@pytest.mark.parametrize("target", ["openai-chat", "anthropic", "canonical"])
+@pytest.mark.parametrize("target", ["openai-chat", "anthropic", "canonical", "pydantic-ai"])
 def test_convert_of_a_session_file_streams_its_session(tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A session of a session file is read a batch of envelopes at a time (before: the whole file's
     bytes, then every envelope): the same output as the whole reader's conversion, with ``--session``
@@ -293,7 +310,7 @@ def test_convert_of_a_session_file_streams_its_session(tmp_path: Path, target: s
     two = _session_file(tmp_path / "two.jsonl", {"s0": b, "s1": a, "s2": b})
     monkeypatch.setattr(windows, "WINDOW_ITEMS", 4)
     expected = read_conversation(one)
-    want = _pretty(convert_request(expected, source="canonical", target=target, policy="error").value)
+    want = whole(expected, target, "error")[0] if target != "canonical" else _pretty(convert_request(expected, source="canonical", target=target).value)
     for args in ([str(one)], [str(two), "--session", "s1"]):
         code, out, err = _cli(["--from", "canonical", "--to", target, *args])
         assert code == 0, err

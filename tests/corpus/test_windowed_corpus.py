@@ -1,6 +1,7 @@
 """Every corpus request with several turns, read to canonical and converted to every target window
 by window (``interlingua._windowed``, what ``convert --from canonical --to <provider>`` does for a
-document file): the same bytes and report as the whole conversion (see
+document file), and to the framework writers whose output is a message list: the same bytes and
+report as the whole conversion (see
 tests/convert/test_windowed_request_equals_whole.py for the generated cases)."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from interlingua._windowed import _local, plan, write_windows
 from interlingua.cli.convert import _pretty
 from interlingua.codec import decode_transcript
+from interlingua.compat import write
 from interlingua.conversion import convert_request
 from interlingua.errors import InterlinguaError
 from interlingua.mapping.registry import available
@@ -42,10 +44,13 @@ def test_every_corpus_request_windowed_equals_the_whole_conversion(corpus_root: 
         if not cuts.cuts:
             continue
         checked += 1
-        for target in available():
+        for target in (*available(), "pydantic-ai", "langchain"):
             report = Report()
             try:
-                expected = _pretty(convert_request(t, source="canonical", target=target, policy="degrade", report=report).value)
+                if target in ("pydantic-ai", "langchain"):
+                    expected = _pretty(write(t, target, policy="degrade", report=report).value)
+                else:
+                    expected = _pretty(convert_request(t, source="canonical", target=target, policy="degrade", report=report).value)
             except InterlinguaError:
                 expected = None
             out, got = io.BytesIO(), Report()

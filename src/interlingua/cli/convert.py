@@ -355,6 +355,8 @@ def _stream_canonical(
             if to == CANONICAL:
                 _canonical_to_canonical(stream, spool.fh, label)
             elif not _windowed(items, to=to, kind=kind, policy=policy, model=model, label=label, out=spool.fh, report=report):
+                if to in FRAMEWORKS:
+                    raise Fallback  # the usual path (through the canonical document) decides
                 spool.discard()
                 spool = _Spool(output)
                 stream = items()
@@ -455,7 +457,7 @@ def _windowed(items: Any, *, to: str, kind: Kind | None, policy: Any, model: str
 
     stream = items()
     found = plan(_located_items(stream, label))
-    if _canonical_kind(kind, stream.shell) is Kind.response:
+    if to not in FRAMEWORKS and _canonical_kind(kind, stream.shell) is Kind.response:
         return False
     return write_windows(_located_items(items(), label), stream.shell, found, target=to, model=model, policy=policy, out=out, report=report)
 
@@ -574,6 +576,10 @@ def run(
     _format(to)
     pol: Any = policy
     if from_ in FRAMEWORKS or to in FRAMEWORKS:
+        if from_ == CANONICAL and to in ("pydantic-ai", "langchain"):  # a message list: written window by window
+            streamed = _stream_canonical(to, kind=kind, policy=pol, model=model, source=source, report=report, output=output, session=session)
+            if streamed is not None:
+                return streamed
         return _via_transcript(from_, to, kind=kind, policy=pol, model=model, source=source, report=report, force=force, session=session)
     if from_ == CANONICAL and kind is Kind.stream:
         raise _Fail(2, "--kind stream needs --from <provider>: a canonical transcript is not a stream")
