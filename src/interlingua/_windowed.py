@@ -19,11 +19,20 @@ which gives the whole conversion's output or error):
   put before every later window, and what it alone converts to is taken off the front of that
   window's array, so a target that lifts it out of the array (``system``, ``systemInstruction``,
   ``instructions``) gives every window the same member;
+- every window but the last is converted with the next window's first item after it, and what that
+  item alone adds is taken off the end (a mapper may treat the last assistant message as a prefill);
 - every member other than the conversation array must be equal in every window (key order too);
   the array is the one member that differs between the first two windows;
+- a mapper whose encoding of an item depends on the items before it says so
+  (``window_dependent(item)``, see :class:`~interlingua.mapping.Mapper`): such an item past the
+  first window means the whole conversion;
+- the framework writers whose output is a message list (``pydantic-ai``, ``langchain``): their list
+  is the array; no system prompt before later windows (they keep it in the first request message);
+  the transcript's usage and stop reason go to the last window only, which must hold its last answer;
 - report entries: the preflight entries of all windows, then the encode entries, with item indices
   and ``/items/N`` pointers moved to the item's index in the whole transcript; an entry about no
-  item (the model, a setting) must be one the first window made, and is kept once; the closing
+  item (the model, a setting) must be one the first window made (or, for a framework writer, the
+  last), and is kept once, before or after the items' entries as the mapper puts it; the closing
   "no model" note is added once, as the whole conversion adds it;
 - the semantic checks of the whole transcript (ids, call ids, results without calls) are run over
   every item first (:func:`plan`): a transcript with a problem is converted whole, so the error is
