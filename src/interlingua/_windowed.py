@@ -163,12 +163,19 @@ def _write_framework(transcript: Transcript, target: str, policy: Policy) -> _Wi
     return _Window({"": conv.value}, [], list(conv.report))
 
 
-def _moved(entry: ReportEntry, local: int, offset: int) -> ReportEntry:
-    """``entry`` of a window whose item ``local`` is the transcript's item ``local + offset``."""
-    pointer = entry.pointer
+def _moved(entry: ReportEntry, local: int, offset: int, shift: tuple[str, int] | None = None) -> ReportEntry:
+    """``entry`` of a window whose item ``local`` is the transcript's item ``local + offset``;
+    ``shift``: the output array's key and how far the window's elements moved in it (a reason or
+    pointer may name an element, ``/messages/N``)."""
+    pointer, reason = entry.pointer, entry.reason
     if pointer:
         pointer = _ITEM_POINTER.sub(lambda m: f"/items/{int(m.group(1)) + offset}", pointer)
-    return ReportEntry(entry.action, entry.reason, local + offset, entry.item_type, pointer)
+    if shift is not None and shift[0] and shift[1]:
+        named = re.compile("/" + re.escape(shift[0]) + r"/(\d+)")
+        reason = named.sub(lambda m: f"/{shift[0]}/{int(m.group(1)) + shift[1]}", reason)
+        if pointer:
+            pointer = named.sub(lambda m: f"/{shift[0]}/{int(m.group(1)) + shift[1]}", pointer)
+    return ReportEntry(entry.action, reason, local + offset, entry.item_type, pointer)
 
 
 class _Entries:
@@ -183,7 +190,7 @@ class _Entries:
         self.place: dict[ReportEntry, str] = {}
         self.started = False
 
-    def take(self, entries: list[ReportEntry], offset: int, skip: int, stop: int, *, first: bool = False) -> None:
+    def take(self, entries: list[ReportEntry], offset: int, skip: int, stop: int, *, first: bool = False, shift: tuple[str, int] | None = None) -> None:
         """Keep the entries of a window's own items (local ``skip`` <= index < ``stop``), moved by ``offset``.
 
         ``first``: the first window, or the last window of a framework writer (the only one given
@@ -213,7 +220,7 @@ class _Entries:
                     if side is None or self.place.setdefault(entry, side) != side:
                         raise _Mismatch
             elif skip <= local < stop:
-                self.items.append(entry if offset == 0 else _moved(entry, local, offset))
+                self.items.append(entry if offset == 0 else _moved(entry, local, offset, shift))
         self.started = True
 
     def entries(self) -> list[ReportEntry]:
@@ -388,9 +395,10 @@ def write_windows(
         for k in first.body:
             if k != key and win.body[k] != first.body[k]:
                 raise _Mismatch
+        shift = (key, writer.elements - len(state["front"]))  # the window's elements move this far in the array
         writer.extend(array(win, key, state["front"], _tail(alone, key, state["front"])))
-        fits.take(win.fit, at - skip, skip, skip + len(its), first=framework and last)
-        encodes.take(win.encode, at - skip, skip, skip + len(its), first=framework and last)
+        fits.take(win.fit, at - skip, skip, skip + len(its), first=framework and last, shift=shift)
+        encodes.take(win.encode, at - skip, skip, skip + len(its), first=framework and last, shift=shift)
 
     ends = framework and any(v is not msgspec.UNSET for v in (shell.usage, shell.stop_reason, shell.response))
     kept = [c for c in the_plan.cuts if c <= the_plan.last_answer] if ends else the_plan.cuts  # the last answer in the last window
