@@ -355,7 +355,61 @@ def row_store_sqlite_session(R: ModuleType, ctx: Any) -> Any:
     return [row, load_row]
 
 
+def session_file_bytes(ds: Any) -> bytes:
+    """The dataset as a session file: a header line (``session_file.header_bytes``, what ``migrate -o``
+    and ``store export`` write) before each session's envelope lines."""
+    from interlingua.codec import encode_envelope
+    from interlingua.session_file import header_bytes
+
+    by: dict[str, list[bytes]] = {}
+    for e in ds.envelopes:
+        by.setdefault(e.session_id, []).append(encode_envelope(e) + b"\n")
+    return b"".join(header_bytes(sid, metadata={"source": "benchmark"}) + b"\n" + b"".join(lines) for sid, lines in by.items())
+
+
+def row_decode_session_file(R: ModuleType, ctx: Any) -> Any:
+    """(1c) ``iter_jsonl`` over a session file (header lines between the sessions) vs the bare stream and pydantic-ai."""
+    import io
+
+    import msgspec
+
+    from interlingua.codec import iter_jsonl
+    from interlingua.items import Envelope
+
+    ds = ctx.ds
+    sess = session_file_bytes(ds)
+    bare = ds.jsonl
+    sessions = len({e.session_id for e in ds.envelopes})
+    il = R.Measure(f"interlingua `iter_jsonl` over the session file ({sessions} header lines, {len(sess) / 1e6:.1f} MB)", "interlingua", nbytes=len(sess), items=ds.items)
+    il_bare = R.Measure("interlingua `iter_jsonl` over the same envelopes without their header lines", "interlingua", nbytes=len(bare), items=ds.items)
+    pa, pa_mod = R._peer(f"pydantic-ai {R._version('pydantic-ai-slim')} `ModelMessagesTypeAdapter.validate_json`", "pydantic_ai.messages")
+    fl = R.Measure(f"bare msgspec {R._version('msgspec')} `Decoder(Envelope).decode` per line (headers skipped, no checks)", "floor", nbytes=len(sess), items=ds.items)
+    dec = msgspec.json.Decoder(Envelope).decode
+    split = [line for line in sess.splitlines() if b'"item"' in line[:4096]]
+    contenders: list[Any] = [
+        (il, lambda: list(iter_jsonl(io.BytesIO(sess)))),
+        (il_bare, lambda: list(iter_jsonl(io.BytesIO(bare)))),
+        (fl, lambda: [dec(line) for line in split]),
+    ]
+    if pa_mod is not None and ds.pydantic_ai_lines is not None:
+        ta, lines = pa_mod.ModelMessagesTypeAdapter, ds.pydantic_ai_lines
+        pa.nbytes, pa.items = sum(map(len, lines)), ds.items
+        contenders.append((pa, lambda: [ta.validate_json(line) for line in lines]))
+    R.alternate(contenders, ctx.size.rounds, ctx.size.warmup)
+    assert list(iter_jsonl(io.BytesIO(sess))) == list(iter_jsonl(io.BytesIO(bare))) == ds.envelopes
+    row = R.Row("decode-session-file", "(1c) decode + validate a session file (the files `migrate -o` and `store export` write)", il, [il_bare, pa], fl)
+    r_bare, r_pa, r_fl = row.ratio_cpu(il_bare), row.ratio_cpu(pa), row.ratio_cpu(fl)
+    row.targets = [
+        R.Target("session file at the bare-stream speed (>= 0.9x)", None if r_bare is None else r_bare >= 0.9, R._x(r_bare)),
+        R.Target(">= 3x pydantic-ai (as row (1))", None if r_pa is None else r_pa >= 3.0, R._x(r_pa)),
+        R.Target(">= 0.85x bare msgspec typed decode (as row (1))", None if r_fl is None else r_fl >= 0.85, R._x(r_fl)),
+    ]
+    row.notes.append(f"{sessions} sessions, a header line (`session_file.header_bytes`, with metadata) before each; the same envelopes as row (1)")
+    return row
+
+
 ROWS: list[tuple[str, Callable[[ModuleType, Any], Any]]] = [
+    ("decode-session-file", row_decode_session_file),
     ("convert-request", row_convert_request),
     ("convert-request-pydantic-ai", row_convert_request_pydantic_ai),
     ("convert-response", row_convert_response),

@@ -1324,7 +1324,7 @@ def _jsonl_parts(
             state.line_no += len(envs)
             yield (first, envs)
             return
-        data = bytes(buf[start:end]) if start or end != len(buf) or type(buf) is not bytes else buf
+        data = memoryview(buf)[start:end].tobytes() if start or end != len(buf) or type(buf) is not bytes else buf  # one copy
         for run, is_header in _header_runs(data):
             if is_header:  # a session header line (session files hold one per session)
                 yield from careful(run)
