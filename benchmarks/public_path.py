@@ -408,7 +408,129 @@ def row_decode_session_file(R: ModuleType, ctx: Any) -> Any:
     return row
 
 
+GROWTH_MB = {"tiny": (1, 4), "small": (1, 10, 100), "full": (1, 10, 100)}
+"""The input sizes of the growth table, per ``--size`` (``INTERLINGUA_BENCH_GROWTH_MB=1,10`` overrides)."""
+
+
+def _grown_sessions(ds: Any, target_mb: float, *, one: bool) -> list[list[Any]]:
+    """The dataset's items repeated until their JSON is ``target_mb``: as many conversations as it takes
+    (each the size of the dataset's), or ``one`` conversation holding them all."""
+    from interlingua.codec import encode_envelope
+
+    per = [[e.item for e in ds.envelopes if e.session_id == sid] for sid in dict.fromkeys(e.session_id for e in ds.envelopes)]
+    size = len(ds.jsonl) / max(1, len(ds.envelopes))  # bytes per item, about
+    want = int(target_mb * 1e6 / size)
+    out: list[list[Any]] = []
+    total = 0
+    while total < want:
+        for conv in per:
+            out.append(conv)
+            total += len(conv)
+            if total >= want:
+                break
+    if one:  # ids are unique in a conversation: each repetition's ids get a suffix
+        import msgspec
+
+        def renamed(item: Any, r: int) -> Any:
+            if r == 0:
+                return item
+            changes = {f: f"{getattr(item, f)}-r{r}" for f in ("id", "call_id") if isinstance(getattr(item, f, None), str)}
+            return msgspec.structs.replace(item, **changes) if changes else item
+
+        return [[renamed(it, r) for r, conv in enumerate(out) for it in conv]]
+    del encode_envelope
+    return out
+
+
+def row_growth(R: ModuleType, ctx: Any) -> Any:
+    """(16) Per-item cost of convert, validate, store load and ``view`` as the input grows (many
+    conversations, and one conversation as large as all of them): flat within 10% is the goal."""
+    import io
+    import statistics
+    import time
+
+    import interlingua
+    from interlingua.codec import SCHEMA_VERSION
+    from interlingua.items import Transcript
+    from interlingua.session_file import header_bytes, session_lines
+    from interlingua.store import SessionStore
+    from interlingua.validation import validate_path
+    from interlingua.view import iter_html, session_sections
+
+    env = os.environ.get("INTERLINGUA_BENCH_GROWTH_MB")
+    sizes = tuple(float(x) for x in env.split(",")) if env else GROWTH_MB.get(ctx.size_name, (1, 4))
+    rounds = max(3, min(ctx.size.rounds, 3))
+    loop = asyncio.new_event_loop()
+    run_ = loop.run_until_complete
+    table: dict[str, dict[str, float]] = {}
+
+    def per_item(fn: Callable[[], Any], n: int) -> float:
+        fn()  # warm-up
+        samples = []
+        for _ in range(rounds):
+            import gc
+
+            gc.collect()
+            t = time.process_time()
+            fn()
+            samples.append((time.process_time() - t) / n)
+        return statistics.median(samples)
+
+    for shape in ("many", "one"):
+        for mb in sizes:
+            convs = _grown_sessions(ctx.ds, mb, one=shape == "one")
+            n = sum(map(len, convs))
+            key = f"{mb:g} MB, {'one conversation' if shape == 'one' else f'{len(convs)} conversations'}"
+            path = ctx.workdir / f"growth-{shape}-{mb:g}.jsonl"
+            with open(path, "wb") as fh:
+                for k, conv in enumerate(convs):
+                    sid = f"g{k:06d}"
+                    fh.writelines(session_lines(sid, conv, header=header_bytes(sid)))
+            transcripts = [Transcript(schema_version=SCHEMA_VERSION, items=conv) for conv in convs]
+            row: dict[str, float] = {"items": n, "mb": path.stat().st_size / 1e6}
+            row["convert"] = per_item(lambda: [interlingua.convert_request(t, source="canonical", target="anthropic", model=MODEL, policy="drop") for t in transcripts], n)
+            row["validate"] = per_item(lambda: validate_path([str(path)]), n)
+
+            def view() -> None:
+                sections, _items, count = session_sections(str(path))
+                for _chunk in iter_html(sections, items=_items, conversations=count):
+                    pass
+
+            row["view"] = per_item(view, n)
+            db = ctx.workdir / f"growth-{shape}-{mb:g}.sqlite3"
+            store = run_(SessionStore.open(f"sqlite+aiosqlite:///{db}", create=True))
+            sids = []
+            for conv in convs:
+                sid = run_(store.create_session())
+                for k in range(0, len(conv), 1000):
+                    run_(store.append(sid, conv[k : k + 1000]))
+                sids.append(sid)
+            row["load"] = per_item(lambda: [run_(store.load(sid)) for sid in sids], n)
+            run_(store.close())
+            db.unlink()
+            path.unlink()
+            del transcripts, convs
+            table[key] = row
+    ops = ("convert", "validate", "load", "view")
+    spread = {op: max(r[op] for r in table.values()) / min(r[op] for r in table.values()) for op in ops}
+    il = R.Measure("per-item CPU of each operation, at each size (see the table in the notes)", "interlingua")
+    row_ = R.Row("growth", "(16) growth: per-item cost from the smallest to the largest input, and one huge conversation", il, [], None)
+    row_.targets = [R.Target(f"{op} per item flat within 10% (max/min over every size and shape)", spread[op] <= 1.10, f"{spread[op]:.2f}x") for op in ops]
+    row_.extra["growth"] = table
+    lines = ["| input | items | " + " | ".join(f"{op} (us/item)" for op in ops) + " |", "|---|---:|" + "---:|" * len(ops)]
+    for key, r in table.items():
+        lines.append(f"| {key} ({r['mb']:.1f} MB) | {int(r['items']):,} | " + " | ".join(f"{r[op] * 1e6:.1f}" for op in ops) + " |")
+    row_.notes.append("\n".join(lines))
+    row_.notes.append(
+        f"CPU medians of {rounds} runs per cell (process time, this process; aiosqlite's worker thread included for load); convert = "
+        "`convert_request(transcript, source='canonical', target='anthropic', policy='drop')` per conversation; validate = "
+        "`validate_path` of the session file; view = `session_sections` + `iter_html` streamed to nowhere; load = `SessionStore.load` per session"
+    )
+    return row_
+
+
 ROWS: list[tuple[str, Callable[[ModuleType, Any], Any]]] = [
+    ("growth", row_growth),
     ("decode-session-file", row_decode_session_file),
     ("convert-request", row_convert_request),
     ("convert-request-pydantic-ai", row_convert_request_pydantic_ai),
