@@ -334,34 +334,41 @@ def _check_encoded(item: Any, encoded: bytearray, pointer: str, limits: Limits, 
         _check_base64(item, pointer, limits)
 
 
-_SHAPES: dict[type, tuple[tuple[str, ...], bool, bool]] = {}
-"""Per item class: its free-form fields (``_item_too_deep`` looks into them), whether it has a
-``source`` and a ``content`` (``_check_base64`` looks at them); built once per class."""
+_SHAPES: dict[type, tuple[tuple[str, ...], bool, bool, bool]] = {}
+"""Per item class: its free-form fields and whether it has an ``opaque`` (``_item_too_deep`` looks
+into them), a ``source`` and a ``content`` (``_check_base64`` looks at them); built once per class."""
+
+_NESTS = frozenset((dict, list))
 
 
-def _shape(cls: type) -> tuple[tuple[str, ...], bool, bool]:
+def _shape(cls: type) -> tuple[tuple[str, ...], bool, bool, bool]:
     shape = _SHAPES.get(cls)
     if shape is None:
         names = getattr(cls, "__struct_fields__", ())
-        shape = _SHAPES[cls] = (tuple(n for n in (*_FREE_FORM, "opaque") if n in names), "source" in names, "content" in names)
+        free = tuple(n for n in _FREE_FORM if n in names)
+        shape = _SHAPES[cls] = (free, "opaque" in names, "source" in names, "content" in names)
     return shape
 
 
 def _may_break(item: Any) -> bool:
     """Whether ``item`` holds what the depth or the base64 check looks at: a free-form value that
-    is an object, an array or an opaque struct (only those nest), an inline base64 source, or such
-    a part in its ``content``. ``False`` means neither check can refuse it."""
-    free, source, content = _SHAPES.get(type(item)) or _shape(type(item))
+    is an object or an array (only those nest), an opaque value, an inline base64 source, or such a
+    part in its ``content``. ``False`` means neither check can refuse it. (A class that is no
+    struct has no fields here: ``UnknownItem`` is written back as it was read.)"""
+    free, opaque, source, content = _SHAPES.get(type(item)) or _shape(type(item))
     for name in free:
-        value = getattr(item, name)
-        if type(value) in (dict, list) or isinstance(value, msgspec.Struct):
+        if type(getattr(item, name)) in _NESTS:
             return True
+    if opaque and isinstance(getattr(item, "opaque"), msgspec.Struct):
+        return True
     if source and isinstance(getattr(item, "source"), Base64Source):
         return True
     if content:
-        for sub in getattr(item, "content") or ():
-            if isinstance(sub, msgspec.Struct) and _may_break(sub):
-                return True
+        parts = getattr(item, "content")
+        if type(parts) is list:
+            for sub in parts:
+                if _may_break(sub):
+                    return True
     return False
 
 
