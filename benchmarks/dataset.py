@@ -321,12 +321,19 @@ class Dataset:
 
 def transcripts(ds: Dataset) -> list[Any]:
     """Each conversation as a canonical :class:`~interlingua.items.Transcript` (its items in seq order)."""
-    from interlingua.items import Transcript
+    from interlingua.items import ToolCallItem, ToolDefinition, Transcript
 
     by: dict[str, list[Any]] = {}
     for e in ds.envelopes:
         by.setdefault(e.session_id, []).append(e.item)
-    return [Transcript(schema_version=SCHEMA_VERSION, items=items) for items in by.values()]
+
+    def tools(items: list[Any]) -> Any:
+        # the tools the conversation was held with (Anthropic and others refuse a history of calls
+        # without their definitions): one per tool name called
+        names = sorted({i.name for i in items if isinstance(i, ToolCallItem)})
+        return [ToolDefinition(name=n, parameters={"type": "object"}) for n in names] or msgspec.UNSET
+
+    return [Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools(items)) for items in by.values()]
 
 
 def build(conversations: int, seed: int = 20260101, *, peers: bool = True) -> Dataset:

@@ -43,7 +43,7 @@ _raws = msgspec.json.Decoder(list[msgspec.Raw])
 _WS = b" \t\r\n"
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]|"')
 _SCALAR_END = re.compile(rb"[,\]}\s]")
-_MEMBERS = ("schema_version", "items", "tools", "tool_choice", "settings", "metadata", "usage", "stop_reason", "response")
+_MEMBERS = ("schema_version", "items", "tools", "tool_choice", "settings", "metadata", "usage", "stop_reason", "response", "responses")
 
 
 class Fallback(Exception):
@@ -209,7 +209,7 @@ class TranscriptStream:
         doc = b"{" + b",".join(msgspec.json.encode(k) + b":" + v for k, v in self._members) + b',"items":[]}'
         try:
             shell = _shell_decoder.decode(doc)
-            for name in ("tools", "metadata", "tool_choice", "settings", "response"):
+            for name in ("tools", "metadata", "tool_choice", "settings", "response", "responses"):
                 val = getattr(shell, name)
                 if val is not msgspec.UNSET:
                     check_json_safe(val, f"/{name}", max_depth=self.limits.max_depth)

@@ -48,6 +48,7 @@ from .items import (
     SessionHeader,
     InputItem,
     ResponseInfo,
+    ResponseRecord,
     StopReason,
     Settings,
     ToolChoice,
@@ -930,6 +931,7 @@ class _TranscriptShell(msgspec.Struct, forbid_unknown_fields=True):
     usage: Usage | msgspec.UnsetType = msgspec.UNSET
     stop_reason: StopReason | msgspec.UnsetType = msgspec.UNSET
     response: ResponseInfo | msgspec.UnsetType = msgspec.UNSET
+    responses: list[ResponseRecord] | msgspec.UnsetType = msgspec.UNSET
 
 
 class _VersionOnly(msgspec.Struct):
@@ -1010,6 +1012,7 @@ def decode_transcript(
         usage=shell.usage,
         stop_reason=shell.stop_reason,
         response=shell.response,
+        responses=shell.responses,
     )
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from interlingua import convert_request
-from interlingua.errors import CapabilityError
+from interlingua.errors import CapabilityError, ConversionError
 from interlingua.models import use_models_file
 
 from . import _engine
@@ -79,6 +79,11 @@ def test_no_answered_request_is_refused_on_its_own_provider(corpus_root: Path) -
             out = convert_request(body, source=fmt, target=fmt)
         except CapabilityError as exc:
             refused[f"{fmt}/{req.name}"] = str(exc).splitlines()[1] if "\n" in str(exc) else str(exc)
+            continue
+        except ConversionError as exc:
+            # not preflight: a setting today's API no longer takes (Anthropic's sampling settings,
+            # refused under policy error by issue 25's rule; the recording was answered before that)
+            assert "takes no sampling parameters" in str(exc), (req.name, str(exc))
             continue
         unknown += any("could not check" in e.reason for e in out.report)
     assert refused == {}, "answered requests refused by preflight:\n" + "\n".join(f"  {f}: {r}" for f, r in sorted(refused.items()))

@@ -49,9 +49,20 @@ def _final(fmt: str, data: bytes) -> ModelResponse:
     return events[-1].response  # type: ignore[return-value]
 
 
+def _unspelled(value: Any) -> Any:
+    """``value`` without the source's kept spelling (``wire_spelling``, ADR 0027): a decoded body keeps how
+    its client wrote it; a stream has no such body. The canonical values are what must agree."""
+    if isinstance(value, dict):
+        return {k: _unspelled(v) for k, v in value.items() if k != "wire_spelling"}
+    if isinstance(value, list):
+        return [_unspelled(v) for v in value]
+    return value
+
+
 def _same(a: ModelResponse, b: ModelResponse) -> dict[str, Any]:
     fields = ("items", "usage", "stop_reason", "model", "response_id", "provider_data")
-    return {f: (to_builtins(getattr(a, f)), to_builtins(getattr(b, f))) for f in fields if to_builtins(getattr(a, f)) != to_builtins(getattr(b, f))}
+    plain = {f: (_unspelled(to_builtins(getattr(a, f))), _unspelled(to_builtins(getattr(b, f)))) for f in fields}
+    return {f: pair for f, pair in plain.items() if pair[0] != pair[1]}
 
 
 def _completed(data: bytes) -> dict[str, Any] | None:
@@ -82,7 +93,7 @@ def test_chat_completion_and_stream_recorded_side_by_side_keep_the_same_fields(k
     stream = _final("openai-chat", (REAL / f"openai_chat/openai_python.stream_{kind}.sse").read_bytes())
 
     def shape(r: ModelResponse) -> dict[str, list[str]]:
-        return {part: sorted(v) for part, v in (r.provider_data or {})["openai-chat"].items()}
+        return {part: sorted(v) for part, v in _unspelled(to_builtins(r.provider_data or {}))["openai-chat"].items()}
 
     assert shape(sync) == shape(stream) == {"body": ["created", "object", "system_fingerprint"], "choice": ["logprobs"]}
 

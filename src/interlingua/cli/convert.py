@@ -384,7 +384,7 @@ def _transcript(shell: Any, items: list[Any]) -> Any:
 
     return Transcript(
         schema_version=shell.schema_version, items=items, tools=shell.tools, tool_choice=shell.tool_choice, settings=shell.settings,
-        metadata=shell.metadata, usage=shell.usage, stop_reason=shell.stop_reason, response=shell.response,
+        metadata=shell.metadata, usage=shell.usage, stop_reason=shell.stop_reason, response=shell.response, responses=getattr(shell, "responses", msgspec.UNSET),
     )
 
 

@@ -661,7 +661,7 @@ def _stream_document(record: Record, sink: _JsonlSink, ids: _SessionIds) -> int 
         shell = stream.shell
         rest = Transcript(
             schema_version=shell.schema_version, items=[], tools=shell.tools, tool_choice=shell.tool_choice, settings=shell.settings,
-            metadata=shell.metadata, usage=shell.usage, stop_reason=shell.stop_reason, response=shell.response,
+            metadata=shell.metadata, usage=shell.usage, stop_reason=shell.stop_reason, response=shell.response, responses=getattr(shell, "responses", msgspec.UNSET),
         )
         empty = _item_encoder.encode(rest)
         at = empty.index(b'"items":[') + len(b'"items":[')

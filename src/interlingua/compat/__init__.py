@@ -102,11 +102,18 @@ def read(obj: Any, fmt: str) -> Migrated:
     migrated = reader(obj)
     # One rule for every reader: the history integrity rules validate counts as errors (a result
     # whose call is not in the history is left out, a reused call id renamed), each reported.
-    from ..history._integrity import read_history
+    from ..history._integrity import read_history_origin
 
-    fixed = read_history(migrated.transcript, migrated.report)
+    fixed, origin = read_history_origin(migrated.transcript, migrated.report)
     if fixed is not migrated.transcript:
         migrated.transcript = fixed
+        if origin is not None and migrated.forks:
+            # a fork's ``at`` counts the session's items before the rules left some out: the last kept
+            # item at or before it
+            for fork in migrated.forks:
+                fork.at = max((j for j, old in enumerate(origin) if old is not None and old <= fork.at), default=-1)
+    for fork in migrated.forks:  # a fork shares at most every item of the session (a tree with a cycle, ...)
+        fork.at = min(fork.at, len(migrated.transcript.items) - 1)
     return migrated
 
 

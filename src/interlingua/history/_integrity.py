@@ -437,9 +437,15 @@ def read_history(transcript: Any, report: Report) -> Any:
     transcript itself when nothing breaks them. What ``interlingua migrate``, the framework readers
     (pydantic-ai, LangChain), the provider-format readers and ``from_otel`` share, so that what they
     write passes ``interlingua validate``."""
+    return read_history_origin(transcript, report)[0]
+
+
+def read_history_origin(transcript: Any, report: Report) -> tuple[Any, list[int] | None]:
+    """:func:`read_history`, and for each item of the result the index it had in ``transcript``
+    (``None`` when nothing changed), so that what points into the items (a fork's ``at``) can follow."""
     items, _origin, _ = repair_items(transcript.items, policy="degrade", open_end=True, report=report, rules=READER_RULES)
     if len(items) == len(transcript.items) and all(a is b for a, b in zip(items, transcript.items, strict=True)):
-        return transcript
+        return transcript, None
     from ._repair import kept_responses
 
-    return msgspec.structs.replace(transcript, items=items, responses=kept_responses(transcript, items, _origin))
+    return msgspec.structs.replace(transcript, items=items, responses=kept_responses(transcript, items, _origin)), list(_origin)
