@@ -135,6 +135,23 @@ def _workdir(tmp: Path) -> Path:
     (work / "transcripts").mkdir()
     shutil.copy(ROOT / "examples" / "transcripts" / "weather.json", work / "transcripts" / "weather.json")
     shutil.copy(ROOT / "examples" / "transcripts" / "weather.json", work / "chat.json")
+    # docs/history.md: a history cut by a crash (a call without its result, then a new user turn), the
+    # same as two sessions of a session file, and a long session to trim
+    user = {"type": "text", "role": "user", "text": "What is the weather in Paris?"}
+    call = {"type": "tool_call", "id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}}
+    again = {"type": "text", "role": "user", "text": "Are you there?"}
+    tools = [{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]
+    (work / "crashed.json").write_text(json.dumps({"schema_version": "1.0", "tools": tools, "items": [user, call, again]}), encoding="utf-8")
+    lines = []
+    for sid, items in (("s", [user, call, again]), ("t", [user, call])):
+        lines.append({"schema_version": "1.0", "session": {"id": sid, "tools": tools}})
+        lines += [{"schema_version": "1.0", "session_id": sid, "seq": n, "created_at": "2026-01-01T00:00:00Z", "item": it} for n, it in enumerate(items)]
+    (work / "sessions.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    turns = [{"type": "text", "role": "system", "text": "You are a travel assistant."}]
+    for n in range(60):
+        turns.append({"type": "text", "role": "user", "text": f"Question {n}: " + "tell me more about the trip " * 40})
+        turns.append({"type": "text", "role": "assistant", "text": f"Answer {n}: " + "here is what I know about it " * 40})
+    (work / "long-session.json").write_text(json.dumps({"schema_version": "1.0", "items": turns}), encoding="utf-8")
     return work
 
 

@@ -367,18 +367,20 @@ a result whose call is not earlier is left out, a reused call id is renamed; the
 (``validate`` warns about it, ``repair`` fixes it)."""
 
 
-SEND_RULES: tuple[Rule, ...] = tuple(r for r in RULES if r != "empty_text")
+SEND_RULES: tuple[Rule, ...] = tuple(r for r in RULES if r not in ("empty_text", "duplicate_result"))
 """The rules a request is held to before it is sent (``convert``, the ``Client``): all but
 ``empty_text``, which is a provider's own rule (Anthropic refuses an empty text block; Gemini and
 OpenAI accept one: recorded requests hold them), applied by each mapper. A call id reused by calls
 that are each answered in their own turn is not refused either (providers pair a call with the
 result right after it; Anthropic accepted such a recorded request): ``validate`` and ``repair`` still
-flag it, as ids are unique in a canonical transcript."""
+flag it, as ids are unique in a canonical transcript. A second result for one call is not refused
+either: a recorded Anthropic request holding one (pydantic-ai's cross-provider tool-search replay) was
+answered; ``validate`` warns and ``repair`` fixes it."""
 
 
 def _sendable(finding: Finding, scan: IntegrityScanner) -> bool:
     """Whether a finding stops a request (see :data:`SEND_RULES`)."""
-    if finding.rule == "empty_text":
+    if finding.rule in ("empty_text", "duplicate_result"):
         return False
     if finding.rule == "duplicate_call_id":
         first = finding.related
