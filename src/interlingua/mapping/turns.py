@@ -80,7 +80,8 @@ def call_turn_keys(items: Sequence[Any]) -> CallTurns:
     first call keep their keys (an assistant message before the calls is still answered by the one
     holding them). An item without a key already joins the message before it in every mapper, so it
     is never listed; the key of the first call's message is its own, or, when it has none, the last
-    key before it in the run.
+    key before it in the run, or, when the run has none up to the call, the first key after it (the
+    keyed item joins the unkeyed message the call opened).
 
     Args:
         items: The transcript's items (not mutated).
@@ -112,7 +113,12 @@ def call_turn_keys(items: Sequence[Any]) -> CallTurns:
                 if isinstance(item, _CALL_TYPES):
                     calling = True
                 continue
-            if target is _UNSET or key is _UNSET or key == target:
+            if target is _UNSET:
+                # the first call had no key, nor anything before it in the run: it opened a message
+                # without a key, which the first keyed item after it joins; that key is the turn's
+                target = key
+                continue
+            if key is _UNSET or key == target:
                 continue
             keys[j] = target
             if key != last_joined:
