@@ -2674,5 +2674,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+# The rows for what users call (convert_request/convert_response, `interlingua convert`, the store
+# against SQLiteSession) live in their own module; registered after (5)-(11), before any run.
+import public_path as _public_path  # noqa: E402
+
+_public_path.install(sys.modules[__name__])
+
+
 if __name__ == "__main__":
     sys.exit(main())

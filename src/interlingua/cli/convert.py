@@ -45,7 +45,7 @@ import typer
 
 from ..codec import _syntax_problem
 from ..hosts import host_names
-from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
+from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind, read_size
 from ..errors import CapabilityError, DocumentError, FormatMismatchError, Problem, SessionChoiceError, InterlinguaError, LimitError, MappingError, StreamFailedError, UnknownFormatError
 from ..mapping import Mapper, Report, available, get_mapper
 from ..mapping.registry import is_known
@@ -520,6 +520,7 @@ def run(
         conv = convert_stream(data, source=from_, target=to, model=model, policy=pol, report=report)
         return _pretty(conv.value)
     body = _json(data, f"the {from_} {kind.value if kind else 'input'}")
+    nbytes = len(data)
     del data  # not held while the body is converted
     if not isinstance(body, dict):
         raise _Fail(1, f"{_label(source)}: malformed {from_} input: expected a JSON object, got {type(body).__name__}{_not_a_body_hint(body, from_)}")
@@ -534,10 +535,11 @@ def run(
             if "schema_version" in body and isinstance(body.get("items"), list):
                 raise _Fail(1, f"{_label(source)}: {exc}; it is an interlingua transcript document: try --from canonical") from exc
             raise _Fail(1, f"{_label(source)}: {exc}; check --from, or pass --kind to say which it is") from exc
-    if found == "request":
-        conv = convert_request(body, source=from_, target=to, model=model, policy=pol, force=force, report=report)
-    else:
-        conv = convert_response(body, source=from_, target=to, model=model, policy=pol, force=force, report=report)
+    with read_size(nbytes):  # so the limits check measures strings only when one can be over the limit
+        if found == "request":
+            conv = convert_request(body, source=from_, target=to, model=model, policy=pol, force=force, report=report)
+        else:
+            conv = convert_response(body, source=from_, target=to, model=model, policy=pol, force=force, report=report)
     return _pretty(conv.value)
 
 
