@@ -542,15 +542,22 @@ def _recorded_model(transcript: Transcript, settings: Settings, source: str, tar
     vendor's model as ``target`` names it (the mappers' ``vendor_models`` declarations: OpenAI Chat and
     Responses, Anthropic and Bedrock's Claude ids; a renamed id is reported). ``None`` otherwise: a
     model name is never carried to another vendor."""
+    origins = (getattr(it, "origin", None) for it in transcript.items) if source == "canonical" else ()
+    return _recorded_model_of({o.provider for o in origins if isinstance(o, Origin)}, settings, source, target, report)
+
+
+def _recorded_model_of(made_by: set[str], settings: Settings, source: str, target: str, report: Report) -> str | None:
+    """:func:`_recorded_model` given the providers of a canonical transcript's items' origins
+    (``made_by``, ignored for another source): the whole conversion and the windowed one
+    (:mod:`interlingua._windowed`, which collects them in its first pass) both call it."""
     recorded = settings.model
     if not isinstance(recorded, str) or not recorded:
         return None
     if source == target:
         return recorded
-    made_by: set[str] = {source}
-    if source == "canonical":
-        origins = (getattr(it, "origin", None) for it in transcript.items)
-        made_by = {o.provider for o in origins if isinstance(o, Origin)}
+    if source != "canonical":
+        made_by = {source}
+    else:
         if made_by == {target} or lookup(target, recorded) is not None:
             return recorded
     if len(made_by) != 1 or not is_known(next(iter(made_by))):
