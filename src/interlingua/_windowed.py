@@ -357,6 +357,7 @@ def write_windows(
     from .errors import InterlinguaError
     from .mapping.registry import get_mapper
     from .mapping.settings import note_model
+    from .mapping.spelling import _own
 
     settings = shell.settings if isinstance(shell.settings, Settings) else Settings()
     chosen = model
@@ -365,6 +366,8 @@ def write_windows(
         chosen = _recorded_model_of(the_plan.providers, settings, "canonical", target, noted)
     defaults = None  # an unknown model: the wire format's defaults, checked window by window for the warning
     if target not in WRITERS:
+        if _own(settings.provider_data, get_mapper(target).name):
+            return False  # the source's spelling kept for the target (ADR 0027) is placed by the whole body's paths
         if not _context_fits_whole(shell, the_plan, target, chosen, policy):
             return False  # the whole conversion decides (and refuses, when the exact count says so)
         resolution = resolve(target, chosen, mapper=get_mapper(target))

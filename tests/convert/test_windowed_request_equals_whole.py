@@ -410,3 +410,21 @@ def test_reported_usage_leaves_the_context_fit_to_the_whole_conversion() -> None
     assert isinstance(whole(t, "openai-chat", "error", "gpt-4o"), InterlinguaError)  # the reported usage says it does not fit
     assert windowed(t, "openai-chat", "error", 20, model="gpt-4o")[0] is False
     assert assert_same(t, "openai-chat", "drop", 20, model="gpt-4o")  # no context check under drop
+
+
+def test_a_kept_source_spelling_is_written_as_the_whole_conversion_writes_it() -> None:
+    # an OpenAI Chat request read to canonical keeps the body's own spelling for OpenAI Chat (ADR 0027:
+    # here a content given as one text part, late in the conversation), placed by the whole body's paths
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "Answer briefly."}]
+    for i in range(40):
+        messages.append({"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"})
+    messages[35]["content"] = [{"type": "text", "text": "message 34, as parts"}]
+    t = convert_request({"model": "gpt-4o", "messages": messages}, source="openai-chat", target="canonical").value
+    from interlingua.codec import decode_transcript
+
+    t = decode_transcript(json.dumps(t).encode())
+    expected = whole(t, "openai-chat", "degrade")
+    assert not isinstance(expected, InterlinguaError) and b'"message 34, as parts"\n' in expected[0]
+    assert json.loads(expected[0])["messages"][35]["content"] == messages[35]["content"]  # the source's spelling, written back
+    assert_same(t, "openai-chat", "degrade", 3)
+    assert assert_same(t, "anthropic", "degrade", 3)  # another target ignores the entries: windows
