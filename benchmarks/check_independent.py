@@ -9,7 +9,11 @@ ratios (median of alternating rounds) for a reader to compare with the report:
    pydantic-ai data read by ``interlingua.compat``);
 2. ``interlingua validate FILE`` vs a jsonschema-rs script, each a whole process (CPU from GNU time
    or ``wait4``), on one ~10 MB file;
-3. loading a ~10k-item session: ``SessionStore.load`` vs raw ``sqlite3`` + msgspec typed decode.
+3. loading a ~10k-item session: ``SessionStore.load`` vs raw ``sqlite3`` + msgspec typed decode;
+4. ``iter_jsonl`` over a session file (a header line before each session) vs the same envelopes
+   without them;
+5. ``interlingua.convert_request`` (OpenAI Chat -> Anthropic) vs LiteLLM's and any-llm's request
+   conversion and the mapper pair, on OpenAI Chat bodies written here by hand.
 
 Usage::
 
@@ -206,6 +210,103 @@ def check_store_load(jsonl: bytes, n: int, tmp: Path) -> None:
     print(f"load a {len(items):,}-item session (SQLite): {med['raw'] / med['interlingua']:.2f}x raw sqlite3 + msgspec typed decode")
 
 
+def chat_requests(n: int, seed: int = 11) -> list[dict[str, Any]]:
+    """OpenAI Chat request bodies written by hand (not through any mapper): user text, assistant text +
+    one tool call (JSON-string arguments), the tool's answer, assistant text; five turns each."""
+    rnd = random.Random(seed)
+    words = "river stone lamp orbit signal answer vector lookup table minute because again".split()
+
+    def text(lo: int, hi: int) -> str:
+        out: list[str] = []
+        while sum(map(len, out)) + len(out) < rnd.randint(lo, hi):
+            out.append(rnd.choice(words))
+        return " ".join(out)
+
+    bodies = []
+    for c in range(n):
+        msgs: list[dict[str, Any]] = [{"role": "system", "content": "Answer briefly."}]
+        for t in range(5):
+            call = f"call_{c}_{t}"
+            msgs.append({"role": "user", "content": text(50, 400)})
+            msgs.append({"role": "assistant", "content": text(100, 1500), "tool_calls": [
+                {"id": call, "type": "function", "function": {"name": "lookup", "arguments": json.dumps({"q": text(5, 40), "n": rnd.randint(1, 99)})}}]})
+            msgs.append({"role": "tool", "tool_call_id": call, "content": text(50, 800)})
+            msgs.append({"role": "assistant", "content": text(100, 1500)})
+        bodies.append({"model": "gpt-4.1", "messages": msgs})
+    return bodies
+
+
+def _copy(o: Any) -> Any:
+    return {k: _copy(v) for k, v in o.items()} if type(o) is dict else [_copy(v) for v in o] if type(o) is list else o
+
+
+def check_convert_request(n_conv: int, n: int) -> None:
+    """`convert_request` (OpenAI Chat -> Anthropic) vs LiteLLM's and any-llm's request conversion, and
+    the mapper pair, on hand-written bodies; each peer gets a fresh copy (they change their input)."""
+    import interlingua
+    from interlingua.mapping import get_mapper
+
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    bodies = chat_requests(n_conv)
+    an, oc = get_mapper("anthropic"), get_mapper("openai-chat")
+    fns: dict[str, Callable[[], Any]] = {
+        "interlingua": lambda: [interlingua.convert_request(b, source="openai-chat", target="anthropic", model="claude-sonnet-4-5", policy="drop") for b in bodies],
+        "mapper pair": lambda: [an.encode_request(oc.decode_request(b).value, model="claude-sonnet-4-5", policy="drop") for b in bodies],
+    }
+    copies: dict[str, list[Any]] = {}
+    try:
+        import litellm
+
+        cfg = litellm.AnthropicConfig()
+
+        def ll() -> Any:
+            ms = [_copy(b["messages"]) for b in bodies]
+            t = cpu()
+            [cfg.transform_request(model="claude-sonnet-4-5", messages=m, optional_params={"max_tokens": 64000}, litellm_params={}, headers={}) for m in ms]
+            copies.setdefault("litellm", []).append(cpu() - t)
+
+        fns["litellm"] = ll
+    except ImportError:
+        print("convert_request: LiteLLM not installed")
+    try:
+        from any_llm.providers.anthropic.base import BaseAnthropicProvider
+        from any_llm.types.completion import CompletionParams
+
+        def al() -> Any:
+            ms = [_copy(b["messages"]) for b in bodies]
+            t = cpu()
+            [BaseAnthropicProvider._convert_completion_params(CompletionParams(model_id="claude-sonnet-4-5", messages=m, max_tokens=64000), provider_name="anthropic") for m in ms]
+            copies.setdefault("any-llm", []).append(cpu() - t)
+
+        fns["any-llm"] = al
+    except ImportError:
+        print("convert_request: any-llm not installed")
+    med = rounds(fns, n)
+    for k, v in copies.items():  # the peers' own time, without the copy they were given
+        med[k] = statistics.median(v[1:])
+    il = med["interlingua"]
+    out = [f"{med[k] / il:.2f}x {k}" for k in med if k != "interlingua"]
+    print(f"convert_request, {len(bodies)} hand-written OpenAI Chat bodies -> Anthropic: {il * 1e3:.1f} ms CPU; " + ", ".join(out)
+          + f" (the public call takes {il / med['mapper pair']:.2f}x the mapper pair)")
+
+
+def check_session_file(jsonl: bytes, n: int) -> None:
+    """`iter_jsonl` over a session file (a header line before each session) vs the same stream without them."""
+    from interlingua.codec import iter_jsonl
+
+    out, last = [], None
+    for line in jsonl.splitlines(keepends=True):
+        sid = json.loads(line)["session_id"]
+        if sid != last:
+            out.append(json.dumps({"schema_version": "1.0", "session": {"id": sid, "metadata": {"from": "check"}}}).encode() + b"\n")
+            last = sid
+        out.append(line)
+    sess = b"".join(out)
+    med = rounds({"session file": lambda: list(iter_jsonl(io.BytesIO(sess))), "bare stream": lambda: list(iter_jsonl(io.BytesIO(jsonl)))}, n)
+    headers = sess.count(b'"session":')
+    print(f"decode a session file ({headers} header lines): {med['bare stream'] / med['session file']:.2f}x the bare stream")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--conversations", type=int, default=300)
@@ -218,6 +319,8 @@ def main() -> None:
         check_decode(pa_lines, jsonl, args.rounds)
         check_process(jsonl, args.mb, args.rounds, Path(tmp))
         check_store_load(jsonl, args.rounds, Path(tmp))
+    check_session_file(jsonl, args.rounds)
+    check_convert_request(min(args.conversations, 200), args.rounds)
 
 
 if __name__ == "__main__":

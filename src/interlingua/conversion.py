@@ -45,17 +45,19 @@ Every refusal is an :class:`~interlingua.errors.InterlinguaError`; the input is 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal, TypeAlias
 
 import msgspec
 
 from ._gc import with_gc_paused
 from .capabilities import Resolver, fit, lookup, resolve, unknown_model_warning
-from .codec import DEFAULT_LIMITS, Limits, UnknownItem, _check_base64, _encoder, _item_too_deep, check_item_limits, check_json_safe, decode_transcript, encode_transcript
+from .codec import _FREE_FORM, DEFAULT_LIMITS, Limits, UnknownItem, _check_base64, _encoder, _item_too_deep, check_item_limits, check_json_safe, decode_transcript, encode_transcript
 from .errors import DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, Problem, StreamFailedError, UnknownFormatError
-from .items import Origin, Settings, Transcript
+from .items import Base64Source, Origin, Settings, Transcript
 from .mapping.company import keep_company, keep_company_items
 from .mapping.protocol import Conversion, Mapper, ModelResponse
 from .mapping.registry import BUILTIN, available, get_mapper, is_known
@@ -210,6 +212,30 @@ def _parse(data: bytes | str, what: str) -> Any:
         raise DocumentError(Problem("", f"{what}: nesting too deep")) from exc
 
 
+_READ_SIZE: contextvars.ContextVar[int | None] = contextvars.ContextVar("interlingua_read_size", default=None)
+"""The size of the bytes a body given as a dict was read from, set by a reader that read them
+(``interlingua convert``); ``None`` when unknown."""
+
+
+@contextlib.contextmanager
+def read_size(nbytes: int) -> Iterator[None]:
+    """Tell the conversions in the block that the body they get was read from ``nbytes`` bytes
+    (so the limits check knows whether any string in it can be over ``max_item_bytes``)."""
+    token = _READ_SIZE.set(nbytes)
+    try:
+        yield
+    finally:
+        _READ_SIZE.reset(token)
+
+
+def _measure_strings(value: Input) -> bool:
+    """Whether a string of ``value`` can be over ``max_item_bytes``: no string is longer than the
+    bytes it was read from (JSON escapes only lengthen the text). A dict read elsewhere: no
+    (an over-limit item then costs one transient encoded copy before it is refused)."""
+    size = len(value) if isinstance(value, (bytes, bytearray, memoryview, str)) else _READ_SIZE.get()
+    return size is not None and size > DEFAULT_LIMITS.max_item_bytes
+
+
 def _body(value: Input, mapper: Mapper, kind: Kind) -> Mapping[str, Any]:
     if isinstance(value, Transcript):
         raise MappingError(f"a Transcript is canonical input: pass source={CANONICAL!r}, not {mapper.name!r}")
@@ -246,7 +272,7 @@ def _canonical(value: Input, *, repairable: bool = False) -> Transcript:
     return transcript
 
 
-def _decode(mapper: Mapper, body: Mapping[str, Any], kind: Kind, report: Report) -> Any:
+def _decode(mapper: Mapper, body: Mapping[str, Any], kind: Kind, report: Report, measure_strings: bool) -> Any:
     try:
         conv = mapper.decode_request(body) if kind == "request" else mapper.decode_response(body)
     except InterlinguaError:
@@ -259,34 +285,99 @@ def _decode(mapper: Mapper, body: Mapping[str, Any], kind: Kind, report: Report)
     value = _company(conv.value, report)
     items = value.items if isinstance(value, (Transcript, ModelResponse)) else None
     if items is not None:
-        check_limits(items, what=f"the {mapper.name} {kind}")
+        check_limits(items, what=f"the {mapper.name} {kind}", measure_strings=measure_strings)
     return value
 
 
-def check_limits(items: Iterable[Any], *, limits: Limits = DEFAULT_LIMITS, what: str = "the input") -> None:
+def check_limits(items: Iterable[Any], *, limits: Limits = DEFAULT_LIMITS, what: str = "the input", measure_strings: bool = True) -> None:
     """Refuse canonical items a mapper made that the canonical limits forbid, as
     :func:`~interlingua.codec.decode_item` would refuse them read from a file: an item over
     ``limits.max_item_bytes`` encoded, an inline base64 source over ``max_base64_bytes``, nesting
     deeper than ``max_depth``. So nothing a conversion or ``migrate`` writes is refused later by
     ``validate`` or ``store import``.
 
+    Each item is encoded once into one reused buffer (msgspec, C speed); its length is the exact
+    size. Nesting is walked only for an item whose JSON holds more brackets than ``max_depth``
+    (fewer cannot nest deeper), inline base64 checked only for an item whose JSON holds a
+    ``"base64"`` source tag: the checks of :func:`~interlingua.codec.check_item_limits`.
+
+    Args:
+        items: Canonical items (a transcript's or a response's).
+        limits: The bounds (the readers' defaults unless given).
+        what: Names the input in the error (``"the openai-chat request"``).
+        measure_strings: Measure each item's longest string first, so a huge string is refused
+            without encoding it (a copy as large again). The caller that read the input's bytes
+            knows whether any string can be that long (none is longer than the bytes it was read
+            from) and passes ``False`` when none can; without it an over-limit item is encoded
+            once (a transient copy) before it is refused.
+
     Raises:
         LimitError: the first such item (pointer ``/items/N`` of the canonical transcript).
     """
-    for i, item in enumerate(items):
-        pointer = f"/items/{i}"
-        longest = _longest_string(item)
-        if longest > limits.max_item_bytes:  # refused without encoding it (a copy as large again)
-            raise LimitError(Problem(pointer, f"{what} gives a canonical item of more than {longest} bytes; the limit is {limits.max_item_bytes} (max_item_bytes)"))
-        try:
-            size = len(_encoder.encode(item))
-        except (TypeError, ValueError, OverflowError):
-            continue  # not JSON-safe: the encoder's own check says where
-        if size > limits.max_item_bytes:
-            raise LimitError(Problem(pointer, f"{what} gives a canonical item of {size} bytes; the limit is {limits.max_item_bytes} (max_item_bytes)"))
-        if _item_too_deep(item, limits.max_depth):
-            raise LimitError(Problem(pointer, f"{what} gives a canonical item nesting deeper than {limits.max_depth} levels"))
+    buf = bytearray()
+    encode, max_bytes = _encoder.encode_into, limits.max_item_bytes
+    try:
+        for i, item in enumerate(items):
+            if measure_strings:
+                longest = _longest_string(item)
+                if longest > max_bytes:  # refused without encoding it (a copy as large again)
+                    raise LimitError(Problem(f"/items/{i}", f"{what} gives a canonical item of more than {longest} bytes; the limit is {max_bytes} (max_item_bytes)"))
+            try:
+                encode(item, buf)
+            except (TypeError, ValueError, OverflowError):
+                continue  # not JSON-safe: the encoder's own check says where
+            if len(buf) > max_bytes or _may_break(item):
+                _check_encoded(item, buf, f"/items/{i}", limits, what)
+    finally:
+        del buf  # an over-limit item's copy is not held past the check
+
+
+def _check_encoded(item: Any, encoded: bytearray, pointer: str, limits: Limits, what: str) -> None:
+    """The checks of :func:`check_limits` for one item (``encoded``: its JSON)."""
+    if len(encoded) > limits.max_item_bytes:
+        raise LimitError(Problem(pointer, f"{what} gives a canonical item of {len(encoded)} bytes; the limit is {limits.max_item_bytes} (max_item_bytes)"))
+    if encoded.count(b"{") + encoded.count(b"[") > limits.max_depth and _item_too_deep(item, limits.max_depth):
+        raise LimitError(Problem(pointer, f"{what} gives a canonical item nesting deeper than {limits.max_depth} levels"))
+    if b'"base64"' in encoded:  # a Base64Source encodes as {"type":"base64",...}: none without it
         _check_base64(item, pointer, limits)
+
+
+_SHAPES: dict[type, tuple[tuple[str, ...], bool, bool, bool]] = {}
+"""Per item class: its free-form fields and whether it has an ``opaque`` (``_item_too_deep`` looks
+into them), a ``source`` and a ``content`` (``_check_base64`` looks at them); built once per class."""
+
+_NESTS = frozenset((dict, list))
+
+
+def _shape(cls: type) -> tuple[tuple[str, ...], bool, bool, bool]:
+    shape = _SHAPES.get(cls)
+    if shape is None:
+        names = getattr(cls, "__struct_fields__", ())
+        free = tuple(n for n in _FREE_FORM if n in names)
+        shape = _SHAPES[cls] = (free, "opaque" in names, "source" in names, "content" in names)
+    return shape
+
+
+def _may_break(item: Any) -> bool:
+    """Whether ``item`` holds what the depth or the base64 check looks at: a free-form value that
+    is an object or an array (only those nest), an opaque value, an inline base64 source, or such a
+    part in its ``content``. ``False`` means neither check can refuse it. (A class that is no
+    struct has no fields here: ``UnknownItem`` is written back as it was read.)"""
+    free, opaque, source, content = _SHAPES.get(type(item)) or _shape(type(item))
+    for name in free:
+        if type(getattr(item, name)) in _NESTS:
+            return True
+    if opaque and isinstance(getattr(item, "opaque"), msgspec.Struct):
+        return True
+    if source and isinstance(getattr(item, "source"), Base64Source):
+        return True
+    if content:
+        parts = getattr(item, "content")
+        if type(parts) is list:
+            for sub in parts:
+                if _may_break(sub):
+                    return True
+    return False
 
 
 def _longest_string(item: Any) -> int:
@@ -370,7 +461,7 @@ def _read_request(request: Input, source: str, force: bool, report: Report, *, r
         return _canonical(request, repairable=repairable)
     body = _body(request, mapper, "request")
     _check_format(mapper, body, "request", force)
-    transcript: Transcript = _decode(mapper, body, "request", report)
+    transcript: Transcript = _decode(mapper, body, "request", report, _measure_strings(request))
     _hint(mapper, body, report)
     return transcript
 
@@ -451,15 +542,22 @@ def _recorded_model(transcript: Transcript, settings: Settings, source: str, tar
     vendor's model as ``target`` names it (the mappers' ``vendor_models`` declarations: OpenAI Chat and
     Responses, Anthropic and Bedrock's Claude ids; a renamed id is reported). ``None`` otherwise: a
     model name is never carried to another vendor."""
+    origins = (getattr(it, "origin", None) for it in transcript.items) if source == "canonical" else ()
+    return _recorded_model_of({o.provider for o in origins if isinstance(o, Origin)}, settings, source, target, report)
+
+
+def _recorded_model_of(made_by: set[str], settings: Settings, source: str, target: str, report: Report) -> str | None:
+    """:func:`_recorded_model` given the providers of a canonical transcript's items' origins
+    (``made_by``, ignored for another source): the whole conversion and the windowed one
+    (:mod:`interlingua._windowed`, which collects them in its first pass) both call it."""
     recorded = settings.model
     if not isinstance(recorded, str) or not recorded:
         return None
     if source == target:
         return recorded
-    made_by: set[str] = {source}
-    if source == "canonical":
-        origins = (getattr(it, "origin", None) for it in transcript.items)
-        made_by = {o.provider for o in origins if isinstance(o, Origin)}
+    if source != "canonical":
+        made_by = {source}
+    else:
         if made_by == {target} or lookup(target, recorded) is not None:
             return recorded
     if len(made_by) != 1 or not is_known(next(iter(made_by))):
@@ -477,7 +575,7 @@ def _read_response(response: Input, source: str, force: bool, report: Report) ->
         return ModelResponse.from_transcript(_canonical(response))
     body = _body(response, mapper, "response")
     _check_format(mapper, body, "response", force)
-    value: ModelResponse = _decode(mapper, body, "response", report)
+    value: ModelResponse = _decode(mapper, body, "response", report, _measure_strings(response))
     return value
 
 

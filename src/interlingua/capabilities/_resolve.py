@@ -203,13 +203,20 @@ def unknown_model_warning(resolution: Resolution, transcript: Any, *, provider: 
     from ._preflight import check
 
     would = check(transcript, resolution.defaults, provider=provider, stream=stream)
+    return unknown_model_text(provider, model, {v.reason for v in would})
+
+
+def unknown_model_text(provider: str, model: str | None, would: set[str]) -> str:
+    """The text of :func:`unknown_model_warning` given the reasons the wire format's defaults would
+    have refused the conversation for (``would``, empty when none): a caller that checks a long
+    transcript in parts (``interlingua._windowed``) gathers them part by part."""
     text = (
         f"model {model!r} is not in the model catalogue or the overrides: its capabilities are unknown, so preflight "
         f"could not check the conversation against them (the provider decides; describe the model with INTERLINGUA_MODELS "
         f"or a resolver, see docs/capabilities.md)"
     )
     if would:
-        reasons = "; ".join(sorted({v.reason for v in would}))
+        reasons = "; ".join(sorted(would))
         text += f"; the {provider} defaults, which were not applied, would have refused: {reasons}"
     return text
 

@@ -45,7 +45,7 @@ import typer
 
 from ..codec import _syntax_problem
 from ..hosts import host_names
-from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind
+from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind, read_size
 from ..errors import CapabilityError, DocumentError, FormatMismatchError, Problem, SessionChoiceError, InterlinguaError, LimitError, MappingError, StreamFailedError, UnknownFormatError
 from ..mapping import Mapper, Report, available, get_mapper
 from ..mapping.registry import is_known
@@ -328,35 +328,49 @@ class _Spool:
 
 
 def _stream_canonical(
-    to: str, *, kind: Kind | None, policy: str, model: str | None, source: str, report: Report, output: Path | None
+    to: str, *, kind: Kind | None, policy: str, model: str | None, source: str, report: Report, output: Path | None, session: str | None = None
 ) -> _Spool | None:
-    """``--from canonical`` for a transcript document file, read item by item (bounded memory):
-    ``--to canonical`` writes each item as it is read; another target gets the transcript without
-    the whole-document parse. ``None`` when the input must be read whole (stdin, a session file,
-    or anything :class:`~interlingua._docstream.TranscriptStream` hands back): that path then
-    gives the same output and the same errors."""
+    """``--from canonical`` for a transcript document file or a session file, read item by item
+    (bounded memory): ``--to canonical`` writes each item as it is read; a provider request is
+    converted window by window and written as it is produced (:mod:`interlingua._windowed`).
+    ``None`` when the input must be read whole (stdin, or anything the streamed readers hand back:
+    :class:`~interlingua._docstream.Fallback`): that path then gives the same output and the same
+    errors."""
     from .._docstream import Fallback, TranscriptStream
     from ..session_file import looks_like_session_file
+    from ._session_items import SessionItems
 
-    if source == "-" or source.lower().endswith((".jsonl", ".ndjson")):
+    if source == "-":
         return None
     try:
         fh = open(source, "rb")  # noqa: SIM115
     except OSError:
         return None  # the whole path says why
     with fh:
-        if looks_like_session_file(fh.read(4096)):
-            return None
+        sessions = source.lower().endswith((".jsonl", ".ndjson")) or looks_like_session_file(fh.read(4096))
+        if session is not None and not sessions:
+            return None  # the whole path says --session needs a session file
         fh.seek(0)
+        label = _label(source)
+
+        def items() -> Any:
+            fh.seek(0)
+            return SessionItems(fh, session, label) if sessions else TranscriptStream(fh)
+
         spool = _Spool(output)
         try:
-            stream = TranscriptStream(fh)
+            stream = items()
             if to == CANONICAL:
-                _canonical_to_canonical(stream, spool.fh, _label(source))
-            else:
-                items = _located(list, stream, _label(source))
-                transcript = _transcript(stream.shell, items)
-                del items
+                _canonical_to_canonical(stream, spool.fh, label)
+            elif not _windowed(items, to=to, kind=kind, policy=policy, model=model, label=label, out=spool.fh, report=report):
+                if to in FRAMEWORKS:
+                    raise Fallback  # the usual path (through the canonical document) decides
+                spool.discard()
+                spool = _Spool(output)
+                stream = items()
+                whole = _located(list, stream, label)
+                transcript = _transcript(stream.shell, whole)
+                del whole
                 if _canonical_kind(kind, transcript) is Kind.response:
                     conv = convert_response(transcript, source=CANONICAL, target=to, model=model, policy=policy, report=report)  # type: ignore[arg-type]
                 else:
@@ -370,6 +384,20 @@ def _stream_canonical(
             spool.discard()
             raise
     return spool
+
+
+def _windowed(items: Any, *, to: str, kind: Kind | None, policy: Any, model: str | None, label: str, out: IO[bytes], report: Report) -> bool:
+    """A request to a provider, converted window by window and written to ``out`` as it is produced
+    (two passes over the file: ``items()`` makes a new reader each time; see
+    :mod:`interlingua._windowed`); False when it must be converted whole (``out`` then holds a
+    partial body, ``report`` is untouched)."""
+    from .._windowed import plan, write_windows
+
+    stream = items()
+    found = plan(_located_items(stream, label))
+    if to not in FRAMEWORKS and _canonical_kind(kind, stream.shell) is Kind.response:
+        return False
+    return write_windows(_located_items(items(), label), stream.shell, found, target=to, model=model, policy=policy, out=out, report=report)
 
 
 def _located(consume: Any, stream: Any, label: str) -> Any:
@@ -491,11 +519,15 @@ def run(
         if to not in WRITERS:
             raise _Fail(2, f"{to} is read, not written; --to takes one of: {', '.join(WRITERS)}")
     if from_ in FRAMEWORKS or to in FRAMEWORKS:
+        if from_ == CANONICAL and to in ("pydantic-ai", "langchain"):  # a message list: written window by window
+            streamed = _stream_canonical(to, kind=kind, policy=pol, model=model, source=source, report=report, output=output, session=session)
+            if streamed is not None:
+                return streamed
         return _via_transcript(from_, to, kind=kind, policy=pol, model=model, source=source, report=report, force=force, session=session)
     if from_ == CANONICAL and kind is Kind.stream:
         raise _Fail(2, "--kind stream needs --from <provider>: a canonical transcript is not a stream")
-    if from_ == CANONICAL and session is None:
-        streamed = _stream_canonical(to, kind=kind, policy=pol, model=model, source=source, report=report, output=output)
+    if from_ == CANONICAL:
+        streamed = _stream_canonical(to, kind=kind, policy=pol, model=model, source=source, report=report, output=output, session=session)
         if streamed is not None:
             return streamed
     data = _read(source)
@@ -520,6 +552,7 @@ def run(
         conv = convert_stream(data, source=from_, target=to, model=model, policy=pol, report=report)
         return _pretty(conv.value)
     body = _json(data, f"the {from_} {kind.value if kind else 'input'}")
+    nbytes = len(data)
     del data  # not held while the body is converted
     if not isinstance(body, dict):
         raise _Fail(1, f"{_label(source)}: malformed {from_} input: expected a JSON object, got {type(body).__name__}{_not_a_body_hint(body, from_)}")
@@ -534,10 +567,11 @@ def run(
             if "schema_version" in body and isinstance(body.get("items"), list):
                 raise _Fail(1, f"{_label(source)}: {exc}; it is an interlingua transcript document: try --from canonical") from exc
             raise _Fail(1, f"{_label(source)}: {exc}; check --from, or pass --kind to say which it is") from exc
-    if found == "request":
-        conv = convert_request(body, source=from_, target=to, model=model, policy=pol, force=force, report=report)
-    else:
-        conv = convert_response(body, source=from_, target=to, model=model, policy=pol, force=force, report=report)
+    with read_size(nbytes):  # so the limits check measures strings only when one can be over the limit
+        if found == "request":
+            conv = convert_request(body, source=from_, target=to, model=model, policy=pol, force=force, report=report)
+        else:
+            conv = convert_response(body, source=from_, target=to, model=model, policy=pol, force=force, report=report)
     return _pretty(conv.value)
 
 

@@ -108,6 +108,8 @@ class Record:
     size: int = 0
     stream: Path | None = None
     """A transcript document file to read item by item (``-o`` only; see :func:`_stream_document`)."""
+    span: Any = None
+    """A long session of a session file, by where its lines are (``-o`` only; see :mod:`._migrate_session`)."""
     log: str | None = None
     """An agent log file (``claude-code``, ``codex``): one conversation read in bounded memory (:mod:`._migrate_logs`)."""
 
@@ -154,7 +156,13 @@ def _classify(value: Any) -> str:
     return "message"
 
 
-def _lines(path: Path, fh: IO[bytes]) -> Iterator[Record]:
+def _lines(path: Path, fh: IO[bytes], *, streaming: bool = False) -> Iterator[Record]:
+    """The records of a JSON Lines file: each session's header and envelopes together, each
+    conversation line, the other message lines together. With ``streaming``, a session past
+    :data:`~._migrate_session.STREAM_ENVELOPES` envelopes is given by where its lines are (a
+    :class:`~._migrate_session.Span`), not as a list of dicts."""
+    from ._migrate_session import STREAM_ENVELOPES, Span
+
     source = str(path)
     messages: list[Any] = []
     messages_size = 0
@@ -163,14 +171,20 @@ def _lines(path: Path, fh: IO[bytes]) -> Iterator[Record]:
     env_start = 0
     env_session = None
     env_size = 0
+    env_offset = offset = 0  # where the session's first line starts; where the current line starts
+    env_count = 0
+    spanned = False
 
     def flush_envelopes() -> Iterator[Record]:
-        nonlocal envelopes, env_session, env_size
-        if envelopes:
+        nonlocal envelopes, env_session, env_size, env_count, spanned
+        if spanned:
+            yield Record(source, env_start, span=Span(path, env_offset, offset), size=env_size)
+        elif envelopes:
             yield Record(source, env_start, value=envelopes, size=env_size)
-        envelopes, env_session, env_size = [], None, 0
+        envelopes, env_session, env_size, env_count, spanned = [], None, 0, 0, False
 
     for n, raw in enumerate(fh, start=1):
+        at, offset = offset, offset + len(raw)
         stripped = raw.strip()
         if not stripped:
             continue
@@ -178,28 +192,44 @@ def _lines(path: Path, fh: IO[bytes]) -> Iterator[Record]:
         try:
             value = _decoder.decode(stripped)
         except msgspec.DecodeError as exc:
+            offset = at
             yield from flush_envelopes()
+            offset = at + len(raw)
             yield Record(source, n, text=text, error=_not_json(stripped, exc, one_line=True), size=len(raw))
             continue
         except RecursionError:
+            offset = at
             yield from flush_envelopes()
+            offset = at + len(raw)
             yield Record(source, n, text=text, error="nesting too deep", size=len(raw))
             continue
         kind = _classify(value)
         if kind == "header":  # a session export's header: leads that session's envelopes
+            offset = at
             yield from flush_envelopes()
-            envelopes, env_start, env_session, env_size = [value], n, value["session"].get("id"), len(raw)
+            offset = at + len(raw)
+            envelopes, env_start, env_session, env_size, env_offset, env_count = [value], n, value["session"].get("id"), len(raw), at, 1
             continue
         if kind == "envelope":
             if env_session is not None and value.get("session_id") != env_session:
+                offset = at
                 yield from flush_envelopes()
-            if not envelopes:
-                env_start = n
+                offset = at + len(raw)
+            if not envelopes and not spanned:
+                env_start, env_offset = n, at
             env_session = value.get("session_id")
-            envelopes.append(value)
+            env_count += 1
+            if spanned:
+                pass
+            elif streaming and env_count > STREAM_ENVELOPES:
+                envelopes, spanned = [], True  # read again from the file, one envelope at a time
+            else:
+                envelopes.append(value)
             env_size += len(raw)
             continue
+        offset = at
         yield from flush_envelopes()
+        offset = at + len(raw)
         if kind == "conversation":
             yield Record(source, n, value=value, text=text, size=len(raw))
         elif kind == "invalid":
@@ -240,7 +270,7 @@ def _records(path: Path, *, streaming: bool = False, fmt: str = "auto") -> Itera
                 head = fh.read(4096).lstrip()
                 if head.split(b"\n", 1)[0].strip() not in (b"{", b"["):
                     fh.seek(0)
-                    yield from _lines(path, fh)
+                    yield from _lines(path, fh, streaming=streaming)
                     return
         if streaming:
             with open(path, "rb") as fh:
@@ -1014,7 +1044,7 @@ def run(
 
     def handle(record: Record) -> bool:
         """Migrate one record; True to stop (--fail-fast)."""
-        nonlocal conversations, items
+        nonlocal conversations, items, warnings, shown
         if record.log is not None:
             try:
                 conv, close = _logs.open_log(Path(record.source), record.log)
@@ -1045,6 +1075,22 @@ def run(
                 return any(handle(r) for r in _records(record.stream))
             conversations += 1
             items += count
+            return False
+        if record.span is not None:
+            from ._migrate_session import migrate_span, read_span, spool_dir
+
+            assert isinstance(sink, _JsonlSink)
+            done = migrate_span(record.span, sink, ids, _item_encoder.encode, spool_dir(sink))
+            if done is None:  # not the usual shape: the whole read decides
+                return handle(Record(record.source, record.line, value=read_span(record.span), size=record.size))
+            _sid, count, report = done
+            conversations += 1
+            items += count
+            for entry in report:
+                warnings += 1
+                if shown < _MAX_WARNING_LINES:
+                    typer.echo(f"warning: {_where(record)}: {entry}", err=True)
+                    shown += 1
             return False
         migrated, reason = _convert(record, fmt)
         if migrated is None:

@@ -74,6 +74,30 @@ def _type(item: Any) -> str:
     return str(tag.tag) if tag is not None and isinstance(tag.tag, str) else type(item).__name__
 
 
+_CALL, _RESULT, _RAW, _UNKNOWN, _OTHER = "call", "result", "raw", "unknown", "other"
+_CALL_OR_RESULT = frozenset((_CALL, _RESULT))
+_KINDS: dict[type, str] = {}
+"""What each item class is to this module, decided once per class by ``issubclass`` (as ``isinstance``
+would decide for each item, without the metaclass's instance check per item)."""
+
+
+def _kind(cls: type) -> str:
+    kind = _KINDS.get(cls)
+    if kind is None:
+        if issubclass(cls, (ToolCallItem, HandoffCallItem)):
+            kind = _CALL
+        elif issubclass(cls, (ToolResultItem, HandoffResultItem)):
+            kind = _RESULT
+        elif issubclass(cls, RawItem):
+            kind = _RAW
+        elif issubclass(cls, UnknownItem) or "id" not in getattr(cls, "__struct_fields__", ()):
+            kind = _UNKNOWN if issubclass(cls, UnknownItem) else "no-id"
+        else:
+            kind = _OTHER
+        _KINDS[cls] = kind
+    return kind
+
+
 def keep_company_items(items: Sequence[T], report: Report) -> list[T] | None:
     """The items without calls that cannot be replayed and results without their call (see the module).
 
@@ -85,7 +109,8 @@ def keep_company_items(items: Sequence[T], report: Report) -> list[T] | None:
         The kept items, or ``None`` when every item is kept (nothing to copy).
     """
     ids: set[str] = set()
-    if not any(isinstance(i, (ToolCallItem, ToolResultItem, HandoffCallItem, HandoffResultItem)) for i in items):
+    kinds = _KINDS
+    if not _CALL_OR_RESULT & {kinds.get(c) or _kind(c) for c in set(map(type, items))}:
         if not _repeats_an_id(items):
             return None
     calls: set[str] = set()
@@ -95,9 +120,14 @@ def keep_company_items(items: Sequence[T], report: Report) -> list[T] | None:
     told: set[int] = set()
     out: list[T] = []
     changed = False
-    for n, item in enumerate(items):
+    for n, given in enumerate(items):
+        item: Any = given  # what it is, decided by its class's kind below (not by isinstance)
+        kind_of = kinds.get(type(item)) or _kind(type(item))
+        if kind_of is _OTHER and getattr(item, "id") is msgspec.UNSET:
+            out.append(item)  # the common item: no id, not a call, result or raw item (nothing below applies)
+            continue
         item_id = getattr(item, "id", None)
-        if isinstance(item, (ToolCallItem, HandoffCallItem)):
+        if kind_of is _CALL:
             kind = "tool_call" if isinstance(item, ToolCallItem) else "handoff_call"
             what = "name" if isinstance(item, ToolCallItem) else "target"
             empty_id, empty_what = _empty(item.id), _empty(getattr(item, what))
@@ -120,14 +150,14 @@ def keep_company_items(items: Sequence[T], report: Report) -> list[T] | None:
             (calls if kind == "tool_call" else handoffs).add(item.id)
             out.append(item)
             continue
-        if isinstance(item_id, str) and not isinstance(item, UnknownItem):
+        if isinstance(item_id, str) and kind_of is not _UNKNOWN:
             if item_id in ids:
                 report.add("changed", f"the id {item_id!r} repeats an earlier item's (ids are unique in a transcript); left out", index=n, item_type=_type(item))
-                item = msgspec.structs.replace(item, id=msgspec.UNSET)  # type: ignore[type-var]
+                item = msgspec.structs.replace(item, id=msgspec.UNSET)
                 changed = True
             else:
                 ids.add(item_id)
-        if isinstance(item, (ToolResultItem, HandoffResultItem)):
+        if kind_of is _RESULT:
             tool = isinstance(item, ToolResultItem)
             if item.call_id not in (calls if tool else handoffs):
                 kind, call = ("tool_result", "tool_call") if tool else ("handoff_result", "handoff_call")
@@ -144,7 +174,7 @@ def keep_company_items(items: Sequence[T], report: Report) -> list[T] | None:
                 report.add("dropped", why, index=n, item_type=kind)
                 changed = True
                 continue
-        if isinstance(item, RawItem):
+        if kind_of is _RAW:
             raws.append((n, item))
         out.append(item)
     return out if changed else None

@@ -119,6 +119,13 @@ class Mapper(Protocol):
     'model'". Without the attribute the model goes in the body. A mapper may set ``vendor_models`` (a
     tuple of :class:`~interlingua.mapping.vendor_models.VendorModels`) to say whose models its ids name, so
     ``convert_request`` carries a model between two wire formats of one vendor (ADR 0025).
+
+    A mapper whose encoding of an item depends on the items before it in the conversation
+    (beyond the tool-call ids, which :class:`~interlingua.mapping.ids.IdMap` derives from each id
+    alone) sets ``window_dependent(item) -> bool``, true for such an item: a long request is then
+    converted whole rather than window by window when such an item is past the first window
+    (``interlingua._windowed``, ADR 0036). Bedrock Converse numbers untitled documents across the
+    conversation (``document-N``).
     """
 
     name: str

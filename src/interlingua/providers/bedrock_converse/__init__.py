@@ -46,6 +46,16 @@ class BedrockConverseMapper:
     vendor_models: tuple[VendorModels, ...] = (CLAUDE_MODELS,)
     """Claude on Bedrock (``[region.]anthropic.<Anthropic id>-v<N>:0``): the model carries to and from Anthropic, renamed."""
 
+    def window_dependent(self, item: Any) -> bool:
+        """True for a document, top-level or in a tool result: an untitled one is named
+        ``document-N`` by its place among the conversation's documents (``DocumentBlock.name`` is
+        required; see :class:`interlingua.mapping.Mapper`)."""
+        from ...items import DocumentItem, HandoffResultItem, ToolResultItem
+
+        if isinstance(item, DocumentItem):
+            return True
+        return isinstance(item, (ToolResultItem, HandoffResultItem)) and any(isinstance(part, DocumentItem) for part in item.content)
+
     def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
         """See :func:`interlingua.providers.bedrock_converse._request.decode_request`."""
         return decode_request(body)
