@@ -37,7 +37,7 @@ from sqlalchemy.util import greenlet_spawn
 
 from ..codec import SCHEMA_VERSION, encode_envelope
 from ..errors import ConflictError, DocumentError, MigrationRequiredError, Problem, SessionExistsError, SessionNotFoundError, StoreError
-from ..items import Envelope, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
+from ..items import Envelope, ResponseInfo, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
 from . import _jsonl, _rows
 from ._engine import JsonText, create_engine, normalize_url, safe_url, sqlite_read_only, translate_errors
 from ._migrate import head_revision, read_state, upgrade_sync
@@ -57,15 +57,15 @@ WITH adv AS (
     RETURNING head_seq
 ), ins AS (
     INSERT INTO interlingua_items
-        (session_id, seq, schema_version, type, role, call_id, created_at, item, raw_json, usage, stop_reason)
-    SELECT $1, adv.head_seq - $2 + r.ord, r.sv, r.ty, r.ro, r.ci, coalesce(r.ca, $3), r.it::jsonb, r.rj, r.us::json, r.sr::json
-    FROM adv, unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::text[], $11::text[], $12::text[])
-        WITH ORDINALITY AS r(sv, ty, ro, ci, ca, it, rj, us, sr, ord)
+        (session_id, seq, schema_version, type, role, call_id, created_at, item, raw_json, usage, stop_reason, response)
+    SELECT $1, adv.head_seq - $2 + r.ord, r.sv, r.ty, r.ro, r.ci, coalesce(r.ca, $3), r.it::jsonb, r.rj, r.us::json, r.sr::json, r.rs::json
+    FROM adv, unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+        WITH ORDINALITY AS r(sv, ty, ro, ci, ca, it, rj, us, sr, rs, ord)
 )
 SELECT head_seq FROM adv
 """
 _PG_APPEND_SQL = _PG_APPEND.format(cond="")
-_PG_APPEND_EXPECTED_SQL = _PG_APPEND.format(cond=" AND head_seq = $13")
+_PG_APPEND_EXPECTED_SQL = _PG_APPEND.format(cond=" AND head_seq = $14")
 """One append on PostgreSQL in one statement: the conditional head UPDATE (the lock that orders
 writers) and the INSERT of every row, numbered from the new head, as columns passed as arrays.
 Data-modifying CTEs run exactly once whether or not the outer query reads them (PostgreSQL docs,
@@ -82,8 +82,8 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-_ITEM_COLUMNS = ("session_id", "seq", "schema_version", "type", "role", "call_id", "created_at", "item", "raw_json", "usage", "stop_reason")
-_NULLABLE_ITEM_COLUMNS = frozenset(("role", "call_id", "raw_json", "usage", "stop_reason"))
+_ITEM_COLUMNS = ("session_id", "seq", "schema_version", "type", "role", "call_id", "created_at", "item", "raw_json", "usage", "stop_reason", "response")
+_NULLABLE_ITEM_COLUMNS = frozenset(("role", "call_id", "raw_json", "usage", "stop_reason", "response"))
 _NO_VALUE = 0
 """What :func:`_item_params` binds for a missing (SQL NULL) value of a nullable item column, which
 :data:`_INSERT_ITEMS_SQL` turns into NULL (``NULLIF(?, 0)``). These columns hold text or NULL, and a
@@ -108,7 +108,7 @@ _SELECT_ITEMS_SQL = (
     # are), so it is neither decoded into a str nor encoded again for the typed decode; NULL
     # unless it is text, which sends the load to the checked path
     "SELECT seq, schema_version, created_at, "
-    "CASE WHEN typeof(COALESCE(raw_json, item)) = 'text' THEN CAST(COALESCE(raw_json, item) AS BLOB) END, usage, stop_reason "
+    "CASE WHEN typeof(COALESCE(raw_json, item)) = 'text' THEN CAST(COALESCE(raw_json, item) AS BLOB) END, usage, stop_reason, response "
     f"FROM {ITEMS.name} WHERE session_id = ? AND seq >= ? AND seq <= ? ORDER BY seq"
 )
 
@@ -166,12 +166,12 @@ async def _to_completion(coro: Awaitable[Any]) -> None:
         raise cancelled
 
 
-def _item_bind_processors(dialect: Any) -> tuple[Any, Any, Any, Any]:
-    """Each item column's own bind processor (created_at, item, usage, stop_reason) for ``dialect``."""
-    return tuple(ITEMS.c[c].type._cached_bind_processor(dialect) for c in ("created_at", "item", "usage", "stop_reason"))  # type: ignore[return-value]
+def _item_bind_processors(dialect: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """Each item column's own bind processor (created_at, item, usage, stop_reason, response) for ``dialect``."""
+    return tuple(ITEMS.c[c].type._cached_bind_processor(dialect) for c in ("created_at", "item", "usage", "stop_reason", "response"))  # type: ignore[return-value]
 
 
-def _item_params(segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], now_v: Any, procs: tuple[Any, Any, Any, Any]) -> list[tuple[Any, ...]]:
+def _item_params(segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], now_v: Any, procs: tuple[Any, Any, Any, Any, Any]) -> list[tuple[Any, ...]]:
     """The ``_INSERT_ITEMS_SQL`` parameters of the rows of ``segments`` (``(session_id, first seq, rows)``).
 
     The values are exactly what SQLAlchemy would bind: each column's own bind processor (the
@@ -180,7 +180,7 @@ def _item_params(segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], n
     as it is. Every text goes to the driver as an exact ``str`` and a missing value as
     :data:`_NO_VALUE` (see there: neither then takes the driver's adapter path).
     """
-    ts, js_item, js_usage, js_stop = procs
+    ts, js_item, js_usage, js_stop, js_resp = procs
     none = _NO_VALUE
     params: list[tuple[Any, ...]] = []
     append = params.append
@@ -190,7 +190,7 @@ def _item_params(segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], n
             item = r.item
             if type(item) is not str:
                 item = str(item) if isinstance(item, str) else (_exact_text(js_item(item)) if js_item else item)
-            usage, stop = r.usage, r.stop_reason
+            usage, stop, resp = r.usage, r.stop_reason, r.response
             append(
                 (
                     sid,
@@ -204,6 +204,7 @@ def _item_params(segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], n
                     none if r.raw_json is None else r.raw_json,
                     none if usage is None else _exact_text(js_usage(usage) if js_usage else usage),
                     none if stop is None else _exact_text(js_stop(stop) if js_stop else stop),
+                    none if resp is None else _exact_text(js_resp(resp) if js_resp else resp),
                 )
             )
     return params
@@ -773,18 +774,21 @@ class SessionStore:
         *,
         usage: Usage | None = None,
         stop_reason: StopReason | None = None,
+        response: ResponseInfo | None = None,
     ) -> int:
         """Append a batch of items, all or nothing.
 
         Args:
             session_id: The session.
             items: Canonical items, :class:`~interlingua.codec.UnknownItem` (kept
-                unchanged) or :class:`~interlingua.items.Envelope` (its version, usage and
-                stop reason are kept; its session id, seq and timestamp are not).
+                unchanged) or :class:`~interlingua.items.Envelope` (its version, usage, stop
+                reason and response metadata are kept; its session id, seq and timestamp are not).
             expected_seq: When given, the append succeeds only if the session's head
                 is this seq (``-1`` for an empty session).
             usage: Usage of the response that produced the batch; stored on the last item.
             stop_reason: Its stop reason; stored on the last item.
+            response: Its metadata (provider response id, model, response-level fields); stored
+                on the last item.
 
         Returns:
             The new head seq (seq of the last appended item).
@@ -796,7 +800,7 @@ class SessionStore:
             SessionNotFoundError: no such session.
         """
         session_id = _session_key(session_id)
-        rows = _rows.prepare_rows(items, usage=usage, stop_reason=stop_reason, forbid_nul=self._is_pg, keep_text=self._is_pg)
+        rows = _rows.prepare_rows(items, usage=usage, stop_reason=stop_reason, response=response, forbid_nul=self._is_pg, keep_text=self._is_pg)
         return await self._append_rows(session_id, rows, expected_seq)
 
     async def add_session(
@@ -810,6 +814,7 @@ class SessionStore:
         settings: Settings | None = None,
         usage: Usage | None = None,
         stop_reason: StopReason | None = None,
+        response: ResponseInfo | None = None,
     ) -> bool:
         """Create a session holding ``items`` in one transaction, unless ``session_id`` exists.
 
@@ -823,7 +828,7 @@ class SessionStore:
         Raises:
             DocumentError: invalid id, values or items (nothing written).
         """
-        new = NewSession(session_id, items, metadata, tools, tool_choice, settings, usage, stop_reason)
+        new = NewSession(session_id, items, metadata, tools, tool_choice, settings, usage, stop_reason, response)
         return (await self._add_prepared([self._prepare_new(new, "")]))[0]
 
     async def add_sessions(self, sessions: Iterable[NewSession]) -> list[bool]:
@@ -860,7 +865,7 @@ class SessionStore:
             raise _rows._relocate(exc, prefix) from exc
         try:
             rows = _rows.prepare_rows(
-                new.items, usage=new.usage, stop_reason=new.stop_reason, forbid_nul=self._is_pg, keep_text=self._is_pg
+                new.items, usage=new.usage, stop_reason=new.stop_reason, response=new.response, forbid_nul=self._is_pg, keep_text=self._is_pg
             )
         except DocumentError as exc:
             if not prefix:
@@ -938,8 +943,8 @@ class SessionStore:
         ``expected_seq`` finds the head moved as soon as the lock is released and fails at once
         with :class:`ConflictError`; before, each append held the lock across four round trips
         (BEGIN, UPDATE, INSERT, COMMIT) and writers queued on it for seconds."""
-        columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [])
-        sv, ty, ro, ci, ca, it, rj, us, sr = columns
+        columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [], [])
+        sv, ty, ro, ci, ca, it, rj, us, sr, rs = columns
         for r in rows:
             sv.append(r.schema_version)
             ty.append(r.type)
@@ -950,6 +955,7 @@ class SessionStore:
             rj.append(r.raw_json)
             us.append(None if r.usage is None else str(r.usage))
             sr.append(None if r.stop_reason is None else str(r.stop_reason))
+            rs.append(None if r.response is None else str(r.response))
         with translate_errors(self._url, "appending items"):
             fairy = await self._engine.raw_connection()
             try:
@@ -1028,10 +1034,10 @@ class SessionStore:
         """Load a session as a transcript document (items in seq order from ``since_seq``).
 
         The transcript carries the session's current tools, tool choice, settings and
-        metadata, and per response (each item stored with a usage or stop reason) a
-        :class:`~interlingua.items.ResponseRecord` in ``responses`` (its item index, usage, stop
-        reason); ``usage``/``stop_reason`` are the last item's, as a session file's transcript has
-        them. The envelopes themselves: :meth:`load_envelopes`. ``schema_version`` is the newest among the rows
+        metadata, and per response (each item stored with a usage, stop reason or response
+        metadata) a :class:`~interlingua.items.ResponseRecord` in ``responses`` (its item index,
+        usage, stop reason, ``response``: id, model, provider fields); ``usage``/``stop_reason``/
+        ``response`` are the last item's, as a session file's transcript has them. The envelopes themselves: :meth:`load_envelopes`. ``schema_version`` is the newest among the rows
         (at least this library's).
 
         Args:
@@ -1057,6 +1063,7 @@ class SessionStore:
             metadata=info.metadata if info.metadata is not None else _UNSET,
             usage=envs[-1].usage if envs else _UNSET,
             stop_reason=envs[-1].stop_reason if envs else _UNSET,
+            response=envs[-1].response if envs else _UNSET,
             responses=response_records(envs),
         )
 
@@ -1320,7 +1327,7 @@ class SessionStore:
         The whole file is checked before anything is written (versions, items, header fields, seqs
         ``0, 1, 2, ...``, each session once), one session in memory at a time; then each session is
         written in one transaction: all or nothing per session. Errors name the file and line.
-        Timestamps, usage and stop reasons are kept.
+        Timestamps, usage, stop reasons and response metadata are kept.
 
         A session is imported under the id in the file. Re-importing the same content is a no-op
         (status ``unchanged``); different content under a stored id is a :class:`SessionExistsError`.
@@ -1464,7 +1471,7 @@ class SessionStore:
                     a = await anext(stored)
                 except StopAsyncIteration:
                     a = None
-                if a is None or (a.item, a.usage, a.stop_reason) != (b.item, b.usage, b.stop_reason):
+                if a is None or (a.item, a.usage, a.stop_reason, a.response) != (b.item, b.usage, b.stop_reason, b.response):
                     differs = f"items (first difference at seq {b.seq})"
                     await stored.aclose()
                     stored = None
