@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import sqlalchemy as sa
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -133,3 +134,41 @@ async def test_concurrent_opens_of_an_empty_database(empty_url: str) -> None:
     stores = await asyncio.gather(*(SessionStore.open(empty_url) for _ in range(4)))
     for s in stores:
         await s.close()
+
+
+async def test_database_at_0003_with_data_upgrades_and_then_keeps_response_metadata(empty_url: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Revision 0004 adds the items' ``response`` column: rows stored before keep their items, usage and
+    stop reason (and have no response metadata); the upgraded store stores and exports it."""
+    from datetime import UTC, datetime
+
+    from interlingua.items import ResponseInfo, StopReason
+
+    engine = create_engine(normalize_url(empty_url))
+    items = [TextItem(role="user", text="hello"), TextItem(role="assistant", text="hi")]
+    rows = prepare_rows(items, usage=Usage(input_tokens=7, output_tokens=1), stop_reason=StopReason(reason="end_turn", raw="end_turn"))
+    now = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    async with engine.begin() as conn:
+        await conn.run_sync(upgrade_sync, "0003")
+        await conn.execute(sa.insert(SESSIONS).values(id="old", created_at=now, updated_at=now, head_seq=1))
+        await conn.execute(sa.insert(ITEMS), [_without(r.values("old", i, now), "response") for i, r in enumerate(rows)])
+    await engine.dispose()
+
+    with pytest.raises(MigrationRequiredError, match="revision 0003"):
+        await SessionStore.open(empty_url)
+    store = await SessionStore.open(empty_url, upgrade=True)
+    try:
+        t = await store.load("old")
+        assert t.items == items and t.usage == Usage(input_tokens=7, output_tokens=1) and t.stop_reason.reason == "end_turn"  # type: ignore[union-attr]
+        assert t.response is msgspec.UNSET and [r.response for r in t.responses] == [msgspec.UNSET]  # type: ignore[union-attr]
+        info = ResponseInfo(id="msg_2", model="claude-haiku-4-5")
+        await store.append("old", [TextItem(role="user", text="again")])
+        await store.append("old", [TextItem(role="assistant", text="hi again")], usage=Usage(input_tokens=12), response=info)
+        t = await store.load("old")
+        assert [(r.item, r.response) for r in t.responses] == [(1, msgspec.UNSET), (3, info)]  # type: ignore[union-attr]
+        out = tmp_path / "old.jsonl"
+        await store.export_jsonl("old", out)
+        assert '"response":{"id":"msg_2","model":"claude-haiku-4-5"}' in out.read_text().splitlines()[-1]
+        async with store.engine.connect() as conn:
+            assert await conn.run_sync(_diff) == []
+    finally:
+        await store.close()

@@ -37,12 +37,13 @@ from sqlalchemy.util import greenlet_spawn
 
 from ..codec import SCHEMA_VERSION, encode_envelope
 from ..errors import ConflictError, DocumentError, MigrationRequiredError, Problem, SessionExistsError, SessionNotFoundError, StoreError
-from ..items import Envelope, ResponseInfo, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
+from ..items import Envelope, ResponseInfo, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
 from . import _jsonl, _rows
 from ._engine import JsonText, create_engine, normalize_url, safe_url, sqlite_read_only, translate_errors
 from ._migrate import head_revision, read_state, upgrade_sync
 from ._schema import ITEMS, QUARANTINE, SESSION_CHANGES, SESSIONS, VERSION_TABLE
 from ..session_file import EnvelopeBatch, SessionEnd, SessionPart, SessionStart, iter_session_parts, response_records
+from ._import_plan import ImportPlan, check_stored_parent, import_rounds, link_forks, plan_created_at
 from ._types import CorruptRowError, CorruptRowWarning, ImportResult, NewSession, QuarantinedRow, SessionChange, SessionInfo
 
 __all__ = ["SessionStore"]
@@ -1327,7 +1328,10 @@ class SessionStore:
         The whole file is checked before anything is written (versions, items, header fields, seqs
         ``0, 1, 2, ...``, each session once), one session in memory at a time; then each session is
         written in one transaction: all or nothing per session. Errors name the file and line.
-        Timestamps, usage, stop reasons and response metadata are kept.
+        Timestamps, usage, stop reasons and response metadata are kept, and so are the header's
+        ``created_at`` and fork link (``parent_id``, ``fork_seq``): a fork's parent is the session of
+        that id in the file (imported first, wherever it stands in the file; under its new id with
+        ``new_ids``/``session_ids``), else the stored session of that id.
 
         A session is imported under the id in the file. Re-importing the same content is a no-op
         (status ``unchanged``); different content under a stored id is a :class:`SessionExistsError`.
@@ -1342,7 +1346,9 @@ class SessionStore:
             One :class:`ImportResult` per session, in file order.
 
         Raises:
-            DocumentError: with file and line of the first problem.
+            DocumentError: with file and line of the first problem; a fork whose parent is neither
+                in the file nor in the store, a ``fork_seq`` beyond the fork's or its parent's items,
+                a cycle of forks (nothing written).
             SessionExistsError: a stored session with the same id holds other content.
         """
         label = str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None)
@@ -1355,7 +1361,7 @@ class SessionStore:
                 source = spool
             # Pass 1: the whole file is checked before any session is written (every line, the ids,
             # the header values, every row as it will be written), a batch of envelopes at a time.
-            plans: list[_ImportPlan] = []
+            plans: list[ImportPlan] = []
             now = _now()
             for part in self._parts(source, label):
                 if isinstance(part, SessionStart):
@@ -1366,20 +1372,39 @@ class SessionStore:
                         target = _check_session_id(session_ids[n])
                     else:
                         target = str(uuid.uuid4()) if new_ids else self._located_id(part, label)
-                    plan = _ImportPlan(part.session_id, target, part.header)
+                    plan = ImportPlan(part.session_id, target, part.header, part.header_line)
                     self._located_settings(plan, now, label, part.header_line)
+                    plan_created_at(plan, label)
                     plans.append(plan)
                 elif isinstance(part, EnvelopeBatch):
                     self._located_rows(part, label)
                 else:
                     plans[-1].count = part.count
-            # Pass 2: each session in one transaction, its rows inserted a batch at a time.
-            results = []
-            parts = self._parts(source, label)
-            with contextlib.closing(parts):
-                for plan in plans:
-                    results.append(await self._import_streamed(parts, plan, label))
-            return results
+            # Fork links: a parent in the file, else in the store; checked before anything is written.
+            for n in link_forks(plans, label):
+                check_stored_parent(plans[n], await self._length_or_none(cast(str, plans[n].parent_id)), label)
+            # Pass 2: each session in one transaction, its rows inserted a batch at a time; a parent
+            # before its forks (a fork the file holds before its parent takes one more pass).
+            results: list[ImportResult | None] = [None] * len(plans)
+            done: set[int] = set()
+            while len(done) < len(plans):
+                ready = set(import_rounds(plans, done))
+                parts = self._parts(source, label)
+                with contextlib.closing(parts):
+                    last = max(ready)
+                    for n, plan in enumerate(plans[: last + 1]):
+                        if n in ready:
+                            results[n] = await self._import_streamed(parts, plan, label)
+                            done.add(n)
+                        else:
+                            _skip_session(parts)
+            return cast("list[ImportResult]", results)
+
+    async def _length_or_none(self, session_id: str) -> int | None:
+        try:
+            return (await self.get_session(session_id)).length
+        except SessionNotFoundError:
+            return None
 
     @staticmethod
     def _parts(source: str | os.PathLike[str] | IO[bytes], label: str | None) -> Generator[SessionPart, None, None]:
@@ -1395,7 +1420,7 @@ class SessionStore:
             pointer = "/session/id" if part.header is not None else "/session_id"
             raise DocumentError([Problem(pointer, p.message) for p in exc.problems]).located(file=label, line=part.line) from exc
 
-    def _located_settings(self, plan: _ImportPlan, now: datetime, label: str | None, line: int | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def _located_settings(self, plan: ImportPlan, now: datetime, label: str | None, line: int | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         sess = msgspec.to_builtins(plan.header) if plan.header is not None else {}
         try:
             return self._import_settings(plan.target, sess, now)
@@ -1412,7 +1437,7 @@ class SessionStore:
             line = part.line_nos[int(index)] if index.isdigit() and int(index) < len(part.line_nos) else None
             raise DocumentError([Problem("/" + rest if rest else "", p.message) for p in exc.problems[:1]]).located(file=label, line=line) from exc
 
-    async def _import_streamed(self, parts: Iterator[SessionPart], plan: _ImportPlan, label: str | None) -> ImportResult:
+    async def _import_streamed(self, parts: Iterator[SessionPart], plan: ImportPlan, label: str | None) -> ImportResult:
         """Import the session ``parts`` is at (pass 2): one transaction; or compare it with the stored one."""
         start = next(parts)
         assert isinstance(start, SessionStart) and start.session_id == plan.source_id, "the file changed between the two passes"
@@ -1422,7 +1447,15 @@ class SessionStore:
             inserted = (
                 await conn.execute(
                     self._insert(SESSIONS)
-                    .values(id=plan.target, created_at=now, updated_at=now, head_seq=plan.count - 1, **values)
+                    .values(
+                        id=plan.target,
+                        created_at=plan.created_at or now,
+                        updated_at=now,
+                        head_seq=plan.count - 1,
+                        parent_id=plan.parent_id,
+                        fork_seq=plan.fork_seq,
+                        **values,
+                    )
                     .on_conflict_do_nothing(index_elements=["id"])
                     .returning(SESSIONS.c.id)
                 )
@@ -1446,7 +1479,7 @@ class SessionStore:
             raise SessionExistsError(plan.target, differs)
         return ImportResult(plan.target, "unchanged", plan.count, plan.source_id)
 
-    async def _import_difference(self, parts: Iterator[SessionPart], plan: _ImportPlan) -> str:
+    async def _import_difference(self, parts: Iterator[SessionPart], plan: ImportPlan) -> str:
         """What differs between the file's session (the rest of ``parts``, read to its end) and the
         stored session of the same id (``""``: nothing), streaming both a page at a time."""
         info = await self.get_session(plan.target)
@@ -1501,14 +1534,11 @@ class SessionStore:
         return values, change_rows
 
 
-@dataclass
-class _ImportPlan:
-    """One session of a file being imported: found in pass 1, written in pass 2."""
-
-    source_id: str
-    target: str
-    header: SessionRecord | None
-    count: int = 0
+def _skip_session(parts: Iterator[SessionPart]) -> None:
+    """Read past the session ``parts`` is at (its start, batches and end)."""
+    for part in parts:
+        if isinstance(part, SessionEnd):
+            return
 
 
 def _seekable(fh: IO[bytes]) -> bool:
