@@ -73,8 +73,9 @@ class SessionBlock:
 
     def transcript(self) -> Transcript:
         """The session as a transcript document: its items, with the header's tools, tool choice,
-        settings and metadata, the usage, stop reason and response metadata of its last envelope, and
-        each response's record (:attr:`~interlingua.items.Transcript.responses`)."""
+        settings and metadata, the usage and stop reason of its last envelope, and each response's
+        record (:attr:`~interlingua.items.Transcript.responses`, with its metadata). The top-level
+        ``response`` stays unset: it marks a document that holds one response's output."""
         h = self.header
         last = self.envelopes[-1] if self.envelopes else None
         return Transcript(
@@ -86,7 +87,6 @@ class SessionBlock:
             metadata=h.metadata if h is not None else msgspec.UNSET,
             usage=last.usage if last is not None else msgspec.UNSET,
             stop_reason=last.stop_reason if last is not None else msgspec.UNSET,
-            response=last.response if last is not None else msgspec.UNSET,
             responses=response_records(self.envelopes),
         )
 

@@ -1037,8 +1037,9 @@ class SessionStore:
         The transcript carries the session's current tools, tool choice, settings and
         metadata, and per response (each item stored with a usage, stop reason or response
         metadata) a :class:`~interlingua.items.ResponseRecord` in ``responses`` (its item index,
-        usage, stop reason, ``response``: id, model, provider fields); ``usage``/``stop_reason``/
-        ``response`` are the last item's, as a session file's transcript has them. The envelopes themselves: :meth:`load_envelopes`. ``schema_version`` is the newest among the rows
+        usage, stop reason, ``response``: id, model, provider fields); ``usage``/``stop_reason``
+        are the last item's, as a session file's transcript has them. The top-level ``response``
+        stays unset (it marks a document holding one response's output, not a conversation). The envelopes themselves: :meth:`load_envelopes`. ``schema_version`` is the newest among the rows
         (at least this library's).
 
         Args:
@@ -1064,7 +1065,6 @@ class SessionStore:
             metadata=info.metadata if info.metadata is not None else _UNSET,
             usage=envs[-1].usage if envs else _UNSET,
             stop_reason=envs[-1].stop_reason if envs else _UNSET,
-            response=envs[-1].response if envs else _UNSET,
             responses=response_records(envs),
         )
 
