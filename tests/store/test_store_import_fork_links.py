@@ -9,6 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
+import msgspec
 import pytest
 from typer.testing import CliRunner
 
@@ -29,7 +30,8 @@ async def _source_store(tmp_path: Path) -> tuple[SessionStore, list[str]]:
     request = json.loads((REAL / "anthropic" / "pai_anthropic_parallel_tool_calls.1.request.json").read_text())
     transcript = get_mapper("anthropic").decode_request(request).value
     store = await SessionStore.open(f"sqlite+aiosqlite:///{tmp_path / 'source.sqlite3'}")
-    main = await store.create_session({"project": "family"}, tools=transcript.tools, session_id="main")
+    tools = transcript.tools if transcript.tools is not msgspec.UNSET else None
+    main = await store.create_session({"project": "family"}, tools=tools, session_id="main")
     await store.append(main, transcript.items, usage=Usage(input_tokens=500), stop_reason=StopReason(reason="tool_use", raw="tool_use"))
     child = await store.fork(main, 6, new_session_id="main@retry")
     await store.update_session(child, tools=[ToolDefinition(name="lookup", parameters={"type": "object"})])
@@ -180,9 +182,10 @@ def test_cli_import_of_migrated_claude_code_branches_restores_the_forks(tmp_path
     # the fork first in the file
     lines = out.read_bytes().splitlines(keepends=True)
     starts = [n for n, line in enumerate(lines) if line.startswith(b'{"schema_version":"1.0","session":')]
-    blocks = [b"".join(lines[a:b]) for a, b in zip(starts, [*starts[1:], len(lines)])]
+    blocks: list[bytes] = [b"".join(lines[a:b]) for a, b in zip(starts, [*starts[1:], len(lines)])]
     reordered = tmp_path / "reordered.jsonl"
-    reordered.write_bytes(b"".join(sorted(blocks, key=lambda b: b"@" not in b.split(b"\n", 1)[0])))
+    forks_first = [blk for blk in blocks if b"@" in blk.split(b"\n", 1)[0]] + [blk for blk in blocks if b"@" not in blk.split(b"\n", 1)[0]]
+    reordered.write_bytes(b"".join(forks_first))
     res = runner.invoke(app, ["store", "import", "--url", url, str(reordered)])
     assert res.exit_code == 0, res.output
     res = runner.invoke(app, ["store", "list", "--url", url, "--json"])

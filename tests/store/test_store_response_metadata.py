@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
 
 from interlingua.codec import SCHEMA_VERSION, encode_envelope
 from interlingua.history import count_tokens
-from interlingua.items import Envelope, ResponseInfo, TextItem, Usage
+from interlingua.items import Envelope, ResponseInfo, TextItem, Transcript, Usage
 from interlingua.mapping import get_mapper
 from interlingua.session_file import header_bytes, read_sessions
 from interlingua.store import SessionStore
@@ -59,7 +60,7 @@ def _session_file(fmt: str, stem: str, sid: str) -> tuple[bytes, list]:
         extra["changes"] = [change]
     lines = [header_bytes(sid, tools=tools or None, settings=settings, extra=extra)]
     for seq, item in enumerate(items):
-        env = Envelope(schema_version=SCHEMA_VERSION, session_id=sid, seq=seq, item=item, created_at=f"2026-01-02T03:04:{seq:02d}Z")
+        env = Envelope(schema_version=SCHEMA_VERSION, session_id=sid, seq=seq, item=item, created_at=f"2026-01-02T03:04:{seq:02d}Z")  # type: ignore[arg-type]
         response = ends.get(seq)
         if response is not None:
             if response.usage is not None:
@@ -126,12 +127,12 @@ async def test_reported_usage_of_a_stored_prefix_is_authoritative(store: Session
     assert other.method == "estimate" and other.seeded_items == 0
 
 
-def block_transcript(path: Path):  # type: ignore[no-untyped-def]
+def block_transcript(path: Path) -> Transcript:
     (block,) = read_sessions(path)
     return block.transcript()
 
 
-def _with_item(transcript, item):  # type: ignore[no-untyped-def]
+def _with_item(transcript: Transcript, item: Any) -> Transcript:
     return msgspec.structs.replace(transcript, items=[*transcript.items, item])
 
 

@@ -10,16 +10,22 @@ refuses a link that cannot hold (see ``adr/0038-response-metadata-and-fork-links
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator, Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING, cast
 
 import msgspec
 
 from ..errors import DocumentError, Problem
-from ..items import SessionRecord
+from ..items import Envelope, SessionRecord
+from ..session_file import EnvelopeBatch, SessionEnd, SessionPart
 from . import _rows
 
-__all__ = ["ImportPlan", "check_stored_parent", "import_rounds", "link_forks", "plan_created_at"]
+if TYPE_CHECKING:
+    from ._store import SessionStore
+
+__all__ = ["ImportPlan", "check_stored_parent", "import_difference", "import_rounds", "link_forks", "plan_created_at", "skip_session"]
 
 
 @dataclass
@@ -152,3 +158,45 @@ def import_rounds(plans: list[ImportPlan], done: set[int]) -> list[int]:
             ready.append(n)
             now.add(n)
     return ready
+
+
+def skip_session(parts: Iterator[SessionPart]) -> None:
+    """Read past the session ``parts`` is at (its start, batches and end)."""
+    for part in parts:
+        if isinstance(part, SessionEnd):
+            return
+
+
+async def import_difference(store: SessionStore, parts: Iterator[SessionPart], plan: ImportPlan) -> str:
+    """What differs between the file's session (the rest of ``parts``, read to its end) and the
+    stored session of the same id (``""``: nothing), streaming both a page at a time."""
+    info = await store.get_session(plan.target)
+    differs = ""
+    header = plan.header
+    for name in ("metadata", "tools", "tool_choice", "settings"):
+        given = getattr(header, name) if header is not None else msgspec.UNSET
+        if given is not msgspec.UNSET and given != getattr(info, name):
+            differs = name.replace("_", " ")
+            break
+    if not differs and info.length != plan.count:
+        differs = f"items ({info.length} stored, {plan.count} in the file)"
+    stored = cast("AsyncGenerator[Envelope, None]", store.stream(plan.target)) if not differs else None
+    for part in parts:
+        if isinstance(part, SessionEnd):
+            break
+        assert isinstance(part, EnvelopeBatch)
+        if stored is None:
+            continue  # read on to the session's end
+        for b in part.envelopes:
+            try:
+                a = await anext(stored)
+            except StopAsyncIteration:
+                a = None
+            if a is None or (a.item, a.usage, a.stop_reason, a.response) != (b.item, b.usage, b.stop_reason, b.response):
+                differs = f"items (first difference at seq {b.seq})"
+                await stored.aclose()
+                stored = None
+                break
+    if stored is not None:
+        await stored.aclose()
+    return differs

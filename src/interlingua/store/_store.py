@@ -23,7 +23,7 @@ import shutil
 import tempfile
 import uuid
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Literal, cast
@@ -43,7 +43,7 @@ from ._engine import JsonText, create_engine, normalize_url, safe_url, sqlite_re
 from ._migrate import head_revision, read_state, upgrade_sync
 from ._schema import ITEMS, QUARANTINE, SESSION_CHANGES, SESSIONS, VERSION_TABLE
 from ..session_file import EnvelopeBatch, SessionEnd, SessionPart, SessionStart, iter_session_parts, response_records
-from ._import_plan import ImportPlan, check_stored_parent, import_rounds, link_forks, plan_created_at
+from ._import_plan import ImportPlan, check_stored_parent, import_difference, import_rounds, link_forks, plan_created_at, skip_session
 from ._types import CorruptRowError, CorruptRowWarning, ImportResult, NewSession, QuarantinedRow, SessionChange, SessionInfo
 
 __all__ = ["SessionStore"]
@@ -1397,7 +1397,7 @@ class SessionStore:
                             results[n] = await self._import_streamed(parts, plan, label)
                             done.add(n)
                         else:
-                            _skip_session(parts)
+                            skip_session(parts)
             return cast("list[ImportResult]", results)
 
     async def _length_or_none(self, session_id: str) -> int | None:
@@ -1474,44 +1474,10 @@ class SessionStore:
                 if written != plan.count:
                     raise StoreError(f"{label or 'the file'} changed while it was imported (session {plan.source_id!r}); nothing of it was written")
                 return ImportResult(plan.target, "imported", plan.count, plan.source_id)
-        differs = await self._import_difference(parts, plan)
+        differs = await import_difference(self, parts, plan)
         if differs:
             raise SessionExistsError(plan.target, differs)
         return ImportResult(plan.target, "unchanged", plan.count, plan.source_id)
-
-    async def _import_difference(self, parts: Iterator[SessionPart], plan: ImportPlan) -> str:
-        """What differs between the file's session (the rest of ``parts``, read to its end) and the
-        stored session of the same id (``""``: nothing), streaming both a page at a time."""
-        info = await self.get_session(plan.target)
-        differs = ""
-        header = plan.header
-        for name in ("metadata", "tools", "tool_choice", "settings"):
-            given = getattr(header, name) if header is not None else msgspec.UNSET
-            if given is not msgspec.UNSET and given != getattr(info, name):
-                differs = name.replace("_", " ")
-                break
-        if not differs and info.length != plan.count:
-            differs = f"items ({info.length} stored, {plan.count} in the file)"
-        stored = cast("AsyncGenerator[Envelope, None]", self.stream(plan.target)) if not differs else None
-        for part in parts:
-            if isinstance(part, SessionEnd):
-                break
-            assert isinstance(part, EnvelopeBatch)
-            if stored is None:
-                continue  # read on to the session's end
-            for b in part.envelopes:
-                try:
-                    a = await anext(stored)
-                except StopAsyncIteration:
-                    a = None
-                if a is None or (a.item, a.usage, a.stop_reason, a.response) != (b.item, b.usage, b.stop_reason, b.response):
-                    differs = f"items (first difference at seq {b.seq})"
-                    await stored.aclose()
-                    stored = None
-                    break
-        if stored is not None:
-            await stored.aclose()
-        return differs
 
     def _import_settings(self, new_id: str, sess: dict[str, Any], now: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """Validate and encode an imported session header's values and change history."""
@@ -1532,13 +1498,6 @@ class SessionStore:
         if not change_rows and any(v is not None for v in values.values()):
             change_rows.append({"session_id": new_id, "change_no": 0, "effective_seq": 0, "created_at": now, **values})
         return values, change_rows
-
-
-def _skip_session(parts: Iterator[SessionPart]) -> None:
-    """Read past the session ``parts`` is at (its start, batches and end)."""
-    for part in parts:
-        if isinstance(part, SessionEnd):
-            return
 
 
 def _seekable(fh: IO[bytes]) -> bool:
