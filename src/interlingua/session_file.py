@@ -73,7 +73,9 @@ class SessionBlock:
 
     def transcript(self) -> Transcript:
         """The session as a transcript document: its items, with the header's tools, tool choice,
-        settings and metadata, and the usage and stop reason of its last envelope."""
+        settings and metadata, the usage and stop reason of its last envelope, and each response's
+        record (:attr:`~interlingua.items.Transcript.responses`, with its metadata). The top-level
+        ``response`` stays unset: it marks a document that holds one response's output."""
         h = self.header
         last = self.envelopes[-1] if self.envelopes else None
         return Transcript(

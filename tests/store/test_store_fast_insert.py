@@ -12,7 +12,7 @@ import pytest
 from interlingua.codec import decode_item
 from interlingua.errors import DocumentError
 from interlingua.codec import UnknownItem
-from interlingua.items import Envelope, StopReason, TextItem, ToolCallItem, ToolResultItem, Usage
+from interlingua.items import Envelope, ResponseInfo, StopReason, TextItem, ToolCallItem, ToolResultItem, Usage
 from interlingua.store import SessionStore, _rows, _store
 
 CANON = Path(__file__).parent.parent / "fixtures" / "canonical"
@@ -34,10 +34,11 @@ async def test_driver_insert_stores_what_sqlalchemy_would(tmp_path: Path) -> Non
             *VALID[1:],
         ]
         fast = await store.create_session(session_id="fast")
-        await store.append(fast, envs, usage=usage, stop_reason=StopReason(reason="end_turn", raw="end_turn"))
+        info = ResponseInfo(id="msg_1", model="m-1", provider_data={"anthropic": {"type": "message"}})
+        await store.append(fast, envs, usage=usage, stop_reason=StopReason(reason="end_turn", raw="end_turn"), response=info)
         # the same prepared rows through SQLAlchemy's insert (the path the driver insert replaces)
         slow = await store.create_session(session_id="slow")
-        rows = _rows.prepare_rows(envs, usage=usage, stop_reason=StopReason(reason="end_turn", raw="end_turn"), keep_created_at=False)
+        rows = _rows.prepare_rows(envs, usage=usage, stop_reason=StopReason(reason="end_turn", raw="end_turn"), response=info, keep_created_at=False)
         now = datetime.now(UTC)
         async with store._write("test") as conn:
             head = await store._advance(conn, slow, len(rows), -1, now)
@@ -48,14 +49,15 @@ async def test_driver_insert_stores_what_sqlalchemy_would(tmp_path: Path) -> Non
             assert ra[1:6] == rb[1:6] and ra[7:] == rb[7:]  # all but session id and the append time
             assert type(ra[6]) is type(rb[6]) is str and len(ra[6]) == len(rb[6])  # same timestamp text format
         assert a[-1][9] is not None and a[0][9] is None  # usage on the last row only, SQL NULL elsewhere
+        assert a[-1][11] is not None and a[0][11] is None  # response metadata likewise
         loaded = await store.load_envelopes(fast)
         assert [e.item for e in loaded] == VALID
-        assert loaded[-1].usage == usage
+        assert loaded[-1].usage == usage and loaded[-1].response == info
     finally:
         await store.close()
 
 
-_COLUMNS = ("seq", "schema_version", "type", "role", "call_id", "item", "raw_json", "usage", "stop_reason")
+_COLUMNS = ("seq", "schema_version", "type", "role", "call_id", "item", "raw_json", "usage", "stop_reason", "response")
 
 
 def _typed_rows(path: Path, sid: str) -> list[tuple[object, ...]]:
@@ -81,9 +83,10 @@ async def test_missing_values_are_sql_null_and_texts_stay_texts(tmp_path: Path) 
         ]
         stop = StopReason(reason="end_turn", raw="0")
         fast = await store.create_session(session_id="fast")
-        await store.append(fast, items, usage=Usage(input_tokens=0), stop_reason=stop)
+        info = ResponseInfo(id="0")
+        await store.append(fast, items, usage=Usage(input_tokens=0), stop_reason=stop, response=info)
         slow = await store.create_session(session_id="slow")
-        rows = _rows.prepare_rows(items, usage=Usage(input_tokens=0), stop_reason=stop)
+        rows = _rows.prepare_rows(items, usage=Usage(input_tokens=0), stop_reason=stop, response=info)
         now = datetime.now(UTC)
         async with store._write("test") as conn:
             head = await store._advance(conn, slow, len(rows), -1, now)
@@ -97,8 +100,9 @@ async def test_missing_values_are_sql_null_and_texts_stay_texts(tmp_path: Path) 
         assert by_seq[3]["role"] == by_seq[3]["call_id"] == "0" and by_seq[3]["raw_json"] == '{"type":"x_future","role":"0","call_id":"0"}'
         assert all(r["typeof(raw_json)"] == "null" for s, r in by_seq.items() if s != 3)
         last = by_seq[len(items) - 1]
-        assert last["typeof(usage)"] == last["typeof(stop_reason)"] == "text" and '"raw":"0"' in str(last["stop_reason"])
-        assert all(r["typeof(usage)"] == r["typeof(stop_reason)"] == "null" for s, r in by_seq.items() if s != len(items) - 1)
+        assert last["typeof(usage)"] == last["typeof(stop_reason)"] == last["typeof(response)"] == "text" and '"raw":"0"' in str(last["stop_reason"])
+        assert last["response"] == '{"id":"0"}'
+        assert all(r["typeof(usage)"] == r["typeof(stop_reason)"] == r["typeof(response)"] == "null" for s, r in by_seq.items() if s != len(items) - 1)
         assert all(r["typeof(item)"] == "text" for r in by_seq.values())
         assert [e.item for e in await store.load_envelopes(fast)][:3] == items[:3]
     finally:
@@ -108,12 +112,14 @@ async def test_missing_values_are_sql_null_and_texts_stay_texts(tmp_path: Path) 
 def test_driver_parameters_are_exact_types() -> None:
     """Every value :func:`_store._item_params` binds is an exact ``int`` or ``str`` (no ``None``, no
     ``str`` subclass such as JsonText): the driver binds those without its adapter path."""
-    rows = _rows.prepare_rows([*VALID, UnknownItem(b'{"type":"x_future"}')], usage=Usage(input_tokens=1), stop_reason=StopReason(reason="end_turn", raw="x"))
-    procs = (lambda v: "ts", *(lambda v: str(v),) * 3)
+    rows = _rows.prepare_rows(
+        [*VALID, UnknownItem(b'{"type":"x_future"}')], usage=Usage(input_tokens=1), stop_reason=StopReason(reason="end_turn", raw="x"), response=ResponseInfo(id="r")
+    )
+    procs = (lambda v: "ts", *(lambda v: str(v),) * 4)
     params = _store._item_params([(_rows.JsonText("sid"), 0, rows)], "now", procs)  # type: ignore[arg-type]
     assert len(params) == len(rows)
     assert {type(v) for p in params for v in p} == {int, str}
-    assert all(p[9] == p[10] == 0 for p in params[:-1]) and params[-1][9] != 0  # usage, stop_reason: on the last row only
+    assert all(p[9] == p[10] == p[11] == 0 for p in params[:-1]) and params[-1][9] != 0 and params[-1][11] != 0  # usage, stop_reason, response: on the last row only
     assert {p[0] for p in params} == {"sid"} and all(type(p[0]) is str for p in params)
 
 

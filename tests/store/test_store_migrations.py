@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import sqlalchemy as sa
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -17,6 +18,10 @@ from interlingua.store._rows import prepare_rows
 from interlingua.store._schema import ITEMS, METADATA, SESSIONS, VERSION_TABLE
 
 
+def _without(values: dict, *names: str) -> dict:
+    return {k: v for k, v in values.items() if k not in names}
+
+
 def _diff(sync_conn: sa.Connection) -> list:
     ctx = MigrationContext.configure(sync_conn, opts={"compare_type": True, "version_table": VERSION_TABLE})
     return compare_metadata(ctx, METADATA)
@@ -26,7 +31,7 @@ async def test_migrated_schema_matches_the_models(store: SessionStore) -> None:
     async with store.engine.connect() as conn:
         assert await conn.run_sync(_diff) == []
         rev = (await conn.execute(sa.text(f"SELECT version_num FROM {VERSION_TABLE}"))).scalar_one()
-    assert rev == head_revision() == "0003"
+    assert rev == head_revision() == "0004"
 
 
 async def test_downgrade_and_upgrade_again(empty_url: str) -> None:
@@ -70,13 +75,14 @@ async def test_database_at_first_revision_with_data_upgrades_intact(empty_url: s
                     tools=JsonText('[{"name":"f","parameters":{"type":"object"}}]') if meta else None,
                 )
             )
-            await conn.execute(sa.insert(ITEMS), [r.values(sid, i, now) for i, r in enumerate(rows)])
+            # the columns revision 0001 has (`response` came with 0004)
+            await conn.execute(sa.insert(ITEMS), [_without(r.values(sid, i, now), "response") for i, r in enumerate(rows)])
     await engine.dispose()
 
     with pytest.raises(MigrationRequiredError) as ei:
         await SessionStore.open(empty_url)
     msg = str(ei.value)
-    assert "revision 0001" in msg and "0003" in msg and "interlingua store upgrade --url" in msg
+    assert "revision 0001" in msg and "0004" in msg and "interlingua store upgrade --url" in msg
 
     store = await SessionStore.open(empty_url, upgrade=True)
     try:
@@ -128,3 +134,41 @@ async def test_concurrent_opens_of_an_empty_database(empty_url: str) -> None:
     stores = await asyncio.gather(*(SessionStore.open(empty_url) for _ in range(4)))
     for s in stores:
         await s.close()
+
+
+async def test_database_at_0003_with_data_upgrades_and_then_keeps_response_metadata(empty_url: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Revision 0004 adds the items' ``response`` column: rows stored before keep their items, usage and
+    stop reason (and have no response metadata); the upgraded store stores and exports it."""
+    from datetime import UTC, datetime
+
+    from interlingua.items import ResponseInfo, StopReason
+
+    engine = create_engine(normalize_url(empty_url))
+    items = [TextItem(role="user", text="hello"), TextItem(role="assistant", text="hi")]
+    rows = prepare_rows(items, usage=Usage(input_tokens=7, output_tokens=1), stop_reason=StopReason(reason="end_turn", raw="end_turn"))
+    now = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    async with engine.begin() as conn:
+        await conn.run_sync(upgrade_sync, "0003")
+        await conn.execute(sa.insert(SESSIONS).values(id="old", created_at=now, updated_at=now, head_seq=1))
+        await conn.execute(sa.insert(ITEMS), [_without(r.values("old", i, now), "response") for i, r in enumerate(rows)])
+    await engine.dispose()
+
+    with pytest.raises(MigrationRequiredError, match="revision 0003"):
+        await SessionStore.open(empty_url)
+    store = await SessionStore.open(empty_url, upgrade=True)
+    try:
+        t = await store.load("old")
+        assert t.items == items and t.usage == Usage(input_tokens=7, output_tokens=1) and t.stop_reason.reason == "end_turn"  # type: ignore[union-attr]
+        assert t.response is msgspec.UNSET and [r.response for r in t.responses] == [msgspec.UNSET]  # type: ignore[union-attr]
+        info = ResponseInfo(id="msg_2", model="claude-haiku-4-5")
+        await store.append("old", [TextItem(role="user", text="again")])
+        await store.append("old", [TextItem(role="assistant", text="hi again")], usage=Usage(input_tokens=12), response=info)
+        t = await store.load("old")
+        assert [(r.item, r.response) for r in t.responses] == [(1, msgspec.UNSET), (3, info)]  # type: ignore[union-attr]
+        out = tmp_path / "old.jsonl"
+        await store.export_jsonl("old", out)
+        assert '"response":{"id":"msg_2","model":"claude-haiku-4-5"}' in out.read_text().splitlines()[-1]
+        async with store.engine.connect() as conn:
+            assert await conn.run_sync(_diff) == []
+    finally:
+        await store.close()

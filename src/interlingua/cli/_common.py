@@ -6,10 +6,11 @@ Kept light on purpose: importing it must not pull in a command's dependencies
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import IO, Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -212,6 +213,53 @@ def write_atomic(out: os.PathLike[str] | str, data: bytes) -> None:
         os.chmod(tmp, 0o666 & ~umask)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_output(out: os.PathLike[str] | str | None) -> Iterator[IO[bytes]]:
+    """A binary file to write a command's output to, in pieces: it reaches ``out`` only when the
+    ``with`` block ends without an exception, never half-written.
+
+    ``out`` is written through a temporary file beside it, renamed into place (as
+    :func:`write_atomic`); ``None`` means stdout, spooled to a temporary file and copied to stdout at
+    the end (a closed pipe is quiet). On an exception nothing is written and no temporary file is
+    left behind. Memory stays bounded whatever the output's size.
+
+    Raises:
+        OSError: the output cannot be written (nothing is left behind).
+    """
+    import shutil
+    import tempfile
+
+    from .._paths import output_target
+
+    if out is None:
+        with tempfile.TemporaryFile() as spool:
+            yield spool
+            spool.seek(0)
+            try:
+                shutil.copyfileobj(spool, sys.stdout.buffer, 1 << 20)
+                sys.stdout.buffer.flush()
+            except BrokenPipeError:
+                quiet_broken_pipe()
+        return
+    path, in_place = output_target(out)
+    if in_place:  # /dev/null, a pipe: written as it is, never renamed over
+        with open(path, "wb") as fh:
+            yield fh
+        return
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.chmod(tmp, 0o666 & ~umask)
+        with os.fdopen(fd, "wb") as fh:
+            yield fh
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -2,10 +2,11 @@
 
 # No `from __future__ import annotations`: typer reads the annotations of the command signatures.
 
+import contextlib
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import IO, Annotated, Any
 
 import typer
 
@@ -63,27 +64,93 @@ def _is_session_file(data: bytes, label: str) -> bool:
     return label.lower().endswith((".jsonl", ".ndjson")) or looks_like_session_file(data[:4096])
 
 
-def _export_store(url: str, session: str | None) -> bytes:
-    """The store's sessions (or ``session``) as one session file, read like ``store export``."""
-    import io
-
+def _export_store(url: str, session: str | None, dest: IO[bytes]) -> None:
+    """The store's sessions (or ``session``) written to ``dest`` as one session file, like ``store export``."""
     from .store import _run, _with_store
 
-    async def body(store: Any) -> bytes:
-        buf = io.BytesIO()
+    async def body(store: Any) -> None:
         if session is not None:
-            await store.export_jsonl(session, buf)
-            return buf.getvalue()
+            await store.export_jsonl(session, dest)
+            return
         offset = 0
         while True:
             page = await store.list_sessions(limit=500, offset=offset)
             for info in page:
-                await store.export_jsonl(info.id, buf)
+                await store.export_jsonl(info.id, dest)
             if len(page) < 500:
-                return buf.getvalue()
+                return
             offset += len(page)
 
-    return _run(lambda: _with_store(url, body))
+    _run(lambda: _with_store(url, body))
+
+
+def _open_input(input: str | None, store: str | None, session: str | None, stack: contextlib.ExitStack) -> tuple[IO[bytes], str]:
+    """The input as a binary file read from its start, and its label: the file itself, else a
+    temporary copy of stdin or of the store's export (so a session file is read in bounded memory)."""
+    import shutil
+    import tempfile
+
+    if store is not None:
+        spool = stack.enter_context(tempfile.TemporaryFile())
+        _export_store(store, session, spool)
+        if not spool.tell():
+            raise _fail(EXIT_INVALID, "the store holds no session")
+        spool.seek(0)
+        return spool, "store.jsonl"
+    if input in (None, "-"):
+        require_stdin("repair")
+        spool = stack.enter_context(tempfile.TemporaryFile())
+        shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 20)
+        spool.seek(0)
+        return spool, "-"
+    try:
+        fh: IO[bytes] = stack.enter_context(open(input, "rb"))
+        if not fh.seekable():  # a pipe given by name (`<(...)`): copied, as stdin
+            spool = stack.enter_context(tempfile.TemporaryFile())
+            shutil.copyfileobj(fh, spool, 1 << 20)
+            spool.seek(0)
+            fh = spool
+    except OSError as exc:
+        from ._common import os_error_text
+
+        raise _fail(EXIT_USAGE, os_error_text(exc, input)) from exc
+    return fh, input
+
+
+def _repair_sessions(fh: IO[bytes], label: str, policy: str, open_end: bool, output: Path | None, quiet: bool) -> None:
+    """Repair a session file a session at a time into ``output`` (or stdout), atomically; then report.
+
+    Memory stays bounded by the largest session: each session is read, repaired and written before
+    the next is read; the report lines wait in a temporary file. A problem anywhere in the file
+    leaves nothing written (the output goes through a temporary file renamed into place at the end).
+    """
+    import tempfile
+
+    from ..history._files import iter_repaired_sessions
+    from ._common import atomic_output
+
+    sessions = changed = 0
+    with tempfile.TemporaryFile() as notes:
+        try:
+            with atomic_output(output) as out:
+                for lines, repaired in iter_repaired_sessions(fh, policy=policy, open_end=open_end, label=label):  # type: ignore[arg-type]
+                    out.write(lines)
+                    sessions += 1
+                    if repaired.report:
+                        changed += 1
+                        notes.write(b"".join(f"{repaired.session_id}: {entry}\n".encode() for entry in repaired.report))
+        except OSError as exc:
+            from ._common import os_error_text
+
+            raise _fail(EXIT_USAGE, os_error_text(exc, output)) from exc
+        if quiet:
+            return
+        notes.seek(0)
+        count = 0
+        for line in notes:
+            typer.echo(line.decode().rstrip("\n"), err=True)
+            count += 1
+    typer.echo(f"{count} change(s) in {changed} of {sessions} session(s)" if count else "nothing to repair", err=True)
 
 
 def repair(
@@ -116,7 +183,9 @@ def repair(
     The rules (dangling calls, orphan and duplicate results, reused call ids, results out of turn,
     empty texts, reasoning cut from its output) are those `interlingua validate` warns about and
     `interlingua convert` applies. A session file is repaired session by session (envelopes
-    renumbered). Repairing the output again changes nothing. Every change is one line on stderr.
+    renumbered), read and written one session at a time, so its size does not matter; the output
+    is written whole or not at all. Repairing the output again changes nothing. Every change is one
+    line on stderr.
 
     Exit codes: 0 written (repaired or already sound), 1 invalid input or problems under --policy error, 2 usage error or unreadable input.
     """
@@ -127,34 +196,32 @@ def repair(
         raise _fail(EXIT_USAGE, "give INPUT or --store URL, not both")
     if session is not None and store is None:
         raise _fail(EXIT_USAGE, "--session needs --store URL")
-    if store is not None:
-        data, label = _export_store(store, session), "store.jsonl"
-        if not data:
-            raise _fail(EXIT_INVALID, "the store holds no session")
-    else:
-        data, label = _read(input, "repair")
     changes: list[str] = []
-    try:
-        if _is_session_file(data, label):
-            from ..history._files import repair_session_file
-
-            out, repairs = repair_session_file(data, policy=policy.value, open_end=open_end, label=label)
-            for r in repairs:
-                changes.extend(f"{r.session_id}: {entry}" for entry in r.report)
-            sessions = sum(1 for r in repairs if r.report)
-            summary = f"{len(changes)} change(s) in {sessions} of {len(repairs)} session(s)"
-        else:
+    with contextlib.ExitStack() as stack:
+        fh, label = _open_input(input, store, session, stack)
+        head = fh.read(4096)
+        fh.seek(0)
+        try:
+            if _is_session_file(head, label):
+                _repair_sessions(fh, label, policy.value, open_end, output, quiet)
+                return
             from ..history import repair as repair_transcript
 
+            try:
+                data = fh.read()  # a document is one JSON value: read whole
+            except OSError as exc:
+                from ._common import os_error_text
+
+                raise _fail(EXIT_USAGE, os_error_text(exc, label)) from exc
             transcript = decode_transcript(data)
             result = repair_transcript(transcript, policy.value, open_end=open_end)
             out = encode_transcript(result.value) + b"\n"
             changes.extend(str(entry) for entry in result.report)
             summary = f"{len(changes)} change(s)"
-    except IntegrityError as exc:
-        raise _fail(EXIT_INVALID, f"{label}: {exc}") from exc
-    except DocumentError as exc:
-        raise _fail(EXIT_INVALID, str(exc.located(file=label) if hasattr(exc, "located") else exc)) from exc
+        except IntegrityError as exc:
+            raise _fail(EXIT_INVALID, f"{label}: {exc}") from exc
+        except DocumentError as exc:
+            raise _fail(EXIT_INVALID, str(exc.located(file=label) if hasattr(exc, "located") else exc)) from exc
     _write(out, output)
     if not quiet:
         for line in changes:

@@ -747,6 +747,7 @@ class _StoreSink:
             settings=_given(transcript.settings),
             usage=_given(transcript.usage),
             stop_reason=_given(transcript.stop_reason),
+            response=_given(transcript.response),
         )
 
     def submit(self, record: Record, migrated: Migrated, sid: str) -> list[_Outcome]:
@@ -783,6 +784,7 @@ class _StoreSink:
                         settings=new.settings,
                         usage=new.usage,
                         stop_reason=new.stop_reason,
+                        response=new.response,
                     )
                 )
             except InterlinguaError as exc:

@@ -295,7 +295,7 @@ async def _call_and_append(call: Callable[[], Awaitable[ModelResponse]], url: st
                     "nothing was sent. Leave TRANSCRIPT out to continue the stored session, or `interlingua store export` it first",
                 )
         response = await call()
-        new_head = await store.append(session_id, response.items, head, usage=response.usage, stop_reason=response.stop_reason)
+        new_head = await store.append(session_id, response.items, head, usage=response.usage, stop_reason=response.stop_reason, response=response.info())
     return len(response.items), new_head
 
 

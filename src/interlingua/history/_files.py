@@ -15,7 +15,7 @@ from ..items import Envelope
 from ..mapping.report import Policy, Report
 from ._integrity import repair_items
 
-__all__ = ["SessionRepair", "repair_session_file"]
+__all__ = ["SessionRepair", "iter_repaired_sessions", "repair_session_file"]
 
 
 @dataclass
@@ -63,14 +63,44 @@ def repair_session_file(
         DocumentError: the file is not a readable session file (file and line given).
         IntegrityError: under ``error``, a session breaks the rules.
     """
-    from ..session_file import read_sessions
-
     reader: Any = io.BytesIO(source) if isinstance(source, bytes) else source
     out = io.BytesIO()
     repairs: list[SessionRepair] = []
-    for block in read_sessions(reader, label=label, semantic=False):
-        out.write(b"".join(_repaired_block(block, policy, open_end, repairs)))
+    for lines, repaired in iter_repaired_sessions(reader, policy=policy, open_end=open_end, label=label):
+        out.write(lines)
+        repairs.append(repaired)
     return out.getvalue(), repairs
+
+
+def iter_repaired_sessions(
+    source: str | os.PathLike[str] | IO[bytes], *, policy: Policy = "degrade", open_end: bool = False, label: str | None = None
+) -> Iterator[tuple[bytes, SessionRepair]]:
+    """:func:`repair_session_file` one session at a time, for files of any size.
+
+    The file is read a session at a time (memory bounded by its largest session, as ``interlingua
+    validate`` reads it) and each session's repaired lines are yielded as soon as it is read.
+    A problem further on in the file raises only when it is reached: a caller that must not leave
+    a half-written result writes to a temporary file and renames it into place at the end (as
+    ``interlingua repair`` does).
+
+    Args:
+        source: A path or a binary file object.
+        policy, open_end, label: As :func:`repair_session_file`.
+
+    Yields:
+        ``(lines, repair)``: the session's repaired lines (header first, each ending in ``\n``)
+        and its :class:`SessionRepair`, in file order.
+
+    Raises:
+        DocumentError: the file is not a readable session file (file and line given).
+        IntegrityError: under ``error``, a session breaks the rules.
+    """
+    from ..session_file import read_sessions
+
+    for block in read_sessions(source, label=label, semantic=False):
+        repairs: list[SessionRepair] = []
+        lines = b"".join(_repaired_block(block, policy, open_end, repairs))
+        yield lines, repairs[0]
 
 
 def _repaired_block(block: Any, policy: Policy, open_end: bool, repairs: list[SessionRepair]) -> Iterator[bytes]:

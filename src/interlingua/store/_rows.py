@@ -30,7 +30,7 @@ from ..codec import (
     encode_item,
 )
 from ..errors import DocumentError, Problem
-from ..items import Envelope, InputItem, Settings, StopReason, ToolChoice, ToolDefinition, Usage
+from ..items import Envelope, InputItem, ResponseInfo, Settings, StopReason, ToolChoice, ToolDefinition, Usage
 from ._engine import JsonText
 
 __all__ = ["PreparedRow", "decode_row", "format_ts", "parse_ts", "prepare_rows", "encode_tools", "encode_json"]
@@ -41,6 +41,7 @@ _MAJOR, _MINOR = (int(p) for p in SCHEMA_VERSION.split("."))
 _NUL_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
 _usage_dec = msgspec.json.Decoder(Usage)
 _stop_dec = msgspec.json.Decoder(StopReason)
+_response_dec = msgspec.json.Decoder(ResponseInfo)
 _tools_dec = msgspec.json.Decoder(list[ToolDefinition])
 _choice_dec = msgspec.json.Decoder(ToolChoice)
 _settings_dec = msgspec.json.Decoder(Settings)
@@ -140,6 +141,7 @@ class PreparedRow(msgspec.Struct):
     usage: JsonText | None
     stop_reason: JsonText | None
     created_at: datetime | None  # None: the time of the append
+    response: JsonText | None = None  # ResponseInfo of the response whose last item this is
 
     def values(self, session_id: str, seq: int, now: datetime) -> dict[str, Any]:
         return {
@@ -154,6 +156,7 @@ class PreparedRow(msgspec.Struct):
             "raw_json": self.raw_json,
             "usage": self.usage,
             "stop_reason": self.stop_reason,
+            "response": self.response,
         }
 
 
@@ -225,16 +228,17 @@ def prepare_rows(
     *,
     usage: Usage | None = None,
     stop_reason: StopReason | None = None,
+    response: ResponseInfo | None = None,
     keep_created_at: bool = False,
     forbid_nul: bool = False,
     keep_text: bool = False,
     validated: bool = False,
 ) -> list[PreparedRow]:
     """Validate and encode a batch. Items may be canonical items, :class:`UnknownItem` or
-    :class:`~interlingua.items.Envelope` (whose version, usage, stop reason and, with
-    ``keep_created_at``, timestamp are kept; its session id and seq are not).
+    :class:`~interlingua.items.Envelope` (whose version, usage, stop reason, response metadata
+    and, with ``keep_created_at``, timestamp are kept; its session id and seq are not).
 
-    ``usage``/``stop_reason`` go on the envelope of the batch's last item. ``keep_text``
+    ``usage``/``stop_reason``/``response`` go on the envelope of the batch's last item. ``keep_text``
     (PostgreSQL) keeps the exact JSON text of every item in ``raw_json``, as JSONB
     reorders keys and re-renders numbers; otherwise only unknown items keep it.
 
@@ -249,7 +253,7 @@ def prepare_rows(
     if isinstance(items, (str, bytes, dict)) or not isinstance(items, Sequence):
         raise DocumentError(Problem("", f"items must be a list of items, got {type(items).__name__}"))
     with gc_paused():  # see gc_paused: the batch's objects hold no cycles
-        fast = _prepare_fast(items, usage, stop_reason, keep_created_at, forbid_nul, keep_text, validated)
+        fast = _prepare_fast(items, usage, stop_reason, response, keep_created_at, forbid_nul, keep_text, validated)
     if fast is not None:
         return fast
     rows: list[PreparedRow] = []
@@ -259,12 +263,13 @@ def prepare_rows(
     try:
         for i, obj in enumerate(items):
             pointer = f"/{i}"
-            version, env_usage, env_stop, created = SCHEMA_VERSION, None, None, None
+            version, env_usage, env_stop, env_resp, created = SCHEMA_VERSION, None, None, None, None
             item = obj
             if isinstance(obj, Envelope):
                 item, version = obj.item, obj.schema_version
                 env_usage = obj.usage if obj.usage is not msgspec.UNSET else None
                 env_stop = obj.stop_reason if obj.stop_reason is not msgspec.UNSET else None
+                env_resp = obj.response if obj.response is not msgspec.UNSET else None
                 if keep_created_at and obj.created_at is not msgspec.UNSET:
                     created = parse_ts(obj.created_at, f"{pointer}/created_at")
                 pointer = f"{pointer}/item"
@@ -279,6 +284,7 @@ def prepare_rows(
             if i == last:
                 env_usage = usage if usage is not None else env_usage
                 env_stop = stop_reason if stop_reason is not None else env_stop
+                env_resp = response if response is not None else env_resp
             text = data.decode()
             rows.append(
                 PreparedRow(
@@ -291,6 +297,7 @@ def prepare_rows(
                     usage=_enc_checked(env_usage, Usage, f"/{i}/usage"),
                     stop_reason=_enc_checked(env_stop, StopReason, f"/{i}/stop_reason"),
                     created_at=created,
+                    response=_enc_checked(env_resp, ResponseInfo, f"/{i}/response"),
                 )
             )
     except DocumentError:
@@ -304,6 +311,7 @@ def _prepare_fast(
     items: Sequence[Any],
     usage: Usage | None,
     stop_reason: StopReason | None,
+    response: ResponseInfo | None,
     keep_created_at: bool,
     forbid_nul: bool,
     keep_text: bool,
@@ -374,13 +382,15 @@ def _prepare_fast(
         typ, role_attr, call_attr = shape
         role = getattr(item, role_attr) if role_attr else None
         call_id = getattr(item, call_attr) if call_attr else None
-        env_usage = env_stop = created = None
+        env_usage = env_stop = env_resp = created = None
         if envs is not None:
             env = envs[i]
             if env.usage is not msgspec.UNSET:
                 env_usage = env.usage
             if env.stop_reason is not msgspec.UNSET:
                 env_stop = env.stop_reason
+            if env.response is not msgspec.UNSET:
+                env_resp = env.response
             if keep_created_at and env.created_at is not msgspec.UNSET:
                 created = stamps.get(env.created_at)
                 if created is None:
@@ -388,6 +398,7 @@ def _prepare_fast(
         if i == last:
             env_usage = usage if usage is not None else env_usage
             env_stop = stop_reason if stop_reason is not None else env_stop
+            env_resp = response if response is not None else env_resp
         append(
             PreparedRow(
                 version,
@@ -399,6 +410,7 @@ def _prepare_fast(
                 None if env_usage is None else _enc_checked(env_usage, Usage, f"/{i}/usage"),
                 None if env_stop is None else _enc_checked(env_stop, StopReason, f"/{i}/stop_reason"),
                 created,
+                None if env_resp is None else _enc_checked(env_resp, ResponseInfo, f"/{i}/response"),
             )
         )
     return rows
@@ -475,22 +487,24 @@ def decode_row(session_id: str, row: Any) -> Envelope:
             env.usage = _usage_dec.decode(row.usage)
         if row.stop_reason is not None:
             env.stop_reason = _stop_dec.decode(row.stop_reason)
+        if row.response is not None:
+            env.response = _response_dec.decode(row.response)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise DocumentError(Problem("/usage", f"stored usage/stop_reason does not decode: {exc}")) from exc
+        raise DocumentError(Problem("/usage", f"stored usage/stop_reason/response does not decode: {exc}")) from exc
     return env
 
 
 _FAST_GROUP_BYTES = 1 << 20
 
 
-ROW_COLUMNS = ("seq", "schema_version", "created_at", "text", "usage", "stop_reason")
+ROW_COLUMNS = ("seq", "schema_version", "created_at", "text", "usage", "stop_reason", "response")
 """What :func:`decode_rows_fast` reads of an item row, in its tuples' order; ``text`` is the item's
 JSON (``raw_json`` when stored, else ``item``), as ``str`` or UTF-8 ``bytes``."""
 
 
 def row_tuple(row: Any) -> tuple[Any, ...]:
     """A Core ``Row`` of the items table as the tuple :func:`decode_rows_fast` reads (:data:`ROW_COLUMNS`)."""
-    return (row.seq, row.schema_version, row.created_at, row.raw_json if row.raw_json is not None else row.item, row.usage, row.stop_reason)
+    return (row.seq, row.schema_version, row.created_at, row.raw_json if row.raw_json is not None else row.item, row.usage, row.stop_reason, row.response)
 
 
 def decode_rows_fast(session_id: str, rows: Sequence[tuple[Any, ...]], *, parse_created: Callable[[Any], Any] | None = None) -> list[Envelope] | None:
@@ -517,7 +531,7 @@ def decode_rows_fast(session_id: str, rows: Sequence[tuple[Any, ...]], *, parse_
 def _decode_rows_fast(session_id: str, rows: Sequence[tuple[Any, ...]], parse_created: Callable[[Any], Any] | None) -> list[Envelope] | None:
     version = SCHEMA_VERSION
     n = len(rows)
-    seqs, versions, createds, texts, usages, stops = zip(*rows)
+    seqs, versions, createds, texts, usages, stops, responses = zip(*rows)
     if versions.count(version) != n:
         return None
     kind = type(texts[0])
@@ -552,6 +566,11 @@ def _decode_rows_fast(session_id: str, rows: Sequence[tuple[Any, ...]], parse_cr
         for env, stop in zip(envs, stops):
             if stop is not None:
                 env.stop_reason = stop_dec(stop)
+    if responses.count(None) != n:
+        response_dec = _response_dec.decode
+        for env, resp in zip(envs, responses):
+            if resp is not None:
+                env.response = response_dec(resp)
     return envs
 
 

@@ -7,7 +7,8 @@ migration drift test (autogenerate finds no difference) share one definition.
 Tables::
 
     interlingua_sessions          one row per session: head_seq, metadata, tools, settings
-    interlingua_items             one row per envelope, primary key (session_id, seq)
+    interlingua_items             one row per envelope, primary key (session_id, seq); usage, stop
+                                  reason and response metadata on a response's last item
     interlingua_session_changes   metadata/tools/settings history, at the seq where each took effect
     interlingua_quarantine        rows that failed to decode, with the reason
 """
@@ -77,6 +78,8 @@ ITEMS = sa.Table(
     sa.Column("raw_json", sa.Text, nullable=True),
     sa.Column("usage", JSON_TEXT, nullable=True),
     sa.Column("stop_reason", JSON_TEXT, nullable=True),
+    # ResponseInfo (id, model, provider_data) of the response whose last item this is (revision 0004).
+    sa.Column("response", JSON_TEXT, nullable=True),
     sa.Index(None, "session_id", "call_id"),
 )
 

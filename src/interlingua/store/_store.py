@@ -23,7 +23,7 @@ import shutil
 import tempfile
 import uuid
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Literal, cast
@@ -37,12 +37,13 @@ from sqlalchemy.util import greenlet_spawn
 
 from ..codec import SCHEMA_VERSION, encode_envelope
 from ..errors import ConflictError, DocumentError, MigrationRequiredError, Problem, SessionExistsError, SessionNotFoundError, StoreError
-from ..items import Envelope, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
+from ..items import Envelope, ResponseInfo, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
 from . import _jsonl, _rows
 from ._engine import JsonText, create_engine, normalize_url, safe_url, sqlite_read_only, translate_errors
 from ._migrate import head_revision, read_state, upgrade_sync
 from ._schema import ITEMS, QUARANTINE, SESSION_CHANGES, SESSIONS, VERSION_TABLE
 from ..session_file import EnvelopeBatch, SessionEnd, SessionPart, SessionStart, iter_session_parts, response_records
+from ._import_plan import ImportPlan, check_stored_parent, import_difference, import_rounds, link_forks, plan_created_at, skip_session
 from ._types import CorruptRowError, CorruptRowWarning, ImportResult, NewSession, QuarantinedRow, SessionChange, SessionInfo
 
 __all__ = ["SessionStore"]
@@ -57,15 +58,15 @@ WITH adv AS (
     RETURNING head_seq
 ), ins AS (
     INSERT INTO interlingua_items
-        (session_id, seq, schema_version, type, role, call_id, created_at, item, raw_json, usage, stop_reason)
-    SELECT $1, adv.head_seq - $2 + r.ord, r.sv, r.ty, r.ro, r.ci, coalesce(r.ca, $3), r.it::jsonb, r.rj, r.us::json, r.sr::json
-    FROM adv, unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::text[], $11::text[], $12::text[])
-        WITH ORDINALITY AS r(sv, ty, ro, ci, ca, it, rj, us, sr, ord)
+        (session_id, seq, schema_version, type, role, call_id, created_at, item, raw_json, usage, stop_reason, response)
+    SELECT $1, adv.head_seq - $2 + r.ord, r.sv, r.ty, r.ro, r.ci, coalesce(r.ca, $3), r.it::jsonb, r.rj, r.us::json, r.sr::json, r.rs::json
+    FROM adv, unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+        WITH ORDINALITY AS r(sv, ty, ro, ci, ca, it, rj, us, sr, rs, ord)
 )
 SELECT head_seq FROM adv
 """
 _PG_APPEND_SQL = _PG_APPEND.format(cond="")
-_PG_APPEND_EXPECTED_SQL = _PG_APPEND.format(cond=" AND head_seq = $13")
+_PG_APPEND_EXPECTED_SQL = _PG_APPEND.format(cond=" AND head_seq = $14")
 """One append on PostgreSQL in one statement: the conditional head UPDATE (the lock that orders
 writers) and the INSERT of every row, numbered from the new head, as columns passed as arrays.
 Data-modifying CTEs run exactly once whether or not the outer query reads them (PostgreSQL docs,
@@ -82,8 +83,8 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-_ITEM_COLUMNS = ("session_id", "seq", "schema_version", "type", "role", "call_id", "created_at", "item", "raw_json", "usage", "stop_reason")
-_NULLABLE_ITEM_COLUMNS = frozenset(("role", "call_id", "raw_json", "usage", "stop_reason"))
+_ITEM_COLUMNS = ("session_id", "seq", "schema_version", "type", "role", "call_id", "created_at", "item", "raw_json", "usage", "stop_reason", "response")
+_NULLABLE_ITEM_COLUMNS = frozenset(("role", "call_id", "raw_json", "usage", "stop_reason", "response"))
 _NO_VALUE = 0
 """What :func:`_item_params` binds for a missing (SQL NULL) value of a nullable item column, which
 :data:`_INSERT_ITEMS_SQL` turns into NULL (``NULLIF(?, 0)``). These columns hold text or NULL, and a
@@ -108,7 +109,7 @@ _SELECT_ITEMS_SQL = (
     # are), so it is neither decoded into a str nor encoded again for the typed decode; NULL
     # unless it is text, which sends the load to the checked path
     "SELECT seq, schema_version, created_at, "
-    "CASE WHEN typeof(COALESCE(raw_json, item)) = 'text' THEN CAST(COALESCE(raw_json, item) AS BLOB) END, usage, stop_reason "
+    "CASE WHEN typeof(COALESCE(raw_json, item)) = 'text' THEN CAST(COALESCE(raw_json, item) AS BLOB) END, usage, stop_reason, response "
     f"FROM {ITEMS.name} WHERE session_id = ? AND seq >= ? AND seq <= ? ORDER BY seq"
 )
 
@@ -166,12 +167,12 @@ async def _to_completion(coro: Awaitable[Any]) -> None:
         raise cancelled
 
 
-def _item_bind_processors(dialect: Any) -> tuple[Any, Any, Any, Any]:
-    """Each item column's own bind processor (created_at, item, usage, stop_reason) for ``dialect``."""
-    return tuple(ITEMS.c[c].type._cached_bind_processor(dialect) for c in ("created_at", "item", "usage", "stop_reason"))  # type: ignore[return-value]
+def _item_bind_processors(dialect: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """Each item column's own bind processor (created_at, item, usage, stop_reason, response) for ``dialect``."""
+    return tuple(ITEMS.c[c].type._cached_bind_processor(dialect) for c in ("created_at", "item", "usage", "stop_reason", "response"))  # type: ignore[return-value]
 
 
-def _item_params(segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], now_v: Any, procs: tuple[Any, Any, Any, Any]) -> list[tuple[Any, ...]]:
+def _item_params(segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], now_v: Any, procs: tuple[Any, Any, Any, Any, Any]) -> list[tuple[Any, ...]]:
     """The ``_INSERT_ITEMS_SQL`` parameters of the rows of ``segments`` (``(session_id, first seq, rows)``).
 
     The values are exactly what SQLAlchemy would bind: each column's own bind processor (the
@@ -180,7 +181,7 @@ def _item_params(segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], n
     as it is. Every text goes to the driver as an exact ``str`` and a missing value as
     :data:`_NO_VALUE` (see there: neither then takes the driver's adapter path).
     """
-    ts, js_item, js_usage, js_stop = procs
+    ts, js_item, js_usage, js_stop, js_resp = procs
     none = _NO_VALUE
     params: list[tuple[Any, ...]] = []
     append = params.append
@@ -190,7 +191,7 @@ def _item_params(segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], n
             item = r.item
             if type(item) is not str:
                 item = str(item) if isinstance(item, str) else (_exact_text(js_item(item)) if js_item else item)
-            usage, stop = r.usage, r.stop_reason
+            usage, stop, resp = r.usage, r.stop_reason, r.response
             append(
                 (
                     sid,
@@ -204,6 +205,7 @@ def _item_params(segments: Sequence[tuple[str, int, list[_rows.PreparedRow]]], n
                     none if r.raw_json is None else r.raw_json,
                     none if usage is None else _exact_text(js_usage(usage) if js_usage else usage),
                     none if stop is None else _exact_text(js_stop(stop) if js_stop else stop),
+                    none if resp is None else _exact_text(js_resp(resp) if js_resp else resp),
                 )
             )
     return params
@@ -773,18 +775,21 @@ class SessionStore:
         *,
         usage: Usage | None = None,
         stop_reason: StopReason | None = None,
+        response: ResponseInfo | None = None,
     ) -> int:
         """Append a batch of items, all or nothing.
 
         Args:
             session_id: The session.
             items: Canonical items, :class:`~interlingua.codec.UnknownItem` (kept
-                unchanged) or :class:`~interlingua.items.Envelope` (its version, usage and
-                stop reason are kept; its session id, seq and timestamp are not).
+                unchanged) or :class:`~interlingua.items.Envelope` (its version, usage, stop
+                reason and response metadata are kept; its session id, seq and timestamp are not).
             expected_seq: When given, the append succeeds only if the session's head
                 is this seq (``-1`` for an empty session).
             usage: Usage of the response that produced the batch; stored on the last item.
             stop_reason: Its stop reason; stored on the last item.
+            response: Its metadata (provider response id, model, response-level fields); stored
+                on the last item.
 
         Returns:
             The new head seq (seq of the last appended item).
@@ -796,7 +801,7 @@ class SessionStore:
             SessionNotFoundError: no such session.
         """
         session_id = _session_key(session_id)
-        rows = _rows.prepare_rows(items, usage=usage, stop_reason=stop_reason, forbid_nul=self._is_pg, keep_text=self._is_pg)
+        rows = _rows.prepare_rows(items, usage=usage, stop_reason=stop_reason, response=response, forbid_nul=self._is_pg, keep_text=self._is_pg)
         return await self._append_rows(session_id, rows, expected_seq)
 
     async def add_session(
@@ -810,6 +815,7 @@ class SessionStore:
         settings: Settings | None = None,
         usage: Usage | None = None,
         stop_reason: StopReason | None = None,
+        response: ResponseInfo | None = None,
     ) -> bool:
         """Create a session holding ``items`` in one transaction, unless ``session_id`` exists.
 
@@ -823,7 +829,7 @@ class SessionStore:
         Raises:
             DocumentError: invalid id, values or items (nothing written).
         """
-        new = NewSession(session_id, items, metadata, tools, tool_choice, settings, usage, stop_reason)
+        new = NewSession(session_id, items, metadata, tools, tool_choice, settings, usage, stop_reason, response)
         return (await self._add_prepared([self._prepare_new(new, "")]))[0]
 
     async def add_sessions(self, sessions: Iterable[NewSession]) -> list[bool]:
@@ -860,7 +866,7 @@ class SessionStore:
             raise _rows._relocate(exc, prefix) from exc
         try:
             rows = _rows.prepare_rows(
-                new.items, usage=new.usage, stop_reason=new.stop_reason, forbid_nul=self._is_pg, keep_text=self._is_pg
+                new.items, usage=new.usage, stop_reason=new.stop_reason, response=new.response, forbid_nul=self._is_pg, keep_text=self._is_pg
             )
         except DocumentError as exc:
             if not prefix:
@@ -938,8 +944,8 @@ class SessionStore:
         ``expected_seq`` finds the head moved as soon as the lock is released and fails at once
         with :class:`ConflictError`; before, each append held the lock across four round trips
         (BEGIN, UPDATE, INSERT, COMMIT) and writers queued on it for seconds."""
-        columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [])
-        sv, ty, ro, ci, ca, it, rj, us, sr = columns
+        columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [], [])
+        sv, ty, ro, ci, ca, it, rj, us, sr, rs = columns
         for r in rows:
             sv.append(r.schema_version)
             ty.append(r.type)
@@ -950,6 +956,7 @@ class SessionStore:
             rj.append(r.raw_json)
             us.append(None if r.usage is None else str(r.usage))
             sr.append(None if r.stop_reason is None else str(r.stop_reason))
+            rs.append(None if r.response is None else str(r.response))
         with translate_errors(self._url, "appending items"):
             fairy = await self._engine.raw_connection()
             try:
@@ -1028,10 +1035,11 @@ class SessionStore:
         """Load a session as a transcript document (items in seq order from ``since_seq``).
 
         The transcript carries the session's current tools, tool choice, settings and
-        metadata, and per response (each item stored with a usage or stop reason) a
-        :class:`~interlingua.items.ResponseRecord` in ``responses`` (its item index, usage, stop
-        reason); ``usage``/``stop_reason`` are the last item's, as a session file's transcript has
-        them. The envelopes themselves: :meth:`load_envelopes`. ``schema_version`` is the newest among the rows
+        metadata, and per response (each item stored with a usage, stop reason or response
+        metadata) a :class:`~interlingua.items.ResponseRecord` in ``responses`` (its item index,
+        usage, stop reason, ``response``: id, model, provider fields); ``usage``/``stop_reason``
+        are the last item's, as a session file's transcript has them. The top-level ``response``
+        stays unset (it marks a document holding one response's output, not a conversation). The envelopes themselves: :meth:`load_envelopes`. ``schema_version`` is the newest among the rows
         (at least this library's).
 
         Args:
@@ -1320,7 +1328,10 @@ class SessionStore:
         The whole file is checked before anything is written (versions, items, header fields, seqs
         ``0, 1, 2, ...``, each session once), one session in memory at a time; then each session is
         written in one transaction: all or nothing per session. Errors name the file and line.
-        Timestamps, usage and stop reasons are kept.
+        Timestamps, usage, stop reasons and response metadata are kept, and so are the header's
+        ``created_at`` and fork link (``parent_id``, ``fork_seq``): a fork's parent is the session of
+        that id in the file (imported first, wherever it stands in the file; under its new id with
+        ``new_ids``/``session_ids``), else the stored session of that id.
 
         A session is imported under the id in the file. Re-importing the same content is a no-op
         (status ``unchanged``); different content under a stored id is a :class:`SessionExistsError`.
@@ -1335,7 +1346,9 @@ class SessionStore:
             One :class:`ImportResult` per session, in file order.
 
         Raises:
-            DocumentError: with file and line of the first problem.
+            DocumentError: with file and line of the first problem; a fork whose parent is neither
+                in the file nor in the store, a ``fork_seq`` beyond the fork's or its parent's items,
+                a cycle of forks (nothing written).
             SessionExistsError: a stored session with the same id holds other content.
         """
         label = str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None)
@@ -1348,7 +1361,7 @@ class SessionStore:
                 source = spool
             # Pass 1: the whole file is checked before any session is written (every line, the ids,
             # the header values, every row as it will be written), a batch of envelopes at a time.
-            plans: list[_ImportPlan] = []
+            plans: list[ImportPlan] = []
             now = _now()
             for part in self._parts(source, label):
                 if isinstance(part, SessionStart):
@@ -1359,20 +1372,39 @@ class SessionStore:
                         target = _check_session_id(session_ids[n])
                     else:
                         target = str(uuid.uuid4()) if new_ids else self._located_id(part, label)
-                    plan = _ImportPlan(part.session_id, target, part.header)
+                    plan = ImportPlan(part.session_id, target, part.header, part.header_line)
                     self._located_settings(plan, now, label, part.header_line)
+                    plan_created_at(plan, label)
                     plans.append(plan)
                 elif isinstance(part, EnvelopeBatch):
                     self._located_rows(part, label)
                 else:
                     plans[-1].count = part.count
-            # Pass 2: each session in one transaction, its rows inserted a batch at a time.
-            results = []
-            parts = self._parts(source, label)
-            with contextlib.closing(parts):
-                for plan in plans:
-                    results.append(await self._import_streamed(parts, plan, label))
-            return results
+            # Fork links: a parent in the file, else in the store; checked before anything is written.
+            for n in link_forks(plans, label):
+                check_stored_parent(plans[n], await self._length_or_none(cast(str, plans[n].parent_id)), label)
+            # Pass 2: each session in one transaction, its rows inserted a batch at a time; a parent
+            # before its forks (a fork the file holds before its parent takes one more pass).
+            results: list[ImportResult | None] = [None] * len(plans)
+            done: set[int] = set()
+            while len(done) < len(plans):
+                ready = set(import_rounds(plans, done))
+                parts = self._parts(source, label)
+                with contextlib.closing(parts):
+                    last = max(ready)
+                    for n, plan in enumerate(plans[: last + 1]):
+                        if n in ready:
+                            results[n] = await self._import_streamed(parts, plan, label)
+                            done.add(n)
+                        else:
+                            skip_session(parts)
+            return cast("list[ImportResult]", results)
+
+    async def _length_or_none(self, session_id: str) -> int | None:
+        try:
+            return (await self.get_session(session_id)).length
+        except SessionNotFoundError:
+            return None
 
     @staticmethod
     def _parts(source: str | os.PathLike[str] | IO[bytes], label: str | None) -> Generator[SessionPart, None, None]:
@@ -1388,7 +1420,7 @@ class SessionStore:
             pointer = "/session/id" if part.header is not None else "/session_id"
             raise DocumentError([Problem(pointer, p.message) for p in exc.problems]).located(file=label, line=part.line) from exc
 
-    def _located_settings(self, plan: _ImportPlan, now: datetime, label: str | None, line: int | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def _located_settings(self, plan: ImportPlan, now: datetime, label: str | None, line: int | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         sess = msgspec.to_builtins(plan.header) if plan.header is not None else {}
         try:
             return self._import_settings(plan.target, sess, now)
@@ -1405,7 +1437,7 @@ class SessionStore:
             line = part.line_nos[int(index)] if index.isdigit() and int(index) < len(part.line_nos) else None
             raise DocumentError([Problem("/" + rest if rest else "", p.message) for p in exc.problems[:1]]).located(file=label, line=line) from exc
 
-    async def _import_streamed(self, parts: Iterator[SessionPart], plan: _ImportPlan, label: str | None) -> ImportResult:
+    async def _import_streamed(self, parts: Iterator[SessionPart], plan: ImportPlan, label: str | None) -> ImportResult:
         """Import the session ``parts`` is at (pass 2): one transaction; or compare it with the stored one."""
         start = next(parts)
         assert isinstance(start, SessionStart) and start.session_id == plan.source_id, "the file changed between the two passes"
@@ -1415,7 +1447,15 @@ class SessionStore:
             inserted = (
                 await conn.execute(
                     self._insert(SESSIONS)
-                    .values(id=plan.target, created_at=now, updated_at=now, head_seq=plan.count - 1, **values)
+                    .values(
+                        id=plan.target,
+                        created_at=plan.created_at or now,
+                        updated_at=now,
+                        head_seq=plan.count - 1,
+                        parent_id=plan.parent_id,
+                        fork_seq=plan.fork_seq,
+                        **values,
+                    )
                     .on_conflict_do_nothing(index_elements=["id"])
                     .returning(SESSIONS.c.id)
                 )
@@ -1434,44 +1474,10 @@ class SessionStore:
                 if written != plan.count:
                     raise StoreError(f"{label or 'the file'} changed while it was imported (session {plan.source_id!r}); nothing of it was written")
                 return ImportResult(plan.target, "imported", plan.count, plan.source_id)
-        differs = await self._import_difference(parts, plan)
+        differs = await import_difference(self, parts, plan)
         if differs:
             raise SessionExistsError(plan.target, differs)
         return ImportResult(plan.target, "unchanged", plan.count, plan.source_id)
-
-    async def _import_difference(self, parts: Iterator[SessionPart], plan: _ImportPlan) -> str:
-        """What differs between the file's session (the rest of ``parts``, read to its end) and the
-        stored session of the same id (``""``: nothing), streaming both a page at a time."""
-        info = await self.get_session(plan.target)
-        differs = ""
-        header = plan.header
-        for name in ("metadata", "tools", "tool_choice", "settings"):
-            given = getattr(header, name) if header is not None else msgspec.UNSET
-            if given is not msgspec.UNSET and given != getattr(info, name):
-                differs = name.replace("_", " ")
-                break
-        if not differs and info.length != plan.count:
-            differs = f"items ({info.length} stored, {plan.count} in the file)"
-        stored = cast("AsyncGenerator[Envelope, None]", self.stream(plan.target)) if not differs else None
-        for part in parts:
-            if isinstance(part, SessionEnd):
-                break
-            assert isinstance(part, EnvelopeBatch)
-            if stored is None:
-                continue  # read on to the session's end
-            for b in part.envelopes:
-                try:
-                    a = await anext(stored)
-                except StopAsyncIteration:
-                    a = None
-                if a is None or (a.item, a.usage, a.stop_reason) != (b.item, b.usage, b.stop_reason):
-                    differs = f"items (first difference at seq {b.seq})"
-                    await stored.aclose()
-                    stored = None
-                    break
-        if stored is not None:
-            await stored.aclose()
-        return differs
 
     def _import_settings(self, new_id: str, sess: dict[str, Any], now: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """Validate and encode an imported session header's values and change history."""
@@ -1492,16 +1498,6 @@ class SessionStore:
         if not change_rows and any(v is not None for v in values.values()):
             change_rows.append({"session_id": new_id, "change_no": 0, "effective_seq": 0, "created_at": now, **values})
         return values, change_rows
-
-
-@dataclass
-class _ImportPlan:
-    """One session of a file being imported: found in pass 1, written in pass 2."""
-
-    source_id: str
-    target: str
-    header: SessionRecord | None
-    count: int = 0
 
 
 def _seekable(fh: IO[bytes]) -> bool:

@@ -79,6 +79,8 @@ class NewSession:
         settings: Generation settings, or ``None``.
         usage: Usage of the response that ended the conversation (on the last item), or ``None``.
         stop_reason: Its stop reason (on the last item), or ``None``.
+        response: Its metadata (:class:`~interlingua.items.ResponseInfo`: id, model, provider
+            fields; on the last item), or ``None``.
     """
 
     session_id: str
@@ -89,6 +91,7 @@ class NewSession:
     settings: Any = None
     usage: Any = None
     stop_reason: Any = None
+    response: Any = None
 
 
 @dataclass(frozen=True)
