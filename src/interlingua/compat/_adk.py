@@ -36,7 +36,7 @@ from ..mapping.company import keep_company
 from ..mapping.wire import a_json_type
 from ._base import Migrated
 
-__all__ = ["FORMAT", "looks_like", "read", "split"]
+__all__ = ["FORMAT", "looks_like", "read", "split", "unset_nulls"]
 
 FORMAT = "adk"
 
@@ -141,12 +141,26 @@ def _decode(entries: list[tuple[dict[str, Any], str, dict[str, Any] | None]], re
     return out
 
 
+def unset_nulls(value: Any) -> Any:
+    """``value`` without its ``null`` members, at every depth but inside a call's ``args`` or a response's
+    ``response`` (the caller's own data). ADK writes its Pydantic models with ``model_dump()``, so a ``Part``
+    of an eval set made by older releases lists every field, ``null`` for unset (``{"video_metadata": null,
+    "thought": null, ..., "text": "hi"}``); a ``None`` field of ``google.genai.types.Part`` is an unset one.
+    Without this the Gemini reader saw several part kinds at once and kept the part raw (issue 26: the user
+    texts of adk-samples' travel-concierge eval sets)."""
+    if isinstance(value, dict):
+        return {k: (v if k in _OPAQUE else unset_nulls(v)) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [unset_nulls(v) for v in value]
+    return value
+
+
 def _content(value: Any, where: str) -> dict[str, Any] | None:
     if value is None:
         return None
     if not isinstance(value, dict) or not isinstance(value.get("parts"), list):
         raise MappingError(f"adk: {where} is {a_json_type(value)}, not a Content with 'parts'")
-    parts = [p for p in value["parts"] if isinstance(p, dict) and any(v is not None for v in p.values())]
+    parts = [unset_nulls(p) for p in value["parts"] if isinstance(p, dict) and any(v is not None for v in p.values())]
     return {**value, "parts": parts} if parts else None
 
 
