@@ -49,7 +49,10 @@ def read_agent_input(fmt: str, source: str, data: bytes | None, report: Report) 
         msgspec.DecodeError: a JSON input (``adk``, ``mcp-sampling``) that is not JSON.
     """
     name = "FILE" if source == "-" else source
-    if fmt in LOG_FORMATS:
+    export = _web_export(source, data) if fmt == "claude-code" else None
+    if export is not None:  # a Claude Code on the web session export: one JSON object, not a log
+        migrated = read(export, fmt)
+    elif fmt in LOG_FORMATS:
         migrated = _read_log(fmt, source, data)
     else:
         value = msgspec.json.decode(data if data is not None else Path(source).read_bytes())
@@ -94,3 +97,28 @@ def _read_log(fmt: str, source: str, data: bytes | None) -> Migrated:
             close()
     finally:
         os.unlink(tmp)
+
+
+_EXPORT_LIMIT = 256 << 20
+"""A JSON object file larger than this is not tried as a web export (a log is read line by line instead)."""
+
+
+def _web_export(source: str, data: bytes | None) -> dict[str, object] | None:
+    """The parsed Claude Code on the web export in ``source`` (or ``data``), or ``None``: not one JSON
+    object holding a page of session events (a session log, read line by line)."""
+    from ..compat._claude_code import is_web_export
+
+    if data is None:
+        path = Path(source)
+        with open(path, "rb") as fh:
+            head = fh.read(64).lstrip()
+        if not head.startswith(b"{") or path.stat().st_size > _EXPORT_LIMIT:
+            return None
+        data = path.read_bytes()
+    elif not data.lstrip().startswith(b"{"):
+        return None
+    try:
+        value = msgspec.json.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None  # several lines (a log), or not JSON: the log reader says where
+    return value if is_web_export(value) else None
