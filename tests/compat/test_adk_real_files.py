@@ -157,3 +157,12 @@ def test_migrate_a_folder_of_real_adk_files(tmp_path: Path) -> None:
         session = load(name)
         want = session_counts(session)
         check([e.item for e in got[session["id"]].envelopes], want)
+
+
+def test_a_part_the_gemini_reader_keeps_raw_is_reported() -> None:
+    session = load("customer_service_123.session.json")
+    session["events"][0]["content"]["parts"].append({"executable_code": {"code": "print(1)", "language": "PYTHON"}})
+    migrated = read_any(session)
+    raws = [i for i in migrated.transcript.items if isinstance(i, RawItem)]
+    assert [r.value for r in raws] == [{"executableCode": {"code": "print(1)", "language": "PYTHON"}}]
+    assert any("1 part(s) kept as raw gemini items" in str(e) for e in migrated.report)

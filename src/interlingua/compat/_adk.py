@@ -138,6 +138,9 @@ def _decode(entries: list[tuple[dict[str, Any], str, dict[str, Any] | None]], re
         out.extend(items)
     for rest in by_message.values():  # items the mapper gave no message key (none expected)
         out.extend(rest)
+    kept_raw = sum(1 for it in out if isinstance(it, RawItem) and it.provider != FORMAT)
+    if kept_raw:  # never quietly: a part the gemini reader has no form for stays, and is said
+        report.add("changed", f"adk: {kept_raw} part(s) kept as raw gemini items (no canonical form for them)", item_type="raw")
     return out
 
 
