@@ -166,3 +166,26 @@ def test_a_part_the_gemini_reader_keeps_raw_is_reported() -> None:
     raws = [i for i in migrated.transcript.items if isinstance(i, RawItem)]
     assert [r.value for r in raws] == [{"executableCode": {"code": "print(1)", "language": "PYTHON"}}]
     assert any("1 part(s) kept as raw gemini items" in str(e) for e in migrated.report)
+
+
+LEGACY = ["customer_service_full_conversation.test.json", "data_science_simple.test.json"]
+
+
+@pytest.mark.parametrize("name", LEGACY)
+def test_real_files_of_the_first_eval_data_format(name: str) -> None:
+    """ADK's first ``*.test.json`` format (a list of ``{query, expected_tool_use, reference}`` turns), still
+    committed by many adk-samples agents: refused before ("some messages have no 'role'"), read now as the eval
+    case ADK itself migrates it to."""
+    turns = load(name)
+    assert detect_format(turns) == "adk"
+    migrated = read_any(turns)
+    want: dict[str, list[Any]] = {"texts": [], "calls": [], "results": [], "bare": []}
+    for turn in turns:
+        want["texts"].append(turn["query"])
+        want["calls"].extend((u["tool_name"], u.get("tool_input") or {}) for u in turn["expected_tool_use"])
+        want["texts"].extend(r["text"] for r in turn.get("expected_intermediate_agent_responses") or [])
+        want["texts"].append(turn["reference"])
+    assert want["calls"]
+    check(migrated.transcript.items, want)
+    roles = [i.role for i in migrated.transcript.items if isinstance(i, TextItem)]
+    assert roles == ["user", "assistant"] * len(turns)

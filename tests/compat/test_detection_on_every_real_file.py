@@ -135,10 +135,9 @@ def test_every_reader_format_has_a_real_file() -> None:
 
 
 def test_a_refusal_names_what_was_tried() -> None:
-    """A shape no reader knows (ADK's old eval list, kept here as it was committed) is refused with the list of
-    what detection looked for, never read as the last-resort guess."""
-    legacy = [{"query": "hi", "expected_tool_use": [], "reference": "Hi Alex! Welcome back."}]
+    """A shape no reader knows (turns keyed ``q``/``a``) is refused with the list of what detection looked for,
+    never read as the last-resort guess."""
     with pytest.raises(FormatDetectionError) as info:
-        read_any(legacy)
+        read_any([{"q": "hi", "a": "Hi Alex! Welcome back."}])
     message = str(info.value)
     assert "looked for" in message and "adk" in message and "openai-chat" in message

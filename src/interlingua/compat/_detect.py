@@ -68,7 +68,7 @@ LOOKED_FOR = (
     # --- issue 26 part a: agent logs and agent framework stores (checked first) ---
     "claude-code: Claude Code session records ({'type': 'user'|'assistant'|..., 'uuid', 'parentUuid', 'sessionId', 'message'}), or a web session export ({'data': [records], 'has_more'})",
     "codex: Codex CLI rollout records ({'timestamp', 'type': 'session_meta'|'response_item'|..., 'payload'}, or a legacy {'id', 'timestamp'} first line)",
-    "adk: a Google ADK Session ({'id', 'app_name', 'events'}), eval set ({'eval_set_id', 'eval_cases'}) or eval case ({'eval_id', 'conversation'})",
+    "adk: a Google ADK Session ({'id', 'app_name', 'events'}), eval set ({'eval_set_id', 'eval_cases'}), eval case ({'eval_id', 'conversation'}) or old eval data ([{'query', 'expected_tool_use', 'reference'}])",
     "mcp-sampling: an MCP sampling/createMessage request or result (JSON-RPC or bare: 'maxTokens', 'systemPrompt', single-block 'content', 'toolUseId'), or a list of them",
     # --- stored conversations (issue 26)
     "chatgpt-export: a conversation with a node 'mapping' (and 'current_node')",
