@@ -37,8 +37,8 @@ session), each session under its content-derived id: a conversation already stor
 earlier run is counted as "already in the store" and left unchanged.
 
 Exit codes: 0 every record migrated; 1 some records rejected; 2 usage error or unreadable
-input (missing file, unwritable output, a store that cannot be opened or is not in this build). A summary line (conversations, items, rejects,
-warnings) goes to stderr at the end; report entries are printed as ``warning:`` lines (the
+input (missing file, unwritable output, a store that cannot be opened or is not in this build). A summary line (conversations, the
+forks of tree-shaped ones counted apart, items, rejects, warnings) goes to stderr at the end; report entries are printed as ``warning:`` lines (the
 first 50; the summary counts all).
 """
 
