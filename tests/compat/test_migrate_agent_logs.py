@@ -56,7 +56,8 @@ def test_claude_projects_folder_in_one_command(claude_home: Path, tmp_path: Path
     out = tmp_path / "claude.jsonl"
     res = migrate(claude_home, "-o", out)
     assert res.exit_code == 0, res.output
-    assert "migrated 4 conversations (30 items)" in res.output
+    # three sessions (a main session, its sub-agent's, a rewound one) and the rewound one's abandoned branch
+    assert "migrated 3 conversations and 1 fork (30 items)" in res.output
     got = sessions(out)
     assert set(got) == {"s1", "s1@b1a", "55550000-0000-4000-8000-000000000001", "55550000-0000-4000-8000-000000000001@agent-showcol1"}
     fork = got["s1@b1a"]
@@ -101,9 +102,9 @@ def test_forks_in_the_store(claude_home: Path, tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite3"
     res = migrate(claude_home, "--store", db)
     assert res.exit_code == 0, res.output
-    assert "migrated 4 conversations" in res.output
+    assert "migrated 3 conversations and 1 fork" in res.output
     res = migrate(claude_home, "--store", db)
-    assert "0 conversations (0 items)" in res.output and "4 already in the store" in res.output
+    assert "0 conversations (0 items)" in res.output and "3 already in the store (and 1 fork)" in res.output
 
     async def check() -> None:
         store = await SessionStore.open(str(db))

@@ -304,7 +304,7 @@ def test_migrate_store_writes_abandoned_branches_with_store_fork(tmp_path: Path)
     url = f"sqlite+aiosqlite:///{tmp_path / 's.db'}"
     res = runner.invoke(app, ["migrate", str(src), "--store", url, "--quiet"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
-    assert "migrated 4 conversations" in res.output  # two conversations and one fork of each, each a session
+    assert "migrated 2 conversations and 2 forks" in res.output  # two conversations and one fork of each, counted apart
 
     async def check() -> list[Any]:
         store = await SessionStore.open(url)
@@ -322,7 +322,7 @@ def test_migrate_store_writes_abandoned_branches_with_store_fork(tmp_path: Path)
     assert all(f[2].startswith(f[0] + "@") for f in forks)
     # re-running adds nothing
     res = runner.invoke(app, ["migrate", str(src), "--store", url, "--quiet"], catch_exceptions=False)
-    assert res.exit_code == 0 and "4 already in the store" in res.output  # the two sessions and their forks
+    assert res.exit_code == 0 and "2 already in the store (and 2 forks)" in res.output  # the two sessions and their forks
     assert len(asyncio.run(check())) == 2
 
 
@@ -529,8 +529,8 @@ def test_a_large_conversations_json_is_read_an_element_at_a_time(tmp_path: Path,
     assert runner.invoke(app, ["migrate", str(src), "-o", str(whole), "--quiet"], catch_exceptions=False).exit_code == 0
     monkeypatch.setattr(_migrate_stores, "STREAM_JSON_ARRAYS_FROM", 0)
     res = runner.invoke(app, ["migrate", str(src), "-o", str(streamed), "--quiet"], catch_exceptions=False)
-    # each conversation and each abandoned branch (one in the ChatGPT and one in the Claude tree) is a session
-    assert res.exit_code == 0 and f"migrated {len(convs) + 2} conversations" in res.output
+    # each conversation is a session, and each abandoned branch (one in the ChatGPT and one in the Claude tree) a fork
+    assert res.exit_code == 0 and f"migrated {len(convs)} conversations and 2 forks" in res.output
     assert streamed.read_bytes() == whole.read_bytes()
 
 

@@ -32,13 +32,14 @@ from ..compat._logs import LineSource, LogConversation, open_lines
 from ..errors import MappingError
 from ..items import Transcript
 
-__all__ = ["LOG_FORMATS", "log_format", "open_log", "write_jsonl", "write_store"]
+__all__ = ["LOG_FORMATS", "log_format", "open_log", "write_format", "write_jsonl", "write_store"]
 
 LOG_FORMATS = ("claude-code", "codex")
 """Formats read from a file in bounded memory, one conversation per file."""
 
 _SUFFIXES = (".jsonl", ".ndjson", ".jsonl.zst", ".ndjson.zst")
 _encode = msgspec.json.Encoder(enc_hook=lambda obj: msgspec.Raw(obj.raw)).encode
+_encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder()
 
 
@@ -142,9 +143,10 @@ def _shell(conv: LogConversation) -> Transcript:
     return Transcript(schema_version=SCHEMA_VERSION, items=[], metadata=conv.metadata or msgspec.UNSET)
 
 
-def write_jsonl(sink: Any, conv: LogConversation, ids: Any) -> tuple[int, int]:
+def write_jsonl(sink: Any, conv: LogConversation, ids: Any) -> tuple[int, int, int]:
     """Write ``conv`` and its branches as sessions of the session file of ``sink`` (a ``_JsonlSink``).
-    Every session is spooled and checked before any is written. Returns ``(sessions, items)``.
+    Every session is spooled and checked before any is written. Returns ``(sessions, forks, items)``:
+    one session, the number of its forks written, the items of all of them.
 
     Raises:
         MappingError, LimitError: the conversation (or a branch) is refused; nothing written.
@@ -179,15 +181,16 @@ def write_jsonl(sink: Any, conv: LogConversation, ids: Any) -> tuple[int, int]:
         for session_id, spool, n, size, extra in spools:
             spool.seek(0)
             sink.write_spooled(session_id, shell, spool, n, size, extra=extra)
-        return len(spools), sum(s[2] for s in spools)
+        return 1, len(spools) - 1, sum(s[2] for s in spools)
     finally:
         for s in spools:
             s[1].close()
 
 
-def write_store(sink: Any, conv: LogConversation, ids: Any) -> tuple[int, int, bool]:
+def write_store(sink: Any, conv: LogConversation, ids: Any) -> tuple[int, int, int, bool]:
     """Add ``conv`` to the store of ``sink`` (a ``_StoreSink``), then fork it once per branch.
-    Returns ``(sessions written, items, created)``; a session or fork already there is left alone.
+    Returns ``(sessions written (0 or 1), forks written, items, created)``; a session or fork already
+    there is left alone (counted by the sink as present).
 
     Raises:
         InterlinguaError: the store refused the conversation or a branch.
@@ -203,13 +206,43 @@ def write_store(sink: Any, conv: LogConversation, ids: Any) -> tuple[int, int, b
     shell = _shell(conv)
     migrated = Migrated(msgspec.structs.replace(shell, items=items), conv.report, conv.format)
     created = sink.add_now(migrated, sid)
-    sessions, total = int(created), len(items) if created else 0
+    forks, total = 0, len(items) if created else 0
     for key, at, own in conv.forks():
         own_items = list(own)
         if not own_items:
             conv.report.add("dropped", f"{conv.format}: branch {key!r} has no item left of its own; no fork written")
             continue
         if sink.fork_now(sid, at, fork_id(sid, key), own_items):
-            sessions += 1
+            forks += 1
             total += at + 1 + len(own_items)
-    return sessions, total, created
+    return int(created), forks, total, created
+
+
+def write_format(sink: Any, conv: LogConversation) -> tuple[int, int, int]:
+    """``--to NAME``: write ``conv`` as one line of format ``NAME`` (``sink.format``, a
+    :class:`~._migrate_stores.FormatSink`), then each abandoned branch as a line of its own (the shared
+    items, then its own), as the session file holds a fork. Every line is made before any is written, so
+    a refused branch writes nothing of the conversation. The conversation is read whole (a line of the
+    format is one JSON value). Returns ``(sessions, forks, items)``.
+
+    Raises:
+        MappingError: no conversation item in the file.
+        ConversionError: under policy ``error``, an item the format has no form for.
+    """
+    from ..compat import write
+    from ._migrate_stores import fork_transcripts
+
+    migrated = conv.materialize()
+    if conv.shell is not None:  # tools, settings, stop reason of a conversation read whole
+        migrated.transcript = msgspec.structs.replace(conv.shell, items=migrated.transcript.items)
+    if not migrated.transcript.items:
+        raise MappingError(f"{conv.format}: no conversation item in this file")
+    transcripts = [migrated.transcript] + [t for _fid, t, _extra in fork_transcripts(migrated, conv.session_id or "log")]
+    lines = []
+    for transcript in transcripts:
+        written = write(transcript, sink.format.fmt, policy=sink.format.policy)
+        conv.report.extend(written.report)
+        lines.append(_encoder.encode(written.value) + b"\n")
+    for line in lines:
+        sink.fh.write(line)
+    return 1, len(transcripts) - 1, sum(len(t.items) for t in transcripts)

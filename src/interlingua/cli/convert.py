@@ -59,6 +59,9 @@ FRAMEWORKS: tuple[str, ...] = ("otel", "pydantic-ai", "langchain")
 # --- stored conversations (issue 26): read through interlingua.compat; --to only where a writer exists
 STORED = ("vercel-ui", "vercel-model", "openai-finetune", "sharegpt", "llamafactory", "hf-messages", "chatgpt-export", "claude-export")
 FRAMEWORKS = FRAMEWORKS + STORED
+# --- agent logs and agent framework stores (issue 26): read only, one conversation (see ._convert_agents)
+AGENTS = ("claude-code", "codex", "adk", "mcp-sampling")
+FRAMEWORKS = FRAMEWORKS + AGENTS
 
 _STREAM_SUFFIXES = (".sse", ".ndjson")
 
@@ -513,7 +516,7 @@ def run(
     _format(from_)
     _format(to)
     pol: Any = policy
-    if to in STORED:
+    if to in STORED or to in AGENTS:
         from ..compat import WRITERS
 
         if to not in WRITERS:
@@ -584,8 +587,10 @@ def _via_transcript(
     if from_ in FRAMEWORKS:
         if session is not None:
             raise _Fail(2, "--session picks a session of a session file: it needs --from canonical")
-        value = _json(_read(source), f"the {from_} input")
-        if from_ == "otel":
+        value = None if from_ in AGENTS else _json(_read(source), f"the {from_} input")
+        if from_ in AGENTS:
+            transcript = _agent_input(from_, source, report)
+        elif from_ == "otel":
             from ..otel import from_otel
 
             transcript = from_otel(value, report=report).value
@@ -626,7 +631,7 @@ def _via_transcript(
 
 
 def convert(
-    from_: Annotated[str, typer.Option("--from", metavar="FORMAT", help="Source format: {formats}; or otel, pydantic-ai, langchain; or a stored conversation: vercel-ui, vercel-model, openai-finetune, sharegpt, llamafactory, hf-messages, chatgpt-export, claude-export.", show_default=False)],
+    from_: Annotated[str, typer.Option("--from", metavar="FORMAT", help="Source format: {formats}; or otel, pydantic-ai, langchain; or a stored conversation: vercel-ui, vercel-model, openai-finetune, sharegpt, llamafactory, hf-messages, chatgpt-export, claude-export; or an agent log or session: claude-code, codex, adk, mcp-sampling.", show_default=False)],
     to: Annotated[str, typer.Option("--to", metavar="FORMAT", help="Target format: {formats}; or otel, pydantic-ai, langchain, vercel-ui, vercel-model, openai-finetune, sharegpt.", show_default=False)],
     source: Annotated[str, typer.Argument(metavar="INPUT", help="Input file, or `-` for stdin (the default).", show_default=False)] = "-",
     kind: Annotated[
@@ -775,6 +780,21 @@ def _convert(
         typer.echo(f"error: cannot write {output or 'standard output'}: {exc.strerror or exc}", err=True)
         raise typer.Exit(2) from None
 
+
+
+def _agent_input(from_: str, source: str, report: Report) -> Any:
+    """The one conversation of an agent log or agent framework file (:mod:`._convert_agents`), or a
+    :class:`_Fail`: exit 2 for several conversations or an unreadable file, 1 for input not of that format."""
+    from . import _convert_agents
+
+    try:
+        return _convert_agents.read_agent_input(from_, source, _read(source) if source == "-" else None, report)
+    except _convert_agents.SeveralConversations as exc:
+        raise _Fail(2, f"{_label(source)}: {exc}") from None
+    except OSError as exc:
+        raise _Fail(2, f"cannot read {source}: {exc.strerror or exc}") from None
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise _Fail(1, f"the {from_} input is not JSON: {exc}") from None
 
 
 def _canonical_kind(kind: Kind | None, transcript: Any) -> Kind:

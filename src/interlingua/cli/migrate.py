@@ -37,8 +37,8 @@ session), each session under its content-derived id: a conversation already stor
 earlier run is counted as "already in the store" and left unchanged.
 
 Exit codes: 0 every record migrated; 1 some records rejected; 2 usage error or unreadable
-input (missing file, unwritable output, a store that cannot be opened or is not in this build). A summary line (conversations, items, rejects,
-warnings) goes to stderr at the end; report entries are printed as ``warning:`` lines (the
+input (missing file, unwritable output, a store that cannot be opened or is not in this build). A summary line (conversations, the
+forks of tree-shaped ones counted apart, items, rejects, warnings) goes to stderr at the end; report entries are printed as ``warning:`` lines (the
 first 50; the summary counts all).
 """
 
@@ -732,6 +732,7 @@ class _StoreSink:
             self.loop.close()
             raise _Usage(f"cannot open the store: {exc}") from exc
         self.present = 0
+        self.present_forks = 0
         self._early: list[_Outcome] = []
         self.pending: list[tuple[Record, Migrated, Any]] = []
         self.pending_items = 0
@@ -825,7 +826,7 @@ class _StoreSink:
         except missing:
             head = None
         if head is not None and head >= at + len(items):
-            self.present += 1
+            self.present_forks += 1
             return False
         if head is None:
             self.loop.run_until_complete(self.store.fork(sid, at, new_session_id=fork_id))
@@ -981,7 +982,7 @@ def run(
     bar = Progress("migrating", total=total, quiet=quiet or progress is False, force=progress is True).__enter__()
     reject_file = _Rejects(reject_path)
     ids = _SessionIds()
-    conversations = items = warnings = 0
+    conversations = forks = items = warnings = 0  # forks: abandoned branches of trees, counted apart (issue 26)
     shown = 0
     pending = 0
     seen = 0
@@ -1023,12 +1024,14 @@ def run(
 
     def write_log(record: Record, conv: Any) -> bool:
         """Write one log conversation (and its forks); True to stop (--fail-fast)."""
-        nonlocal conversations, items, warnings, shown
+        nonlocal conversations, forks, items, warnings, shown
         try:
-            if isinstance(sink, _JsonlSink):
-                sessions, count = _logs.write_jsonl(sink, conv, ids)
+            if isinstance(sink, _FormatFileSink):  # --to NAME: the format's lines, not envelopes
+                sessions, branches, count = _logs.write_format(sink, conv)
+            elif isinstance(sink, _JsonlSink):
+                sessions, branches, count = _logs.write_jsonl(sink, conv, ids)
             else:
-                sessions, count, _created = _logs.write_store(sink, conv, ids)
+                sessions, branches, count, _created = _logs.write_store(sink, conv, ids)
         except InterlinguaError as exc:  # named by its path and line, not copied (a log can be hundreds of MB)
             reject_file.add(record, f"{type(exc).__name__}: {exc}", copy=record.log is None)
             if fail_fast:
@@ -1036,6 +1039,7 @@ def run(
                 return True
             return False
         conversations += sessions
+        forks += branches
         items += count
         for entry in conv.report:
             warnings += 1
@@ -1143,8 +1147,11 @@ def run(
         typer.echo(f"({warnings - shown} more warnings not shown)", err=True)
     where = f" (rejects in {reject_path})" if reject_file.count else ""
     present = f"; {sink.present} already in the store" if isinstance(sink, _StoreSink) else ""
+    if isinstance(sink, _StoreSink) and sink.present_forks:
+        present += f" (and {_count(sink.present_forks, 'fork')})"
+    also = f" and {_count(forks, 'fork')}" if forks else ""
     typer.echo(
-        f"migrated {_count(conversations, 'conversation')} ({_count(items, 'item')}) to {target}{present}; {reject_file.count} rejected{where}; {_count(warnings, 'warning')}"
+        f"migrated {_count(conversations, 'conversation')}{also} ({_count(items, 'item')}) to {target}{present}; {reject_file.count} rejected{where}; {_count(warnings, 'warning')}"
         + ("; stopped at the first reject (--fail-fast)" if stopped else ""),
         err=True,
     )

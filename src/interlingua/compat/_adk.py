@@ -36,7 +36,7 @@ from ..mapping.company import keep_company
 from ..mapping.wire import a_json_type
 from ._base import Migrated
 
-__all__ = ["FORMAT", "looks_like", "read", "split"]
+__all__ = ["FORMAT", "is_legacy_eval_data", "looks_like", "read", "split", "unset_nulls"]
 
 FORMAT = "adk"
 
@@ -56,9 +56,51 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+_LEGACY_KEYS = frozenset({"query", "expected_tool_use", "reference", "expected_intermediate_agent_responses"})
+
+
+def is_legacy_eval_data(obj: Any) -> bool:
+    """ADK's first eval data format (a ``*.test.json`` list of turns ``{"query", "expected_tool_use":
+    [{"tool_name", "tool_input"}], "reference", "expected_intermediate_agent_responses"?: [{"author",
+    "text"}]}``), which ADK still reads by migrating it to an eval case (``AgentEvaluator``)."""
+    return (
+        isinstance(obj, list)
+        and bool(obj)
+        and all(isinstance(t, dict) and isinstance(t.get("query"), str) and t.keys() <= _LEGACY_KEYS and ("reference" in t or "expected_tool_use" in t) for t in obj)
+    )
+
+
+def _legacy_case(turns: list[dict[str, Any]]) -> dict[str, Any]:
+    """The eval case ADK makes of the first eval data format: per turn an invocation whose ``user_content``
+    is the query, ``tool_uses`` the expected tool uses, ``intermediate_responses`` the expected
+    intermediate agent responses and ``final_response`` the reference."""
+    conversation = []
+    for turn in turns:
+        uses: list[dict[str, Any]] = [
+            {"name": u.get("tool_name"), "args": u.get("tool_input") if isinstance(u.get("tool_input"), dict) else {}}
+            for u in _list(turn.get("expected_tool_use"))
+            if isinstance(u, dict)
+        ]
+        responses = [
+            [r.get("author"), [{"text": r["text"]}]]
+            for r in _list(turn.get("expected_intermediate_agent_responses"))
+            if isinstance(r, dict) and isinstance(r.get("text"), str)
+        ]
+        reference = turn.get("reference")
+        conversation.append({
+            "user_content": {"role": "user", "parts": [{"text": turn["query"]}]},
+            "final_response": {"role": "model", "parts": [{"text": reference}]} if isinstance(reference, str) else None,
+            "intermediate_data": {"tool_uses": uses, "intermediate_responses": responses},
+        })
+    return {"eval_id": None, "conversation": conversation, "legacy_eval_data": True}
+
+
 def looks_like(obj: Any) -> bool:
     """An ADK Session (``events`` plus ``app_name``/``appName``), eval set (``eval_set_id``/``evalSetId``
-    with ``eval_cases``) or eval case (``eval_id`` with ``conversation``)."""
+    with ``eval_cases``), eval case (``eval_id`` with ``conversation``) or the first eval data format
+    (:func:`is_legacy_eval_data`)."""
+    if is_legacy_eval_data(obj):
+        return True
     if not isinstance(obj, dict):
         return False
     if isinstance(obj.get("events"), list) and (_key(obj, "app_name") is not None or _key(obj, "user_id") is not None):
@@ -94,6 +136,8 @@ def read(obj: Any) -> Migrated:
         MappingError: not one of those shapes; an eval set of several cases (read each, see
             :func:`split`); a case without a conversation; a content the gemini mapper refuses.
     """
+    if is_legacy_eval_data(obj):
+        return _case(_legacy_case(obj))
     if not isinstance(obj, dict):
         raise MappingError(f"adk: expected a Session, an eval set or an eval case object, got {a_json_type(obj)}")
     cases = split(obj)
@@ -105,7 +149,7 @@ def read(obj: Any) -> Migrated:
             raise MappingError(f"adk: /eval_cases/0 is {a_json_type(obj)}, not an eval case")
     if isinstance(obj.get("events"), list):
         return _session(obj)
-    if _key(obj, "eval_id") is not None:
+    if _key(obj, "eval_id") is not None or obj.get("legacy_eval_data") is True:
         return _case(obj)
     raise MappingError(f"adk: an object with keys {sorted(obj)[:8]} is neither a Session (events) nor an eval case (eval_id, conversation)")
 
@@ -138,7 +182,24 @@ def _decode(entries: list[tuple[dict[str, Any], str, dict[str, Any] | None]], re
         out.extend(items)
     for rest in by_message.values():  # items the mapper gave no message key (none expected)
         out.extend(rest)
+    kept_raw = sum(1 for it in out if isinstance(it, RawItem) and it.provider != FORMAT)
+    if kept_raw:  # never quietly: a part the gemini reader has no form for stays, and is said
+        report.add("changed", f"adk: {kept_raw} part(s) kept as raw gemini items (no canonical form for them)", item_type="raw")
     return out
+
+
+def unset_nulls(value: Any) -> Any:
+    """``value`` without its ``null`` members, at every depth but inside a call's ``args`` or a response's
+    ``response`` (the caller's own data). ADK writes its Pydantic models with ``model_dump()``, so a ``Part``
+    of an eval set made by older releases lists every field, ``null`` for unset (``{"video_metadata": null,
+    "thought": null, ..., "text": "hi"}``); a ``None`` field of ``google.genai.types.Part`` is an unset one.
+    Without this the Gemini reader saw several part kinds at once and kept the part raw (issue 26: the user
+    texts of adk-samples' travel-concierge eval sets)."""
+    if isinstance(value, dict):
+        return {k: (v if k in _OPAQUE else unset_nulls(v)) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [unset_nulls(v) for v in value]
+    return value
 
 
 def _content(value: Any, where: str) -> dict[str, Any] | None:
@@ -146,7 +207,7 @@ def _content(value: Any, where: str) -> dict[str, Any] | None:
         return None
     if not isinstance(value, dict) or not isinstance(value.get("parts"), list):
         raise MappingError(f"adk: {where} is {a_json_type(value)}, not a Content with 'parts'")
-    parts = [p for p in value["parts"] if isinstance(p, dict) and any(v is not None for v in p.values())]
+    parts = [unset_nulls(p) for p in value["parts"] if isinstance(p, dict) and any(v is not None for v in p.values())]
     return {**value, "parts": parts} if parts else None
 
 

@@ -46,7 +46,7 @@ from ._base import Migrated
 from ._logs import ListSource, LineSource, LogConversation, not_records
 from ._tree import split_tree
 
-__all__ = ["FORMAT", "conversation", "looks_like", "read"]
+__all__ = ["FORMAT", "conversation", "is_web_export", "looks_like", "read"]
 
 FORMAT = "claude-code"
 
@@ -68,13 +68,44 @@ def looks_like(record: Any) -> bool:
     return kind in KNOWN_TYPES and "uuid" in record and ("sessionId" in record or "session_id" in record) and ("parentUuid" in record or kind in _MESSAGE_TYPES and isinstance(record.get("message"), dict))
 
 
+_PAGE_FIELDS = ("first_id", "last_id", "has_more")
+
+
+def is_web_export(obj: Any) -> bool:
+    """Whether ``obj`` is a Claude Code on the web session export: a page of the session's events as
+    claude.ai's sessions API returns it, ``{"data": [event, ...], "first_id", "last_id", "has_more"}``, whose
+    events are the Agent SDK's ``stream-json`` records (``{"type": "system" | "user" | "assistant" | "result"
+    | "tool_use_summary" | "tool_progress" | "env_manager_log" | ..., "uuid", "session_id", "message"?,
+    "parent_tool_use_id"?, "created_at"?}``). No published schema: the shape is the one the API returns,
+    as tools that export these sessions (claude-teleport-analyzer's ``EventsResponse``) read it."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("data"), list) or not obj["data"]:
+        return False
+    if not obj.keys() - {"data"} <= {*_PAGE_FIELDS, "session", "session_id"}:
+        return False
+    return all(isinstance(e, dict) and isinstance(e.get("type"), str) for e in obj["data"]) and any(looks_like(e) for e in obj["data"][:50])
+
+
 def read(obj: Any) -> Migrated:
-    """A list of Claude Code records (a session file's lines, parsed) -> :class:`Migrated`,
-    the active branch as its transcript and the abandoned branches as its forks.
+    """A list of Claude Code records (a session file's lines, parsed), or a Claude Code on the web session
+    export (:func:`is_web_export`) -> :class:`Migrated`, the active branch as its transcript and the
+    abandoned branches as its forks. An export's page fields (``first_id``, ``last_id``, ``has_more``) are
+    kept in ``metadata["claude-code"]["events_page"]``; a page with ``has_more: true`` is reported (the
+    events after ``last_id`` are not in the file).
 
     Raises:
-        MappingError: not a list of records, a record without ``type``, or no ``user``/``assistant`` record.
+        MappingError: not a list of records (nor an export), a record without ``type``, or no
+            ``user``/``assistant`` record.
     """
+    if is_web_export(obj):
+        migrated = conversation(ListSource(obj["data"], f"{FORMAT} export /data")).materialize()
+        page = {k: obj[k] for k in (*_PAGE_FIELDS, "session", "session_id") if k in obj}
+        if page:
+            meta = dict(migrated.transcript.metadata) if migrated.transcript.metadata is not msgspec.UNSET else {}
+            meta[FORMAT] = {**meta.get(FORMAT, {}), "events_page": page}
+            migrated.transcript = msgspec.structs.replace(migrated.transcript, metadata=meta)
+        if obj.get("has_more") is True:
+            migrated.report.add("dropped", f"claude-code: the export is one page of the session's events (has_more: true): the events after {obj.get('last_id')!r} are not in it")
+        return migrated
     if not isinstance(obj, list):
         raise not_records(FORMAT, obj)
     return conversation(ListSource(obj, FORMAT)).materialize()

@@ -66,9 +66,9 @@ LOOKED_FOR = (
     "cohere: messages with 'tool_plan', unsigned 'thinking' parts or 'document' tool content, or a body with 'p'/'k'/'safety_mode'/'documents' or tool_choice 'REQUIRED'/'NONE'",
     "anthropic / ollama / openai-chat: a list of {'role', 'content'} messages, or an object with 'messages'",
     # --- issue 26 part a: agent logs and agent framework stores (checked first) ---
-    "claude-code: Claude Code session records ({'type': 'user'|'assistant'|..., 'uuid', 'parentUuid', 'sessionId', 'message'})",
+    "claude-code: Claude Code session records ({'type': 'user'|'assistant'|..., 'uuid', 'parentUuid', 'sessionId', 'message'}), or a web session export ({'data': [records], 'has_more'})",
     "codex: Codex CLI rollout records ({'timestamp', 'type': 'session_meta'|'response_item'|..., 'payload'}, or a legacy {'id', 'timestamp'} first line)",
-    "adk: a Google ADK Session ({'id', 'app_name', 'events'}), eval set ({'eval_set_id', 'eval_cases'}) or eval case ({'eval_id', 'conversation'})",
+    "adk: a Google ADK Session ({'id', 'app_name', 'events'}), eval set ({'eval_set_id', 'eval_cases'}), eval case ({'eval_id', 'conversation'}) or old eval data ([{'query', 'expected_tool_use', 'reference'}])",
     "mcp-sampling: an MCP sampling/createMessage request or result (JSON-RPC or bare: 'maxTokens', 'systemPrompt', single-block 'content', 'toolUseId'), or a list of them",
     # --- stored conversations (issue 26)
     "chatgpt-export: a conversation with a node 'mapping' (and 'current_node')",
@@ -329,6 +329,8 @@ def _agent_log_format(obj: Any) -> str | None:
             return "codex"
         if any(_claude_code.looks_like(r) for r in obj[:20]) and all(isinstance(r, dict) and isinstance(r.get("type"), str) for r in obj):
             return "claude-code"
+    if _claude_code.is_web_export(obj):  # a Claude Code on the web session export: {"data": [events], ...}
+        return "claude-code"
     if _mcp_sampling.looks_like(obj):
         return "mcp-sampling"
     if _adk.looks_like(obj):
