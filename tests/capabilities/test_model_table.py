@@ -90,7 +90,7 @@ EXPECTED: list[tuple[str, str, str]] = [
     ("openai-chat", "o4-mini", "o4-mini*"),
     ("openai-chat:deepseek", "deepseek-reasoner", "deepseek-reasoner*"),
     ("openai-responses", "gpt-4o", "gpt-4o*"),
-    ("openai-responses", "GPT-4.1", "gpt-4.1*"),
+    ("openai-responses", "GPT-5-MINI", "gpt-5*"),  # matched case-insensitively
     ("openai-responses", "gpt-5", "gpt-5*"),
     ("openai-responses", "gpt-5.1-codex", "gpt-5*"),
     ("openai-responses", "o3-mini", "o3-mini*"),
@@ -182,10 +182,13 @@ def test_no_entry_for_other_providers_or_unknown_models(provider: str, model: st
 
 
 def test_table_facts_that_preflight_depends_on() -> None:
+    """The facts preflight checks, as resolved: an override states only what it changes, so each fact
+    is read merged (override over catalogue over the wire format's defaults) and its entry must match."""
+    from interlingua.models import lookup as model_lookup
+
     def caps(provider: str, model: str):  # type: ignore[no-untyped-def]
-        entry = lookup(provider, model)
-        assert entry is not None
-        return entry.capabilities
+        assert lookup(provider, model) is not None
+        return model_lookup(provider, model).capabilities
 
     assert caps("anthropic", "claude-sonnet-4-5").requires_tool_definitions is True
     assert caps("anthropic", "claude-sonnet-4-5").assistant_prefill is True
