@@ -91,31 +91,50 @@ def test_every_model_named_in_fixtures_and_corpus_is_known() -> None:
     assert now_known == [], f"now known, take them off NOT_IN_CATALOGUE: {now_known}"
 
 
+CURRENT: dict[str, tuple[str, ...] | None] = {
+    # the current models of every built-in provider and host (issue 28, "Done when"); ``None``: a local
+    # server the user loads any model into (vLLM, LM Studio, llama.cpp), which has no catalogue rows
+    "openai-responses": ("gpt-5", "gpt-5.1", "gpt-5.2", "gpt-5.4", "gpt-5.5", "gpt-5.6"),
+    "openai-chat": ("gpt-4.1-mini", "gpt-5.5"),
+    "anthropic": ("claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5", "claude-sonnet-4-6"),
+    "gemini": ("gemini-2.5-flash", "gemini-2.5-pro", "gemini-3-flash-preview", "gemini-3.1-pro-preview", "gemini-3.5-flash"),
+    "bedrock-converse": ("anthropic.claude-sonnet-4-6", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+    "cohere": ("command-a-03-2025",),
+    "mistral": ("mistral-large-latest", "mistral-medium-latest", "magistral-medium-latest"),
+    "ollama": ("llama3.1", "gpt-oss:20b-cloud"),
+    "openai-chat:deepseek": ("deepseek-chat", "deepseek-v4-pro"),
+    "openai-chat:openrouter": ("anthropic/claude-sonnet-4.5", "openai/gpt-5.5", "google/gemini-2.5-flash"),
+    "openai-chat:ollama": ("gpt-oss:120b-cloud",),
+    "openai-chat:groq": ("openai/gpt-oss-120b",),
+    "openai-chat:together": ("meta-llama/Llama-3.3-70B-Instruct-Turbo",),
+    "openai-chat:fireworks": ("accounts/fireworks/models/gpt-oss-120b",),
+    "openai-chat:xai": ("grok-4.3",),
+    "openai-chat:cerebras": ("gpt-oss-120b",),
+    "openai-chat:vllm": None,
+    "openai-chat:lmstudio": None,
+    "openai-chat:llamacpp": None,
+    "openai-chat:huggingface": ("deepseek-ai/DeepSeek-R1", "openai/gpt-oss-120b"),
+    "openai-chat:zai": ("glm-4.7", "glm-5"),
+    "openai-chat:kimi": ("kimi-k2.5", "kimi-k3"),
+}
+
+
+def test_current_models_name_every_wire_format_and_every_registered_host() -> None:
+    from interlingua.hosts import HOSTS, host_names
+    from interlingua.models._sources import CATALOGUE_PROVIDERS
+
+    assert set(CURRENT) == set(CATALOGUE_PROVIDERS)  # a new host or wire format names its current models here
+    for name in host_names():
+        assert (CURRENT[f"openai-chat:{name}"] is None) == (not HOSTS[name].catalogue), name
+
+
 @pytest.mark.parametrize(
     ("provider", "model"),
-    [
-        # the current models of every built-in provider and host (issue 28, "Done when")
-        ("openai-responses", "gpt-5"),
-        ("openai-chat", "gpt-4.1-mini"),
-        ("anthropic", "claude-sonnet-4-5"),
-        ("anthropic", "claude-opus-4-5"),
-        ("gemini", "gemini-2.5-flash"),
-        ("gemini", "gemini-2.5-pro"),
-        ("bedrock-converse", "anthropic.claude-sonnet-4-6"),
-        ("cohere", "command-a-03-2025"),
-        ("mistral", "mistral-large-latest"),
-        ("ollama", "llama3.1"),
-        ("openai-chat:deepseek", "deepseek-chat"),
-        ("openai-chat:groq", "openai/gpt-oss-120b"),
-        ("openai-chat:together", "meta-llama/Llama-3.3-70B-Instruct-Turbo"),
-        ("openai-chat:fireworks", "accounts/fireworks/models/gpt-oss-120b"),
-        ("openai-chat:xai", "grok-4.3"),
-        ("openai-chat:cerebras", "gpt-oss-120b"),
-        ("openai-chat:zai", "glm-4.6"),
-        ("openai-chat:kimi", "kimi-k2.5"),
-    ],
+    [(p, m) for p, models in CURRENT.items() for m in models or ()],
 )
 def test_current_models_of_each_provider_are_in_the_catalogue(provider: str, model: str) -> None:
     info = lookup(provider, model)
     assert info.known and info.catalogue_row is not None, (provider, model)
     assert isinstance(info.context_window, int) and info.context_window > 0
+    assert isinstance(info.max_output_tokens, int) and info.max_output_tokens > 0
+    assert info.retired is None
