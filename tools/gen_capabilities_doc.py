@@ -33,7 +33,9 @@ def render() -> str:
     from interlingua.capabilities import default_table
     from interlingua.hosts import HOSTS, host_names
     from interlingua.models import catalogue_models, source
-    from interlingua.models._sources import CATALOGUE_PROVIDERS
+    from interlingua.capabilities._table import spelled_fields
+    from interlingua.models._catalogue import rows
+    from interlingua.models._sources import CATALOGUE_PROVIDERS, GATEWAY_CATALOGUES, GATEWAY_VARIANTS, OPEN_HOST_FALLBACK, VENDOR_FORMATS
 
     src = source()
     table = default_table()
@@ -59,10 +61,45 @@ def render() -> str:
     for provider in order:
         patterns = ", ".join(f"`{e.pattern}`" for e in table.entries if e.provider == provider)
         out.append(f"| `{provider}` | {patterns} |")
-    out += ["", "Each override and its source:", ""]
+    out += [
+        "",
+        "Each override states only the facts it changes on top of the catalogue's row (the rest come from the",
+        "row, or the wire format's defaults); each with its source:",
+        "",
+    ]
     for entry in table.entries:
         note = entry.note if isinstance(entry.note, str) else ""
-        out.append(f"- `{entry.provider}` `{entry.pattern}`: {note}")
+        spelled = spelled_fields(entry) or frozenset()
+        states = [f"`{k}`" for k in sorted(spelled)]
+        if isinstance(entry.context_window, int):
+            states.append(f"`context_window` {entry.context_window:,}")
+        head = f"- `{entry.provider}` `{entry.pattern}`"
+        if isinstance(entry.retired, str):
+            head += f" (**retired {entry.retired}**)"
+        source_text = f" Source: {entry.source}." if isinstance(entry.source, str) else ""
+        out.append(f"{head}: states {', '.join(states) or 'nothing'}.{source_text} {_cell(note)}".rstrip())
+    out += [
+        "",
+        "### Gateway model ids",
+        "",
+        "On the wire formats many hosts speak (" + ", ".join(f"`{p}`" for p in sorted(OPEN_HOST_FALLBACK)) + "), a model",
+        "the wire format's own rows do not name is looked up by the same name in every host's rows, then as a",
+        "gateway id (`interlingua.models._gateway`): an OpenRouter variant suffix ("
+        + ", ".join(f"`:{v}`" for v in sorted(GATEWAY_VARIANTS))
+        + ") is stripped; a vendor segment (`vendor/model`, or Bedrock's `vendor.model`) names the wire",
+        "format whose rows describe the vendor's models; a dotted version (`4.5`) is also tried as the vendor's",
+        "dashed one (`4-5`); a vendor with no API of its own is found in the hosts' rows by their last `/`",
+        "segment; last, any wire format's override naming the model. `interlingua models show` prints how an id",
+        "was read. Gateways' own catalogue rows (no host entry): "
+        + ", ".join(f"`{c}` ({len(rows(c))} models)" for c in GATEWAY_CATALOGUES)
+        + ".",
+        "",
+        "| vendor segment | described by |",
+        "|---|---|",
+    ]
+    for vendor, fmt in VENDOR_FORMATS.items():
+        described = f"`{fmt}`" if fmt else "the hosts' rows"
+        out.append(f"| `{vendor}/` | {described} |")
     out += [
         "",
         "### The hosts (`interlingua.hosts.HOSTS`)",

@@ -93,9 +93,10 @@ FIELDS = (
 
 
 def _catalogue_providers() -> dict[str, tuple[str, ...]]:
-    from interlingua.models._sources import CATALOGUE_PROVIDERS
+    """Wire format -> its catalogue providers, and the gateways' catalogue providers (``gateways``)."""
+    from interlingua.models._sources import CATALOGUE_PROVIDERS, GATEWAY_CATALOGUES
 
-    return CATALOGUE_PROVIDERS
+    return {**CATALOGUE_PROVIDERS, "gateways": GATEWAY_CATALOGUES}
 
 
 def _strip_prefix(key: str, provider: str) -> str:

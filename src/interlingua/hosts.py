@@ -43,6 +43,9 @@ class Host:
         catalogue: The model catalogue's provider names holding this host's models (LiteLLM's
             ``litellm_provider``); empty when the catalogue has none (local servers).
         local: A server the user runs (``vllm``, ``lmstudio``, ...): no key, any model.
+        vendors: The vendor segments of gateway model ids (OpenRouter's ``x-ai/grok-4``, the Hugging
+            Face hub's ``deepseek-ai/DeepSeek-R1``) naming the models this host serves as their vendor:
+            such an id is described by this host's catalogue rows (:mod:`interlingua.models._gateway`).
         source: The public reference the rules come from.
     """
 
@@ -59,6 +62,7 @@ class Host:
     env_vars: tuple[str, ...] = ()
     catalogue: tuple[str, ...] = ()
     local: bool = False
+    vendors: tuple[str, ...] = ()
     source: str = ""
 
 
@@ -75,6 +79,7 @@ HOSTS: dict[str, Host] = {
             "deepseek", "reasoning_content", reasoning_with_calls_only=True,
             capabilities={"input_modalities": ["text"], "prompt_caching": True},
             base_url="https://api.deepseek.com", env_vars=("DEEPSEEK_API_KEY",), catalogue=("deepseek",),
+            vendors=("deepseek", "deepseek-ai"),
             source="api-docs.deepseek.com, Create Chat Completion and guides/thinking_mode (reasoning_content; recorded)",
         ),
         Host(
@@ -109,7 +114,7 @@ HOSTS: dict[str, Host] = {
         ),
         Host(
             "xai", "reasoning_content",
-            base_url="https://api.x.ai/v1", env_vars=("XAI_API_KEY",), catalogue=("xai",),
+            base_url="https://api.x.ai/v1", env_vars=("XAI_API_KEY",), catalogue=("xai",), vendors=("x-ai",),
             source="docs.x.ai model-capabilities/text/reasoning (message.reasoning_content, reasoning_effort)",
         ),
         Host(
@@ -148,14 +153,14 @@ HOSTS: dict[str, Host] = {
             "zai", "reasoning_content", tool_choice_modes=frozenset({"auto"}),
             finish_reasons={"sensitive": "content_filter", "network_error": "error", "model_context_window_exceeded": "max_tokens"},
             capabilities=_TEXT_ONLY,
-            base_url="https://api.z.ai/api/paas/v4", env_vars=("ZAI_API_KEY",), catalogue=("zai",),
+            base_url="https://api.z.ai/api/paas/v4", env_vars=("ZAI_API_KEY",), catalogue=("zai",), vendors=("z-ai", "zai-org"),
             source="docs.z.ai api-reference/llm/chat-completion (reasoning_content sent back, thinking, tool_choice auto only, "
             "finish_reason sensitive / network_error / model_context_window_exceeded; recorded)",
         ),
         Host(
             "kimi", "reasoning_content", tool_choice_modes=frozenset({"auto", "none"}),
             capabilities={"structured_output": False},
-            base_url="https://api.moonshot.ai/v1", env_vars=("MOONSHOT_API_KEY",), catalogue=("moonshot",),
+            base_url="https://api.moonshot.ai/v1", env_vars=("MOONSHOT_API_KEY",), catalogue=("moonshot",), vendors=("moonshotai",),
             source="platform.moonshot.ai docs (Kimi API: reasoning_content kept in history for thinking models; "
             "tool_choice auto or none, required refused while thinking)",
         ),

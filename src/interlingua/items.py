@@ -373,7 +373,37 @@ class ModelTableEntry(Struct):
     """
     capabilities: ModelCapabilities
     """
-    What the matching models can take and produce through this wire format.
+    What the matching models can take and produce through this wire format. An entry states only the fields it changes: the rest come from the pinned catalogue's row for the model, or the wire format's defaults.
+    """
+    context_window: (
+        Annotated[
+            int,
+            Meta(ge=1),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Input context window in tokens, when the catalogue does not state it (a retired model, a host's own id).
+    """
+    retired: (
+        Annotated[
+            str,
+            Meta(pattern='^[0-9]{4}-[0-9]{2}-[0-9]{2}$'),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Date (ISO `YYYY-MM-DD`) the provider retired the matching models: the entry keeps their last known facts, and requests to them fail at the provider.
+    """
+    source: (
+        Annotated[
+            str,
+            Meta(min_length=1),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    The public page the entry's facts come from (provider documentation, model card or deprecation page URL).
     """
     note: (
         str

@@ -12,6 +12,7 @@ import pytest
 from referencing import Registry, Resource
 
 from interlingua.capabilities import default_table, load_table, lookup, pattern_matches
+from interlingua.capabilities._table import spelled_fields
 from interlingua.errors import DocumentError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,13 +53,20 @@ def test_schema_describes_every_field() -> None:
             assert prop.get("description"), name
 
 
-def test_packaged_table_loads_with_msgspec_and_spells_out_every_capability() -> None:
+def test_packaged_table_loads_and_each_override_states_facts_with_a_source() -> None:
+    """An override states only what it changes on top of the catalogue (issue 28): each entry states
+    at least one fact, only fields of the capability schema, and names where its facts come from."""
     table = default_table()
     raw = json.loads(TABLE.read_text(encoding="utf-8"))
     assert len(table.entries) == len(raw["entries"])
     fields = {f.name for f in msgspec.structs.fields(type(table.entries[0].capabilities))}
-    for entry in raw["entries"]:
-        assert set(entry["capabilities"]) == fields, entry["pattern"]
+    for entry, given in zip(table.entries, raw["entries"], strict=True):
+        assert set(given["capabilities"]) <= fields, entry.pattern
+        assert given["capabilities"] or "context_window" in given or "retired" in given, entry.pattern
+        assert spelled_fields(entry) == frozenset(given["capabilities"]), entry.pattern
+        assert isinstance(entry.source, str) or (isinstance(entry.note, str) and entry.note), entry.pattern
+        if "retired" in given:  # a retired model keeps its last known facts, from a public page
+            assert isinstance(entry.source, str) and entry.source.startswith("https://"), entry.pattern
 
 
 def test_load_table_rejects_an_invalid_file(tmp_path: Path) -> None:
@@ -82,7 +90,7 @@ EXPECTED: list[tuple[str, str, str]] = [
     ("openai-chat", "o4-mini", "o4-mini*"),
     ("openai-chat:deepseek", "deepseek-reasoner", "deepseek-reasoner*"),
     ("openai-responses", "gpt-4o", "gpt-4o*"),
-    ("openai-responses", "GPT-4.1", "gpt-4.1*"),
+    ("openai-responses", "GPT-5-MINI", "gpt-5*"),  # matched case-insensitively
     ("openai-responses", "gpt-5", "gpt-5*"),
     ("openai-responses", "gpt-5.1-codex", "gpt-5*"),
     ("openai-responses", "o3-mini", "o3-mini*"),
@@ -132,6 +140,24 @@ EXPECTED: list[tuple[str, str, str]] = [
     ("cohere", "command-a-03-2025", "command*"),
     ("mistral", "codestral-latest", "codestral*"),
     ("mistral", "magistral-medium-latest", "magistral*"),
+    # issue 28: the models our fixtures and corpus name that the catalogue does not (retired, a host's own id)
+    ("openai-chat", "gpt-4.5-preview", "gpt-4.5-preview*"),
+    ("openai-chat", "o1-mini", "o1-mini*"),
+    ("anthropic", "claude-3-opus-latest", "claude-3-opus*"),
+    ("gemini", "gemini-2.5-pro-preview-05-06", "gemini-2.5-pro-preview-*"),
+    ("gemini", "gemini-2.0-flash-exp", "gemini-2.0-flash-exp*"),
+    ("mistral", "pixtral-12b-latest", "pixtral-12b*"),
+    ("ollama", "qwen3:0.6b", "qwen3:0.6b"),
+    ("openai-chat:groq", "llama3-8b-8192", "llama3-8b-8192"),
+    ("openai-chat:groq", "deepseek-r1-distill-llama-70b", "deepseek-r1-distill-llama-70b"),
+    ("openai-chat:groq", "llama-3.3-70b-versatile", "llama-3.3-70b-versatile"),
+    ("openai-chat:groq", "meta-llama/llama-4-maverick-17b-128e-instruct", "meta-llama/llama-4-maverick-17b-128e-instruct"),
+    ("openai-chat:groq", "compound-beta", "compound-beta*"),
+    ("openai-chat:cerebras", "zai-glm-4.7", "zai-glm-4.7"),
+    ("openai-chat:cerebras", "qwen-3-coder-480b", "qwen-3-coder-480b"),
+    ("openai-chat:zai", "glm-4.6v", "glm-4.6v*"),
+    ("openai-chat:huggingface", "meta-llama/llama-3.1-8b-instruct", "meta-llama/llama-3.1-8b-instruct"),
+    ("openai-chat:huggingface", "meta-llama/Llama-3.3-70B-Instruct", "meta-llama/llama-3.3-70b-instruct"),
 ]
 
 
@@ -156,10 +182,13 @@ def test_no_entry_for_other_providers_or_unknown_models(provider: str, model: st
 
 
 def test_table_facts_that_preflight_depends_on() -> None:
+    """The facts preflight checks, as resolved: an override states only what it changes, so each fact
+    is read merged (override over catalogue over the wire format's defaults) and its entry must match."""
+    from interlingua.models import lookup as model_lookup
+
     def caps(provider: str, model: str):  # type: ignore[no-untyped-def]
-        entry = lookup(provider, model)
-        assert entry is not None
-        return entry.capabilities
+        assert lookup(provider, model) is not None
+        return model_lookup(provider, model).capabilities
 
     assert caps("anthropic", "claude-sonnet-4-5").requires_tool_definitions is True
     assert caps("anthropic", "claude-sonnet-4-5").assistant_prefill is True

@@ -1,8 +1,8 @@
 """Every model named in our real fixtures (and the corpus, when it is beside the repository) is known.
 
-A model the pinned catalogue and the overrides do not describe is listed in :data:`NOT_IN_CATALOGUE`
-with why: the test fails on a new unknown model (describe it: an override with its source, or a
-catalogue refresh) and on a listed model that has become known (take it off the list).
+A model the pinned catalogue and the overrides do not describe would be listed in :data:`NOT_IN_CATALOGUE`
+with why: the test fails on a new unknown model (describe it: an override with its source, a gateway
+id rule, or a catalogue refresh) and on a listed model that has become known (take it off the list).
 Unknown models are still converted (their capabilities unknown, preflight says it could not check);
 this list is what "the catalogue covers" has left to do.
 """
@@ -37,44 +37,10 @@ FOLDER_FORMAT = {
     "openai-responses": "openai-responses",
 }
 
-RETIRED = "retired by its provider; the catalogue no longer lists it"
-GATEWAY = "a gateway's vendor/model id (OpenRouter, Hugging Face router) that the catalogue spells otherwise or not at all"
-NOT_IN_CATALOGUE: dict[tuple[str, str], str] = {
-    ("anthropic", "claude-3-opus-latest"): RETIRED,
-    ("mistral", "pixtral-12b-latest"): RETIRED,
-    ("openai-chat", "pixtral-12b-latest"): RETIRED,
-    ("openai-chat", "gpt-4.5-preview"): RETIRED,
-    ("openai-chat", "o1-mini"): RETIRED,
-    ("openai-chat", "gemini-2.5-pro-preview-05-06"): RETIRED,
-    ("openai-chat", "llama3-8b-8192"): RETIRED,
-    ("openai-chat:groq", "llama3-8b-8192"): RETIRED,
-    ("openai-chat", "compound-beta"): "Groq's compound system, not a model row of the catalogue",
-    ("openai-chat", "llama-3.3-70b-versatile"): "Groq's id; the catalogue's Groq rows keep only current models",
-    ("openai-chat", "deepseek-r1-distill-llama-70b"): RETIRED,
-    ("openai-chat", "anthropic/claude-3.7-sonnet:thinking"): GATEWAY,
-    ("openai-chat", "anthropic/claude-sonnet-4.5"): GATEWAY,
-    ("openai-chat", "anthropic/claude-sonnet-4.6"): GATEWAY,
-    ("openai-chat", "google/gemini-2.0-flash-exp:free"): GATEWAY,
-    ("openai-chat", "minimax/minimax-m2:free"): GATEWAY,
-    ("openai-chat", "meta-llama/llama-3.1-8b-instruct"): GATEWAY,
-    ("openai-chat", "meta-llama/Llama-3.3-70B-Instruct"): GATEWAY,
-    ("openai-chat", "meta-llama/llama-4-maverick-17b-128e-instruct"): GATEWAY,
-    ("openai-chat", "qwen/qwen3-30b-a3b-instruct-2507"): GATEWAY,
-    ("openai-chat", "qwen/qwen3-32b"): GATEWAY,
-    ("openai-chat:huggingface", "deepseek-ai/DeepSeek-R1"): GATEWAY,
-    ("openai-chat", "claude-3-7-sonnet"): "Snowflake Cortex's id for Claude 3.7 Sonnet",
-    ("openai-chat", "openai-gpt-4.1"): "Snowflake Cortex's id for GPT-4.1",
-    ("openai-chat", "llama3.3-70b"): "Snowflake Cortex's id",
-    ("openai-chat", "glm-4.6v"): "z.ai's vision model; the catalogue's z.ai rows do not list it",
-    ("openai-chat", "qwen-3-coder-480b"): "Cerebras' id; the catalogue's Cerebras rows do not list it",
-    ("openai-chat", "zai-glm-4.7"): "Cerebras' id; the catalogue's Cerebras rows do not list it",
-    ("openai-chat:cerebras", "zai-glm-4.7"): "Cerebras' id; the catalogue's Cerebras rows do not list it",
-    ("openai-chat", "gpt-oss:20b"): "an Ollama tag served through the OpenAI-compatible API",
-    ("openai-chat", "qwen3:0.6b"): "an Ollama tag served through the OpenAI-compatible API",
-    ("openai-responses", "openai.gpt-5.5"): "Bedrock's OpenAI-compatible endpoint id",
-    ("openai-responses", "openai.gpt-5.6-luna"): "Bedrock's OpenAI-compatible endpoint id",
-    ("openai-responses", "openai.gpt-oss-120b"): "Bedrock's OpenAI-compatible endpoint id",
-}
+NOT_IN_CATALOGUE: dict[tuple[str, str], str] = {}
+"""(wire format, model) -> why the catalogue and the overrides do not describe it yet. Empty: every model
+our fixtures and corpus name is described (a retired model by an override row marked ``retired``, a
+gateway's id by the rules of :mod:`interlingua.models._gateway`)."""
 
 
 def _named(folder: Path, fmt_of: dict[str, str]) -> dict[tuple[str, str], str]:
@@ -125,31 +91,50 @@ def test_every_model_named_in_fixtures_and_corpus_is_known() -> None:
     assert now_known == [], f"now known, take them off NOT_IN_CATALOGUE: {now_known}"
 
 
+CURRENT: dict[str, tuple[str, ...] | None] = {
+    # the current models of every built-in provider and host (issue 28, "Done when"); ``None``: a local
+    # server the user loads any model into (vLLM, LM Studio, llama.cpp), which has no catalogue rows
+    "openai-responses": ("gpt-5", "gpt-5.1", "gpt-5.2", "gpt-5.4", "gpt-5.5", "gpt-5.6"),
+    "openai-chat": ("gpt-4.1-mini", "gpt-5.5"),
+    "anthropic": ("claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5", "claude-sonnet-4-6"),
+    "gemini": ("gemini-2.5-flash", "gemini-2.5-pro", "gemini-3-flash-preview", "gemini-3.1-pro-preview", "gemini-3.5-flash"),
+    "bedrock-converse": ("anthropic.claude-sonnet-4-6", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+    "cohere": ("command-a-03-2025",),
+    "mistral": ("mistral-large-latest", "mistral-medium-latest", "magistral-medium-latest"),
+    "ollama": ("llama3.1", "gpt-oss:20b-cloud"),
+    "openai-chat:deepseek": ("deepseek-chat", "deepseek-v4-pro"),
+    "openai-chat:openrouter": ("anthropic/claude-sonnet-4.5", "openai/gpt-5.5", "google/gemini-2.5-flash"),
+    "openai-chat:ollama": ("gpt-oss:120b-cloud",),
+    "openai-chat:groq": ("openai/gpt-oss-120b",),
+    "openai-chat:together": ("meta-llama/Llama-3.3-70B-Instruct-Turbo",),
+    "openai-chat:fireworks": ("accounts/fireworks/models/gpt-oss-120b",),
+    "openai-chat:xai": ("grok-4.3",),
+    "openai-chat:cerebras": ("gpt-oss-120b",),
+    "openai-chat:vllm": None,
+    "openai-chat:lmstudio": None,
+    "openai-chat:llamacpp": None,
+    "openai-chat:huggingface": ("deepseek-ai/DeepSeek-R1", "openai/gpt-oss-120b"),
+    "openai-chat:zai": ("glm-4.7", "glm-5"),
+    "openai-chat:kimi": ("kimi-k2.5", "kimi-k3"),
+}
+
+
+def test_current_models_name_every_wire_format_and_every_registered_host() -> None:
+    from interlingua.hosts import HOSTS, host_names
+    from interlingua.models._sources import CATALOGUE_PROVIDERS
+
+    assert set(CURRENT) == set(CATALOGUE_PROVIDERS)  # a new host or wire format names its current models here
+    for name in host_names():
+        assert (CURRENT[f"openai-chat:{name}"] is None) == (not HOSTS[name].catalogue), name
+
+
 @pytest.mark.parametrize(
     ("provider", "model"),
-    [
-        # the current models of every built-in provider and host (issue 28, "Done when")
-        ("openai-responses", "gpt-5"),
-        ("openai-chat", "gpt-4.1-mini"),
-        ("anthropic", "claude-sonnet-4-5"),
-        ("anthropic", "claude-opus-4-5"),
-        ("gemini", "gemini-2.5-flash"),
-        ("gemini", "gemini-2.5-pro"),
-        ("bedrock-converse", "anthropic.claude-sonnet-4-6"),
-        ("cohere", "command-a-03-2025"),
-        ("mistral", "mistral-large-latest"),
-        ("ollama", "llama3.1"),
-        ("openai-chat:deepseek", "deepseek-chat"),
-        ("openai-chat:groq", "openai/gpt-oss-120b"),
-        ("openai-chat:together", "meta-llama/Llama-3.3-70B-Instruct-Turbo"),
-        ("openai-chat:fireworks", "accounts/fireworks/models/gpt-oss-120b"),
-        ("openai-chat:xai", "grok-4.3"),
-        ("openai-chat:cerebras", "gpt-oss-120b"),
-        ("openai-chat:zai", "glm-4.6"),
-        ("openai-chat:kimi", "kimi-k2.5"),
-    ],
+    [(p, m) for p, models in CURRENT.items() for m in models or ()],
 )
 def test_current_models_of_each_provider_are_in_the_catalogue(provider: str, model: str) -> None:
     info = lookup(provider, model)
     assert info.known and info.catalogue_row is not None, (provider, model)
     assert isinstance(info.context_window, int) and info.context_window > 0
+    assert isinstance(info.max_output_tokens, int) and info.max_output_tokens > 0
+    assert info.retired is None

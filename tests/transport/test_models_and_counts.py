@@ -170,6 +170,9 @@ def test_validate_config_finds_problems_without_network(monkeypatch: pytest.Monk
 
     unknown = Client("openai-chat", api_key=SENTINEL).validate_config("gtp-4o")
     assert [p.setting for p in unknown] == ["model"] and "gtp-4o" in unknown[0].message
+    # described by the catalogue alone (no override), or by a gateway id rule: not "unknown" (issue 28)
+    assert Client("openai-chat:cerebras", api_key=SENTINEL).validate_config("gpt-oss-120b") == []
+    assert Client("openai-chat:openrouter", api_key=SENTINEL).validate_config("anthropic/claude-sonnet-4.5") == []
     over = Client("anthropic", api_key=SENTINEL, settings={"max_output_tokens": 500_000}).validate_config("claude-sonnet-4-5")
     assert [p.setting for p in over] == ["settings.max_output_tokens"] and "64000" in over[0].message
     thinking = Client("openai-chat", api_key=SENTINEL, settings={"reasoning": {"effort": "high"}}).validate_config("gpt-4o")

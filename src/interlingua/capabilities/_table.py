@@ -20,7 +20,7 @@ import msgspec
 from ..errors import DocumentError, Problem
 from ..items import ModelTable, ModelTableEntry
 
-__all__ = ["default_table", "load_table", "lookup", "pattern_matches"]
+__all__ = ["default_table", "load_table", "lookup", "pattern_matches", "spelled_fields"]
 
 _DATA_PACKAGE = "interlingua.data"
 _TABLE_FILE = "models.json"
@@ -52,6 +52,19 @@ def default_table() -> ModelTable:
     """
     data = resources.files(_DATA_PACKAGE).joinpath(_TABLE_FILE).read_bytes()
     return _decode(data, f"{_DATA_PACKAGE}/{_TABLE_FILE}")
+
+
+@functools.cache
+def _default_spelled() -> dict[int, frozenset[str]]:
+    """Per entry of :func:`default_table` (by identity), the capability fields its JSON spells out."""
+    raw = msgspec.json.decode(resources.files(_DATA_PACKAGE).joinpath(_TABLE_FILE).read_bytes())
+    return {id(entry): frozenset(given["capabilities"]) for entry, given in zip(default_table().entries, raw["entries"], strict=True)}
+
+
+def spelled_fields(entry: ModelTableEntry) -> frozenset[str] | None:
+    """The capability fields a shipped override entry states (``models.json`` entries state only what
+    they change on top of the catalogue); ``None`` for an entry of another table (all its fields count)."""
+    return _default_spelled().get(id(entry))
 
 
 def pattern_matches(pattern: str, model: str) -> bool:

@@ -59,12 +59,25 @@ def _show(provider: str, model: str, as_json: bool) -> dict[str, Any]:
     facts = {name: {"value": _value(f.value), "origin": f.origin, "detail": f.detail} for name, f in info.facts.items()}
     ordered = {n: facts[n] for n in _FACT_ORDER if n in facts}
     ordered.update({n: f for n, f in facts.items() if n not in ordered})
-    doc = {"provider": provider, "model": model, "known": info.known, "catalogue_row": info.catalogue_row, "deprecation_date": info.deprecation_date, "facts": ordered}
+    doc = {
+        "provider": provider,
+        "model": model,
+        "known": info.known,
+        "catalogue_row": info.catalogue_row,
+        "deprecation_date": info.deprecation_date,
+        "retired": info.retired,
+        "resolved_as": info.resolved_as,
+        "facts": ordered,
+    }
     if as_json:
         return doc
     typer.echo(f"{provider} {model}: " + (f"known (catalogue row {info.catalogue_row})" if info.catalogue_row else "known (overrides)" if info.known else "UNKNOWN"))
     if not info.known:
         typer.echo("  its capabilities are unknown: preflight cannot check a conversation against them and refuses nothing on them")
+    if info.resolved_as:
+        typer.echo(f"  read as: {info.resolved_as}")
+    if info.retired:
+        typer.echo(f"  RETIRED by its provider on {info.retired}: the facts below are its last known ones; requests to it fail")
     if info.deprecation_date:
         typer.echo(f"  deprecation date: {info.deprecation_date}")
     width = max(len(n) for n in ordered)
@@ -74,8 +87,16 @@ def _show(provider: str, model: str, as_json: bool) -> dict[str, Any]:
         typer.echo(f"  {name:<{width}}  {shown}  [{fact['origin']}{': ' + fact['detail'] if fact['detail'] and fact['origin'] != 'override' else ''}]")
     override = info.override
     if override is not None:
+        from ..capabilities._table import spelled_fields
+
         note = override.note if isinstance(override.note, str) else ""
-        typer.echo(f"  override: models.json pattern {override.pattern!r}" + (f": {note}" if note else ""))
+        spelled = spelled_fields(override)
+        where = f"  override: models.json pattern {override.pattern!r} of {override.provider}"
+        typer.echo(where + (f", source {override.source}" if isinstance(override.source, str) else ""))
+        if spelled is not None:
+            typer.echo("    states: " + (", ".join(sorted(spelled)) or "nothing") + " (the other facts: catalogue or defaults)")
+        if note:
+            typer.echo(f"    {note}")
     return doc
 
 

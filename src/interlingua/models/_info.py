@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ._catalogue import CatalogueRow, find, rows
-from ._sources import CATALOGUE_PROVIDERS, OPEN_HOST_FALLBACK
+from ._sources import CATALOGUE_PROVIDERS, GATEWAY_CATALOGUES, OPEN_HOST_FALLBACK
 
 __all__ = ["Fact", "ModelFacts", "Prices", "ReasoningControl", "lookup", "use_models_file"]
 
@@ -126,6 +126,10 @@ class ModelFacts:
         reasoning_control: Which reasoning control the model takes.
         prices: Catalogue prices, when listed.
         deprecation_date: The provider's announced retirement date (ISO), when listed.
+        retired: The date (ISO) the provider retired the model, when an override says so: the facts
+            are its last known ones, and requests to it fail at the provider.
+        resolved_as: For a gateway's model id, how it was read to find its row or override
+            (``gateway id vendor 'anthropic' -> anthropic, dotted version -> 'claude-sonnet-4-5'``).
         catalogue_row: ``<catalogue provider>/<name>`` of the catalogue row used, if any.
         override: The matching hand-written :class:`~interlingua.items.ModelTableEntry`, if any
             (it carries every wire-rule field of ``models.json``, present and future).
@@ -143,6 +147,8 @@ class ModelFacts:
     deprecation_date: str | None = None
     catalogue_row: str | None = None
     override: Any = None
+    retired: str | None = None
+    resolved_as: str | None = None
     facts: Mapping[str, Fact] = field(default_factory=dict)
 
     def why(self, name: str) -> str:
@@ -245,9 +251,68 @@ def catalogue_row(provider: str, model: str) -> CatalogueRow | None:
     own = CATALOGUE_PROVIDERS.get(provider, ())
     row = find(own, model)
     if row is None and provider in OPEN_HOST_FALLBACK:
-        others = tuple(dict.fromkeys(p for ps in CATALOGUE_PROVIDERS.values() for p in ps if p not in own))
-        row = find(others, model)
+        row = find(_others(own), model)
     return row
+
+
+def _others(own: tuple[str, ...]) -> tuple[str, ...]:
+    """Every wire format's catalogue providers but ``own``, then the gateways' (:data:`GATEWAY_CATALOGUES`)."""
+    every = [p for ps in CATALOGUE_PROVIDERS.values() for p in ps] + list(GATEWAY_CATALOGUES)
+    return tuple(dict.fromkeys(p for p in every if p not in own))
+
+
+def _host_override(provider: str, model: str, row: CatalogueRow | None) -> Any:
+    """The override for ``model`` on ``provider``; for a row found through the open-host fallback,
+    the override of the host whose catalogue row it is."""
+    from ..capabilities._table import lookup as table_lookup
+
+    entry = table_lookup(provider, model)
+    if entry is None and row is not None and row.provider not in CATALOGUE_PROVIDERS.get(provider, ()):
+        entry = next((table_lookup(p, model) for p, cat in CATALOGUE_PROVIDERS.items() if row.provider in cat and table_lookup(p, model)), None)
+    return entry
+
+
+def _any_override(model: str) -> Any:
+    """The override of any wire format matching ``model``: one naming it exactly first, then the first
+    (registry order) whose glob matches."""
+    from ..capabilities._table import lookup as table_lookup
+
+    found = [e for p in CATALOGUE_PROVIDERS if (e := table_lookup(p, model)) is not None]
+    # a host's own id (a pattern with no wildcard) before another format's family glob
+    return next((e for e in found if not any(c in e.pattern for c in "*?[")), found[0] if found else None)
+
+
+def _resolve(provider: str, model: str) -> tuple[CatalogueRow | None, Any, Any]:
+    """(catalogue row, override entry, gateway reading or ``None``) describing ``model`` on ``provider``.
+
+    The model's own name first (its wire format's rows and overrides; for an open-host wire format
+    every host's rows by the same name). Then, for an open-host wire format only, each reading of the
+    gateway id rules of :mod:`._gateway`: the vendor's catalogue row (or any host's row by that name),
+    any host's row by its last ``/`` segment, the vendor's overrides; last, the overrides of any wire
+    format matching the model (a host's own id: Groq's ``llama-3.3-70b-versatile``, an Ollama tag).
+    Rows before overrides: an override states what it changes on top of a row."""
+    from ._gateway import Underlying, row_by_tail, underlying
+
+    row = catalogue_row(provider, model)
+    entry = _host_override(provider, model, row)
+    if row is not None or entry is not None or provider not in OPEN_HOST_FALLBACK:
+        return row, entry, None
+    readings = underlying(model)
+    for reading in readings:  # the vendor's row, or any host's row by the same name
+        row = catalogue_row(reading.provider, reading.name) if reading.provider is not None else find(_others(()), reading.name)
+        if row is not None:
+            return row, _host_override(reading.provider, reading.name, row) if reading.provider is not None else None, reading
+    for reading in readings:  # any host's row by its last ``/`` segment
+        if reading.provider is None and (row := row_by_tail(_others(()), reading.name)) is not None:
+            return row, None, reading
+    for reading in readings:  # the vendor's overrides
+        if reading.provider is not None and (entry := _host_override(reading.provider, reading.name, None)) is not None:
+            return None, entry, reading
+    named: list[tuple[str, Underlying | None]] = [(model, None), *((r.name, r) for r in readings)]
+    for name, read in named:  # any wire format's overrides
+        if (entry := _any_override(name)) is not None:
+            return None, entry, read
+    return None, None, None
 
 
 # ------------------------------------------------------------------------------------------ user table
@@ -316,8 +381,7 @@ def lookup(provider: str, model: str) -> ModelFacts:
 def _lookup(provider: str, model: str, user_path: str | None) -> ModelFacts:
     import msgspec
 
-    from ..capabilities._table import lookup as table_lookup
-    from ..capabilities._table import pattern_matches
+    from ..capabilities._table import pattern_matches, spelled_fields
     from ..mapping.registry import get_mapper
     from ._catalogue import source
 
@@ -333,14 +397,14 @@ def _lookup(provider: str, model: str, user_path: str | None) -> ModelFacts:
         values[name] = value
         facts[name] = Fact(value, "default", default_detail)
 
-    row = catalogue_row(provider, model)
+    row, entry, reading = _resolve(provider, model)
     known = row is not None
     context_window = max_output = None
     prices = None
     deprecation = None
     control = ReasoningControl()
     if row is not None:
-        detail = f"{label}: {row.key}"
+        detail = f"{label}: {row.key}" + (f" ({reading.rule})" if reading is not None else "")
         for name, value in catalogue_facts(row.fields).items():
             if name == "reasoning":
                 value = bool(value and defaults.reasoning)
@@ -365,16 +429,21 @@ def _lookup(provider: str, model: str, user_path: str | None) -> ModelFacts:
         )
         facts["reasoning_control"] = Fact(control, "catalogue", detail)
 
-    entry = table_lookup(provider, model)
-    if entry is None and row is not None and row.provider not in CATALOGUE_PROVIDERS.get(provider, ()):
-        # found through the open-host fallback: the overrides of the host whose catalogue row it is apply
-        entry = next((table_lookup(p, model) for p, cat in CATALOGUE_PROVIDERS.items() if row.provider in cat and table_lookup(p, model)), None)
+    retired = None
+    if reading is not None and reading.variant == "free":
+        prices = Prices(input=0.0, output=0.0, cache_read=0.0, cache_write=0.0, as_of=label)
+        facts["prices"] = Fact(prices, "override", "OpenRouter ':free' variant: no charge (openrouter.ai/docs, Model Variants)")
     if entry is not None:
         known = True
-        note = f"models.json pattern {entry.pattern!r}" + (f": {entry.note}" if isinstance(entry.note, str) and entry.note else "")
+        source_text = f" ({entry.source})" if isinstance(entry.source, str) else ""
+        note = f"models.json pattern {entry.pattern!r} of {entry.provider}{source_text}" + (f" [{reading.rule}]" if reading is not None else "")
+        note += f": {entry.note}" if isinstance(entry.note, str) and entry.note else ""
         borrowed = entry.provider != provider  # another wire format's entry for the same model: its model facts only
+        spelled = spelled_fields(entry)  # a shipped override states only what it changes
         for name in values:
             if borrowed and name not in MODEL_LEVEL:
+                continue
+            if spelled is not None and name not in spelled:
                 continue
             value = getattr(entry.capabilities, name)
             value = None if value is msgspec.UNSET else value
@@ -386,6 +455,12 @@ def _lookup(provider: str, model: str, user_path: str | None) -> ModelFacts:
                 continue  # the override does not know it; the catalogue does
             values[name] = value
             facts[name] = Fact(value, "override", note)
+        if isinstance(entry.context_window, int):
+            context_window = entry.context_window
+            facts["context_window"] = Fact(context_window, "override", note)
+        if isinstance(entry.retired, str):
+            retired = entry.retired
+            facts["retired"] = Fact(retired, "override", note)
 
     if user_path is not None:
         for u_provider, pattern, given, u_note in _user_entries(user_path):
@@ -417,6 +492,8 @@ def _lookup(provider: str, model: str, user_path: str | None) -> ModelFacts:
         deprecation_date=deprecation,
         catalogue_row=row.key if row is not None else None,
         override=entry,
+        retired=retired,
+        resolved_as=reading.rule if reading is not None else None,
         facts=MappingProxyType(facts),  # shared by every caller of the cached lookup: read-only
     )
 

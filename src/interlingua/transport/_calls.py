@@ -229,13 +229,13 @@ def _is_private(host: str) -> bool:
 
 def _model_problems(client: Client, model: str) -> list[ConfigProblem]:
     from ..capabilities import resolve
-    from ..capabilities._table import lookup
+    from ..models import lookup
 
     out: list[ConfigProblem] = []
     if not model.strip():
         return [ConfigProblem("model", "the model name is empty")]
-    if lookup(client.provider, model) is None:
-        out.append(ConfigProblem("model", f"{model!r} is not in the model table for {client.provider}: its capabilities are the mapper's defaults (check the name)"))
+    if not lookup(client.provider, model).known:
+        out.append(ConfigProblem("model", f"{model!r} is described neither by the model catalogue nor by an override for {client.provider}: its capabilities are unknown, preflight cannot check them (check the name)"))
     try:
         caps = resolve(client.provider, model, mapper=client.mapper).capabilities
     except (InterlinguaError, TypeError, ValueError):
