@@ -102,6 +102,33 @@ def response_records(envelopes: Iterable[Envelope]) -> Any:
     return out or msgspec.UNSET
 
 
+def envelope_responses(transcript: Any, count: int | None = None) -> dict[int, dict[str, Any]]:
+    """The inverse of :func:`response_records`: per item index, the response fields (``usage``,
+    ``stop_reason``, ``response``, each only when set) its envelope carries in a session file.
+
+    Each :attr:`~interlingua.items.Transcript.responses` record goes on its item; the transcript's
+    own ``usage``/``stop_reason``/``response`` (the response that ended it) on the last item, over
+    a record there. A record whose ``item`` is outside the items is left out (``validate`` reports it).
+    ``count``: the number of items, when ``transcript`` holds none of them (a streamed document's shell).
+    """
+    n = len(transcript.items) if count is None else count
+    out: dict[int, dict[str, Any]] = {}
+    records = getattr(transcript, "responses", msgspec.UNSET)
+    for record in records if isinstance(records, list) else ():
+        if 0 <= record.item < n:
+            fields = out.setdefault(record.item, {})
+            for name in ("usage", "stop_reason", "response"):
+                value = getattr(record, name)
+                if value is not msgspec.UNSET:
+                    fields[name] = value
+    if n:
+        for name in ("usage", "stop_reason", "response"):
+            value = getattr(transcript, name, msgspec.UNSET)
+            if value is not msgspec.UNSET and value is not None:
+                out.setdefault(n - 1, {})[name] = value
+    return {i: {k: f[k] for k in ("usage", "stop_reason", "response") if k in f} for i, f in out.items() if f}
+
+
 def _check_header(record: SessionRecord) -> None:
     seen: set[int] = set()
     for j, change in enumerate(record.changes or ()):

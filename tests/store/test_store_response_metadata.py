@@ -10,6 +10,7 @@ that response's usage, stop reason and metadata as the provider reported them.""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -157,3 +158,35 @@ async def test_invalid_response_metadata_is_refused_with_nothing_written(store: 
     with pytest.raises(DocumentError, match="/0/response"):
         await store.append(sid, [TextItem(role="user", text="hi")], response=ResponseInfo(id=float("nan")))  # type: ignore[arg-type]
     assert await store.head(sid) == -1
+
+
+@pytest.mark.parametrize(("fmt", "stem"), RECORDINGS[:2], ids=[r[0] for r in RECORDINGS[:2]])
+async def test_migrate_keeps_every_response_record(db_url: str, tmp_path: Path, fmt: str, stem: str) -> None:
+    """A transcript document with per-response records (what ``store export`` -> ``convert --to
+    canonical`` gives) migrated to a session file and to a store keeps every record where it was
+    (both dropped all but the last response's usage, silently)."""
+    from typer.testing import CliRunner
+
+    from interlingua.cli import app
+    from interlingua.codec import encode_transcript
+
+    data, _responses = _session_file(fmt, stem, f"migrate-{fmt}")
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(data)
+    original = block_transcript(src)
+    assert isinstance(original.responses, list) and len(original.responses) == 2
+    doc = tmp_path / "doc.json"
+    doc.write_bytes(encode_transcript(original))
+    runner = CliRunner()
+    out = tmp_path / "out.jsonl"
+    res = runner.invoke(app, ["migrate", str(doc), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert block_transcript(out).responses == original.responses
+    res = await asyncio.to_thread(runner.invoke, app, ["migrate", str(doc), "--store", db_url])  # the CLI runs its own event loop
+    assert res.exit_code == 0, res.output
+    store = await SessionStore.open(db_url)
+    try:
+        (info,) = await store.list_sessions()
+        assert (await store.load(info.id)).responses == original.responses
+    finally:
+        await store.close()

@@ -497,14 +497,13 @@ class _JsonlSink:
         # codec's per-object walk (bytes identical to encode_envelope).
         transcript = migrated.transcript
         header = _header_line(sid, transcript, extra)
-        head, tail = _envelope_parts(sid, transcript)
+        head, tails = _envelope_parts(sid, transcript)
         out = bytearray()
-        last = len(transcript.items) - 1
         for i, item in enumerate(transcript.items):
             encoded = _item_encoder.encode(item)
             # the readers' limits (depth, item size, inline base64): nothing is written that validate refuses
             check_item_limits(item, encoded, pointer=f"/items/{i}")
-            out += _envelope_line(head, i, encoded, tail if i == last else b"")
+            out += _envelope_line(head, i, encoded, tails.get(i, b""))
         self.fh.write(header)
         self.fh.write(out)
         for fid, fork, header_extra in _stores.fork_transcripts(migrated, sid):  # tree-shaped histories: each abandoned branch
@@ -520,17 +519,20 @@ class _JsonlSink:
             LimitError: as :meth:`write`.
         """
         header = _header_line(sid, shell, extra)
-        head, tail = _envelope_parts(sid, shell)
-        if len(head) + len(str(count)) + 9 + longest + len(tail) > DEFAULT_LIMITS.max_line_bytes:
+        tails = _response_tails(shell, count)  # the shell holds no items: placed by the spooled items' count
+        head = _envelope_parts(sid, shell)[0]
+        longest_tail = max(map(len, tails.values()), default=0)
+        if len(head) + len(str(count)) + 9 + longest + longest_tail > DEFAULT_LIMITS.max_line_bytes:
             spool.seek(0)  # perhaps over: check every line exactly before writing any
             for i, line in enumerate(spool):
-                _envelope_line(head, i, line[:-1], tail if i == count - 1 else b"")
+                _envelope_line(head, i, line[:-1], tails.get(i, b""))
         self.fh.write(header)
         spool.seek(0)
         buf = bytearray()
         item = b',"item":'
         for i, line in enumerate(spool):  # every line is within the limits (checked above)
-            if i == count - 1:
+            tail = tails.get(i)
+            if tail is not None:
                 buf += head + str(i).encode() + item + line[:-1] + tail + b"}\n"
             else:
                 buf += head + str(i).encode() + item + line[:-1] + b"}\n"
@@ -586,17 +588,24 @@ def _header_line(sid: str, transcript: Any, extra: dict[str, Any] | None = None)
     return line + b"\n"
 
 
-def _envelope_parts(sid: str, transcript: Any) -> tuple[bytes, bytes]:
+def _envelope_parts(sid: str, transcript: Any) -> tuple[bytes, dict[int, bytes]]:
+    """An envelope line's start (up to ``"seq":``) and, per item index, what follows its item."""
     # Everything here came from parsed JSON, so it is JSON-safe: encode once, without the
     # codec's per-object walk (bytes identical to encode_envelope).
     head = b'{"schema_version":"' + SCHEMA_VERSION.encode() + b'","session_id":' + _item_encoder.encode(sid) + b',"seq":'
-    # A transcript's usage and stop reason belong to the response that ended it: the last envelope.
-    tail = b""
-    if transcript.usage is not msgspec.UNSET:
-        tail += b',"usage":' + _item_encoder.encode(transcript.usage)
-    if transcript.stop_reason is not msgspec.UNSET:
-        tail += b',"stop_reason":' + _item_encoder.encode(transcript.stop_reason)
-    return head, tail
+    return head, _response_tails(transcript)
+
+
+def _response_tails(transcript: Any, count: int | None = None) -> dict[int, bytes]:
+    """Per item index, its envelope's response fields as JSON members (``,"usage":{...}`` ...): each
+    ``responses`` record on its item, the transcript's own usage, stop reason and response metadata
+    (the response that ended it) on the last item."""
+    from ..session_file import envelope_responses
+
+    return {
+        i: b"".join(b',"' + name.encode() + b'":' + _item_encoder.encode(value) for name, value in fields.items())
+        for i, fields in envelope_responses(transcript, count).items()
+    }
 
 
 def _envelope_line(head: bytes, i: int, item: bytes, tail: bytes) -> bytes:
@@ -739,9 +748,17 @@ class _StoreSink:
 
     def _new(self, migrated: Migrated, sid: str) -> Any:
         transcript = migrated.transcript
+        items: list[Any] = transcript.items
+        if transcript.responses:
+            # each response's usage, stop reason and metadata on its own last item, as a session file holds them
+            from ..items import Envelope
+            from ..session_file import envelope_responses
+
+            fields = envelope_responses(transcript)
+            items = [Envelope(schema_version=SCHEMA_VERSION, session_id=sid, seq=i, item=item, **fields.get(i, {})) for i, item in enumerate(items)]
         return self._store_mod.NewSession(
             sid,
-            transcript.items,
+            items,
             metadata=dict(transcript.metadata) if transcript.metadata is not msgspec.UNSET else None,
             tools=list(transcript.tools) if transcript.tools is not msgspec.UNSET and transcript.tools else None,
             tool_choice=_given(transcript.tool_choice),
