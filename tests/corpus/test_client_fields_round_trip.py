@@ -8,7 +8,11 @@ as the client sent it (or name the change), and what another target cannot take 
   by openinference) keeps it;
 * an Ollama response's ``function.index`` of each tool call comes back (openinference);
 * an empty text read from Gemini goes back to Gemini; one from another source (simonw/llm's OpenAI Chat
-  request, an assistant message ``"content": ""`` before its tool call) is left out of a Gemini body and reported.
+  request, an assistant message ``"content": ""`` before its tool call) is left out of a Gemini body and reported;
+* bodies kept as recorded: a Bedrock response without ``metrics`` (vercel/ai's trimmed fixture), a Gemini request
+  holding ``model`` (ruby_llm's speech call), a Gemini error body (vercel/ai's 429, written back as an error body
+  with its safe message, the dropped text and details reported), and a Chat stream repeating the tool name in
+  every delta (simonw/llm).
 """
 
 from __future__ import annotations
@@ -164,3 +168,59 @@ def test_no_conversion_error_is_needed_for_an_empty_text() -> None:
     except ConversionError as exc:  # pragma: no cover - the failure message
         pytest.fail(f"refused: {exc}")
     assert _gemini_texts(conv.value) == ["hi"]
+
+
+# ---------------------------------------------------------------------------------------------- bodies as recorded
+
+BEDROCK_NO_METRICS = "vercel-ai/bedrock-converse/amazon-bedrock-tool-no-args.0.response.json"
+GEMINI_MODEL_IN_BODY = "ruby_llm/gemini/speech_basic_functionality_gemini_gemini-2_5-flash-preview-tts_can_speak.0.request.json"
+GEMINI_429 = "vercel-ai/gemini/google-429-retry-info.0.response.json"
+REPEATED_NAME_STREAM = "llm/openai-chat/test_tools_streaming__test_tools_streaming_variant_a.0.stream.sse"
+
+
+def test_bedrock_response_without_metrics_comes_back_without_them(corpus_extra_root: Path) -> None:
+    body = _body(corpus_extra_root, BEDROCK_NO_METRICS)
+    assert "metrics" not in body
+    mapper = get_mapper("bedrock-converse")
+    dec = mapper.decode_response(body)
+    assert mapper.encode_response(dec.value, policy="error").value == body
+    # a response from another source gets the required metrics, and that source's metadata is reported
+    chat = get_mapper("openai-chat").decode_response({
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4o",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "hi"}}],
+    }).value
+    out = mapper.encode_response(chat, policy="drop")
+    assert out.value["metrics"] == {"latencyMs": 0}
+
+
+def test_gemini_body_holding_model_comes_back_with_it(corpus_extra_root: Path) -> None:
+    body = _body(corpus_extra_root, GEMINI_MODEL_IN_BODY)
+    assert body["model"] == "gemini-2.5-flash-preview-tts"
+    out, report = _round_trip("gemini", body)
+    assert out == body, report
+    # another target does not get Gemini's body field
+    t = get_mapper("gemini").decode_request(body).value
+    chat = get_mapper("openai-chat").encode_request(t, model="gpt-4o-mini-tts", policy="drop")
+    assert chat.value["model"] == "gpt-4o-mini-tts"
+    assert any("gemini" in e.reason and e.action == "dropped" for e in chat.report)
+
+
+def test_gemini_error_body_comes_back_as_an_error_body(corpus_extra_root: Path) -> None:
+    body = _body(corpus_extra_root, GEMINI_429)
+    mapper = get_mapper("gemini")
+    dec = mapper.decode_response(body)
+    out = mapper.encode_response(dec.value, policy="error").value
+    assert set(out) == {"error"}
+    assert out["error"]["code"] == 429 and out["error"]["status"] == "RESOURCE_EXHAUSTED"
+    assert out["error"]["message"] != body["error"]["message"]  # the safe message, never the upstream text
+    assert {e.pointer for e in dec.report} == {"/error/message", "/error/details"}
+
+
+def test_stream_repeating_the_tool_name_in_every_delta_keeps_it_once(corpus_extra_root: Path) -> None:
+    data = (corpus_extra_root / REPEATED_NAME_STREAM).read_bytes()
+    assert data.count(b'"name":"llm_version"') >= 2
+    from . import _engine
+
+    reference = _engine.accumulate_openai_chat(data)
+    assert [name for name, _ in reference.tool_calls] == ["llm_version"]
+    assert _engine.check_stream("openai-chat", data, REPEATED_NAME_STREAM).status == "lossless"
