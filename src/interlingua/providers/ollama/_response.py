@@ -195,8 +195,8 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
                 message.setdefault(k, v)
     own = response_fields(response.provider_data, NAME, report)
     if own.pop(CALL_INDEX, None) is True:
-        for k, call in enumerate(message.get("tool_calls", ())):
-            call["function"] = {"index": k, **call["function"]}  # the source numbered its calls (_numbered)
+        for position, call in enumerate(message.get("tool_calls", ())):
+            call["function"] = {"index": position, **call["function"]}  # the source numbered its calls (_numbered)
     body: dict[str, Any] = {}
     if model or response.model:
         body["model"] = model or response.model
