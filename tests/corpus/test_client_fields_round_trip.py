@@ -214,6 +214,11 @@ def test_gemini_error_body_comes_back_as_an_error_body(corpus_extra_root: Path) 
     assert out["error"]["code"] == 429 and out["error"]["status"] == "RESOURCE_EXHAUSTED"
     assert out["error"]["message"] != body["error"]["message"]  # the safe message, never the upstream text
     assert {e.pointer for e in dec.report} == {"/error/message", "/error/details"}
+    # what google-genai reads from such an answer (errors.APIError), and the recorded body passes too
+    from sdk_oracle.oracle import check_response
+
+    assert check_response("gemini", out) == [] and check_response("gemini", body) == []
+    assert check_response("gemini", {"error": {"code": "429", "message": "m", "status": "RESOURCE_EXHAUSTED"}}) == ["/error/code: not a int"]
 
 
 def test_stream_repeating_the_tool_name_in_every_delta_keeps_it_once(corpus_extra_root: Path) -> None:
