@@ -69,3 +69,15 @@ def test_a_tool_turn_opening_with_its_thinking_block_keeps_thinking() -> None:
     conv = mapper.encode_request(mapper.decode_request(body).value, model=body["model"], policy="drop")
     assert conv.value["thinking"] == body["thinking"]
     assert not any(e.pointer == "/settings/reasoning" and e.action == "dropped" for e in conv.report)
+
+
+def test_claude_on_bedrock_follows_the_same_rule() -> None:
+    """Converse to a Claude model: ``additionalModelRequestFields.thinking`` is left out the same way."""
+    model = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+    conv = get_mapper("bedrock-converse").encode_request(_responses_transcript(), model=model, policy="drop")
+    last = [m for m in conv.value["messages"] if m["role"] == "assistant"][-1]
+    assert [next(iter(b)) for b in last["content"]] == ["toolUse"]
+    assert "thinking" not in conv.value.get("additionalModelRequestFields", {})
+    assert any(e.pointer == "/settings/reasoning" and e.action == "dropped" for e in conv.report)
+    with pytest.raises(ConversionError, match="thinking cannot be sent"):
+        get_mapper("bedrock-converse").encode_request(_responses_transcript(), model=model, policy="error")
