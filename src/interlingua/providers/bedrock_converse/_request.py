@@ -526,7 +526,9 @@ def _thinking_fits_history(body: dict[str, Any], model: str | None, policy: Poli
         ConversionError: under policy ``error``.
     """
     extra = body.get("additionalModelRequestFields")
-    thinking = extra.get("thinking") if isinstance(extra, dict) else None
+    if not isinstance(extra, dict):
+        return
+    thinking = extra.get("thinking")
     if not _is_anthropic(model) or not isinstance(thinking, dict) or thinking.get("type") not in ("enabled", "adaptive"):
         return
     last = next((m for m in reversed(body["messages"]) if m["role"] == "assistant"), None)
