@@ -4,8 +4,8 @@ Each corpus request is decoded by its own mapper and encoded as a request to eve
 policy ``drop`` (same provider: with its own model; otherwise with ``sdk_oracle.bodies.MODELS``): the bodies
 that are sent to providers. (Response bodies, written for mock servers, are checked on the real fixtures by
 ``tests/sdk_oracle/test_sdk_bodies.py``.) Every body must pass the strict SDK types
-(``sdk_oracle.oracle``) and, for OpenAI Chat, Responses and Anthropic requests, be sent as it is by the
-official client over a mock transport (``sdk_oracle.clients``: unknown keyword arguments, Anthropic's
+(``sdk_oracle.oracle``) and, for OpenAI Chat, Responses, Anthropic, Ollama and Cohere requests, be sent as it
+is by the official client over a mock transport (``sdk_oracle.clients``: unknown keyword arguments, Anthropic's
 non-streaming ``max_tokens`` rule). A same-provider body may keep only a problem its recorded source
 already has at the same place (the provider's own record, older than the SDK). Without the corpus
 (``$INTERLINGUA_CORPUS`` or ``../shared/corpus``) these tests skip.

@@ -448,11 +448,32 @@ def check_request(target: Target, body: Any) -> list[str]:
     raise ValueError(target)
 
 
+def _gemini_error(body: dict[str, Any]) -> list[str]:
+    """Problems with a Gemini error body ``{"error": {code, message, status, details?}}`` (``google.rpc.Status`` in
+    JSON, AIP-193): the fields must have their types, and google-genai's ``errors.APIError`` (what the SDK raises on
+    such an answer) must read the code, status and message from it."""
+    from google.genai import errors
+
+    err = body["error"]
+    if not isinstance(err, dict):
+        return ["/error: not an object"]
+    types_ = {"code": int, "message": str, "status": str, "details": list}
+    out = [f"/error/{k}: unknown key" for k in err if k not in types_]
+    out += [f"/error/{k}: not a {t.__name__}" for k, t in types_.items() if k in err and not isinstance(err[k], t)]
+    out += [f"/error/{k}: missing" for k in ("code", "message", "status") if k not in err]
+    if not out:
+        read = errors.APIError(0, body)
+        if (read.code, read.status, read.message) != (err["code"], err["status"], err["message"]):
+            out.append(f"/error: google-genai APIError reads {(read.code, read.status, read.message)!r}")
+    return out
+
+
 def check_response(target: Target, body: Any) -> list[str]:
     """Problems with response ``body`` for ``target`` under its SDK's response model (empty: accepted).
 
     Models: openai ``ChatCompletion``, ``responses.Response``; anthropic ``Message``; google-genai
-    ``GenerateContentResponse`` (REST names only); ollama ``ChatResponse``; cohere ``V2ChatResponse``.
+    ``GenerateContentResponse`` (REST names only), or the API's error body (:func:`_gemini_error`); ollama
+    ``ChatResponse``; cohere ``V2ChatResponse``.
     """
     if target == "openai-chat":
         from openai.types.chat import ChatCompletion
@@ -471,6 +492,8 @@ def check_response(target: Target, body: Any) -> list[str]:
     if target == "gemini":
         from google.genai import types as g
 
+        if isinstance(body, dict) and set(body) == {"error"}:
+            return _gemini_error(body)
         return check_model(g.GenerateContentResponse, body, aliases_only=True)
     if target == "ollama":
         import ollama._types

@@ -193,7 +193,8 @@ def test_bedrock_and_anthropic_claude_ids_map_to_each_other_and_the_rename_is_re
     assert ("changed", "/model") in entries(out.report)
     accepted("anthropic", out.value)
     back = convert_request(out.value, source="anthropic", target="bedrock-converse", policy="drop")
-    assert back.value["modelId"] == "anthropic.claude-sonnet-4-5-20250929-v1:0"
+    # Claude Sonnet 4.5 is invoked through an inference profile (the recording's own id); the rename is reported
+    assert back.value["modelId"] == "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
     assert ("changed", "/model") in entries(back.report)
 
 

@@ -5,9 +5,10 @@ response body and every recorded stream's final response, ``encode_response`` to
 every policy; and the conversation continued after each of those responses, as a request to every
 target. A mapper may refuse (a clear :class:`~interlingua.errors.InterlinguaError`) only under policy
 ``error``; whatever it writes must validate (``oracle.check_request``/``check_response``) with
-nothing added by the test. A request to OpenAI Chat, Responses or Anthropic is also sent with the official
-client over a mock transport (``clients.send``): ``create(**body)`` must take every key, apply its own rules
-(Anthropic's non-streaming ``max_tokens`` limit) and put exactly the body on the wire.
+nothing added by the test. A request to OpenAI Chat, Responses, Anthropic, Ollama or Cohere is also sent with
+the official client over a mock transport (``clients.send``): ``create(**body)`` (``ollama.Client.chat``,
+``cohere.ClientV2.chat``) must take every key, apply its own rules (Anthropic's non-streaming ``max_tokens``
+limit) and put exactly the body on the wire (but for the client's own documented normalizations).
 
 The one problem a same-provider body may keep is one its source body already has at the same place
 (a recording older than the SDK's types, e.g. Responses usage without ``cache_write_tokens``): that

@@ -6,7 +6,8 @@ image and document items; assistant messages hold signed or redacted reasoning, 
 Anthropic citations) and tool calls with ``^[a-zA-Z0-9_-]+$`` ids; tools and tool choice; settings
 with an exact Anthropic form (model, max_tokens, sampling within Anthropic's ranges, stop sequences,
 a thinking budget or disabled thinking, a JSON Schema output format, stream, Anthropic provider data)
-and cache breakpoints on text, image, document, tool_use and tool_result blocks.
+and cache breakpoints on text, image, document, tool_use and tool_result blocks. With a thinking budget, a
+last assistant message holding tool calls opens with its signed thinking (the API refuses it otherwise).
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ def document_item(key: str):
 def transcripts(draw):
     items: list = [draw(text_item("system", None)) for _ in range(draw(st.integers(0, 2)))]
     pending: list[str] = []
+    last: tuple[int, str] | None = None
     for i in range(draw(st.integers(1, 6))):
         key = f"m{i}"
         if i % 2 == 0:  # user
@@ -104,6 +106,7 @@ def transcripts(draw):
             items.extend(parts)
             pending = []
         else:  # assistant
+            last = (len(items), key)  # where the last assistant message starts
             block: list = []
             if draw(st.booleans()):
                 if draw(st.booleans()):
@@ -129,6 +132,13 @@ def transcripts(draw):
         if hasattr(item, "cache_breakpoint") and draw(st.integers(0, 5)) == 0:
             items[n] = msgspec.structs.replace(item, cache_breakpoint=draw(breakpoints))
     fields["settings"] = draw(request_settings())
+    if last is not None and fields["settings"].reasoning is not msgspec.UNSET and fields["settings"].reasoning.budget_tokens is not msgspec.UNSET:
+        # with thinking on, a last assistant message holding tool calls opens with its thinking (Anthropic refuses it else)
+        start, key = last
+        block = [it for it in items[start:] if getattr(it, "message", None) == key]
+        if any(isinstance(it, ToolCallItem) for it in block) and not isinstance(block[0], ReasoningItem):
+            sig = OpaqueReasoning(namespace="anthropic.signature", issuer="anthropic", value=draw(words))
+            items.insert(start, ReasoningItem(text=draw(words), opaque=sig, message=key))
     return Transcript(schema_version=SCHEMA_VERSION, items=items, **fields)
 
 

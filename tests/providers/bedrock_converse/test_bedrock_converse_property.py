@@ -95,6 +95,9 @@ def request(draw: Any) -> dict[str, Any]:
         if choice is not None:
             body["toolConfig"]["toolChoice"] = choice
     extra = draw(st.fixed_dictionaries({}, optional={"top_k": st.integers(0, 100), "thinking": st.integers(1024, 8192).map(lambda b: {"type": "enabled", "budget_tokens": b}), "other": json_value}))
+    last = messages[-1] if messages[-1]["role"] == "assistant" else messages[-2]
+    if "thinking" in extra and "anthropic." in body.get("modelId", "") and any("toolUse" in b for b in last["content"]) and "reasoningContent" not in last["content"][0]:
+        del extra["thinking"]  # Claude refuses thinking when the last tool turn does not open with its reasoning
     if extra:
         body["additionalModelRequestFields"] = extra
     if draw(st.booleans()):

@@ -142,12 +142,18 @@ def test_function_response_output_object_comes_back_wrapped() -> None:
     assert json.loads(tool_msg["content"] if isinstance(tool_msg["content"], str) else tool_msg["content"][0]["text"]) == fr["response"]["output"]
 
 
-def test_empty_text_from_another_provider_is_sent() -> None:
-    """Gemini took ``{"text": ""}`` (recorded 200s), so an empty text item is no longer left out."""
+def test_empty_text_from_another_provider_is_left_out_and_reported() -> None:
+    """Issue 25: Gemini answers 400 "Unable to submit request because it has an empty text parameter"; an
+    empty text from another source is left out with a report (nothing is lost: it is empty). An empty
+    text read from Gemini goes back as it came (recorded requests holding one were answered 200)."""
     t = gemini.decode_request({"contents": [{"role": "user", "parts": [{"text": "q"}]}]}).value
     t = msgspec.structs.replace(t, items=[*t.items, TextItem(role="assistant", text="")])
-    out = gemini.encode_request(t)
-    assert out.value["contents"][1] == {"role": "model", "parts": [{"text": ""}]} and not out.report
+    for policy in ("error", "drop", "degrade"):
+        out = gemini.encode_request(t, policy=policy)
+        assert out.value["contents"] == [{"role": "user", "parts": [{"text": "q"}]}]
+        assert [(e.action, e.index, e.item_type) for e in out.report] == [("dropped", 1, "text")]
+    own = {"contents": [{"role": "user", "parts": [{"text": "q"}]}, {"role": "model", "parts": [{"text": ""}]}]}
+    assert gemini.encode_request(gemini.decode_request(own).value).value == own
 
 
 needs_corpus = pytest.mark.skipif(not (_engine.corpus_dir() / "corpus.tar.xz").is_file(), reason="the corpus (../shared/corpus) is absent")

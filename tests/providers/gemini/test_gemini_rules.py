@@ -173,8 +173,9 @@ def test_empty_text_parts_of_a_request_are_kept_and_sent_back() -> None:
     the API answered requests holding ``{"text": ""}`` (a user turn, a model turn) with 200."""
     body = {"contents": [{"role": "user", "parts": [{"text": ""}, {"text": "hi"}]}, {"role": "model", "parts": [{"text": ""}]}]}
     conv = mapper.decode_request(copy.deepcopy(body))
-    assert conv.value.items == [TextItem(role="user", text="", message="m0"), TextItem(role="user", text="hi", message="m0"),
-                                TextItem(role="assistant", text="", message="m1")]
+    gemini = Origin(provider="gemini")  # an empty text read from Gemini is sent back to Gemini (and only there)
+    assert conv.value.items == [TextItem(role="user", text="", message="m0", origin=gemini), TextItem(role="user", text="hi", message="m0"),
+                                TextItem(role="assistant", text="", message="m1", origin=gemini)]
     assert not conv.report
     enc = mapper.encode_request(conv.value)
     assert enc.value["contents"] == body["contents"] and not enc.report

@@ -223,6 +223,39 @@ def _join_result_runs(turns: list[_Turn], report: Report) -> list[tuple[str, lis
     return out
 
 
+def _thinking_fits_history(body: dict[str, Any], policy: Policy, report: Report) -> None:
+    """Leave ``thinking`` out of ``body`` (in place) when its last assistant message holds a ``tool_use``
+    but does not start with a thinking block.
+
+    With thinking on, the Messages API refuses such a body (400 "Expected `thinking` or
+    `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message
+    must start with a thinking block"); the extended-thinking guide (platform.claude.com/docs/en/
+    build-with-claude/extended-thinking, "Preserving thinking blocks") asks for the turn's signed
+    thinking blocks, which only Anthropic issues: reasoning read from another provider cannot stand in
+    for them, so the request is sent without thinking (reported ``dropped``).
+
+    Raises:
+        ConversionError: under policy ``error`` (the request would be sent without the thinking it asks for).
+    """
+    thinking = body.get("thinking")
+    if not isinstance(thinking, dict) or thinking.get("type") not in ("enabled", "adaptive"):
+        return
+    last = next((m for m in reversed(body["messages"]) if m["role"] == "assistant"), None)
+    if last is None or not any(b.get("type") == "tool_use" for b in last["content"]):
+        return
+    if last["content"][0].get("type") in _THINKING:
+        return
+    why = (
+        "the last assistant message holds tool_use without the turn's thinking block (its reasoning was not "
+        "Anthropic's, so it cannot be sent back), and with thinking on Anthropic refuses it (\"Expected "
+        "`thinking` or `redacted_thinking`, but found `tool_use`\")"
+    )
+    if policy == "error":
+        raise ConversionError(f"thinking cannot be sent: {why}; use policy drop to send the request without thinking", item_type="settings")
+    del body["thinking"]
+    report.add("dropped", f"thinking left out: {why}", item_type="settings", pointer="/settings/reasoning")
+
+
 def encode_request(transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
     """Transcript -> Anthropic Messages request body (``system``, ``messages``, ``tools``, ``tool_choice``; ``model`` when given).
 
@@ -242,7 +275,9 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
       preflight's rule);
     * ``tool_result`` blocks come first in their user message (reordering is reported);
     * thinking / redacted_thinking go back complete, in place, in the assistant message;
-      foreign or unsigned reasoning is dropped and reported;
+      foreign or unsigned reasoning is dropped and reported; when the last assistant message then holds
+      a tool_use without a thinking block, ``thinking`` is left out of the request (reported; refused
+      under ``error``: :func:`_thinking_fits_history`);
     * empty / whitespace-only text is dropped and reported;
     * tool-call ids outside ``^[a-zA-Z0-9_-]+$`` are mapped the same way on call and result (reported);
     * audio, artifacts, handoffs, errors and foreign raw items follow ``policy``
@@ -412,6 +447,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
         else:
             body["system"] = system
     body["messages"] = messages
+    _thinking_fits_history(body, policy, report)
     if transcript.tools is not msgspec.UNSET:
         body["tools"] = encode_tools(transcript.tools, report)
     if transcript.tool_choice is not msgspec.UNSET:

@@ -5,6 +5,15 @@ for Anthropic's ``claude-sonnet-4-5-20250929``), and a cross-region inference pr
 (``us.``, ``eu.``, ``apac.``, ``global.``, ...): AWS Bedrock user guide, "Supported foundation models in Amazon
 Bedrock" and "Supported Regions and models for inference profiles"; Anthropic's models overview lists both ids
 side by side. Only dated Anthropic ids (``...-YYYYMMDD``) have a Bedrock id; aliases (``claude-sonnet-4-5``) do not.
+
+Claude models from Claude 3.7 Sonnet (``claude-3-7-sonnet-20250219``) on are served on demand only through a
+cross-Region inference profile: invoking the base model id answers 400 "Invocation of model ID
+anthropic.claude-sonnet-4-20250514-v1:0 with on-demand throughput isn't supported. Retry your request with the ID
+or ARN of an inference profile that contains this model" (AWS Bedrock user guide, "Supported Regions and models
+for inference profiles"; each model's card lists its profile ids). So an Anthropic id of such a model becomes the
+US geography's profile id (``us.anthropic.claude-sonnet-4-5-20250929-v1:0``: the one geography every such model
+has a profile in); the caller reports the rename, and a caller in another geography passes its own profile id
+(``eu.``, ``apac.``, ``jp.``, ``au.``, ``global.``) as the model.
 """
 
 from __future__ import annotations
@@ -13,13 +22,26 @@ import re
 
 from ...mapping.vendor_models import VendorModels
 
-__all__ = ["CLAUDE_MODELS", "VERSION_SUFFIX", "anthropic_id", "bedrock_id"]
+__all__ = ["CLAUDE_MODELS", "PROFILE_GEOGRAPHY", "PROFILE_SINCE", "VERSION_SUFFIX", "anthropic_id", "bedrock_id", "profile_only"]
 
 _BEDROCK_CLAUDE = re.compile(r"^(?:[a-z]{2,6}\.)?anthropic\.(claude-[a-z0-9-]+-\d{8})-v\d+:\d+$")
 _DATED = re.compile(r"^claude-[a-z0-9-]+-\d{8}$")
 
 VERSION_SUFFIX: dict[str, str] = {"claude-3-5-sonnet-20241022": "v2:0"}
 """Anthropic ids whose Bedrock id has a version other than ``v1:0`` (AWS model ids table)."""
+
+
+PROFILE_SINCE = "20250219"
+"""Release date (``YYYYMMDD``, the id's suffix) of the first Claude model Bedrock serves on demand only through an
+inference profile (Claude 3.7 Sonnet); every later Claude model is served the same way (module docstring)."""
+
+PROFILE_GEOGRAPHY = "us"
+"""The geography prefix of the inference profile written for such a model (module docstring)."""
+
+
+def profile_only(model: str) -> bool:
+    """Whether the dated Anthropic id ``model`` is a Claude model Bedrock serves only through an inference profile."""
+    return bool(_DATED.match(model)) and model[-8:] >= PROFILE_SINCE
 
 
 def anthropic_id(model: str) -> str | None:
@@ -29,10 +51,14 @@ def anthropic_id(model: str) -> str | None:
 
 
 def bedrock_id(model: str) -> str | None:
-    """A dated Anthropic id -> its Bedrock base model id (no inference-profile prefix); ``None`` otherwise."""
+    """A dated Anthropic id -> the id Bedrock invokes it by: the base model id
+    (``anthropic.claude-3-5-haiku-20241022-v1:0``), or for a model served only through an inference profile
+    (:func:`profile_only`) the US geography's profile id (``us.anthropic.claude-sonnet-4-5-20250929-v1:0``);
+    ``None`` for any other id (an alias such as ``claude-sonnet-4-5``)."""
     if not _DATED.match(model):
         return None
-    return f"anthropic.{model}-{VERSION_SUFFIX.get(model, 'v1:0')}"
+    base = f"anthropic.{model}-{VERSION_SUFFIX.get(model, 'v1:0')}"
+    return f"{PROFILE_GEOGRAPHY}.{base}" if profile_only(model) else base
 
 
 CLAUDE_MODELS = VendorModels("anthropic", ("*anthropic.claude-*",), to_vendor=anthropic_id, from_vendor=bedrock_id)

@@ -509,4 +509,39 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     elif transcript.tool_choice is not msgspec.UNSET:
         report.add("dropped", "tool_choice without tools is not sent", item_type="tool_choice")
     _encode_settings(settings, body, model, policy, report)
+    _thinking_fits_history(body, model, policy, report)
     return Conversion(body, report)
+
+
+def _thinking_fits_history(body: dict[str, Any], model: str | None, policy: Policy, report: Report) -> None:
+    """Claude on Bedrock: leave ``additionalModelRequestFields.thinking`` out (in place) when the last assistant
+    message holds a ``toolUse`` but does not open with a ``reasoningContent`` block.
+
+    Anthropic's rule behind Converse (the Anthropic mapper's ``_thinking_fits_history``): with thinking on, the
+    model refuses such a history ("Expected `thinking` or `redacted_thinking`, but found `tool_use`"); reasoning
+    read from another provider cannot be sent as signed reasoning, so the request goes without thinking
+    (reported ``dropped``).
+
+    Raises:
+        ConversionError: under policy ``error``.
+    """
+    extra = body.get("additionalModelRequestFields")
+    if not isinstance(extra, dict):
+        return
+    thinking = extra.get("thinking")
+    if not _is_anthropic(model) or not isinstance(thinking, dict) or thinking.get("type") not in ("enabled", "adaptive"):
+        return
+    last = next((m for m in reversed(body["messages"]) if m["role"] == "assistant"), None)
+    if last is None or not any("toolUse" in b for b in last["content"]) or "reasoningContent" in last["content"][0]:
+        return
+    why = (
+        "the last assistant message holds toolUse without the turn's reasoningContent (its reasoning was not "
+        "Claude's, so it cannot be sent back), and with thinking on Claude refuses it (\"Expected `thinking` or "
+        "`redacted_thinking`, but found `tool_use`\")"
+    )
+    if policy == "error":
+        raise ConversionError(f"thinking cannot be sent: {why}; use policy drop to send the request without thinking", item_type="settings")
+    del extra["thinking"]
+    if not extra:
+        del body["additionalModelRequestFields"]
+    report.add("dropped", f"thinking left out: {why}", item_type="settings", pointer="/settings/reasoning")

@@ -18,6 +18,7 @@ from ...codec import Item
 from ...errors import MalformedInputError
 from ...items import Origin, StopReason, TextItem, Usage
 from ...mapping.protocol import Conversion, ModelResponse
+from ...mapping.extras import response_fields
 from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded
 from ._blocks import NAME, DecodeContext, Encoder, decode_blocks, item_type, speaker
@@ -130,7 +131,13 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     for key in _DROPPED_FIELDS:
         if key in body:
             report.add("dropped", f"response field {key!r} has no canonical field", pointer=f"/{key}")
-    return Conversion(ModelResponse(items=items, usage=decode_usage(body.get("usage")), stop_reason=decode_stop(body.get("stopReason"))), report)
+    # a body without the required metrics (a fixture trimmed by hand) comes back without them
+    own = None if "metrics" in body else {NAME: {NO_METRICS: True}}
+    return Conversion(ModelResponse(items=items, usage=decode_usage(body.get("usage")), stop_reason=decode_stop(body.get("stopReason")), provider_data=own), report)
+
+
+NO_METRICS = "no_metrics"
+"""Key of ``provider_data["bedrock-converse"]``: ``true`` when the response read had no ``metrics`` (written back so)."""
 
 
 def encode_stop(stop: StopReason | None, report: Report) -> str:
@@ -150,7 +157,9 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
     """:class:`ModelResponse` -> Converse response body (for round trips and mock servers).
 
     Assistant items become content blocks (empty text kept); items a response cannot hold follow
-    ``policy``. ``metrics.latencyMs`` is written as 0 (required by the shape, not known here).
+    ``policy``. ``metrics.latencyMs`` is written as 0 (required by the shape, not known here), except for a
+    response read from a body without ``metrics`` (``provider_data["bedrock-converse"]["no_metrics"]``), which
+    comes back as it was; other providers' response provider data is reported dropped.
 
     Raises:
         ConversionError: policy ``error`` and an item a response cannot carry.
@@ -169,6 +178,7 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
         "output": {"message": {"role": "assistant", "content": content}},
         "stopReason": encode_stop(response.stop_reason, report),
         "usage": encode_usage(response.usage),
-        "metrics": {"latencyMs": 0},
     }
+    if response_fields(response.provider_data, NAME, report).get(NO_METRICS) is not True:
+        body["metrics"] = {"latencyMs": 0}
     return Conversion(body, report)

@@ -3,8 +3,11 @@
 Decoding rules (one part -> items, in order):
 
 * ``{text}`` -> ``text`` (role of the content); ``{text:""}`` alone is dropped from responses and
-  streams (they send it as filler) and kept as ``text("")`` in requests (the API takes it: recorded
-  requests with an empty user prompt or an empty model turn were answered 200), so it goes back as it came.
+  streams (they send it as filler) and kept as ``text("")`` with ``origin {provider "gemini"}`` in
+  requests (recorded requests with an empty user prompt or an empty model turn were answered 200), so
+  it goes back as it came. An empty ``text`` item from another source is left out and reported: the API
+  answers 400 "Unable to submit request because it has an empty text parameter" (issue 25); nothing is
+  lost, so it is left out under every policy.
 * ``{text, thought:true}`` -> ``reasoning(text)``.
 * ``{inlineData{mimeType, data}}`` -> ``image``/``audio``/``video`` by ``image/*``/``audio/*``/``video/*``,
   anything else -> ``document``; the source is ``Base64Source(mimeType, data)`` (``data`` in the
@@ -294,7 +297,10 @@ class PartDecoder:
             if text == "" and sig is None and not extras and not self.keep_empty:
                 self.report.add("dropped", "empty text part (not sent back)", index=self.index, item_type="text", pointer=ptr)
                 return []
-            item = TextItem(text=text, origin=self._origin(), **self._role_fields())
+            origin = self._origin()
+            if text == "" and origin is UNSET:
+                origin = Origin(provider=NAME)  # read from Gemini: the encoder sends this empty part back (and no other)
+            item = TextItem(text=text, origin=origin, **self._role_fields())
         elif kind in ("inlineData", "fileData"):
             item = msgspec.structs.replace(_media_item(kind, inner), origin=self._origin(), **self._role_fields())
         elif kind == "functionCall":
@@ -510,6 +516,11 @@ class PartEncoder:
         self._native = origin is not UNSET and origin.provider == NAME
         policy, report = self.policy, self.report
         if isinstance(item, TextItem):
+            if item.text == "" and not self._native:
+                # Gemini answers 400 "Unable to submit request because it has an empty text parameter";
+                # an empty text read from Gemini goes back as it came (the API took it then)
+                report.add("dropped", "empty text (Gemini refuses an empty text part)", index=idx, item_type="text")
+                return
             if item.annotations is not UNSET and item.annotations:
                 report.add("dropped", "text annotations have no Gemini equivalent", index=idx, item_type="text")
             self._place("model" if item.role == "assistant" else "user", key, [{"text": item.text}])

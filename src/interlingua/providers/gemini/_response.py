@@ -146,6 +146,9 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
         text = body["error"].get("message")
         if isinstance(text, str) and text:  # not passed on (DESIGN invariant 5): said, not silent
             report.add("dropped", f"the provider's error text ({len(text)} characters) is not carried: the error item holds a stable code and a safe message", pointer="/error/message")
+        for key in body["error"]:
+            if key not in ("code", "message", "status"):
+                report.add("dropped", f"error field {key!r} is not carried (the error item holds a stable code and a safe message)", pointer=f"/error/{key}")
         return Conversion(ModelResponse(items=[err], stop_reason=StopReason(reason="error"), model=model, response_id=rid), report)
     if candidates is not None and not isinstance(candidates, list):
         raise ConversionError("Gemini candidates is not a list")
@@ -227,16 +230,40 @@ def _kept(body: Mapping[str, Any], rid: str | None, model: str | None, block: An
     return {NAME: kept} if kept else None
 
 
+_ERROR_STATUS: dict[str, tuple[int, str]] = {
+    "invalid_request": (400, "INVALID_ARGUMENT"), "auth": (403, "PERMISSION_DENIED"), "not_found": (404, "NOT_FOUND"),
+    "rate_limit": (429, "RESOURCE_EXHAUSTED"), "cancelled": (499, "CANCELLED"), "server": (500, "INTERNAL"),
+    "overloaded": (503, "UNAVAILABLE"), "timeout": (504, "DEADLINE_EXCEEDED"),
+}
+"""Error item code -> (HTTP code, ``google.rpc.Code`` status name) of the Gemini API's error body (AIP-193
+``{"error": {code, message, status, details?}}``; the Gemini API troubleshooting guide's table of status codes)."""
+
+_STATUS_OF_HTTP = {401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 408: "DEADLINE_EXCEEDED", 413: "INVALID_ARGUMENT", 422: "INVALID_ARGUMENT"}
+
+
+def _error_body(item: ErrorItem) -> dict[str, Any]:
+    """An error item -> the ``error`` object of a Gemini error body (its safe message; no details)."""
+    http, status = _ERROR_STATUS.get(item.code, (500, "INTERNAL"))
+    if isinstance(item.status, int):
+        http = item.status
+        status = _STATUS_OF_HTTP.get(http, status)
+    return {"code": http, "message": item.message, "status": status}
+
+
 def encode_response(response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
     """Model response -> Gemini response body (for round trips and mock servers).
 
-    An ``error`` item with code ``content_filter`` and no other output becomes ``promptFeedback.blockReason``
-    (the stop reason's raw value); other ``error`` items are left out and reported.
+    A response holding only an ``error`` item (other than ``content_filter``) becomes the API's error body
+    ``{"error": {code, message, status}}`` (HTTP code and status from the item; its safe message). An ``error``
+    item with code ``content_filter`` and no other output becomes ``promptFeedback.blockReason`` (the stop
+    reason's raw value); other ``error`` items are left out and reported.
     """
     report = Report()
     use_model = model or response.model
-    enc = PartEncoder(policy, report, use_model)
     items = list(response.items)
+    if len(items) == 1 and isinstance(items[0], ErrorItem) and items[0].code != "content_filter":
+        return Conversion({"error": _error_body(items[0])}, report)
+    enc = PartEncoder(policy, report, use_model)
     enc.index_calls(items)
     block: ErrorItem | None = None
     for idx, item in enumerate(items):

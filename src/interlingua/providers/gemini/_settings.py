@@ -9,7 +9,9 @@ Sources: the API reference for ``GenerationConfig``, ``ThinkingConfig`` and ``Sc
 
 ``model`` is not in a Gemini body: the API takes it in the URL (``models/{model}:generateContent``),
 so ``settings.model`` is never decoded from a body and never written into one (the caller passes
-the model to its transport). ``stream`` is the URL too (``:streamGenerateContent``).
+the model to its transport). A body that holds ``model`` all the same (``GenerateContentRequest.model``;
+ruby_llm sends it on its speech calls) keeps it in ``provider_data["gemini"]`` like any other field the
+mapper does not model: it goes back to Gemini as given. ``stream`` is the URL too (``:streamGenerateContent``).
 
 Decode (``generationConfig`` key -> canonical; camelCase or snake_case read, camelCase written):
 
@@ -155,7 +157,7 @@ def decode_settings(body: Mapping[str, Any], conversation: frozenset[str]) -> Se
     extra: dict[str, Any] = {}
     for key, value in body.items():
         ck = camel(key)
-        if ck in conversation or ck == "model":
+        if ck in conversation:
             continue
         if ck == _GC and isinstance(value, Mapping):
             rest = _decode_generation_config(value, fields)

@@ -320,6 +320,20 @@ def _response_message(body: dict[str, Any], policy: Policy, report: Report) -> N
             report.add("dropped", "Mistral usage has no completion_tokens_details (reasoning token count)")
 
 
+def _tool_choice_without_tools(transcript: Transcript, body: dict[str, Any]) -> None:
+    """Write a tool choice ``auto`` in a body without tools (in place).
+
+    The OpenAI Chat engine writes ``auto`` only beside tools (OpenAI refuses a ``tool_choice`` without
+    ``tools``); Mistral takes it alone (``mistralai`` ``ChatCompletionRequest.tool_choice`` does not
+    depend on ``tools``; clients such as the ``mistralai`` SDK send ``"tool_choice": "auto"`` by
+    default), so a canonical ``auto`` choice is written as given. A choice holding only
+    ``parallel`` (read from ``parallel_tool_calls`` alone) was no ``tool_choice`` and is not written.
+    """
+    choice = transcript.tool_choice
+    if choice is not _U and choice.mode == "auto" and choice.parallel is _U and "tool_choice" not in body and not body.get("tools"):
+        body["tool_choice"] = "auto"
+
+
 def _write_body(body: dict[str, Any], policy: Policy, report: Report) -> dict[str, Any]:
     _tools(body, report)
     if body.get("tool_choice") == "required":
@@ -455,6 +469,7 @@ class MistralMapper:
         from ..openai_chat._request import encode_request
 
         body = encode_request(inner, dialect="mistral", rule=ID_RULE, model=model, policy=policy, report=report)
+        _tool_choice_without_tools(transcript, body)
         return Conversion(_write_body(body, policy, report), _report(report, _OUT))
 
     def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:

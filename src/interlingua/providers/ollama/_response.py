@@ -8,6 +8,9 @@ prompt_eval_duration, eval_count, eval_duration}``:
   (``ollama_resp_c{k}`` without it), so two responses in one transcript do not collide.
 * ``done_reason``: ``stop`` -> ``end_turn`` (``tool_use`` with tool calls), ``length`` -> ``max_tokens``,
   ``load``/``unload`` and anything else -> ``other``; raw value kept. No stop reason without ``done_reason``.
+* ``message.tool_calls[k].function.index`` (``k``, as recent servers write it: ``ToolCallFunction.Index``)
+  is written back where the source had it (``provider_data["ollama"]["tool_call_index"]``); the ``ollama``
+  Python client's types have no such field, so a response from another source gets none.
 * usage: input = ``prompt_eval_count``, output = ``eval_count``, ``details`` = the count and duration fields
   as given (durations in ns).
 * ``{"error": "..."}`` -> an ``error`` item (stable code, safe message; the upstream text is not kept).
@@ -132,7 +135,27 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
 
         usage = Usage(input_tokens=num("prompt_eval_count"), output_tokens=num("eval_count"), details=details)
     kept = unknown_fields(body, _BODY_KEYS | ({"thinking"} if generate else set()))
-    return Conversion(ModelResponse(items=items, usage=usage, stop_reason=stop, model=model, provider_data={NAME: {"body": kept}} if kept else None), report)
+    own: dict[str, Any] = {"body": kept} if kept else {}
+    if _numbered(msg.get("tool_calls")):
+        own[CALL_INDEX] = True
+    return Conversion(ModelResponse(items=items, usage=usage, stop_reason=stop, model=model, provider_data={NAME: own} if own else None), report)
+
+
+CALL_INDEX = "tool_call_index"
+"""Key of ``provider_data["ollama"]``: ``true`` when the response numbered its tool calls (``function.index``)."""
+
+
+def _numbered(calls: Any) -> bool:
+    """Whether every tool call of ``calls`` holds ``function.index`` equal to its position (what the server
+    writes: ``api/types.go`` ``ToolCallFunction.Index``; the ``ollama`` Python client's ``Message.ToolCall.Function``
+    has no such field, so it is written back only where the source had it)."""
+    if not isinstance(calls, list) or not calls:
+        return False
+    for k, call in enumerate(calls):
+        fn = call.get("function") if isinstance(call, Mapping) else None
+        if not isinstance(fn, Mapping) or fn.get("index") != k or isinstance(fn.get("index"), bool):
+            return False
+    return True
 
 
 _BODY_KEYS = frozenset({"model", "message", "response", "done", "done_reason", *USAGE_FIELDS})
@@ -170,6 +193,10 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
         for k, v in m.items():  # message fields kept from an Ollama response (provider data)
             if k not in ("role", "content", "thinking", "images", "tool_calls"):
                 message.setdefault(k, v)
+    own = response_fields(response.provider_data, NAME, report)
+    if own.pop(CALL_INDEX, None) is True:
+        for position, call in enumerate(message.get("tool_calls", ())):
+            call["function"] = {"index": position, **call["function"]}  # the source numbered its calls (_numbered)
     body: dict[str, Any] = {}
     if model or response.model:
         body["model"] = model or response.model
@@ -187,7 +214,6 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
                 body["prompt_eval_count"] = u.input_tokens
             if u.output_tokens is not UNSET:
                 body["eval_count"] = u.output_tokens
-    own = response_fields(response.provider_data, NAME, report)
     if isinstance(own.get("body"), Mapping):
         restore_fields(body, own["body"])
     return Conversion(body, report)

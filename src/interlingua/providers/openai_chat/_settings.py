@@ -126,6 +126,8 @@ def decode_settings(body: Mapping[str, Any], dialect: Dialect, consumed: frozens
             fields["stream"] = value
         elif key in _SIMPLE and valid_setting(key, value):
             fields[key] = value
+            if key == "top_k" and not DIALECT_RULES[dialect].top_k:
+                rest["top_k"] = value  # the source sent it (an OpenRouter body read as plain Chat): written back as given
         elif key == "stop" and isinstance(value, str) and valid_setting("stop", [value]):
             fields["stop"] = [value]
             rest["stop"] = value  # the string form, written back as a string
@@ -157,6 +159,8 @@ def _openrouter_reasoning(value: Mapping[str, Any], reasoning: dict[str, Any], r
                 left["effort"] = v
         elif key == "max_tokens" and valid_setting("reasoning", {"budget_tokens": v}):
             reasoning["budget_tokens"] = v
+            if dialect != "openrouter":
+                left["max_tokens"] = v  # not this dialect's budget field: kept so the same body is written back
         elif key == "exclude" and isinstance(v, bool):
             reasoning["include_thoughts"] = not v
         else:
@@ -213,7 +217,8 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, dialect: Dialec
         value = getattr(settings, name)
         if value is U:
             continue
-        if name == "top_k" and not DIALECT_RULES[dialect].top_k:
+        if name == "top_k" and not DIALECT_RULES[dialect].top_k and not claim_provider_field(own, ("top_k",), value):
+            own.pop("top_k", None)  # a kept top_k of another value is not written either
             unsupported_setting(report, policy, f"OpenAI Chat ({dialect})", "top_k", value, why=f"the {dialect} dialect takes no top_k")
         elif name == "seed" and dialect == "deepseek":
             unsupported_setting(report, policy, "DeepSeek", "seed", value)
@@ -254,8 +259,13 @@ def _encode_response_format(fmt: ResponseFormat, body: dict[str, Any], *, dialec
 def _encode_reasoning(reasoning: Any, body: dict[str, Any], own: dict[str, Any], *, dialect: Dialect, policy: Policy, report: Report) -> None:
     effort = reasoning.effort
     budget = reasoning.budget_tokens
-    if budget is not U and dialect == "openrouter":
+    kept = own.get("reasoning")
+    if budget is not U and (dialect == "openrouter" or claim_provider_field(own, ("reasoning", "max_tokens"), budget)):
         _put(body, ("reasoning", "max_tokens"), budget)
+    elif isinstance(kept, dict) and "max_tokens" in kept:
+        kept.pop("max_tokens")  # the budget the source sent there no longer holds: the settings decide
+        if not kept:
+            own.pop("reasoning")
     elif budget is not U and effort is U:
         effort = effort_from_budget(budget)
         approximated_setting(report, "reasoning.budget_tokens", budget, "reasoning_effort", effort, why=f"the {dialect} dialect takes an effort level, not a token budget")
