@@ -505,9 +505,16 @@ def document_sections(path: str, *, label: str | None = None) -> tuple[list[Sect
     return [("", _shell_header(shell), entries(), calls, results)], count
 
 
+LINK_IDS = 200_000
+"""Call and result ids :func:`session_sections` keeps from its first pass; past them (a file of many
+sessions) each session's ids are read just before it is rendered, by a reader one session ahead."""
+
+
 def session_sections(path: str, *, session: str | None = None, label: str | None = None) -> tuple[Iterator[Section], int, int]:
     """The sessions of a session file (or the one named ``session``) as :data:`Section` s for
-    :func:`iter_html`, read envelope batch by batch, twice (counts and ids first).
+    :func:`iter_html`, read envelope batch by batch: counts (and, up to :data:`LINK_IDS`, the ids
+    links need) first, then the sections. Memory holds one batch and one session's ids when the
+    file has more ids than that (a third reader then reads each session's ids just before it).
 
     Returns:
         ``(sections, items, sessions)``; ``sessions`` is 0 when ``session`` is not in the file.
@@ -518,8 +525,9 @@ def session_sections(path: str, *, session: str | None = None, label: str | None
     from .session_file import EnvelopeBatch, SessionEnd, SessionStart, iter_session_parts
 
     where = label or path
-    found: dict[int, tuple[set[str], set[str]]] = {}
-    items = 0
+    found: dict[int, tuple[set[str], set[str]]] | None = {}  # None: over LINK_IDS, read ahead instead
+    kept: set[int] = set()  # the sessions shown (every one when ``session`` is None)
+    items = ids = 0
     index = -1
     keep = False
     for part in iter_session_parts(path, label=where):
@@ -527,21 +535,45 @@ def session_sections(path: str, *, session: str | None = None, label: str | None
             index += 1
             keep = session is None or part.session_id == session
             if keep:
-                found[index] = (set(), set())
+                kept.add(index)
+                if found is not None:
+                    found[index] = (set(), set())
         elif isinstance(part, EnvelopeBatch) and keep:
-            calls, results = found[index]
-            for env in part.envelopes:
-                _note_links(to_builtins(env.item), calls, results)
+            if found is not None:
+                calls, results = found[index]
+                before = len(calls) + len(results)
+                for env in part.envelopes:
+                    _note_links(to_builtins(env.item), calls, results)
+                ids += len(calls) + len(results) - before
+                if ids > LINK_IDS:
+                    found = None
             items += len(part.envelopes)
+
+    def ahead_links() -> Iterator[tuple[set[str], set[str]]]:
+        """The link ids of each shown session in turn, read by a reader of its own."""
+        calls: set[str] = set()
+        results: set[str] = set()
+        n, on = -1, False
+        for part in iter_session_parts(path, label=where):
+            if isinstance(part, SessionStart):
+                n += 1
+                on = n in kept
+                calls, results = set(), set()
+            elif isinstance(part, EnvelopeBatch) and on:
+                for env in part.envelopes:
+                    _note_links(to_builtins(env.item), calls, results)
+            elif isinstance(part, SessionEnd) and on:
+                yield calls, results
 
     def sections() -> Iterator[Section]:
         parts = iter_session_parts(path, label=where)
+        links = ahead_links() if found is None else None
         n = -1
         for part in parts:
             if not isinstance(part, SessionStart):
                 continue
             n += 1
-            if n not in found:
+            if n not in kept:
                 continue
             record = to_builtins(part.header) if part.header is not None else {}
             header = {k: record[k] for k in ("tools", "tool_choice", "settings", "metadata") if record.get(k) is not None}
@@ -554,10 +586,10 @@ def session_sections(path: str, *, session: str | None = None, label: str | None
                         for e in p.envelopes:
                             yield _Entry(to_builtins(e.item), _plain(_set(e.usage)), _plain(_set(e.stop_reason)), _plain(_set(getattr(e, "response", None))))
 
-            calls, results = found[n]
+            calls, results = next(links) if links is not None else found.pop(n)  # type: ignore[union-attr]  # found is set when links is None
             yield (f"session {part.session_id}", header, entries(), calls, results)
 
-    return sections(), items, len(found)
+    return sections(), items, len(kept)
 
 
 def _located(stream: Iterable[Any], where: str) -> Iterator[Any]:

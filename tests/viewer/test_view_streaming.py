@@ -67,6 +67,25 @@ def test_streamed_session_pages_are_render_html(documents: list[Path], tmp_path:
     assert "".join(iter_html(sections, title="t", items=items, conversations=count)) == render_html([blocks[1]], title="t")
 
 
+@pytest.mark.parametrize("budget", [0, 3])
+def test_a_file_past_the_link_id_budget_reads_each_sessions_ids_ahead(documents: list[Path], tmp_path: Path, budget: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a 1 GB file of 270,000 sessions kept every session's call and result ids from the first pass
+    # (502 MB peak): past the budget a reader one session ahead gives each session's ids; the same page
+    import interlingua.view as view
+
+    path = tmp_path / "all.jsonl"
+    proc = subprocess.run([*CLI, "migrate", *map(str, documents), "-o", str(path), "-q"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    blocks = list(read_sessions(path.open("rb")))
+    monkeypatch.setattr(view, "LINK_IDS", budget)
+    sections, items, count = session_sections(str(path))
+    page = "".join(iter_html(sections, title="t", items=items, conversations=count))
+    assert page == render_html(blocks, title="t") and 'href="#' in page  # the calls still link to their results
+    for k in (1, len(blocks) - 1):
+        sections, items, count = session_sections(str(path), session=blocks[k].session_id)
+        assert "".join(iter_html(sections, title="t", items=items, conversations=count)) == render_html([blocks[k]], title="t")
+
+
 def _peak_kb(args: list[str]) -> int:
     """The command's own peak RSS: ``VmHWM`` of its process (``ru_maxrss`` would report the forking
     parent's peak when that was higher: Linux keeps it across ``exec``)."""

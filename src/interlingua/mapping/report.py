@@ -7,6 +7,7 @@ nothing is lost silently (DESIGN.md invariant 1).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
@@ -20,6 +21,8 @@ Policy: TypeAlias = Literal["error", "drop", "degrade"]
 """What to do with content the target cannot carry: refuse (default), leave it out, or replace it by a short text marker."""
 
 POLICIES: tuple[Policy, ...] = ("error", "drop", "degrade")
+
+_intern = sys.intern
 
 Action: TypeAlias = Literal["dropped", "degraded", "changed"]
 
@@ -46,10 +49,11 @@ class ReportEntry:
     def __init__(self, action: Action, reason: str, index: int | None = None, item_type: str | None = None, pointer: str | None = None) -> None:
         # Frozen: each field is written once, here, straight into the instance dict (the generated
         # frozen __init__ calls object.__setattr__ per field, several times slower; one entry is made
-        # per reported change).
+        # per reported change). The reason is interned: a long conversion repeats one reason per
+        # item (a million "fields that do not come back ..." entries hold one string, not a million).
         d = self.__dict__
         d["action"] = action
-        d["reason"] = reason
+        d["reason"] = _intern(reason) if type(reason) is str else reason
         d["index"] = index
         d["item_type"] = item_type
         d["pointer"] = pointer
