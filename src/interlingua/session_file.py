@@ -32,6 +32,8 @@ import msgspec
 
 from .codec import DEFAULT_LIMITS, SCHEMA_VERSION, Item, Limits, Mode, decode_transcript, encode_envelope, iter_jsonl
 from .errors import DocumentError, Problem, SessionChoiceError
+from .session_rules import check_header
+from .validation import ItemChecker
 from .items import Envelope, ResponseRecord, SessionHeader, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
 
 __all__ = [
@@ -98,14 +100,6 @@ def response_records(envelopes: Iterable[Envelope]) -> Any:
         if e.usage is not msgspec.UNSET or e.stop_reason is not msgspec.UNSET or response is not msgspec.UNSET:
             out.append(ResponseRecord(item=i, usage=e.usage, stop_reason=e.stop_reason, response=response))
     return out or msgspec.UNSET
-
-
-def _check_header(record: SessionRecord) -> None:
-    seen: set[int] = set()
-    for j, change in enumerate(record.changes or ()):
-        if change.change_no in seen:
-            raise DocumentError(Problem(f"/session/changes/{j}/change_no", f"change_no {change.change_no} appears twice"))
-        seen.add(change.change_no)
 
 
 @dataclass
@@ -185,8 +179,6 @@ def iter_session_parts(
     def fail(message: str, line: int, pointer: str = "") -> DocumentError:
         return DocumentError(Problem(pointer, message, label, line))
 
-    from .validation import ItemChecker
-
     checker = ItemChecker()
 
     def start(part: SessionStart) -> SessionStart:
@@ -209,7 +201,7 @@ def iter_session_parts(
             raise rec.error
         if rec.header is not None:
             try:
-                _check_header(rec.header.session)
+                check_header(rec.header.session)
             except DocumentError as exc:
                 raise exc.located(file=label, line=rec.line) from exc
             if current is not None:
