@@ -100,9 +100,9 @@ def bundle(schemas: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
 
 
-def generate() -> str:
-    """Return the text of the generated models module."""
-    bundled = bundle(_load_schemas())
+def generate(schemas: dict[str, dict[str, Any]] | None = None) -> str:
+    """Return the text of the generated models module (from ``schemas/``, or from ``schemas``: file name -> schema)."""
+    bundled = bundle(_load_schemas() if schemas is None else schemas)
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "bundle.json"
         out = Path(tmp) / "items.py"
@@ -145,19 +145,97 @@ def generate() -> str:
     # Real annotations, not strings: msgspec resolves a Struct's annotations when a decoder or
     # encoder is built, and for strings that is a `compile` + `eval` of each of ~250 annotations at
     # every start of every process that decodes (~34 M instructions, ~8% of `interlingua validate
-    # small.json`). The generator orders classes before their use; the check below proves it.
+    # small.json`). The generator orders classes before their use; a field naming its own class or one
+    # defined later (a schema that refers to itself) is quoted, alone; the check below proves the rest.
     future = "from __future__ import annotations\n\n"
     if text.count(future) != 1:
         raise SystemExit(f"generated models: expected one {future.strip()!r} line")
     text = text.replace(future, "")
+    described = _quote_forward_references(text)
     try:
-        exec(compile(HEADER + text, str(MODELS), "exec"), {"__name__": "interlingua._items_check"})  # noqa: S102 - our own generated code
-    except NameError as exc:  # a class used in an annotation before its definition
-        raise SystemExit(f"generated models: an annotation names a class defined later ({exc}); keep `from __future__ import annotations`") from exc
-    described = text
-    text = _drop_meta_descriptions(text)
+        exec(compile(HEADER + described, str(MODELS), "exec", dont_inherit=True), {"__name__": "interlingua._items_check"})  # noqa: S102 - our own generated code
+    except NameError as exc:  # a class used in an annotation before its definition, not quoted
+        raise SystemExit(f"generated models: an annotation names a class defined later ({exc})") from exc
+    text = _quote_forward_references(_drop_meta_descriptions(text))
     _check_same_models(HEADER + described, HEADER + text)
     return HEADER + text
+
+
+def _class_references(tree: Any) -> dict[str, tuple[Any, list[tuple[Any, set[str]]]]]:
+    """Each top-level class -> (its node, [(annotated field node, model classes its annotation names)])."""
+    import ast
+
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    out: dict[str, tuple[Any, list[tuple[Any, set[str]]]]] = {}
+    for name, node in classes.items():
+        fields = []
+        for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign):
+                names = {n.id for n in ast.walk(stmt.annotation) if isinstance(n, ast.Name) and n.id in classes}
+                fields.append((stmt, names))
+        out[name] = (node, fields)
+    return out
+
+
+def _recursive_classes(refs: dict[str, tuple[Any, list[tuple[Any, set[str]]]]]) -> set[str]:
+    """The classes that can reach themselves through their fields' types (a self-referencing schema)."""
+    graph = {name: set().union(*(names for _f, names in fields)) if fields else set() for name, (_n, fields) in refs.items()}
+    recursive = set()
+    for start in graph:
+        seen: set[str] = set()
+        todo = list(graph[start])
+        while todo:
+            current = todo.pop()
+            if current == start:
+                recursive.add(start)
+                break
+            if current not in seen:
+                seen.add(current)
+                todo.extend(graph.get(current, ()))
+    return recursive
+
+
+def _quote_forward_references(text: str) -> str:
+    """``text`` with the annotation of each field that names a class not defined yet (itself, or one defined
+    later: a schema that refers to itself) written as a string, and ``gc=True`` on each class that can
+    reach itself.
+
+    The models are written without ``from __future__ import annotations`` (see :func:`generate`), so such an
+    annotation would raise ``NameError`` when ``items.py`` is imported; msgspec resolves a string annotation
+    in the module's namespace when a decoder is built. Only those fields are quoted, the rest keep their
+    real annotations. A class that can reach itself may be part of a reference cycle its user builds, so
+    the garbage collector keeps tracking it (the other Structs are ``gc=False``).
+    """
+    import ast
+
+    tree = ast.parse(text)
+    refs = _class_references(tree)
+    recursive = _recursive_classes(refs)
+    edits: list[tuple[int, int, str]] = []
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def pos(lineno: int | None, col: int | None) -> int:
+        assert lineno is not None and col is not None
+        return starts[lineno - 1] + len(lines[lineno - 1].encode()[:col].decode())
+
+    defined: set[str] = set()
+    for name, (node, fields) in refs.items():
+        for stmt, names in fields:
+            if names - defined:
+                segment = ast.get_source_segment(text, stmt.annotation) or ""
+                flat = " ".join(segment.split()).replace("[ ", "[").replace(" ]", "]").replace("( ", "(").replace(" )", ")").replace(", ]", "]")
+                edits.append((pos(stmt.annotation.lineno, stmt.annotation.col_offset), pos(stmt.annotation.end_lineno, stmt.annotation.end_col_offset), repr(flat)))
+        if name in recursive and node.bases:
+            last = node.bases[-1]
+            end = pos(last.end_lineno, last.end_col_offset)
+            edits.append((end, end, ", gc=True"))
+        defined.add(name)
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
 
 
 def _drop_meta_descriptions(text: str) -> str:
@@ -224,7 +302,7 @@ def _check_same_models(before: str, after: str) -> None:
         module = types.ModuleType(name)  # in sys.modules while msgspec resolves the annotations
         sys.modules[name] = module
         try:
-            exec(compile(source, str(MODELS), "exec"), module.__dict__)  # noqa: S102 - our own generated code
+            exec(compile(source, str(MODELS), "exec", dont_inherit=True), module.__dict__)  # noqa: S102 - our own generated code
             structs = [v for _k, v in sorted(vars(module).items()) if isinstance(v, type) and issubclass(v, msgspec.Struct) and v.__module__ == name]
             return strip(msgspec.json.schema_components(structs)[1])
         finally:

@@ -14,6 +14,10 @@ The settings table (between ``<!-- settings:begin -->`` and ``<!-- settings:end 
 canonical setting, a one-item transcript holding only that setting, compares the body with the body of
 the same transcript without it, and decodes it again (see :func:`_setting_cell`).
 
+The declared table (between ``<!-- declared:begin -->`` and ``<!-- declared:end -->``) is each mapper's
+``settings_table`` as written (ADR 0042): the wire path of every setting, or why it is not taken
+(tests/providers/test_settings_tables.py proves the declarations are what the mappers do).
+
 Usage: ``python tools/gen_provider_matrix.py [--check]``.
 """
 
@@ -36,6 +40,7 @@ OUT = ROOT / "docs" / "providers.md"
 TARGETS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "bedrock-converse", "cohere", "mistral"]
 BEGIN, END = "<!-- matrix:begin -->", "<!-- matrix:end -->"
 SETTINGS_BEGIN, SETTINGS_END = "<!-- settings:begin -->", "<!-- settings:end -->"
+DECLARED_BEGIN, DECLARED_END = "<!-- declared:begin -->", "<!-- declared:end -->"
 DIALECTS = ["deepseek", "openrouter", "ollama"]
 """Further ``openai-chat`` dialects shown as their own settings columns."""
 MODEL = "test-model"
@@ -213,6 +218,33 @@ def render_settings() -> str:
     return head + "\n".join(rows) + "\n"
 
 
+def render_declared() -> str:
+    """The settings tables as declared: one row per canonical setting, then each mapper's reasons and converters."""
+    from interlingua.mapping.settings_table import Unsupported, required_settings
+
+    mappers = _setting_mappers()
+    head = "| setting | " + " | ".join(f"`{n}`" for n, _ in mappers) + " |\n|---|" + "---|" * len(mappers) + "\n"
+    rows = []
+    for name in required_settings():
+        cells = []
+        for _, m in mappers:
+            row = m.settings_table.rows[name]  # type: ignore[attr-defined]
+            cells.append("not taken" if isinstance(row, Unsupported) else f"`{row.path}`" + (" (converted)" if row.how else ""))
+        rows.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    notes = []
+    for label, m in mappers:
+        table = m.settings_table  # type: ignore[attr-defined]
+        why: dict[str, list[str]] = {}
+        for name, row in table.rows.items():
+            if isinstance(row, Unsupported):
+                text = (row.why or "no such field") + ("; refused under policy error" if row.meaning_changes else "")
+                why.setdefault(text, []).append(f"`{name}`")
+        how = [f"`{name}`: {row.how}" for name, row in table.rows.items() if not isinstance(row, Unsupported) and row.how and name != "model"]
+        parts = [f"{', '.join(names)} not taken ({text})" for text, names in why.items()] + how
+        notes.append(f"- **`{label}`**: " + "; ".join(parts) + ".")
+    return head + "\n".join(rows) + "\n\n" + "\n".join(notes) + "\n"
+
+
 def _replace(doc: str, begin: str, end: str, text: str) -> str:
     start, stop = doc.index(begin) + len(begin), doc.index(end)
     return doc[:start] + "\n" + text + doc[stop:]
@@ -225,6 +257,7 @@ def main() -> int:
     doc = OUT.read_text()
     new = _replace(doc, BEGIN, END, render_matrix())
     new = _replace(new, SETTINGS_BEGIN, SETTINGS_END, render_settings())
+    new = _replace(new, DECLARED_BEGIN, DECLARED_END, render_declared())
     if args.check:
         if new != doc:
             print("docs/providers.md matrix or settings table is out of date: run `python tools/gen_provider_matrix.py`", file=sys.stderr)

@@ -32,6 +32,8 @@ import msgspec
 
 from .codec import DEFAULT_LIMITS, SCHEMA_VERSION, Item, Limits, Mode, decode_transcript, encode_envelope, iter_jsonl
 from .errors import DocumentError, Problem, SessionChoiceError
+from .session_rules import check_header
+from .validation import ItemChecker
 from .items import Envelope, ResponseRecord, SessionHeader, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
 
 __all__ = [
@@ -129,14 +131,6 @@ def envelope_responses(transcript: Any, count: int | None = None) -> dict[int, d
     return {i: {k: f[k] for k in ("usage", "stop_reason", "response") if k in f} for i, f in out.items() if f}
 
 
-def _check_header(record: SessionRecord) -> None:
-    seen: set[int] = set()
-    for j, change in enumerate(record.changes or ()):
-        if change.change_no in seen:
-            raise DocumentError(Problem(f"/session/changes/{j}/change_no", f"change_no {change.change_no} appears twice"))
-        seen.add(change.change_no)
-
-
 @dataclass
 class SessionStart:
     """:func:`iter_session_parts`: a session begins (its header, when it has one)."""
@@ -214,8 +208,6 @@ def iter_session_parts(
     def fail(message: str, line: int, pointer: str = "") -> DocumentError:
         return DocumentError(Problem(pointer, message, label, line))
 
-    from .validation import ItemChecker
-
     checker = ItemChecker()
 
     def start(part: SessionStart) -> SessionStart:
@@ -238,7 +230,7 @@ def iter_session_parts(
             raise rec.error
         if rec.header is not None:
             try:
-                _check_header(rec.header.session)
+                check_header(rec.header.session)
             except DocumentError as exc:
                 raise exc.located(file=label, line=rec.line) from exc
             if current is not None:

@@ -32,6 +32,7 @@ import msgspec
 
 from .codec import DEFAULT_LIMITS, Item, Limits, Mode, UnknownItem, _jsonl_parts, decode_transcript, iter_jsonl
 from .errors import DocumentError, Problem
+from .session_rules import check_header
 from .items import (
     ArtifactRefItem,
     AudioItem,
@@ -920,10 +921,8 @@ def _switch(
 
 def _header_problems(record: Any) -> list[Problem]:
     """The header checks ``store import`` makes beyond the schema (``change_no`` unique in a session)."""
-    from .session_file import _check_header
-
     try:
-        _check_header(record)
+        check_header(record)
     except DocumentError as exc:
         return exc.problems
     return []

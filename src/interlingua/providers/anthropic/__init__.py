@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
+from ...mapping.base import MapperBase, WireFunctions
+from ...mapping.settings_table import SettingsTable
 from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy
@@ -19,6 +21,7 @@ from ...mapping.vendor_models import VendorModels
 from ._blocks import ID_RULE, ISSUER, NAME
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
+from ._settings import SETTINGS_TABLE
 from ._stream import AnthropicAccumulator
 
 __all__ = ["AnthropicAccumulator", "AnthropicMapper", "foreign_request_fields", "mapper"]
@@ -50,7 +53,7 @@ def foreign_request_fields(body: Mapping[str, Any]) -> str | None:
 
 
 @keeps_spelling
-class AnthropicMapper:
+class AnthropicMapper(MapperBase):
     """Anthropic Messages both ways; implements :class:`interlingua.mapping.Mapper`.
 
     Attributes:
@@ -67,21 +70,29 @@ class AnthropicMapper:
     vendor_models: tuple[VendorModels, ...] = (VendorModels("anthropic", ("claude-*",)),)
     """Anthropic's Claude ids (Bedrock names the dated ones too: the model carries there, renamed)."""
 
-    def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
-        """See :func:`interlingua.providers.anthropic._request.decode_request`."""
-        return decode_request(body)
+    wire = WireFunctions(decode_request, encode_request, decode_response, encode_response, AnthropicAccumulator)
+    settings_table: SettingsTable = SETTINGS_TABLE
+    default_capabilities = ModelCapabilities(
+        input_modalities=["text", "image", "document"],
+        output_modalities=["text"],
+        tools=True,
+        parallel_tool_calls=True,
+        requires_tool_definitions=True,
+        reasoning=True,
+        streaming=True,
+        structured_output=False,
+        prompt_caching=True,
+        stop_sequences=True,
+        assistant_prefill=True,
+        raw_round_trip=True,
+    )
+    """Defaults for current Claude models (used when no model table entry matches).
 
-    def encode_request(self, transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
-        """See :func:`interlingua.providers.anthropic._request.encode_request`."""
-        return encode_request(transcript, model=model, policy=policy)
-
-    def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
-        """See :func:`interlingua.providers.anthropic._response.decode_response`."""
-        return decode_response(body)
-
-    def encode_response(self, response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
-        """See :func:`interlingua.providers.anthropic._response.encode_response`."""
-        return encode_response(response, model=model, policy=policy)
+    Text, image and document (PDF/plain text) input; text output; tools with parallel calls,
+    and tool definitions required whenever the history holds tool calls; extended thinking;
+    streaming; prompt caching; stop sequences; assistant prefill; raw round trip of
+    Anthropic blocks with no canonical form. No audio.
+    """
 
     def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
         """``"request"`` when ``body`` has ``messages``; ``"response"`` when ``type == "message"`` with ``content``.
@@ -96,33 +107,6 @@ class AnthropicMapper:
         if body.get("type") == "message" and isinstance(body.get("content"), list):
             return "response"
         return None
-
-    def accumulator(self) -> AnthropicAccumulator:
-        """A fresh accumulator for one streamed response."""
-        return AnthropicAccumulator()
-
-    def capabilities(self, model: str | None) -> ModelCapabilities:
-        """Defaults for current Claude models (used when no model table entry matches).
-
-        Text, image and document (PDF/plain text) input; text output; tools with parallel calls,
-        and tool definitions required whenever the history holds tool calls; extended thinking;
-        streaming; prompt caching; stop sequences; assistant prefill; raw round trip of
-        Anthropic blocks with no canonical form. No audio.
-        """
-        return ModelCapabilities(
-            input_modalities=["text", "image", "document"],
-            output_modalities=["text"],
-            tools=True,
-            parallel_tool_calls=True,
-            requires_tool_definitions=True,
-            reasoning=True,
-            streaming=True,
-            structured_output=False,
-            prompt_caching=True,
-            stop_sequences=True,
-            assistant_prefill=True,
-            raw_round_trip=True,
-        )
 
 
 mapper = AnthropicMapper()

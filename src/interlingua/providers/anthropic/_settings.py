@@ -45,9 +45,10 @@ from ...errors import MappingError
 from ...items import ReasoningSettings, ResponseFormat, Settings
 from ...mapping.report import Policy, Report
 from ...mapping.settings import approximated_setting, note_model, own_provider_data, unsupported_setting
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, report_unsupported
 from ._models import NONSTREAMING_TOKEN_RULE, effort_levels, nonstreaming_max_tokens
 
-__all__ = ["DEFAULT_MAX_TOKENS", "EFFORT_BUDGET", "MIN_BUDGET_TOKENS", "SAMPLING_SETTINGS", "SETTINGS_KEYS", "decode_settings", "encode_settings"]
+__all__ = ["DEFAULT_MAX_TOKENS", "EFFORT_BUDGET", "MIN_BUDGET_TOKENS", "SAMPLING_SETTINGS", "SETTINGS_KEYS", "SETTINGS_TABLE", "decode_settings", "encode_settings"]
 
 UNSET = msgspec.UNSET
 NAME = "anthropic"
@@ -71,6 +72,35 @@ beta variant) of the ``anthropic`` SDK (2.14 and later) has no ``temperature``, 
 had ``seed`` or penalties. Older recorded requests holding the first three still decode."""
 
 _NO_SAMPLING = "the current Messages API takes no sampling parameters (anthropic SDK MessageCreateParams)"
+
+_SAMPLING = Unsupported(why=_NO_SAMPLING, meaning_changes=True)
+
+SETTINGS_TABLE = SettingsTable(
+    "anthropic",
+    "Anthropic",
+    {
+        "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)"),
+        "max_output_tokens": Wire("max_tokens", "required: from the model table or a default when not set (reported changed)"),
+        "temperature": _SAMPLING,
+        "top_p": _SAMPLING,
+        "top_k": _SAMPLING,
+        "stop": Wire("stop_sequences"),
+        "seed": _SAMPLING,
+        "presence_penalty": _SAMPLING,
+        "frequency_penalty": _SAMPLING,
+        "response_format.type": Wire("output_config.format", "json_schema with a schema (or output_format when the source used it); text writes nothing; json_object refused"),
+        "response_format.name": Unsupported(why="the output format has a schema only"),
+        "response_format.description": Unsupported(why="the output format has a schema only"),
+        "response_format.schema": Wire("output_config.format.schema"),
+        "response_format.strict": Unsupported(why="Anthropic always enforces the schema"),
+        "reasoning.effort": Wire("output_config.effort", "or a thinking.budget_tokens from EFFORT_BUDGET when the model takes no effort (changed); none -> thinking disabled"),
+        "reasoning.budget_tokens": Wire("thinking.budget_tokens", "0 -> thinking disabled; below 1024 raised to 1024 (changed)"),
+        "reasoning.summary": Unsupported(why="Claude 4 models return summarized thinking by default"),
+        "reasoning.include_thoughts": Wire("thinking.display", "false -> omitted while thinking (changed); otherwise reported dropped"),
+        "stream": Wire("stream"),
+    },
+)
+"""What Anthropic Messages does with every canonical setting (ADR 0042); sampling rows: :data:`SAMPLING_SETTINGS`."""
 
 _NATIVE_EFFORT = ("low", "medium", "high", "xhigh")
 """Canonical effort levels ``output_config.effort`` takes as they are."""
@@ -285,10 +315,7 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
         )
     out["max_tokens"] = max_tokens
 
-    for name in SAMPLING_SETTINGS:
-        value = getattr(s, name)
-        if value is not UNSET:
-            unsupported_setting(report, policy, "Anthropic", name, value, meaning_changes=True, why=_NO_SAMPLING)
+    report_unsupported(s, SETTINGS_TABLE, policy=policy, report=report)
     if s.stop is not UNSET:
         out["stop_sequences"] = list(s.stop)
 
@@ -352,8 +379,7 @@ def _encode_reasoning(s: Settings, extra: dict[str, Any], out: dict[str, Any], r
         elif r.include_thoughts is not UNSET:
             why = "Anthropic returns thinking blocks whenever Claude thinks" if r.include_thoughts else "no thinking is configured"
             unsupported_setting(report, "drop", "Anthropic", "reasoning.include_thoughts", r.include_thoughts, why=why)
-        if r.summary is not UNSET:
-            unsupported_setting(report, "drop", "Anthropic", "reasoning.summary", r.summary, why="Claude 4 models return summarized thinking by default")
+        report_unsupported(r, SETTINGS_TABLE, policy="drop", report=report, group="reasoning")
     if saved is not None:
         if thinking is None:
             return saved if "type" in saved else None

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
+from ...mapping.base import MapperBase, WireFunctions
+from ...mapping.settings_table import SettingsTable
 from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy
@@ -22,13 +24,14 @@ from ._models import CLAUDE_MODELS
 from ._blocks import ID_RULE, ISSUER, NAME
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
+from ._request import SETTINGS_TABLE
 from ._stream import BedrockConverseAccumulator
 
 __all__ = ["BedrockConverseAccumulator", "BedrockConverseMapper", "mapper"]
 
 
 @keeps_spelling
-class BedrockConverseMapper:
+class BedrockConverseMapper(MapperBase):
     """Bedrock Converse both ways; implements :class:`interlingua.mapping.Mapper`.
 
     Attributes:
@@ -56,21 +59,30 @@ class BedrockConverseMapper:
             return True
         return isinstance(item, (ToolResultItem, HandoffResultItem)) and any(isinstance(part, DocumentItem) for part in item.content)
 
-    def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
-        """See :func:`interlingua.providers.bedrock_converse._request.decode_request`."""
-        return decode_request(body)
+    wire = WireFunctions(decode_request, encode_request, decode_response, encode_response, BedrockConverseAccumulator)
+    settings_table: SettingsTable = SETTINGS_TABLE
+    default_capabilities = ModelCapabilities(
+        input_modalities=["text", "image", "document"],
+        output_modalities=["text"],
+        tools=True,
+        parallel_tool_calls=True,
+        requires_tool_definitions=True,
+        reasoning=True,
+        streaming=True,
+        structured_output=True,
+        prompt_caching=True,
+        stop_sequences=True,
+        assistant_prefill=True,
+        raw_round_trip=True,
+    )
+    """Defaults for Converse (used when no model table entry matches).
 
-    def encode_request(self, transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
-        """See :func:`interlingua.providers.bedrock_converse._request.encode_request`."""
-        return encode_request(transcript, model=model, policy=policy)
-
-    def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
-        """See :func:`interlingua.providers.bedrock_converse._response.decode_response`."""
-        return decode_response(body)
-
-    def encode_response(self, response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
-        """See :func:`interlingua.providers.bedrock_converse._response.encode_response`."""
-        return encode_response(response, model=model, policy=policy)
+    Text, image and document input (video is carried as a raw block); text output; tools with
+    parallel calls, tool definitions required when the history holds tool calls (toolConfig must
+    be present); reasoning; streaming; prompt caching (cachePoint); stop sequences; assistant
+    prefill; raw round trip. Structured output through ``outputConfig``. Model families differ:
+    the model table narrows them.
+    """
 
     def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
         """``"request"``: ``messages`` whose content holds one-member blocks (no ``type`` key) or ``modelId``/``inferenceConfig``;
@@ -89,34 +101,6 @@ class BedrockConverseMapper:
         if blocks and all(isinstance(b, Mapping) and len(b) == 1 and "type" not in b for b in blocks):
             return "request"
         return None
-
-    def accumulator(self) -> BedrockConverseAccumulator:
-        """A fresh accumulator for one streamed response."""
-        return BedrockConverseAccumulator()
-
-    def capabilities(self, model: str | None) -> ModelCapabilities:
-        """Defaults for Converse (used when no model table entry matches).
-
-        Text, image and document input (video is carried as a raw block); text output; tools with
-        parallel calls, tool definitions required when the history holds tool calls (toolConfig must
-        be present); reasoning; streaming; prompt caching (cachePoint); stop sequences; assistant
-        prefill; raw round trip. Structured output through ``outputConfig``. Model families differ:
-        the model table narrows them.
-        """
-        return ModelCapabilities(
-            input_modalities=["text", "image", "document"],
-            output_modalities=["text"],
-            tools=True,
-            parallel_tool_calls=True,
-            requires_tool_definitions=True,
-            reasoning=True,
-            streaming=True,
-            structured_output=True,
-            prompt_caching=True,
-            stop_sequences=True,
-            assistant_prefill=True,
-            raw_round_trip=True,
-        )
 
 
 mapper = BedrockConverseMapper()

@@ -37,10 +37,11 @@ from ...mapping.protocol import Conversion
 from ...mapping.tool_definitions import require_tool_definitions
 from ...mapping.report import Policy, Report
 from ...mapping.settings import approximated_setting, note_model, own_provider_data, settings_of, unsupported_setting
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, report_unsupported
 from ...mapping.wire import guarded
 from ._blocks import NAME, DecodeContext, Encoder, decode_blocks, item_type, speaker
 
-__all__ = ["PROVIDER_DATA_KEYS", "decode_request", "encode_request"]
+__all__ = ["PROVIDER_DATA_KEYS", "SETTINGS_TABLE", "decode_request", "encode_request"]
 
 PROVIDER_DATA_KEYS = (
     "promptVariables",
@@ -56,6 +57,36 @@ _CHOICE_IN = {"auto": "auto", "any": "required", "tool": "tool"}
 _EFFORTS = frozenset({"none", "minimal", "low", "medium", "high", "xhigh"})
 _EFFORT_BUDGET = {"minimal": 1024, "low": 1024, "medium": 4096, "high": 16384, "xhigh": 32768}
 """Effort level -> Anthropic ``thinking.budget_tokens`` on Bedrock (an approximation, reported)."""
+
+
+_NO_INFERENCE_FIELD = Unsupported(why="no inferenceConfig field")
+
+SETTINGS_TABLE = SettingsTable(
+    NAME,
+    NAME,
+    {
+        "model": Wire("modelId", "from encode_request(model=...) or a Bedrock id in the settings (the URL path on the wire)"),
+        "max_output_tokens": Wire("inferenceConfig.maxTokens"),
+        "temperature": Wire("inferenceConfig.temperature"),
+        "top_p": Wire("inferenceConfig.topP"),
+        "top_k": Wire("additionalModelRequestFields.top_k", "Anthropic's field on Bedrock"),
+        "stop": Wire("inferenceConfig.stopSequences"),
+        "stream": Unsupported(why="the endpoint decides: converse or converse-stream"),
+        "seed": _NO_INFERENCE_FIELD,
+        "presence_penalty": _NO_INFERENCE_FIELD,
+        "frequency_penalty": _NO_INFERENCE_FIELD,
+        "response_format.type": Wire("outputConfig.textFormat", "json_schema with a schema only; text writes nothing (the default); json_object refused"),
+        "response_format.name": Wire("outputConfig.textFormat.structure.jsonSchema.name"),
+        "response_format.description": Wire("outputConfig.textFormat.structure.jsonSchema.description"),
+        "response_format.schema": Wire("outputConfig.textFormat.structure.jsonSchema.schema", "as a JSON string"),
+        "response_format.strict": Unsupported(why="outputConfig enforces the schema"),
+        "reasoning.effort": Wire("additionalModelRequestFields.reasoning_effort", "Claude: a thinking budget (changed)"),
+        "reasoning.budget_tokens": Wire("additionalModelRequestFields.thinking.budget_tokens", "0 -> thinking disabled"),
+        "reasoning.summary": Unsupported(),
+        "reasoning.include_thoughts": Unsupported(),
+    },
+)
+"""What Bedrock Converse does with every canonical setting (ADR 0042); rows in the order they are reported."""
 
 
 _BEDROCK_ID = re.compile(r"^(?:[a-z]{2,6}\.)?[a-z0-9-]+\.[A-Za-z0-9._:-]+$|^arn:aws")
@@ -318,12 +349,7 @@ def _encode_settings(settings: Settings, body: dict[str, Any], model: str | None
     if settings.top_k is not msgspec.UNSET:
         # Anthropic's field on Bedrock; other families (Nova: inferenceConfig.topK) keep theirs in provider_data.
         extra["top_k"] = settings.top_k
-    if settings.stream is not msgspec.UNSET:
-        unsupported_setting(report, policy, NAME, "stream", settings.stream, why="the endpoint decides: converse or converse-stream")
-    for name in ("seed", "presence_penalty", "frequency_penalty"):
-        value = getattr(settings, name)
-        if value is not msgspec.UNSET:
-            unsupported_setting(report, policy, NAME, name, value, why="no inferenceConfig field")
+    report_unsupported(settings, SETTINGS_TABLE, policy=policy, report=report)
     reasoning = settings.reasoning
     if isinstance(reasoning, ReasoningSettings):
         if reasoning.budget_tokens is not msgspec.UNSET:
@@ -339,10 +365,7 @@ def _encode_settings(settings: Settings, body: dict[str, Any], model: str | None
                     approximated_setting(report, "reasoning.effort", reasoning.effort, "additionalModelRequestFields.thinking.budget_tokens", budget)
             else:
                 extra["reasoning_effort"] = reasoning.effort
-        for name in ("summary", "include_thoughts"):
-            value = getattr(reasoning, name)
-            if value is not msgspec.UNSET:
-                unsupported_setting(report, policy, NAME, f"reasoning.{name}", value)
+        report_unsupported(reasoning, SETTINGS_TABLE, policy=policy, report=report, group="reasoning")
     fmt = settings.response_format
     if isinstance(fmt, ResponseFormat) and fmt.type != "text":
         if fmt.type == "json_schema" and fmt.schema is not msgspec.UNSET:

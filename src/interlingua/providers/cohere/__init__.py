@@ -13,19 +13,22 @@ from typing import Any, Literal
 
 from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
+from ...mapping.base import MapperBase, WireFunctions
+from ...mapping.settings_table import SettingsTable
 from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy
 from ._common import NAME
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
+from ._settings import SETTINGS_TABLE
 from ._stream import CohereAccumulator
 
 __all__ = ["CohereAccumulator", "CohereMapper", "mapper"]
 
 
 @keeps_spelling
-class CohereMapper:
+class CohereMapper(MapperBase):
     """Cohere v2 Chat both ways; implements :class:`interlingua.mapping.Mapper`.
 
     Attributes:
@@ -40,21 +43,29 @@ class CohereMapper:
     framing: Framing = "sse"
     id_rule: IdRule | None = None
 
-    def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
-        """See :func:`interlingua.providers.cohere._request.decode_request`."""
-        return decode_request(body)
+    wire = WireFunctions(decode_request, encode_request, decode_response, encode_response, CohereAccumulator)
+    settings_table: SettingsTable = SETTINGS_TABLE
+    default_capabilities = ModelCapabilities(
+        input_modalities=["text", "image"],
+        output_modalities=["text"],
+        tools=True,
+        parallel_tool_calls=True,
+        requires_tool_definitions=True,
+        reasoning=True,
+        streaming=True,
+        structured_output=True,
+        prompt_caching=False,
+        stop_sequences=True,
+        assistant_prefill=False,
+        raw_round_trip=True,
+    )
+    """Defaults for Cohere v2 chat (used when no model table entry matches).
 
-    def encode_request(self, transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
-        """See :func:`interlingua.providers.cohere._request.encode_request`."""
-        return encode_request(transcript, model=model, policy=policy)
-
-    def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
-        """See :func:`interlingua.providers.cohere._response.decode_response`."""
-        return decode_response(body)
-
-    def encode_response(self, response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
-        """See :func:`interlingua.providers.cohere._response.encode_response`."""
-        return encode_response(response, model=model, policy=policy)
+    Text and image input (Command A Vision; the model table narrows per model), text output;
+    tools with parallel calls (tool definitions needed for tool calls in the history); reasoning
+    (Command A Reasoning, ``thinking``); streaming; structured output (``response_format``);
+    stop sequences; raw round trip. No prompt caching control and no assistant prefill.
+    """
 
     def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
         """``"response"``: a ``message`` object beside ``finish_reason``; ``"request"``: ``messages``
@@ -64,33 +75,6 @@ class CohereMapper:
         if isinstance(body.get("message"), Mapping) and "finish_reason" in body:
             return "response"
         return "request" if isinstance(body.get("messages"), list) else None
-
-    def accumulator(self) -> CohereAccumulator:
-        """A fresh accumulator for one streamed response."""
-        return CohereAccumulator()
-
-    def capabilities(self, model: str | None) -> ModelCapabilities:
-        """Defaults for Cohere v2 chat (used when no model table entry matches).
-
-        Text and image input (Command A Vision; the model table narrows per model), text output;
-        tools with parallel calls (tool definitions needed for tool calls in the history); reasoning
-        (Command A Reasoning, ``thinking``); streaming; structured output (``response_format``);
-        stop sequences; raw round trip. No prompt caching control and no assistant prefill.
-        """
-        return ModelCapabilities(
-            input_modalities=["text", "image"],
-            output_modalities=["text"],
-            tools=True,
-            parallel_tool_calls=True,
-            requires_tool_definitions=True,
-            reasoning=True,
-            streaming=True,
-            structured_output=True,
-            prompt_caching=False,
-            stop_sequences=True,
-            assistant_prefill=False,
-            raw_round_trip=True,
-        )
 
 
 mapper = CohereMapper()

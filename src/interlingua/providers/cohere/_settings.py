@@ -21,9 +21,10 @@ import msgspec
 from ...items import ReasoningSettings, Settings
 from ...mapping.report import Policy, Report
 from ...mapping.settings import approximated_setting, build_settings, merge_provider_fields, own_provider_data, unsupported_setting, valid_setting
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, report_unsupported
 from ._common import NAME
 
-__all__ = ["decode_settings", "encode_settings"]
+__all__ = ["SETTINGS_TABLE", "decode_settings", "encode_settings"]
 
 U = msgspec.UNSET
 
@@ -42,6 +43,28 @@ _PLAIN = {
 """Wire field -> canonical setting, same value."""
 
 _CONVERSATION = frozenset({"messages", "tools"})
+
+_SCHEMA_ALONE = Unsupported(why="Cohere's response_format takes the schema alone")
+
+SETTINGS_TABLE = SettingsTable(
+    NAME,
+    "Cohere",
+    {
+        "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)"),
+        **{canonical: Wire(wire) for wire, canonical in _PLAIN.items() if canonical not in ("model", "stream")},
+        "response_format.type": Wire("response_format.type", "json_schema -> json_object with json_schema"),
+        "response_format.name": _SCHEMA_ALONE,
+        "response_format.description": _SCHEMA_ALONE,
+        "response_format.schema": Wire("response_format.json_schema"),
+        "response_format.strict": _SCHEMA_ALONE,
+        "reasoning.effort": Wire("thinking.type", "none -> disabled; a level -> enabled (changed); dropped beside a budget"),
+        "reasoning.budget_tokens": Wire("thinking.token_budget"),
+        "reasoning.summary": Unsupported(why="Cohere returns the thinking itself, no summary"),
+        "reasoning.include_thoughts": Wire("thinking.type", "true -> enabled; false reported dropped"),
+        "stream": Wire("stream"),
+    },
+)
+"""What Cohere v2 chat does with every canonical setting (ADR 0042)."""
 
 
 def _response_format(value: Any) -> dict[str, Any] | None:
@@ -119,9 +142,7 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
                 out["json_schema"] = copy.deepcopy(fmt.schema)
             else:
                 approximated_setting(report, "response_format", fmt, "response_format", out, why="a json_schema format without a schema")
-            for name in ("name", "description", "strict"):
-                if getattr(fmt, name) is not U:
-                    unsupported_setting(report, policy, "Cohere", f"response_format.{name}", getattr(fmt, name), why="Cohere's response_format takes the schema alone")
+            report_unsupported(fmt, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
             body["response_format"] = out
     if settings.reasoning is not U:
         thinking = _encode_thinking(settings.reasoning, policy, report)
@@ -143,8 +164,7 @@ def _encode_thinking(reasoning: ReasoningSettings, policy: Policy, report: Repor
         out = {"type": "enabled"}
     if reasoning.effort not in (U, "none") and reasoning.budget_tokens is not U:
         unsupported_setting(report, policy, "Cohere", "reasoning.effort", reasoning.effort, why="the token budget is sent instead")
-    if reasoning.summary is not U:
-        unsupported_setting(report, policy, "Cohere", "reasoning.summary", reasoning.summary, why="Cohere returns the thinking itself, no summary")
+    report_unsupported(reasoning, SETTINGS_TABLE, policy=policy, report=report, group="reasoning")
     if reasoning.include_thoughts is False:
         unsupported_setting(report, policy, "Cohere", "reasoning.include_thoughts", False, why="Cohere returns the thinking whenever it thinks")
     return out

@@ -43,10 +43,11 @@ from ...errors import ConversionError
 from ...items import ReasoningSettings, ResponseFormat, Settings
 from ...mapping.report import Policy, Report
 from ...mapping.settings import approximated_setting, own_provider_data, unsupported_setting
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, report_unsupported
 from ._common import NAME, camel
 from ._models import EFFORT_THINKING_BUDGET, ThinkingRule, thinking_rule
 
-__all__ = ["decode_settings", "encode_settings", "openapi_to_json_schema", "json_schema_to_openapi"]
+__all__ = ["SETTINGS_TABLE", "decode_settings", "encode_settings", "openapi_to_json_schema", "json_schema_to_openapi"]
 
 UNSET = msgspec.UNSET
 
@@ -55,6 +56,33 @@ _LEVELS = ("minimal", "low", "medium", "high")
 
 _GC = "generationConfig"
 _TC = "thinkingConfig"
+
+SETTINGS_TABLE = SettingsTable(
+    NAME,
+    "Gemini",
+    {
+        "model": Wire("URL path models/{model}", "never in the body: passed to the call (model_in_body = False)"),
+        "max_output_tokens": Wire("generationConfig.maxOutputTokens"),
+        "temperature": Wire("generationConfig.temperature"),
+        "top_p": Wire("generationConfig.topP"),
+        "top_k": Wire("generationConfig.topK"),
+        "stop": Wire("generationConfig.stopSequences"),
+        "seed": Wire("generationConfig.seed"),
+        "presence_penalty": Wire("generationConfig.presencePenalty"),
+        "frequency_penalty": Wire("generationConfig.frequencyPenalty"),
+        "response_format.type": Wire("generationConfig.responseMimeType", "text -> text/plain; JSON -> application/json"),
+        "response_format.name": Unsupported(why="Gemini takes the schema only"),
+        "response_format.description": Unsupported(why="Gemini takes the schema only"),
+        "response_format.schema": Wire("generationConfig.responseJsonSchema", "responseSchema (OpenAPI subset, changed) for Gemini 1.x/2.0"),
+        "response_format.strict": Unsupported(why="Gemini always constrains output to the schema"),
+        "reasoning.effort": Wire("generationConfig.thinkingConfig.thinkingLevel", "a thinkingBudget for models that take budgets (changed)"),
+        "reasoning.budget_tokens": Wire("generationConfig.thinkingConfig.thinkingBudget"),
+        "reasoning.summary": Unsupported(why="includeThoughts returns thought summaries"),
+        "reasoning.include_thoughts": Wire("generationConfig.thinkingConfig.includeThoughts"),
+        "stream": Unsupported(why="Gemini picks streaming by URL: streamGenerateContent or generateContent", target="Gemini body"),
+    },
+)
+"""What Gemini ``generateContent`` does with every canonical setting (ADR 0042)."""
 
 
 def _bad(where: str, what: str) -> ConversionError:
@@ -320,8 +348,7 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
         gc[_TC] = thinking
     for key, value in saved.items():
         gc.setdefault(key, copy.deepcopy(value))
-    if s.stream is not UNSET:
-        unsupported_setting(report, policy, "Gemini body", "stream", s.stream, why="Gemini picks streaming by URL: streamGenerateContent or generateContent")
+    report_unsupported(s, SETTINGS_TABLE, policy=policy, report=report)
     out: dict[str, Any] = {}
     if gc or isinstance(saved_gc, Mapping):
         out[_GC] = gc
@@ -402,8 +429,7 @@ def _encode_reasoning(s: Settings, saved: Any, report: Report, rule: ThinkingRul
         tc["thinkingLevel"] = spelled if isinstance(spelled, str) and spelled.lower() == r.effort else r.effort
     if r.include_thoughts is not UNSET:
         tc["includeThoughts"] = r.include_thoughts
-    if r.summary is not UNSET:
-        unsupported_setting(report, "drop", "Gemini", "reasoning.summary", r.summary, why="includeThoughts returns thought summaries")
+    report_unsupported(r, SETTINGS_TABLE, policy="drop", report=report, group="reasoning")
     return tc
 
 

@@ -47,6 +47,8 @@ from ...mapping.report import Policy, Report, ReportEntry
 from ...mapping.wire import guarded
 from ...streaming.events import RawEvent, StreamEvent
 from ..openai_chat import OpenAIChatMapper
+from ..openai_chat._settings import settings_table as chat_settings_table
+from ...mapping.settings_table import SettingsTable, Wire
 from ..openai_chat._common import NAME as ENGINE
 from ..openai_chat._common import data_url, parse_data_url
 
@@ -435,6 +437,8 @@ class MistralMapper:
     issuer: str = ISSUER
     framing: Framing = "sse"
     id_rule: IdRule | None = ID_RULE
+    settings_table: SettingsTable = chat_settings_table("mistral").replace(NAME, seed=Wire("random_seed"))
+    """The engine's ``mistral`` dialect table, the seed written as ``random_seed`` (ADR 0042)."""
 
     def __repr__(self) -> str:
         return "MistralMapper()"

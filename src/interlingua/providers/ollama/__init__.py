@@ -12,12 +12,15 @@ from typing import Any, Literal
 
 from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
+from ...mapping.base import MapperBase, WireFunctions
+from ...mapping.settings_table import SettingsTable
 from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy
 from ._common import NAME
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
+from ._settings import SETTINGS_TABLE
 from ._stream import OllamaAccumulator
 
 __all__ = ["OllamaMapper", "foreign_request_fields", "mapper", "ollama_markers"]
@@ -72,7 +75,7 @@ def ollama_markers(body: Mapping[str, Any]) -> bool:
 
 
 @keeps_spelling
-class OllamaMapper:
+class OllamaMapper(MapperBase):
     """The Ollama ``/api/chat`` wire format, both ways (see the package docstring)."""
 
     name: str = NAME
@@ -82,21 +85,22 @@ class OllamaMapper:
     spelling_fixed: tuple[tuple[str, ...], ...] = (("stream",),)
     """``stream`` is always written (Ollama streams when it is absent): kept out of the source's spelling (ADR 0027)."""
 
-    def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
-        """Request body -> transcript."""
-        return decode_request(body)
-
-    def encode_request(self, transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
-        """Transcript -> request body."""
-        return encode_request(transcript, model=model, policy=policy)
-
-    def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
-        """Response body -> model response."""
-        return decode_response(body)
-
-    def encode_response(self, response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
-        """Model response -> response body."""
-        return encode_response(response, model=model, policy=policy)
+    wire = WireFunctions(decode_request, encode_request, decode_response, encode_response, OllamaAccumulator)
+    settings_table: SettingsTable = SETTINGS_TABLE
+    default_capabilities = ModelCapabilities(
+        input_modalities=["text", "image"],
+        output_modalities=["text"],
+        tools=True,
+        parallel_tool_calls=True,
+        reasoning=True,
+        streaming=True,
+        structured_output=True,
+        prompt_caching=False,
+        stop_sequences=True,
+        assistant_prefill=True,
+        raw_round_trip=True,
+    )
+    """Conservative defaults for a local model: text and images in, tools, thinking, streaming, JSON format."""
 
     def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
         """``request``: ``messages`` and ``model`` without ``done`` (or, without ``model``, with a field
@@ -115,26 +119,6 @@ class OllamaMapper:
         if isinstance(body.get("error"), str) and "messages" not in body:
             return "response"  # an error answer: {"error": "..."} (docs/api/errors.mdx)
         return None
-
-    def accumulator(self) -> OllamaAccumulator:
-        """A fresh accumulator for one NDJSON stream."""
-        return OllamaAccumulator()
-
-    def capabilities(self, model: str | None) -> ModelCapabilities:
-        """Conservative defaults for a local model: text and images in, tools, thinking, streaming, JSON format."""
-        return ModelCapabilities(
-            input_modalities=["text", "image"],
-            output_modalities=["text"],
-            tools=True,
-            parallel_tool_calls=True,
-            reasoning=True,
-            streaming=True,
-            structured_output=True,
-            prompt_caching=False,
-            stop_sequences=True,
-            assistant_prefill=True,
-            raw_round_trip=True,
-        )
 
 
 mapper = OllamaMapper()

@@ -32,9 +32,10 @@ from ...mapping.settings import (
     unsupported_setting,
     valid_setting,
 )
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, report_unsupported
 from ._common import NAME
 
-__all__ = ["decode_settings", "encode_settings"]
+__all__ = ["SETTINGS_TABLE", "decode_settings", "encode_settings"]
 
 U = msgspec.UNSET
 
@@ -51,6 +52,28 @@ _OPTIONS = {
 """``options`` field -> canonical setting (OLL ``api/types.go`` ``Options``)."""
 
 _THINK_LEVELS = ("low", "medium", "high")
+
+_SCHEMA_ALONE = Unsupported(why="Ollama format takes the schema alone")
+
+SETTINGS_TABLE = SettingsTable(
+    NAME,
+    "Ollama",
+    {
+        "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)"),
+        **{canonical: Wire(f"options.{wire}") for wire, canonical in _OPTIONS.items()},
+        "response_format.type": Wire("format", "json_object -> \"json\"; json_schema -> the schema; text reported dropped (free text is the default)"),
+        "response_format.name": _SCHEMA_ALONE,
+        "response_format.description": _SCHEMA_ALONE,
+        "response_format.schema": Wire("format"),
+        "response_format.strict": _SCHEMA_ALONE,
+        "reasoning.effort": Wire("think", "none -> false; minimal/xhigh -> low/high (changed)"),
+        "reasoning.budget_tokens": Wire("think", "a level for the budget (changed); dropped beside an effort"),
+        "reasoning.summary": Unsupported(why="Ollama returns the thinking itself, no summary"),
+        "reasoning.include_thoughts": Wire("think", "true -> true; false reported dropped"),
+        "stream": Wire("stream", "always written: false when not set (reported changed)"),
+    },
+)
+"""What Ollama ``/api/chat`` does with every canonical setting (ADR 0042)."""
 _CONVERSATION = frozenset({"messages", "tools"})
 
 
@@ -114,9 +137,7 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
             body["format"] = "json"
         elif fmt.type == "json_schema" and fmt.schema is not U:
             body["format"] = copy.deepcopy(fmt.schema)
-            for name in ("name", "description", "strict"):
-                if getattr(fmt, name) is not U:
-                    unsupported_setting(report, policy, "Ollama", f"response_format.{name}", getattr(fmt, name), why="Ollama format takes the schema alone")
+            report_unsupported(fmt, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
         elif fmt.type == "json_schema":
             body["format"] = "json"
             approximated_setting(report, "response_format", fmt, "format", "json", why="a json_schema format without a schema")
@@ -150,8 +171,7 @@ def _think(reasoning: ReasoningSettings, policy: Policy, report: Report) -> bool
             approximated_setting(report, "reasoning.budget_tokens", reasoning.budget_tokens, "think", effort, why="Ollama takes a thinking level, not a token budget")
         else:
             unsupported_setting(report, policy, "Ollama", "reasoning.budget_tokens", reasoning.budget_tokens, why="the effort level is sent instead")
-    if reasoning.summary is not U:
-        unsupported_setting(report, policy, "Ollama", "reasoning.summary", reasoning.summary, why="Ollama returns the thinking itself, no summary")
+    report_unsupported(reasoning, SETTINGS_TABLE, policy=policy, report=report, group="reasoning")
     think: bool | str | None = None
     if effort == "none":
         think = False

@@ -21,6 +21,8 @@ from ._dialects import DIALECT_RULES
 from ...mapping.settings import settings_of
 from ...mapping.vendor_models import VendorModels
 from ._request import decode_request, encode_request
+from ._settings import settings_table
+from ...mapping.settings_table import SettingsTable
 from ._response import decode_response, encode_response
 from ._stream import ChatStreamAccumulator
 
@@ -85,6 +87,8 @@ class OpenAIChatMapper:
         self.dialect: Dialect = dialect
         self.vendor_models: tuple[VendorModels, ...] = (OPENAI_MODELS,) if dialect == "openai" else ()
         """OpenAI's model ids (the same on Responses: the model carries there); none for another host's dialect."""
+        self.settings_table: SettingsTable = settings_table(dialect)
+        """What this dialect does with every canonical setting (ADR 0042)."""
 
     def __repr__(self) -> str:
         return f"OpenAIChatMapper(dialect={self.dialect!r})"

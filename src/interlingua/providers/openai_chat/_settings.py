@@ -52,10 +52,11 @@ from ...mapping.settings import (
     unsupported_setting,
     valid_setting,
 )
-from ._common import NAME, Dialect
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, report_unsupported
+from ._common import DIALECTS, NAME, Dialect
 from ._dialects import DIALECT_RULES
 
-__all__ = ["decode_settings", "encode_settings"]
+__all__ = ["SETTINGS_TABLES", "decode_settings", "encode_settings", "settings_table"]
 
 U = msgspec.UNSET
 
@@ -67,6 +68,54 @@ _SIMPLE = ("temperature", "top_p", "seed", "presence_penalty", "frequency_penalt
 """Settings with the same name and value on the Chat wire (``top_k``: OpenRouter only)."""
 
 _CONVERSATION = frozenset({"messages", "tools", "functions"})
+
+
+def _table(dialect: str) -> SettingsTable:
+    """The settings table of one dialect (its rules: :data:`DIALECT_RULES`, module docstring)."""
+    rules = DIALECT_RULES[dialect]
+    effort = ".".join(rules.effort_path)
+    target = f"OpenAI Chat ({dialect})"
+    fmt = {
+        "response_format.type": Wire("response_format.type"),
+        "response_format.name": Wire("response_format.json_schema.name", "required: 'response' when not set (changed)"),
+        "response_format.description": Wire("response_format.json_schema.description"),
+        "response_format.schema": Wire("response_format.json_schema.schema"),
+        "response_format.strict": Wire("response_format.json_schema.strict"),
+    }
+    if dialect == "deepseek":
+        fmt = {name: Wire("response_format", "DeepSeek takes text or json_object: a JSON Schema format is refused (degrade: json_object, changed)") for name in fmt}
+    return SettingsTable(
+        NAME if dialect == "openai" else f"{NAME}:{dialect}",
+        target,
+        {
+            "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)"),
+            "max_output_tokens": Wire(rules.max_tokens_field, "the field the source used when it kept one"),
+            "temperature": Wire("temperature"),
+            "top_p": Wire("top_p"),
+            # seed before top_k: the order the two are reported in
+            "seed": Unsupported(target="DeepSeek") if dialect == "deepseek" else Wire("seed"),
+            "top_k": Wire("top_k") if rules.top_k else Unsupported(why=f"the {dialect} dialect takes no top_k"),
+            "stop": Wire("stop", "a one-element list as the string the source sent"),
+            "presence_penalty": Wire("presence_penalty"),
+            "frequency_penalty": Wire("frequency_penalty"),
+            **fmt,
+            "reasoning.effort": Wire(effort, "DeepSeek none -> thinking disabled (changed)" if dialect == "deepseek" else ""),
+            "reasoning.budget_tokens": Wire("reasoning.max_tokens") if dialect == "openrouter" else Wire(effort, "an effort level for the budget (changed); dropped beside an effort"),
+            "reasoning.include_thoughts": Wire("reasoning.exclude", "negated") if dialect == "openrouter" else Unsupported(why="whether reasoning is returned is the model's"),
+            "reasoning.summary": Unsupported(why="reasoning summaries are a Responses API setting", target="OpenAI Chat"),
+            "stream": Wire("stream"),
+        },
+    )
+
+
+SETTINGS_TABLES: dict[str, SettingsTable] = {dialect: _table(dialect) for dialect in DIALECTS}
+"""What each dialect does with every canonical setting (ADR 0042), by dialect; built (and checked) at import."""
+
+
+def settings_table(dialect: str) -> SettingsTable:
+    """The settings table of ``dialect`` (:data:`SETTINGS_TABLES`; built from its rules for a host added later)."""
+    table = SETTINGS_TABLES.get(dialect)
+    return table if table is not None else _table(dialect)
 
 
 # --------------------------------------------------------------------------- decode
@@ -213,17 +262,20 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, dialect: Dialec
         keys = [k for k in ("max_completion_tokens", "max_tokens") if claim_provider_field(own, (k,), value)] or [_MAX_TOKENS_FIELD[dialect]]
         for key in keys:
             body[key] = value
+    table = settings_table(dialect)
+    kept: set[str] = set()
     for name in _SIMPLE:
         value = getattr(settings, name)
         if value is U:
             continue
-        if name == "top_k" and not DIALECT_RULES[dialect].top_k and not claim_provider_field(own, ("top_k",), value):
-            own.pop("top_k", None)  # a kept top_k of another value is not written either
-            unsupported_setting(report, policy, f"OpenAI Chat ({dialect})", "top_k", value, why=f"the {dialect} dialect takes no top_k")
-        elif name == "seed" and dialect == "deepseek":
-            unsupported_setting(report, policy, "DeepSeek", "seed", value)
-        else:
+        if isinstance(table.rows[name], Wire):
             body[name] = value
+        elif name == "top_k" and claim_provider_field(own, ("top_k",), value):
+            body[name] = value  # the source's own top_k, kept as it was (an OpenRouter body read as plain Chat)
+            kept.add(name)
+        elif name == "top_k":
+            own.pop("top_k", None)  # a kept top_k of another value is not written either
+    report_unsupported(settings, table, policy=policy, report=report, kept=frozenset(kept))
     if settings.stop is not U:
         stop = list(settings.stop)
         body["stop"] = stop[0] if len(stop) == 1 and claim_provider_field(own, ("stop",), stop[0]) else stop
@@ -280,10 +332,6 @@ def _encode_reasoning(reasoning: Any, body: dict[str, Any], own: dict[str, Any],
             paths = [p for p in candidates if claim_provider_field(own, p, effort)]
             for path in paths or [_EFFORT_PATH[dialect]]:
                 _put(body, path, effort)
-    if reasoning.include_thoughts is not U:
-        if dialect == "openrouter":
-            _put(body, ("reasoning", "exclude"), not reasoning.include_thoughts)
-        else:
-            unsupported_setting(report, policy, f"OpenAI Chat ({dialect})", "reasoning.include_thoughts", reasoning.include_thoughts, why="whether reasoning is returned is the model's")
-    if reasoning.summary is not U:
-        unsupported_setting(report, policy, "OpenAI Chat", "reasoning.summary", reasoning.summary, why="reasoning summaries are a Responses API setting")
+    if reasoning.include_thoughts is not U and dialect == "openrouter":
+        _put(body, ("reasoning", "exclude"), not reasoning.include_thoughts)
+    report_unsupported(reasoning, settings_table(dialect), policy=policy, report=report, group="reasoning")

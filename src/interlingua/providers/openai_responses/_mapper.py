@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+
+import msgspec
 from typing import Any, Literal
 
 from ...items import ModelCapabilities, Transcript
@@ -10,10 +12,13 @@ from ...mapping.protocol import Conversion, Framing, ModelResponse
 from ...mapping.report import Policy
 from ...mapping.vendor_models import VendorModels
 from ..openai_chat._common import OPENAI_MODELS
+from ...mapping.base import MapperBase, WireFunctions
+from ...mapping.settings_table import SettingsTable
 from ...mapping.spelling import keeps_spelling
 from ._common import ID_RULE, ISSUER, NAME
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
+from ._settings import SETTINGS_TABLE
 from ._stream import ResponsesAccumulator
 
 __all__ = ["OpenAIResponsesMapper"]
@@ -22,7 +27,7 @@ _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "codex")
 
 
 @keeps_spelling
-class OpenAIResponsesMapper:
+class OpenAIResponsesMapper(MapperBase):
     """OpenAI Responses API (``POST /v1/responses``) both ways.
 
     Attributes:
@@ -39,21 +44,26 @@ class OpenAIResponsesMapper:
     vendor_models: tuple[VendorModels, ...] = (OPENAI_MODELS,)
     """OpenAI's model ids, the same as on Chat Completions (the model carries between the two)."""
 
-    def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
-        """See :func:`interlingua.providers.openai_responses._request.decode_request`."""
-        return decode_request(body)
-
-    def encode_request(self, transcript: Transcript, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
-        """See :func:`interlingua.providers.openai_responses._request.encode_request`."""
-        return encode_request(transcript, model=model, policy=policy)
-
-    def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
-        """See :func:`interlingua.providers.openai_responses._response.decode_response`."""
-        return decode_response(body)
-
-    def encode_response(self, response: ModelResponse, *, model: str | None = None, policy: Policy = "error") -> Conversion[dict[str, Any]]:
-        """See :func:`interlingua.providers.openai_responses._response.encode_response`."""
-        return encode_response(response, model=model, policy=policy)
+    wire = WireFunctions(decode_request, encode_request, decode_response, encode_response, ResponsesAccumulator)
+    settings_table: SettingsTable = SETTINGS_TABLE
+    default_capabilities = ModelCapabilities(
+        input_modalities=["text", "image", "document"],
+        output_modalities=["text"],
+        tools=True,
+        parallel_tool_calls=True,
+        requires_tool_definitions=False,
+        reasoning=False,
+        streaming=True,
+        structured_output=True,
+        prompt_caching=True,
+        stop_sequences=False,
+        assistant_prefill=False,
+        raw_round_trip=True,
+    )
+    """Defaults for the Responses API: text, image and file input; function tools with parallel
+    calls; streaming; structured output (``text.format``); prompt caching; raw items round-trip.
+    No stop sequences (the create params have no ``stop``), no assistant prefill. Reasoning for
+    o-series, gpt-5 and codex model names (:meth:`capabilities`)."""
 
     def kind_of(self, body: Mapping[str, Any]) -> Literal["request", "response"] | None:
         """``response``: ``output`` with ``object == "response"``; ``request``: ``input``, or
@@ -68,28 +78,7 @@ class OpenAIResponsesMapper:
             return "request"
         return None
 
-    def accumulator(self) -> ResponsesAccumulator:
-        """A fresh :class:`ResponsesAccumulator`."""
-        return ResponsesAccumulator()
-
     def capabilities(self, model: str | None) -> ModelCapabilities:
-        """Defaults for the Responses API: text, image and file input; function tools with parallel
-        calls; streaming; structured output (``text.format``); prompt caching; raw items round-trip.
-        No stop sequences (the create params have no ``stop``), no assistant prefill. Reasoning for
-        o-series, gpt-5 and codex model names.
-        """
+        """:attr:`default_capabilities`, with reasoning for o-series, gpt-5 and codex model names."""
         reasoning = bool(model) and model.lower().startswith(_REASONING_PREFIXES)  # type: ignore[union-attr]
-        return ModelCapabilities(
-            input_modalities=["text", "image", "document"],
-            output_modalities=["text"],
-            tools=True,
-            parallel_tool_calls=True,
-            requires_tool_definitions=False,
-            reasoning=reasoning,
-            streaming=True,
-            structured_output=True,
-            prompt_caching=True,
-            stop_sequences=False,
-            assistant_prefill=False,
-            raw_round_trip=True,
-        )
+        return msgspec.structs.replace(super().capabilities(model), reasoning=reasoning)

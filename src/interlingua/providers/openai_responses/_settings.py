@@ -31,14 +31,43 @@ from ...mapping.settings import (
     unsupported_setting,
     valid_setting,
 )
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, report_unsupported
 from ._common import NAME
 
-__all__ = ["decode_settings", "encode_settings"]
+__all__ = ["SETTINGS_TABLE", "decode_settings", "encode_settings"]
 
 U = msgspec.UNSET
 
 _SIMPLE = ("temperature", "top_p", "max_output_tokens")
-_NOT_TAKEN = ("top_k", "stop", "seed", "presence_penalty", "frequency_penalty")
+_NOT_TAKEN = Unsupported(why="")
+"""``top_k``, ``stop``, ``seed`` and the penalties: ``ResponseCreateParams`` has no such field."""
+
+SETTINGS_TABLE = SettingsTable(
+    NAME,
+    "OpenAI Responses",
+    {
+        "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)"),
+        "max_output_tokens": Wire("max_output_tokens"),
+        "temperature": Wire("temperature"),
+        "top_p": Wire("top_p"),
+        "top_k": _NOT_TAKEN,
+        "stop": _NOT_TAKEN,
+        "seed": _NOT_TAKEN,
+        "presence_penalty": _NOT_TAKEN,
+        "frequency_penalty": _NOT_TAKEN,
+        "response_format.type": Wire("text.format.type"),
+        "response_format.name": Wire("text.format.name", "required: 'response' when not set (changed)"),
+        "response_format.description": Wire("text.format.description"),
+        "response_format.schema": Wire("text.format.schema"),
+        "response_format.strict": Wire("text.format.strict"),
+        "reasoning.effort": Wire("reasoning.effort"),
+        "reasoning.budget_tokens": Wire("reasoning.effort", "an effort level for the budget (changed); dropped beside an effort"),
+        "reasoning.summary": Wire("reasoning.summary", "'none' is the default: reported dropped"),
+        "reasoning.include_thoughts": Wire("reasoning.summary", "true -> summary auto (changed); false reported dropped"),
+        "stream": Wire("stream"),
+    },
+)
+"""What OpenAI Responses does with every canonical setting (ADR 0042)."""
 _SUMMARIES = ("auto", "concise", "detailed")
 
 
@@ -116,10 +145,7 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
         value = getattr(settings, name)
         if value is not U:
             body[name] = value
-    for name in _NOT_TAKEN:
-        value = getattr(settings, name)
-        if value is not U:
-            unsupported_setting(report, policy, "OpenAI Responses", name, value)
+    report_unsupported(settings, SETTINGS_TABLE, policy=policy, report=report)
     if settings.response_format is not U:
         body["text"] = {"format": _format_to_wire(settings.response_format, report)}
     if settings.reasoning is not U:

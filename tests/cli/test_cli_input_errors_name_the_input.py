@@ -1,4 +1,5 @@
-"""Findings of a new user's README-only pass (session 5), each as a test on real recorded payloads."""
+"""Unreadable or unsuitable input (no fixture, a directory as output, stdin to migrate, an empty file) is a
+clear usage error naming it; replaying a session that is already answered warns."""
 
 from __future__ import annotations
 
