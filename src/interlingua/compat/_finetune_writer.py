@@ -143,6 +143,8 @@ class _ShareGpt:
                 role = getattr(item, "role", U)
                 speaker = {"user": "human", "assistant": "gpt", "system": "system", "developer": "system"}.get(role if isinstance(role, str) else "", "human")
                 text = self.content_text(item, index)
+                if not text and not isinstance(item, TextItem | RefusalItem | StructuredItem | ImageItem | VideoItem | AudioItem):
+                    continue  # dropped under the policy (reported): no empty turn in its place
                 if k > 0 and turns and turns[-1].get("_key") == start and turns[-1]["from"] == turn_extra.get("from", speaker):
                     turns[-1]["value"] += text  # the same message: text and placeholders in one value
                 else:
