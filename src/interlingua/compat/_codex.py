@@ -48,6 +48,23 @@ ENVELOPE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_
 _EVENT_ROLES = {"user_message": "user", "agent_message": "assistant"}
 
 
+_OUTPUTS = ("custom_tool_call_output", "function_call_output")
+
+
+def _input_parts(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """A tool output whose ``output`` list holds ``output_text`` parts, with those as ``input_text`` parts
+    (what the Responses API takes back: ``ResponseCustomToolCallOutputParam.output`` and
+    ``FunctionCallOutput.output`` are a string or a list of ``input_text``/``input_image``/``input_file``
+    parts, openai SDK ``openai.types.responses``); ``None`` when there is nothing to change."""
+    if payload.get("type") not in _OUTPUTS or not isinstance(payload.get("output"), list):
+        return None
+    parts = payload["output"]
+    if not any(isinstance(p, dict) and p.get("type") == "output_text" for p in parts):
+        return None
+    fixed = [{**p, "type": "input_text"} if isinstance(p, dict) and p.get("type") == "output_text" else p for p in parts]
+    return {**payload, "output": fixed}
+
+
 def _message_text(payload: Any) -> tuple[str, str] | None:
     """(role, text) of a Responses ``message`` item (its ``input_text``/``output_text`` parts joined), else ``None``."""
     if not isinstance(payload, dict) or payload.get("type", "message") != "message" or payload.get("role") not in ("user", "assistant"):
@@ -220,6 +237,9 @@ def conversation(source: ListSource | LineSource) -> LogConversation:
                 continue
             if not isinstance(payload, dict):
                 raise MappingError(f"{where}: a response_item whose payload is {a_json_type(payload)}, not a Responses item")
+            if (fixed := _input_parts(payload)) is not None:
+                report.add("changed", f"{where}: the {payload['type']!r} output's 'output_text' parts read as 'input_text' (a tool output sent back to the Responses API holds input parts)")
+                payload = fixed
             try:
                 conv = responses.decode_request({"input": [payload]})
             except InterlinguaError as exc:
