@@ -49,6 +49,7 @@ def write_openai_finetune(transcript: Transcript, *, policy: Policy = "error", r
     """
     fmt = _finetune.OPENAI_FINETUNE
     report = report if report is not None else Report()
+    since = len(report.entries)
     items = list(transcript.items)
     plain = msgspec.structs.replace(transcript, items=[_strip_pd(it, fmt) for it in items], metadata=U, settings=U, usage=U, stop_reason=U, response=U)
     conv = get_mapper("openai-chat").encode_request(plain, policy=policy)
@@ -78,7 +79,7 @@ def write_openai_finetune(transcript: Transcript, *, policy: Policy = "error", r
     if other_meta:
         report.add("dropped", "a fine-tuning line has no place for the transcript's metadata")
     report_unkept(report, transcript, fmt, kept=("tools", "tool_choice", "metadata"))
-    report_round_trip(report, fmt, items, lambda: list(_finetune.read_openai_finetune(copy.deepcopy(out)).transcript.items))
+    report_round_trip(report, fmt, items, lambda: list(_finetune.read_openai_finetune(copy.deepcopy(out)).transcript.items), since)
     return Conversion(out, report)
 
 
@@ -200,7 +201,8 @@ def write_sharegpt(transcript: Transcript, *, policy: Policy = "error", report: 
             media, ``raw`` and ``error`` items).
     """
     report = report if report is not None else Report()
+    since = len(report.entries)
     value = _ShareGpt(transcript, policy, report).write()
     report_unkept(report, transcript, _finetune.SHAREGPT, kept=("tools", "metadata"))
-    report_round_trip(report, _finetune.SHAREGPT, list(transcript.items), lambda: list(_finetune.read_sharegpt(copy.deepcopy(value)).transcript.items))
+    report_round_trip(report, _finetune.SHAREGPT, list(transcript.items), lambda: list(_finetune.read_sharegpt(copy.deepcopy(value)).transcript.items), since)
     return Conversion(value, report)

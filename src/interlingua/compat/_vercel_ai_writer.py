@@ -290,10 +290,11 @@ class _ModelWriter(_Writer):
 
 def _write(transcript: Transcript, fmt: str, cls: type[_UiWriter] | type[_ModelWriter], policy: Policy, report: Report | None) -> Conversion[Any]:
     report = report if report is not None else Report()
+    since = len(report.entries)
     value = cls(transcript, fmt, policy, report).write()
     report_unkept(report, transcript, fmt)
     reader = _vercel_ai.read_ui if fmt == _vercel_ai.UI_FORMAT else _vercel_ai.read_model
-    report_round_trip(report, fmt, list(transcript.items), lambda: list(reader(copy.deepcopy(value)).transcript.items))
+    report_round_trip(report, fmt, list(transcript.items), lambda: list(reader(copy.deepcopy(value)).transcript.items), since)
     return Conversion(value, report)
 
 
