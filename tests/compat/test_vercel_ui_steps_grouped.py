@@ -77,3 +77,9 @@ def test_ui_round_trip_still_identical() -> None:
         ui = json.loads((STORES / "vercel-ui" / name).read_text())
         back = write(read(ui, "vercel-ui").transcript, "vercel-ui").value
         assert [{k: v for k, v in m.items() if k != "id"} for m in back] == [{k: v for k, v in m.items() if k != "id"} for m in ui]
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_model_round_trip_of_the_sdks_output(name: str) -> None:
+    model = json.loads((STORES / "vercel-model" / name).read_text())
+    assert write(read(model, "vercel-model").transcript, "vercel-model").value == model

@@ -17,7 +17,8 @@ and ``ModelMessage`` (``packages/provider-utils/src/types/model-message.ts``).
 * ``{"type": "step-start"}`` -> no item: ``"step_start": true`` in the next item's ``provider_data``. The parts
   between two step-starts are one model call: its tool results come after all of its calls (as the SDK's
   ``convertToModelMessages`` writes one assistant message, then one tool message, per step), so that the
-  calls of one step are one assistant turn for every writer;
+  calls of one step are one assistant turn for every writer; the result of a ``providerExecuted`` call
+  stays right after its call (the SDK keeps it in the assistant message);
 * ``source-url``, ``source-document``, ``data-*`` -> ``raw`` items of this format (reported).
 
 ``ModelMessage``: ``{role, content: string | [parts], providerOptions?}``; parts ``text``, ``image``
@@ -218,8 +219,9 @@ def _ui_message(msg: Any, i: int, report: Report) -> list[Item]:
             pd[UI_FORMAT] = mine
             new[0] = msgspec.structs.replace(first, provider_data=pd)
             step = False
-        out.extend(it for it in new if not isinstance(it, ToolResultItem))
-        results.extend(it for it in new if isinstance(it, ToolResultItem))
+        inline = part.get("providerExecuted") is True  # the provider ran it: its result stays in the assistant message
+        out.extend(it for it in new if inline or not isinstance(it, ToolResultItem))
+        results.extend(it for it in new if not inline and isinstance(it, ToolResultItem))
     out.extend(results)
     if step:  # a trailing step-start: kept as it was
         out.append(RawItem(provider=UI_FORMAT, value={"type": "step-start"}, role=role, message=key))
