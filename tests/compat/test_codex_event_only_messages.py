@@ -56,3 +56,11 @@ def test_agent_message_without_its_message_is_assistant_text() -> None:
     ev = {"timestamp": "t", "type": "event_msg", "payload": {"type": "agent_message", "message": "done"}}
     items = read([head, ev], "codex").transcript.items
     assert [(it.role, it.text) for it in items] == [("assistant", "done")]
+
+
+def test_event_images_are_reported_not_lost_silently() -> None:
+    head = {"timestamp": "t", "type": "session_meta", "payload": {"id": "s"}}
+    ev = {"timestamp": "t", "type": "event_msg", "payload": {"type": "user_message", "message": "look", "images": ["data:image/png;base64,AAAA"]}}
+    m = read([head, ev], "codex")
+    assert [it.text for it in m.transcript.items] == ["look"]
+    assert any(e.action == "dropped" and "images" in e.reason for e in m.report)

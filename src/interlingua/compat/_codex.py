@@ -212,6 +212,9 @@ def conversation(source: ListSource | LineSource) -> LogConversation:
                     meta_e: dict[str, Any] = {"line": n, "event": etype}
                     if stamp is not None:
                         meta_e["timestamp"] = stamp
+                    images = [k for k in ("images", "local_images") if payload.get(k)]
+                    if images:
+                        report.add("dropped", f"{where}: the {etype} event's {' and '.join(images)} are not read (only its text, if no response_item holds it)")
                     text_item = TextItem(text=payload["message"], role=_EVENT_ROLES[etype], message=f"codex:{n}", metadata={FORMAT: meta_e})  # type: ignore[arg-type]
                     yield from echoes.event(etype, payload["message"].strip(), text_item)
                     continue
