@@ -37,7 +37,8 @@ def test_error_refuses_the_session(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     res = migrate("--to", "sharegpt", "--policy", "error", REAL, "-o", out)
     assert res.exit_code == 1
-    assert "raw item has no ShareGPT form" in (tmp_path / "out.rejects.jsonl").read_text()
+    reason = json.loads((tmp_path / "out.rejects.jsonl").read_text().splitlines()[0])["reason"]
+    assert "raw item has no ShareGPT form" in reason and "--policy drop" in reason  # says how to write it anyway
     assert not out.exists()
 
 
