@@ -91,7 +91,7 @@ def test_codex_sessions_folder_in_one_command(codex_home: Path, tmp_path: Path) 
     assert res.exit_code == 0, res.output
     got = sessions(out)
     assert set(got) == {"11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222", "44444444-4444-4444-8444-444444444444"}
-    assert len(got["22222222-2222-4222-8222-222222222222"].envelopes) == 2  # read from the .zst file
+    assert len(got["22222222-2222-4222-8222-222222222222"].envelopes) == 3  # read from the .zst file: the prompt (only in an event_msg), the call, its result
     assert "event_msg record(s) skipped" in res.output
     assert validate(out).exit_code == 0
 

@@ -229,7 +229,6 @@ def write_format(sink: Any, conv: LogConversation) -> tuple[int, int, int]:
         MappingError: no conversation item in the file.
         ConversionError: under policy ``error``, an item the format has no form for.
     """
-    from ..compat import write
     from ._migrate_stores import fork_transcripts
 
     migrated = conv.materialize()
@@ -240,7 +239,7 @@ def write_format(sink: Any, conv: LogConversation) -> tuple[int, int, int]:
     transcripts = [migrated.transcript] + [t for _fid, t, _extra in fork_transcripts(migrated, conv.session_id or "log")]
     lines = []
     for transcript in transcripts:
-        written = write(transcript, sink.format.fmt, policy=sink.format.policy)
+        written = sink.format.convert(transcript)
         conv.report.extend(written.report)
         lines.append(_encoder.encode(written.value) + b"\n")
     for line in lines:

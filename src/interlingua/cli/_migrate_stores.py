@@ -24,6 +24,7 @@ from typing import IO, Any
 import msgspec
 
 from ..compat import Migrated, write
+from ..errors import ConversionError
 from ..items import Transcript
 from ..mapping import Report
 from ._migrate_logs import fork_id
@@ -93,9 +94,22 @@ class FormatSink:
         Raises:
             ConversionError: under policy ``error``, an item the format has no form for.
         """
-        conv = write(migrated.transcript, self.fmt, policy=self.policy)  # type: ignore[arg-type]
+        conv = self.convert(migrated.transcript)
         self.fh.write(_encoder.encode(conv.value) + b"\n")
         return conv.report
+
+    def convert(self, transcript: Transcript) -> Any:
+        """``transcript`` in this format (a :class:`~interlingua.mapping.Conversion`), under the policy.
+
+        Raises:
+            ConversionError: under policy ``error``, an item the format has no form for; the message says
+                which ``--policy`` writes the conversation anyway.
+        """
+        try:
+            return write(transcript, self.fmt, policy=self.policy)  # type: ignore[arg-type]
+        except ConversionError as exc:
+            hint = " (--policy drop leaves it out, --policy degrade writes a marker)"
+            raise ConversionError(exc.reason + hint, index=exc.index, item_type=exc.item_type) from exc
 
 
 # --------------------------------------------------------------------------- a large JSON array, an element at a time

@@ -68,6 +68,7 @@ from . import _migrate_logs as _logs
 from ..compat._base import SESSION_ID_PREFIX
 from ..session_file import header_bytes
 from . import _migrate_stores as _stores
+from .convert import PolicyChoice
 from ..errors import DocumentError, InterlinguaError, LimitError, Problem
 from ..mapping import Report
 
@@ -552,9 +553,9 @@ class _FormatFileSink(_JsonlSink):
     """``--to NAME``: each conversation as one line of format ``NAME``'s JSON (see :mod:`._migrate_stores`);
     what the format does not keep joins the conversation's report (printed as warnings)."""
 
-    def __init__(self, out: Path, fmt: str) -> None:
+    def __init__(self, out: Path, fmt: str, policy: str = "error") -> None:
         super().__init__(out)
-        self.format = _stores.FormatSink(self.fh, fmt)
+        self.format = _stores.FormatSink(self.fh, fmt, policy)
 
     def write(self, migrated: Migrated, sid: str, extra: dict[str, Any] | None = None) -> bool:
         migrated.report.extend(self.format.write(migrated))
@@ -950,6 +951,7 @@ def run(
     progress: bool | None,
     quiet: bool = False,
     to: str | None = None,
+    policy: str | None = None,
 ) -> int:
     """Migrate ``inputs``; return the exit code (messages go to stderr).
 
@@ -967,6 +969,8 @@ def run(
             raise _Usage(f"no writer for format {to!r}; --to takes one of: {', '.join(WRITERS)}")
         if out is None:
             raise _Usage("--to writes a file: give -o OUT.jsonl, not --store")
+    elif policy is not None:
+        raise _Usage("--policy applies to --to FORMAT (envelopes keep every item)")
     if any(str(p) == "-" and not p.exists() for p in inputs):
         raise _Usage("migrate reads files and directories, not standard input (-): save the input to a file first, "
                      "or convert one body with `interlingua convert --to canonical -`")
@@ -988,7 +992,7 @@ def run(
         raise _Usage(f"cannot replace {reject_path}: {exc.strerror or exc}") from exc
     total = sum(f.stat().st_size for f in files)
     if out is not None:
-        sink: _JsonlSink | _StoreSink = _JsonlSink(out) if to is None else _FormatFileSink(out, to)
+        sink: _JsonlSink | _StoreSink = _JsonlSink(out) if to is None else _FormatFileSink(out, to, policy or "error")
         target = str(out)
     else:
         assert store is not None
@@ -1219,6 +1223,10 @@ def migrate(
     to: Annotated[
         str | None, typer.Option("--to", metavar="FORMAT", help="Write each conversation as this format's JSON, one a line (vercel-ui, vercel-model, openai-finetune, sharegpt, langchain, pydantic-ai) instead of envelopes.", show_default=False)
     ] = None,
+    policy: Annotated[
+        PolicyChoice | None,
+        typer.Option("--policy", help="With --to: what the format cannot take: refuse the conversation (error, the default), leave it out or replace it by a text marker (each reported).", show_default=False),
+    ] = None,
 ) -> None:
     """Migrate stored conversations of legacy formats to canonical envelopes or stored sessions.
 
@@ -1226,7 +1234,7 @@ def migrate(
     """
     try:
         with _terminate_cleanly():
-            code = run(inputs, fmt=from_, out=output, store=store, rejects=rejects, fail_fast=fail_fast, progress=progress, quiet=quiet, to=to)
+            code = run(inputs, fmt=from_, out=output, store=store, rejects=rejects, fail_fast=fail_fast, progress=progress, quiet=quiet, to=to, policy=policy.value if policy is not None else None)
     except _Usage as exc:
         typer.echo(f"error: {exc.message}", err=True)
         raise typer.Exit(2) from None

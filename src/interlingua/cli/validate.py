@@ -42,8 +42,8 @@ def _problem_line(p: Problem, fmt: OutputFormat, *, warning: bool = False) -> st
     return f"warning: {p}" if warning else str(p)
 
 
-def _summary(result: ValidationResult, warned: int = 0) -> str:
-    errors = len(result.problems) + len(result.unreadable)
+def _summary(result: ValidationResult, warned: int = 0, hidden: int = 0) -> str:
+    errors = len(result.problems) + len(result.unreadable) + hidden
     tail = f", {warned} warning{'s' if warned != 1 else ''}" if warned else ""
     return f"{result.files} file{'s' if result.files != 1 else ''}, {result.items} item{'s' if result.items != 1 else ''}, {errors} error{'s' if errors != 1 else ''}{tail}"
 
@@ -86,6 +86,9 @@ def validate(
             pass
     with Progress("validating", total=total, quiet=quiet) as bar:
         result = validate_path(paths, mode="strict" if strict else "preserving", only_transcripts=only_transcripts, progress=bar.advance)
+    from ._validate_hints import add_stored_format_hints
+
+    hidden = add_stored_format_hints(result)  # errors not shown, less the hint lines
     if strict and result.warnings:
         result.problems.extend(result.warnings)
         result.problems.sort(key=lambda p: (p.file or "", p.line or 0))
@@ -99,7 +102,7 @@ def validate(
             "valid": result.ok,
             "files": result.files,
             "items": result.items,
-            "errors": len(problems),
+            "errors": len(problems) + hidden,
             "problems": [{"file": p.file, "line": p.line, "pointer": p.pointer, "message": p.message} for p in problems],
             "warnings": [{"file": p.file, "line": p.line, "pointer": p.pointer, "message": p.message} for p in warned],
         }
@@ -115,7 +118,7 @@ def validate(
             shown = ", ".join(result.skipped[:5]) + (f", ... ({len(result.skipped) - 5} more)" if len(result.skipped) > 5 else "")
             what = "file that is not an interlingua transcript" if len(result.skipped) == 1 else "files that are not interlingua transcripts"
             typer.echo(f"skipped {len(result.skipped)} {what}: {shown}")
-        typer.echo(_summary(result, len(warned)))
+        typer.echo(_summary(result, len(warned), hidden))
     if result.unreadable:
         raise typer.Exit(2)
     raise typer.Exit(0 if result.ok else 1)

@@ -16,10 +16,13 @@ Each ``response_item`` payload is read by the ``openai-responses`` mapper, on it
 message key ``codex:<line>``); the line's ``timestamp`` and the ``turn_context`` before it go to the
 first item's ``metadata["codex"]``. ``session_meta`` is the session metadata (its ``id`` the session id).
 ``compacted`` records are ``raw`` items of provider ``codex`` in place (the model saw the summary, not
-the history before it). **Skipped**, with a report entry counting each kind: ``event_msg`` (the UI's echo
-of the response items: ``user_message``, ``agent_message``, ``agent_reasoning``, ``token_count``,
-``exec_command_end``, ...), legacy ``state`` lines, and record types this reader does not know. A file
-whose only conversation is in ``event_msg`` records is refused (its text would be lost).
+the history before it). An ``event_msg`` ``user_message`` (``agent_message``) is the UI's echo of a
+``response_item`` user (assistant) message with the same text, before or after it in the same turn, and
+is skipped; one whose text no such message holds (some rollouts keep the prompt only there) is kept as a
+user (assistant) text item at its place, and reported. **Skipped**, with a report entry counting each
+kind: the other ``event_msg`` records (``agent_reasoning``, ``token_count``, ``exec_command_end``, ...,
+also the UI's echo), legacy ``state`` lines, and record types this reader does not know. A file whose
+only records are UI events without text is refused.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from typing import Any
 import msgspec
 
 from ..errors import InterlinguaError, MappingError
-from ..items import RawItem
+from ..items import RawItem, TextItem
 from ..mapping import Report, get_mapper
 from ..mapping.wire import a_json_type
 from ._base import Migrated
@@ -42,6 +45,93 @@ __all__ = ["FORMAT", "conversation", "looks_like", "read"]
 FORMAT = "codex"
 
 ENVELOPE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+_EVENT_ROLES = {"user_message": "user", "agent_message": "assistant"}
+
+
+_OUTPUTS = ("custom_tool_call_output", "function_call_output")
+
+
+def _input_parts(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """A tool output whose ``output`` list holds ``output_text`` parts, with those as ``input_text`` parts
+    (what the Responses API takes back: ``ResponseCustomToolCallOutputParam.output`` and
+    ``FunctionCallOutput.output`` are a string or a list of ``input_text``/``input_image``/``input_file``
+    parts, openai SDK ``openai.types.responses``); ``None`` when there is nothing to change."""
+    if payload.get("type") not in _OUTPUTS or not isinstance(payload.get("output"), list):
+        return None
+    parts = payload["output"]
+    if not any(isinstance(p, dict) and p.get("type") == "output_text" for p in parts):
+        return None
+    fixed = [{**p, "type": "input_text"} if isinstance(p, dict) and p.get("type") == "output_text" else p for p in parts]
+    return {**payload, "output": fixed}
+
+
+def _message_text(payload: Any) -> tuple[str, str] | None:
+    """(role, text) of a Responses ``message`` item (its ``input_text``/``output_text`` parts joined), else ``None``."""
+    if not isinstance(payload, dict) or payload.get("type", "message") != "message" or payload.get("role") not in ("user", "assistant"):
+        return None
+    content = payload.get("content")
+    if isinstance(content, str):
+        return payload["role"], content.strip()
+    if not isinstance(content, list):
+        return None
+    texts = [c["text"] for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)]
+    return payload["role"], "".join(texts).strip()
+
+
+class _Echoes:
+    """Pairs ``event_msg`` user/agent messages with the ``response_item`` messages they echo, within a turn.
+
+    An event whose message came earlier in the turn is an echo at once; one whose message has not come
+    yet is pending: the items after it are held (a turn's worth at most) until its message comes (the
+    event is dropped) or the turn ends (a ``turn_context``, the next ``user_message`` event, the end of the
+    file: the event is kept as text in its place)."""
+
+    def __init__(self) -> None:
+        self.seen: Counter[tuple[str, str]] = Counter()  # this turn's response_item messages not yet matched
+        self.held: list[Any] = []  # items, and pending events as [role, text, item]
+        self.pending = 0
+        self.kept = 0
+        self.echoes: Counter[str] = Counter()
+
+    def event(self, kind: str, text: str, item: Any) -> Iterator[Any]:
+        role = _EVENT_ROLES[kind]
+        if kind == "user_message":  # a new prompt: what is pending had its chance
+            yield from self.end_turn(clear=False)
+        if self.seen[(role, text)] > 0:
+            self.seen[(role, text)] -= 1
+            self.echoes[kind] += 1
+            return
+        self.held.append([role, text, item, kind])
+        self.pending += 1
+
+    def message(self, payload: Any) -> None:
+        rt = _message_text(payload)
+        if rt is None:
+            return
+        for entry in self.held:
+            if isinstance(entry, list) and entry[2] is not None and (entry[0], entry[1]) == rt:
+                self.echoes[entry[3]] += 1
+                entry[2] = None  # an echo: dropped
+                self.pending -= 1
+                return
+        self.seen[rt] += 1
+
+    def item(self, item: Any) -> Iterator[Any]:
+        if self.pending:
+            self.held.append(item)
+        else:
+            yield item
+
+    def end_turn(self, clear: bool = True) -> Iterator[Any]:
+        for entry in self.held:
+            if not isinstance(entry, list):
+                yield entry
+            elif entry[2] is not None:
+                self.kept += 1
+                yield entry[2]
+        self.held, self.pending = [], 0
+        if clear:
+            self.seen.clear()
 
 
 def looks_like(first: Any) -> bool:
@@ -96,6 +186,7 @@ def conversation(source: ListSource | LineSource) -> LogConversation:
         events: Counter[str] = Counter()
         context: Any = None
         produced = 0
+        echoes = _Echoes()
         start = 0 if not legacy and head.get("type") != "session_meta" else 1
         i = start - 1
         for i, (n, rec) in enumerate(_rest(scan, head, start), start=start):
@@ -113,9 +204,21 @@ def conversation(source: ListSource | LineSource) -> LogConversation:
                 kind, payload, stamp = rec.get("type"), rec.get("payload"), rec.get("timestamp")
             if kind == "turn_context":
                 context = payload
+                yield from echoes.end_turn()
                 continue
             if kind == "event_msg":
-                events[payload.get("type", "?") if isinstance(payload, dict) else "?"] += 1
+                etype = payload.get("type", "?") if isinstance(payload, dict) else "?"
+                if etype in _EVENT_ROLES and isinstance(payload.get("message"), str) and payload["message"].strip():
+                    meta_e: dict[str, Any] = {"line": n, "event": etype}
+                    if stamp is not None:
+                        meta_e["timestamp"] = stamp
+                    images = [k for k in ("images", "local_images") if payload.get(k)]
+                    if images:
+                        report.add("dropped", f"{where}: the {etype} event's {' and '.join(images)} are not read (only its text, if no response_item holds it)")
+                    text_item = TextItem(text=payload["message"], role=_EVENT_ROLES[etype], message=f"codex:{n}", metadata={FORMAT: meta_e})  # type: ignore[arg-type]
+                    yield from echoes.event(etype, payload["message"].strip(), text_item)
+                    continue
+                events[etype] += 1
                 continue
             extra: dict[str, Any] = {"line": n}
             if stamp is not None:
@@ -125,11 +228,11 @@ def conversation(source: ListSource | LineSource) -> LogConversation:
                 context = None
             if kind == "compacted":
                 report.add("changed", f"{where}: a 'compacted' record (the summary that replaced the history before it) kept as a raw codex item")
-                yield RawItem(provider=FORMAT, value=payload, metadata={FORMAT: extra})
+                yield from echoes.item(RawItem(provider=FORMAT, value=payload, metadata={FORMAT: extra}))
                 produced += 1
                 continue
             if kind == "session_meta":  # a second session line (a resumed rollout): kept in place
-                yield RawItem(provider=FORMAT, value=payload, metadata={FORMAT: extra})
+                yield from echoes.item(RawItem(provider=FORMAT, value=payload, metadata={FORMAT: extra}))
                 produced += 1
                 continue
             if kind != "response_item":
@@ -137,11 +240,14 @@ def conversation(source: ListSource | LineSource) -> LogConversation:
                 continue
             if not isinstance(payload, dict):
                 raise MappingError(f"{where}: a response_item whose payload is {a_json_type(payload)}, not a Responses item")
+            if (fixed := _input_parts(payload)) is not None:
+                report.add("changed", f"{where}: the {payload['type']!r} output's 'output_text' parts read as 'input_text' (a tool output sent back to the Responses API holds input parts)")
+                payload = fixed
             try:
                 conv = responses.decode_request({"input": [payload]})
             except InterlinguaError as exc:
                 report.add("degraded", f"{where}: the {payload.get('type')!r} item could not be read ({exc}); kept as a raw codex item")
-                yield RawItem(provider=FORMAT, value=payload, metadata={FORMAT: extra})
+                yield from echoes.item(RawItem(provider=FORMAT, value=payload, metadata={FORMAT: extra}))
                 produced += 1
                 continue
             for entry in conv.report.entries:
@@ -158,8 +264,16 @@ def conversation(source: ListSource | LineSource) -> LogConversation:
                 if j == 0:
                     changes["metadata"] = {FORMAT: extra}
                 items[j] = msgspec.structs.replace(item, **changes) if changes else item
-            yield from items
+            echoes.message(payload)
+            for item in items:
+                yield from echoes.item(item)
             produced += len(items)
+        yield from echoes.end_turn()
+        produced += echoes.kept
+        if echoes.kept:
+            report.add("changed", f"codex: {echoes.kept} event_msg user/agent message(s) that no response_item message holds kept as text in place (the only record of that text)")
+        for k, v in echoes.echoes.items():
+            events[k] += v
         if events:
             kinds = ", ".join(f"{k} x{v}" for k, v in sorted(events.items()))
             if not produced:

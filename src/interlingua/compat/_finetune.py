@@ -40,6 +40,7 @@ from ..mapping import Report
 from ..mapping.arguments import tool_call_from_text
 from ..mapping.wire import a_json_type
 from ._base import Migrated, via_mapper
+from ._schema_types import json_schema_types
 
 __all__ = ["HF", "LLAMAFACTORY", "OPENAI_FINETUNE", "SHAREGPT", "read_hf_messages", "read_llamafactory", "read_openai_finetune", "read_sharegpt", "tools_from_text"]
 
@@ -68,10 +69,14 @@ def _set_pd(item: Any, fmt: str, **values: Any) -> Any:
     return msgspec.structs.replace(item, provider_data=pd)
 
 
-def tools_from_text(value: Any, fmt: str, pointer: str) -> tuple[list[ToolDefinition], str]:
+def tools_from_text(value: Any, fmt: str, pointer: str, report: Report | None = None) -> tuple[list[ToolDefinition], str]:
     """A ``tools`` field (a JSON string, or already a list) -> tool definitions and the form they came in
     (``flat``: ``{"name", "description", "parameters"}``; ``openai``: ``{"type": "function", "function": {...}}``;
     a trailing ``-list`` when the field was a list rather than a string).
+
+    Python type names in ``parameters`` (``"dict"``, ``"str"``, ...) become the JSON Schema types they
+    mean, and a ``required`` list beside ``parameters`` goes into it (:mod:`._schema_types`); each change
+    is a ``changed`` entry of ``report``.
 
     Raises:
         MappingError: not JSON, or not a list of function schemas.
@@ -96,6 +101,14 @@ def tools_from_text(value: Any, fmt: str, pointer: str) -> tuple[list[ToolDefini
             raise _fail(fmt, f"{pointer}/{k}", "a tool is a function schema with a 'name'")
         kinds.add("openai" if fn is not t else "flat")
         params = fn.get("parameters")
+        if isinstance(params, dict):
+            params, changes = json_schema_types(params)
+            ptr = f"{pointer}/{k}" + ("/function" if fn is not t else "") + "/parameters"
+            if isinstance(fn.get("required"), list) and "required" not in params:
+                params["required"] = copy.deepcopy(fn["required"])
+                changes.append("/required: moved in from beside 'parameters'")
+            if changes and report is not None:
+                report.add("changed", f"tool {fn['name']!r}: Python type names read as JSON Schema ({'; '.join(f'{ptr}{c}' for c in changes)})", pointer=ptr)
         out.append(ToolDefinition(
             name=fn["name"],
             description=fn["description"] if isinstance(fn.get("description"), str) else U,
@@ -241,7 +254,7 @@ def read_sharegpt(obj: Any) -> Migrated:
     tools: list[ToolDefinition] = []
     form = ""
     if "tools" in record:
-        tools, form = tools_from_text(record["tools"], SHAREGPT, "/tools")
+        tools, form = tools_from_text(record["tools"], SHAREGPT, "/tools", report)
     if isinstance(record.get("system"), str):
         items.append(_set_pd(TextItem(text=record["system"], role="system", message="system"), SHAREGPT, top_system=True))
     pending = _Pending()
@@ -288,7 +301,7 @@ def read_llamafactory(obj: Any) -> Migrated:
     tools: list[ToolDefinition] = []
     form = ""
     if "tools" in record:
-        tools, form = tools_from_text(record["tools"], LLAMAFACTORY, "/tools")
+        tools, form = tools_from_text(record["tools"], LLAMAFACTORY, "/tools", report)
     pending = _Pending()
     generated = 0
     for i, msg in enumerate(record["messages"]):

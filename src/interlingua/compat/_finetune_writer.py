@@ -49,6 +49,7 @@ def write_openai_finetune(transcript: Transcript, *, policy: Policy = "error", r
     """
     fmt = _finetune.OPENAI_FINETUNE
     report = report if report is not None else Report()
+    since = len(report.entries)
     items = list(transcript.items)
     plain = msgspec.structs.replace(transcript, items=[_strip_pd(it, fmt) for it in items], metadata=U, settings=U, usage=U, stop_reason=U, response=U)
     conv = get_mapper("openai-chat").encode_request(plain, policy=policy)
@@ -78,7 +79,7 @@ def write_openai_finetune(transcript: Transcript, *, policy: Policy = "error", r
     if other_meta:
         report.add("dropped", "a fine-tuning line has no place for the transcript's metadata")
     report_unkept(report, transcript, fmt, kept=("tools", "tool_choice", "metadata"))
-    report_round_trip(report, fmt, items, lambda: list(_finetune.read_openai_finetune(copy.deepcopy(out)).transcript.items))
+    report_round_trip(report, fmt, items, lambda: list(_finetune.read_openai_finetune(copy.deepcopy(out)).transcript.items), since)
     return Conversion(out, report)
 
 
@@ -143,6 +144,8 @@ class _ShareGpt:
                 role = getattr(item, "role", U)
                 speaker = {"user": "human", "assistant": "gpt", "system": "system", "developer": "system"}.get(role if isinstance(role, str) else "", "human")
                 text = self.content_text(item, index)
+                if not text and not isinstance(item, TextItem | RefusalItem | StructuredItem | ImageItem | VideoItem | AudioItem):
+                    continue  # dropped under the policy (reported): no empty turn in its place
                 if k > 0 and turns and turns[-1].get("_key") == start and turns[-1]["from"] == turn_extra.get("from", speaker):
                     turns[-1]["value"] += text  # the same message: text and placeholders in one value
                 else:
@@ -198,7 +201,8 @@ def write_sharegpt(transcript: Transcript, *, policy: Policy = "error", report: 
             media, ``raw`` and ``error`` items).
     """
     report = report if report is not None else Report()
+    since = len(report.entries)
     value = _ShareGpt(transcript, policy, report).write()
     report_unkept(report, transcript, _finetune.SHAREGPT, kept=("tools", "metadata"))
-    report_round_trip(report, _finetune.SHAREGPT, list(transcript.items), lambda: list(_finetune.read_sharegpt(copy.deepcopy(value)).transcript.items))
+    report_round_trip(report, _finetune.SHAREGPT, list(transcript.items), lambda: list(_finetune.read_sharegpt(copy.deepcopy(value)).transcript.items), since)
     return Conversion(value, report)

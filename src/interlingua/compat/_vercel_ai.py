@@ -14,7 +14,11 @@ and ``ModelMessage`` (``packages/provider-utils/src/types/model-message.ts``).
   text, anything else ``structured``; ``output-error`` is ``is_error`` with ``errorText``);
 * ``{"type": "file", mediaType, url, filename?}`` -> image/audio/video/document by media type (a ``data:`` URL
   becomes base64 bytes);
-* ``{"type": "step-start"}`` -> no item: ``"step_start": true`` in the next item's ``provider_data``;
+* ``{"type": "step-start"}`` -> no item: ``"step_start": true`` in the next item's ``provider_data``. The parts
+  between two step-starts are one model call: its tool results come after all of its calls (as the SDK's
+  ``convertToModelMessages`` writes one assistant message, then one tool message, per step), so that the
+  calls of one step are one assistant turn for every writer; the result of a ``providerExecuted`` call
+  stays right after its call (the SDK keeps it in the assistant message);
 * ``source-url``, ``source-document``, ``data-*`` -> ``raw`` items of this format (reported).
 
 ``ModelMessage``: ``{role, content: string | [parts], providerOptions?}``; parts ``text``, ``image``
@@ -167,6 +171,7 @@ def _ui_message(msg: Any, i: int, report: Report) -> list[Item]:
     if "id" not in own:
         own["no_id"] = True  # the writer gives a message without a key of its own an id; not this one
     out: list[Any] = []
+    results: list[Any] = []  # this step's tool results: after all of the step's calls, as convertToModelMessages writes them
     step = False
     for j, part in enumerate(parts):
         ptr = f"/{i}/parts/{j}"
@@ -174,6 +179,8 @@ def _ui_message(msg: Any, i: int, report: Report) -> list[Item]:
             raise MappingError(f"{UI_FORMAT}: {ptr}: a part is an object with a string 'type'")
         t = part["type"]
         if t == "step-start" and len(part) == 1:
+            out.extend(results)
+            results = []
             step = True
             continue
         new: list[Any] = []
@@ -212,7 +219,10 @@ def _ui_message(msg: Any, i: int, report: Report) -> list[Item]:
             pd[UI_FORMAT] = mine
             new[0] = msgspec.structs.replace(first, provider_data=pd)
             step = False
-        out.extend(new)
+        inline = part.get("providerExecuted") is True  # the provider ran it: its result stays in the assistant message
+        out.extend(it for it in new if inline or not isinstance(it, ToolResultItem))
+        results.extend(it for it in new if not inline and isinstance(it, ToolResultItem))
+    out.extend(results)
     if step:  # a trailing step-start: kept as it was
         out.append(RawItem(provider=UI_FORMAT, value={"type": "step-start"}, role=role, message=key))
     if not out:

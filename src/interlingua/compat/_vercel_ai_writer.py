@@ -177,6 +177,7 @@ class _ModelWriter(_Writer):
 
     def write(self) -> list[dict[str, Any]]:
         self.call_meta = {}
+        self.provider_executed: set[str] = set()
         items = list(self.transcript.items)
         out: list[dict[str, Any]] = []
         for start, group in groups(items):
@@ -216,7 +217,8 @@ class _ModelWriter(_Writer):
                     args = copy.deepcopy(item.arguments) if item.arguments is not U else item.arguments_raw
                     content.append({"type": "tool-call", "toolCallId": item.id, "toolName": item.name, "input": args, **_extras(pd)})
                 elif isinstance(item, ToolResultItem):
-                    (results if role != "tool" else content).append(self.result_part(item, pd))
+                    inline = role == "tool" or item.call_id in self.provider_executed  # a provider-executed call's result stays in the assistant message
+                    (content if inline else results).append(self.result_part(item, pd))
                 elif isinstance(item, _MEDIA) and (media := _media(item)) is not None:
                     form = pd.get("form", "data-url" if isinstance(item.source, Base64Source) else "url")
                     data = item.source.data if form == "base64" and isinstance(item.source, Base64Source) else media[0]
@@ -247,9 +249,12 @@ class _ModelWriter(_Writer):
     def pd(self, item: Any) -> dict[str, Any]:
         """This format's ``provider_data`` of an item, else what a UIMessage kept that a ModelMessage has
         too (``providerMetadata``/``callProviderMetadata`` are ``providerOptions`` here, as the SDK's
-        ``convertToModelMessages`` writes them)."""
+        ``convertToModelMessages`` writes them; so is ``providerExecuted: true``, whose call's result the SDK
+        writes in the assistant message)."""
         mine = pd_of(item, self.fmt)
         if mine:
+            if isinstance(item, ToolCallItem) and mine.get("providerExecuted") is True:
+                self.provider_executed.add(item.id)
             return mine
         ui = pd_of(item, _vercel_ai.UI_FORMAT)
         meta = ui.get("callProviderMetadata", ui.get("providerMetadata"))
@@ -257,7 +262,11 @@ class _ModelWriter(_Writer):
             meta = self.call_meta.get(item.call_id)
         if isinstance(item, ToolCallItem) and meta is not None:
             self.call_meta[item.id] = meta
-        return {"providerOptions": copy.deepcopy(meta)} if meta is not None else {}
+        out: dict[str, Any] = {"providerOptions": copy.deepcopy(meta)} if meta is not None else {}
+        if isinstance(item, ToolCallItem) and ui.get("providerExecuted") is True:
+            out["providerExecuted"] = True
+            self.provider_executed.add(item.id)
+        return out
 
     def result_part(self, item: ToolResultItem, pd: dict[str, Any]) -> dict[str, Any]:
         otype = pd.get("output_type")
@@ -290,10 +299,11 @@ class _ModelWriter(_Writer):
 
 def _write(transcript: Transcript, fmt: str, cls: type[_UiWriter] | type[_ModelWriter], policy: Policy, report: Report | None) -> Conversion[Any]:
     report = report if report is not None else Report()
+    since = len(report.entries)
     value = cls(transcript, fmt, policy, report).write()
     report_unkept(report, transcript, fmt)
     reader = _vercel_ai.read_ui if fmt == _vercel_ai.UI_FORMAT else _vercel_ai.read_model
-    report_round_trip(report, fmt, list(transcript.items), lambda: list(reader(copy.deepcopy(value)).transcript.items))
+    report_round_trip(report, fmt, list(transcript.items), lambda: list(reader(copy.deepcopy(value)).transcript.items), since)
     return Conversion(value, report)
 
 
