@@ -18,9 +18,8 @@ KNOWN_CIRCLES: list[frozenset[str]] = [
     frozenset({"interlingua.codec", "interlingua.compat._upcast"}),
     frozenset({"interlingua.history._integrity", "interlingua.history._repair"}),
     frozenset({"interlingua.transport._calls", "interlingua.transport._client", "interlingua.transport._fallback"}),
-    frozenset({"interlingua.store", "interlingua.store._store"}),
 ]
-"""Circles left for the branches that own those modules (codec, store, history, transport). The compat
+"""Circles left for the branches that own those modules (codec, history, transport). The compat
 package (its ``__init__`` registering writers that import it back) is checked as one unit, below."""
 
 KNOWN_PRIVATE_CODEC = {
