@@ -26,7 +26,7 @@ KNOWN_PRIVATE_CODEC = {
     "interlingua.conversion": {"_check_base64", "_encoder", "_item_too_deep"},
     "interlingua._docstream": {"_MINOR", "_decode_items_block", "_decode_one_item", "_read_version", "_shell_decoder"},
     "interlingua.mapping.wire": {"_split_msgspec_error"},
-    "interlingua.cli.migrate": {"_syntax_problem"},
+    "interlingua._migrate.records": {"_syntax_problem"},
     "interlingua.cli.convert": {"_syntax_problem", "_encoder"},
     "interlingua.validation": {"_jsonl_parts"},
     "interlingua.store._rows": {"_decode_items_block"},
