@@ -16,10 +16,9 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "interlingua"
 
 KNOWN_CIRCLES: list[frozenset[str]] = [
     frozenset({"interlingua.codec", "interlingua.compat._upcast"}),
-    frozenset({"interlingua.history._integrity", "interlingua.history._repair"}),
     frozenset({"interlingua.transport._calls", "interlingua.transport._client", "interlingua.transport._fallback"}),
 ]
-"""Circles left for the branches that own those modules (codec, history, transport). The compat
+"""Circles left for the branches that own those modules (codec, transport). The compat
 package (its ``__init__`` registering writers that import it back) is checked as one unit, below."""
 
 KNOWN_PRIVATE_CODEC = {
