@@ -18,7 +18,7 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 import dataset as D
 from datetime import datetime, UTC
 from interlingua.store import SessionStore, _rows
-from interlingua.store import _store as S
+from interlingua.store import _driver as S
 _TMP = tempfile.mkdtemp(prefix="store-bound-")
 atexit.register(shutil.rmtree, _TMP, True)
 _n = iter(range(1000))

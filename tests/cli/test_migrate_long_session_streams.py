@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-import interlingua.cli._migrate_session as spans
+import interlingua._migrate.session as spans
 from interlingua.cli import app
 from interlingua.items import ToolCallItem, ToolResultItem
 from interlingua.testing.strategies import items as item_lists

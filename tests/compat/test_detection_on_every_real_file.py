@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from interlingua.cli._migrate_logs import open_log
-from interlingua.cli.migrate import _records
+from interlingua._migrate.logs import open_log
+from interlingua._migrate.records import _records
 from interlingua.compat import FormatDetectionError, read_any
 from interlingua.codec import to_builtins
 from interlingua.errors import InterlinguaError

@@ -520,7 +520,7 @@ def test_any_json_is_read_or_refused_with_a_mapping_error(fmt: str, value: Any) 
 
 def test_a_large_conversations_json_is_read_an_element_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same sessions as the whole-file reading, with the streaming threshold lowered to every file."""
-    from interlingua.cli import _migrate_stores
+    from interlingua._migrate import stores as _migrate_stores
 
     src = tmp_path / "conversations.json"
     convs = [records(STORES / "chatgpt-export" / "native-conversation-v1.json")[0], claude_tree(), *records(STORES / "sharegpt" / "glaive_toolcall_en_demo_3.json")]
@@ -535,7 +535,7 @@ def test_a_large_conversations_json_is_read_an_element_at_a_time(tmp_path: Path,
 
 
 def test_a_cut_conversations_json_rejects_what_it_cannot_read_naming_the_byte(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from interlingua.cli import _migrate_stores
+    from interlingua._migrate import stores as _migrate_stores
 
     monkeypatch.setattr(_migrate_stores, "STREAM_JSON_ARRAYS_FROM", 0)
     text = json.dumps(records(STORES / "sharegpt" / "glaive_toolcall_en_demo_3.json"))
@@ -553,7 +553,7 @@ def test_a_cut_conversations_json_rejects_what_it_cannot_read_naming_the_byte(tm
 def test_json_array_scanner_gives_each_element_and_its_offset(values: list[Any], chunk: int, indent: int | None) -> None:
     import io
 
-    from interlingua.cli._migrate_stores import iter_json_array
+    from interlingua._migrate.stores import iter_json_array
 
     data = json.dumps(values, indent=indent).encode()
     got = list(iter_json_array(io.BytesIO(data), chunk))

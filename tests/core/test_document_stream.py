@@ -223,13 +223,13 @@ def test_convert_and_migrate_refuse_an_item_over_the_limit_naming_file_and_point
 def test_migrate_of_a_document_writes_what_the_whole_document_path_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import re
 
-    from interlingua.cli import migrate as migrate_cli
+    from interlingua._migrate import records as migrate_records
 
     files = _real_files(tmp_path / "in") if (tmp_path / "in").mkdir() is None else []
     # an unknown item type of a newer minor, kept as it was read (re-encoded as the whole path does)
     (tmp_path / "in" / "unknown.json").write_bytes(b'{"schema_version":"1.3", "items":[ {"type":"hologram", "x": [1, 2.50, "\\u00e9"]},{"type":"text","role":"user","text":"a"}]}')
     streamed = runner.invoke(app, ["migrate", str(tmp_path / "in"), "-o", str(tmp_path / "a.jsonl"), "-q"])
-    monkeypatch.setattr(migrate_cli, "_DOCUMENT_HEAD", re.compile(rb"(?!)"))
+    monkeypatch.setattr(migrate_records, "_DOCUMENT_HEAD", re.compile(rb"(?!)"))
     whole = runner.invoke(app, ["migrate", str(tmp_path / "in"), "-o", str(tmp_path / "b.jsonl"), "-q"])
     assert streamed.exit_code == whole.exit_code == 0, streamed.stderr
     assert streamed.stderr.replace("a.jsonl", "b.jsonl") == whole.stderr

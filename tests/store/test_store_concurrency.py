@@ -99,7 +99,7 @@ _KILLED_WRITER = textwrap.dedent(
     import asyncio, sys, time
     from sqlalchemy import event
     from interlingua.items import TextItem
-    from interlingua.store import SessionStore, _store
+    from interlingua.store import SessionStore, _driver
 
     async def main(url, sid):
         store = await SessionStore.open(url)
@@ -114,7 +114,7 @@ _KILLED_WRITER = textwrap.dedent(
                     time.sleep(120)
 
         # SQLite: the append runs on the driver's thread, its rows an iterable that executemany consumes
-        orig = _store._item_params
+        orig = _driver._item_params
 
         def stalling_params(*args, **kwargs):
             def rows():
@@ -125,10 +125,10 @@ _KILLED_WRITER = textwrap.dedent(
                     yield p
             return rows()
 
-        _store._item_params = stalling_params
+        _driver._item_params = stalling_params
         # PostgreSQL: the append is one statement sent straight to asyncpg; stall it inside the
         # statement (after the head UPDATE took the row lock), where the test kills the writer
-        _store._PG_APPEND_EXPECTED_SQL = _store._PG_APPEND_EXPECTED_SQL.replace("FROM adv, unnest(", "FROM adv, pg_sleep(120) AS stall, unnest(")
+        _driver._PG_APPEND_EXPECTED_SQL = _driver._PG_APPEND_EXPECTED_SQL.replace("FROM adv, unnest(", "FROM adv, pg_sleep(120) AS stall, unnest(")
         if store.backend == "postgresql":
             print("MID-BATCH", flush=True)
         await store.append(sid, [TextItem(role="user", text=f"doomed {i}") for i in range(5000)], expected_seq=1)

@@ -198,7 +198,7 @@ async def test_a_cancelled_append_gives_its_connection_back(sqlite_store: tuple[
     import asyncio
     import threading
 
-    from interlingua.store import _store
+    from interlingua.store import _driver
 
     store, db = sqlite_store
     sid = await store.create_session(session_id="s")
@@ -206,14 +206,14 @@ async def test_a_cancelled_append_gives_its_connection_back(sqlite_store: tuple[
     pool = store.engine.sync_engine.pool
     assert pool.checkedout() == 0  # type: ignore[attr-defined]
     entered, release = threading.Event(), threading.Event()
-    original = _store._append_sync
+    original = _driver._append_sync
 
     def stalling(*args: object) -> object:
         entered.set()
         release.wait(30)
         return original(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(_store, "_append_sync", stalling)
+    monkeypatch.setattr(_driver, "_append_sync", stalling)
     task = asyncio.create_task(store.append(sid, VALID[1:3], expected_seq=0))
     assert await asyncio.to_thread(entered.wait, 30)
     assert pool.checkedout() == 1  # type: ignore[attr-defined]
@@ -221,7 +221,7 @@ async def test_a_cancelled_append_gives_its_connection_back(sqlite_store: tuple[
     with pytest.raises(asyncio.CancelledError):
         await task
     assert pool.checkedout() == 0  # type: ignore[attr-defined]
-    monkeypatch.setattr(_store, "_append_sync", original)
+    monkeypatch.setattr(_driver, "_append_sync", original)
     head = asyncio.create_task(store.head(sid))  # the pool's one connection: queued behind the append
     await asyncio.sleep(0.05)
     assert not head.done()

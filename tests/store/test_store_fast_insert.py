@@ -13,7 +13,7 @@ from interlingua.codec import decode_item
 from interlingua.errors import DocumentError
 from interlingua.codec import UnknownItem
 from interlingua.items import Envelope, ResponseInfo, StopReason, TextItem, ToolCallItem, ToolResultItem, Usage
-from interlingua.store import SessionStore, _rows, _store
+from interlingua.store import SessionStore, _driver, _rows
 
 CANON = Path(__file__).parent.parent / "fixtures" / "canonical"
 VALID = [decode_item(line) for line in (CANON / "valid_items.jsonl").read_bytes().splitlines() if line.strip()]
@@ -110,13 +110,13 @@ async def test_missing_values_are_sql_null_and_texts_stay_texts(tmp_path: Path) 
 
 
 def test_driver_parameters_are_exact_types() -> None:
-    """Every value :func:`_store._item_params` binds is an exact ``int`` or ``str`` (no ``None``, no
+    """Every value :func:`_driver._item_params` binds is an exact ``int`` or ``str`` (no ``None``, no
     ``str`` subclass such as JsonText): the driver binds those without its adapter path."""
     rows = _rows.prepare_rows(
         [*VALID, UnknownItem(b'{"type":"x_future"}')], usage=Usage(input_tokens=1), stop_reason=StopReason(reason="end_turn", raw="x"), response=ResponseInfo(id="r")
     )
     procs = (lambda v: "ts", *(lambda v: str(v),) * 4)
-    params = _store._item_params([(_rows.JsonText("sid"), 0, rows)], "now", procs)  # type: ignore[arg-type]
+    params = _driver._item_params([(_rows.JsonText("sid"), 0, rows)], "now", procs)  # type: ignore[arg-type]
     assert len(params) == len(rows)
     assert {type(v) for p in params for v in p} == {int, str}
     assert all(p[9] == p[10] == p[11] == 0 for p in params[:-1]) and params[-1][9] != 0 and params[-1][11] != 0  # usage, stop_reason, response: on the last row only

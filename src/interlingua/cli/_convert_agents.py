@@ -77,7 +77,7 @@ def read_agent_input(fmt: str, source: str, data: bytes | None, report: Report) 
 
 
 def _read_log(fmt: str, source: str, data: bytes | None) -> Migrated:
-    from . import _migrate_logs
+    from .._migrate import logs as _migrate_logs
 
     if data is None:
         conv, close = _migrate_logs.open_log(Path(source), fmt)

@@ -282,7 +282,7 @@ class _Spool:
         if out is None:
             self.fh: IO[bytes] = tempfile.TemporaryFile()
             return
-        from .migrate import _remove_stale
+        from .._migrate.file_sinks import _remove_stale
 
         _remove_stale(out)  # left by a run that was killed
         try:
@@ -670,7 +670,7 @@ def convert(
     if output is None:
         _convert(from_, to, source, kind, policy, model, output, force, session)
         return
-    from .migrate import _terminate_cleanly
+    from .._migrate.file_sinks import _terminate_cleanly
 
     with _terminate_cleanly():  # SIGTERM/SIGHUP: the temporary output is removed
         _convert(from_, to, source, kind, policy, model, output, force, session)

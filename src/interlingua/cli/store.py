@@ -119,7 +119,7 @@ def import_(
     if str(file) == "-":
         require_stdin("store import", "FILE")
     elif not file.is_file():
-        from .migrate import _why_unreadable
+        from .._migrate.records import _why_unreadable
 
         _err(f"{file}: cannot read ({_why_unreadable(file)})")
         raise typer.Exit(2)

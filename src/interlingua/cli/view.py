@@ -33,7 +33,8 @@ def _export(url: str, session_id: str, dest: str) -> None:
 def _write_page(chunks: Iterable[str], output: Path | None) -> None:
     """Write the page as it is made: to stdout, or beside ``output`` and renamed into place (a
     failure leaves nothing behind). Errors of the input propagate; a failed write is exit 2."""
-    from .migrate import _AtomicFile, _Usage
+    from .._migrate.common import _Usage
+    from .._migrate.file_sinks import _AtomicFile
 
     if output is None:
         out = sys.stdout.buffer

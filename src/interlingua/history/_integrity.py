@@ -55,11 +55,12 @@ from ..items import (
     TextItem,
     ToolCallItem,
     ToolResultItem,
+    Transcript,
     VideoItem,
 )
 from ..mapping.report import Policy, Report
 
-__all__ = ["NO_RESULT_TEXT", "READER_RULES", "RULES", "read_history", "Finding", "IntegrityScanner", "Rule", "check_history", "repair_items"]
+__all__ = ["NO_RESULT_TEXT", "READER_RULES", "RULES", "read_history", "Finding", "IntegrityScanner", "Rule", "check_history", "kept_responses", "repair_items"]
 
 Rule: TypeAlias = Literal[
     "dangling_call", "orphan_result", "duplicate_call_id", "duplicate_result", "result_out_of_turn", "empty_text", "separated_reasoning"
@@ -448,6 +449,19 @@ def read_history_origin(transcript: Any, report: Report) -> tuple[Any, list[int]
     items, _origin, _ = repair_items(transcript.items, policy="degrade", open_end=True, report=report, rules=READER_RULES)
     if len(items) == len(transcript.items) and all(a is b for a, b in zip(items, transcript.items, strict=True)):
         return transcript, None
-    from ._repair import kept_responses
-
     return msgspec.structs.replace(transcript, items=items, responses=kept_responses(transcript, items, _origin)), list(_origin)
+
+
+def kept_responses(transcript: Transcript, items: list[Any], origin: list[int]) -> Any:
+    """The ``responses`` records of ``transcript`` still true of the rewritten ``items``: those whose
+    item lies before the first change (a record's reported usage describes the history before its
+    response; once that history changes it describes nothing here). ``UNSET`` when none is left."""
+    records = getattr(transcript, "responses", msgspec.UNSET)
+    if not isinstance(records, list) or not records:
+        return msgspec.UNSET
+    old = transcript.items
+    d = 0
+    while d < len(items) and d < len(old) and origin[d] == d and items[d] is old[d]:
+        d += 1
+    kept = [r for r in records if r.item < d]
+    return kept if kept else msgspec.UNSET

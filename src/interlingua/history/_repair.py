@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from ..items import Transcript
 from ..mapping.protocol import Conversion
 from ..mapping.report import POLICIES, Policy, Report
-from ._integrity import repair_items
+from ._integrity import kept_responses, repair_items
 
-__all__ = ["kept_responses", "repair"]
+__all__ = ["repair"]
 
 
 def repair(transcript: Transcript, policy: Policy = "degrade", *, open_end: bool = False) -> Conversion[Transcript]:
@@ -47,17 +45,3 @@ def repair(transcript: Transcript, policy: Policy = "degrade", *, open_end: bool
     out = msgspec.structs.replace(transcript, items=items, responses=kept_responses(transcript, items, origin))
     return Conversion(out, report)
 
-
-def kept_responses(transcript: Transcript, items: list[Any], origin: list[int]) -> Any:
-    """The ``responses`` records of ``transcript`` still true of the rewritten ``items``: those whose
-    item lies before the first change (a record's reported usage describes the history before its
-    response; once that history changes it describes nothing here). ``UNSET`` when none is left."""
-    records = getattr(transcript, "responses", msgspec.UNSET)
-    if not isinstance(records, list) or not records:
-        return msgspec.UNSET
-    old = transcript.items
-    d = 0
-    while d < len(items) and d < len(old) and origin[d] == d and items[d] is old[d]:
-        d += 1
-    kept = [r for r in records if r.item < d]
-    return kept if kept else msgspec.UNSET

@@ -18,9 +18,8 @@ from ..errors import BudgetError
 from ..items import TextItem, Transcript
 from ..mapping.protocol import Conversion
 from ..mapping.report import Report
-from ._integrity import _USER, _side
 from ._limits import model_limits
-from ._repair import kept_responses
+from ._integrity import _USER, _side, kept_responses
 from ._tokens import ITEM_TOKENS, _item_tokens, _tools_tokens, count_tokens, estimate_text_tokens
 
 __all__ = ["TRIM_MARKER", "trim"]

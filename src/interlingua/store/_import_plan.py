@@ -10,22 +10,57 @@ refuses a link that cannot hold (see ``adr/0038-response-metadata-and-fork-links
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Iterator
+import contextlib
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, cast
+from typing import IO, Any, Protocol, cast
 
 import msgspec
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..errors import DocumentError, Problem
+from ..errors import DocumentError, Problem, SessionExistsError, SessionNotFoundError, StoreError
 from ..items import Envelope, SessionRecord
-from ..session_file import EnvelopeBatch, SessionEnd, SessionPart
-from . import _rows
+from ..session_file import EnvelopeBatch, SessionEnd, SessionPart, SessionStart, iter_session_parts
+from ._driver import _UNSET, _check_session_id, _now
+from ._rows import PreparedRow, parse_ts, prepare_rows
+from ._schema import SESSION_CHANGES, SESSIONS
+from ._types import ImportResult, SessionInfo
 
-if TYPE_CHECKING:
-    from ._store import SessionStore
+__all__ = [
+    "ImportPlan",
+    "ImportingStore",
+    "check_stored_parent",
+    "import_difference",
+    "import_rounds",
+    "import_sessions",
+    "link_forks",
+    "plan_created_at",
+    "skip_session",
+]
 
-__all__ = ["ImportPlan", "check_stored_parent", "import_difference", "import_rounds", "link_forks", "plan_created_at", "skip_session"]
+
+class ImportingStore(Protocol):
+    """What importing uses of :class:`~interlingua.store.SessionStore` (typed here without importing it)."""
+
+    _is_pg: bool
+
+    def _write(self, what: str) -> contextlib.AbstractAsyncContextManager[AsyncConnection]: ...
+
+    def _insert(self, table: sa.Table) -> Any: ...
+
+    def _session_values(self, metadata: Any, tools: Any, tool_choice: Any, settings: Any, *, clear_with_null: bool) -> dict[str, Any]: ...
+
+    async def _insert_segments(self, conn: AsyncConnection, segments: list[tuple[str, int, list[PreparedRow]]], now: datetime) -> None: ...
+
+    async def get_session(self, session_id: str) -> SessionInfo: ...
+
+    def stream(self, session_id: str, since_seq: int = 0, *, page_size: int = ...) -> AsyncIterator[Envelope]: ...
 
 
 @dataclass
@@ -65,7 +100,7 @@ def plan_created_at(plan: ImportPlan, label: str | None) -> None:
     if header is None or header.created_at is msgspec.UNSET:
         return
     try:
-        plan.created_at = _rows.parse_ts(header.created_at, "/session/created_at")
+        plan.created_at = parse_ts(header.created_at, "/session/created_at")
     except DocumentError as exc:
         raise exc.located(file=label, line=plan.header_line) from exc
 
@@ -167,7 +202,7 @@ def skip_session(parts: Iterator[SessionPart]) -> None:
             return
 
 
-async def import_difference(store: SessionStore, parts: Iterator[SessionPart], plan: ImportPlan) -> str:
+async def import_difference(store: ImportingStore, parts: Iterator[SessionPart], plan: ImportPlan) -> str:
     """What differs between the file's session (the rest of ``parts``, read to its end) and the
     stored session of the same id (``""``: nothing), streaming both a page at a time."""
     info = await store.get_session(plan.target)
@@ -200,3 +235,175 @@ async def import_difference(store: SessionStore, parts: Iterator[SessionPart], p
     if stored is not None:
         await stored.aclose()
     return differs
+
+async def import_sessions(
+    store: ImportingStore, source: str | os.PathLike[str] | IO[bytes], *, new_ids: bool = False, session_ids: Sequence[str] | None = None
+) -> list[ImportResult]:
+    """:meth:`SessionStore.import_sessions <interlingua.store.SessionStore.import_sessions>`: check the whole
+    file (pass 1), link the forks, then write each session in one transaction (pass 2), parents first.
+
+    Raises:
+        DocumentError, SessionExistsError: as that method.
+    """
+    label = str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None)
+    label = str(label) if label is not None else None
+    with contextlib.ExitStack() as stack:
+        if not isinstance(source, (str, os.PathLike)) and not _seekable(source):
+            # Two passes need a file to read twice: spool a stream (stdin) to a temporary file.
+            spool = stack.enter_context(tempfile.TemporaryFile())
+            shutil.copyfileobj(source, spool)
+            source = spool
+        # Pass 1: the whole file is checked before any session is written (every line, the ids,
+        # the header values, every row as it will be written), a batch of envelopes at a time.
+        plans: list[ImportPlan] = []
+        now = _now()
+        for part in _parts(source, label):
+            if isinstance(part, SessionStart):
+                n = len(plans)
+                if session_ids is not None:
+                    if n >= len(session_ids):
+                        raise DocumentError(Problem("", f"the file holds more than {len(session_ids)} session(s); import it without an id", label, part.line))
+                    target = _check_session_id(session_ids[n])
+                else:
+                    target = str(uuid.uuid4()) if new_ids else _located_id(part, label)
+                plan = ImportPlan(part.session_id, target, part.header, part.header_line)
+                _located_settings(store, plan, now, label, part.header_line)
+                plan_created_at(plan, label)
+                plans.append(plan)
+            elif isinstance(part, EnvelopeBatch):
+                _located_rows(store, part, label)
+            else:
+                plans[-1].count = part.count
+        # Fork links: a parent in the file, else in the store; checked before anything is written.
+        for n in link_forks(plans, label):
+            check_stored_parent(plans[n], await _length_or_none(store, cast(str, plans[n].parent_id)), label)
+        # Pass 2: each session in one transaction, its rows inserted a batch at a time; a parent
+        # before its forks (a fork the file holds before its parent takes one more pass).
+        results: list[ImportResult | None] = [None] * len(plans)
+        done: set[int] = set()
+        while len(done) < len(plans):
+            ready = set(import_rounds(plans, done))
+            parts = _parts(source, label)
+            with contextlib.closing(parts):
+                last = max(ready)
+                for n, plan in enumerate(plans[: last + 1]):
+                    if n in ready:
+                        results[n] = await _import_streamed(store, parts, plan, label)
+                        done.add(n)
+                    else:
+                        skip_session(parts)
+        return cast("list[ImportResult]", results)
+
+
+async def _length_or_none(store: ImportingStore, session_id: str) -> int | None:
+    try:
+        return (await store.get_session(session_id)).length
+    except SessionNotFoundError:
+        return None
+
+
+def _parts(source: str | os.PathLike[str] | IO[bytes], label: str | None) -> Generator[SessionPart, None, None]:
+    if not isinstance(source, (str, os.PathLike)):
+        source.seek(0)
+    return iter_session_parts(source, label=label)
+
+
+def _located_id(part: SessionStart, label: str | None) -> str:
+    try:
+        return _check_session_id(part.session_id)
+    except DocumentError as exc:
+        pointer = "/session/id" if part.header is not None else "/session_id"
+        raise DocumentError([Problem(pointer, p.message) for p in exc.problems]).located(file=label, line=part.line) from exc
+
+
+def _located_settings(store: ImportingStore, plan: ImportPlan, now: datetime, label: str | None, line: int | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    sess = msgspec.to_builtins(plan.header) if plan.header is not None else {}
+    try:
+        return _import_settings(store, plan.target, sess, now)
+    except DocumentError as exc:
+        raise DocumentError([Problem("/session" + p.pointer, p.message) for p in exc.problems]).located(file=label, line=line) from exc
+
+
+def _located_rows(store: ImportingStore, part: EnvelopeBatch, label: str | None) -> list[PreparedRow]:
+    """The batch's rows; a problem is reported at its envelope's line, inside the line."""
+    try:
+        # Read by a typed decode just now: encoded only, not validated again.
+        return prepare_rows(part.envelopes, keep_created_at=True, forbid_nul=store._is_pg, keep_text=store._is_pg, validated=True)
+    except DocumentError as exc:
+        index, _, rest = exc.problems[0].pointer[1:].partition("/")
+        line = part.line_nos[int(index)] if index.isdigit() and int(index) < len(part.line_nos) else None
+        raise DocumentError([Problem("/" + rest if rest else "", p.message) for p in exc.problems[:1]]).located(file=label, line=line) from exc
+
+
+async def _import_streamed(store: ImportingStore, parts: Iterator[SessionPart], plan: ImportPlan, label: str | None) -> ImportResult:
+    """Import the session ``parts`` is at (pass 2): one transaction; or compare it with the stored one."""
+    start = next(parts)
+    assert isinstance(start, SessionStart) and start.session_id == plan.source_id, "the file changed between the two passes"
+    now = _now()
+    values, change_rows = _located_settings(store, plan, now, label, start.header_line)
+    async with store._write("importing a session") as conn:
+        inserted = (
+            await conn.execute(
+                store._insert(SESSIONS)
+                .values(
+                    id=plan.target,
+                    created_at=plan.created_at or now,
+                    updated_at=now,
+                    head_seq=plan.count - 1,
+                    parent_id=plan.parent_id,
+                    fork_seq=plan.fork_seq,
+                    **values,
+                )
+                .on_conflict_do_nothing(index_elements=["id"])
+                .returning(SESSIONS.c.id)
+            )
+        ).scalar_one_or_none()
+        if inserted is not None:
+            if change_rows:
+                await conn.execute(sa.insert(SESSION_CHANGES), change_rows)
+            written = 0
+            for part in parts:
+                if isinstance(part, SessionEnd):
+                    break
+                assert isinstance(part, EnvelopeBatch)
+                rows = _located_rows(store, part, label)
+                await store._insert_segments(conn, [(plan.target, part.first_seq, rows)], now)
+                written += len(rows)
+            if written != plan.count:
+                raise StoreError(f"{label or 'the file'} changed while it was imported (session {plan.source_id!r}); nothing of it was written")
+            return ImportResult(plan.target, "imported", plan.count, plan.source_id)
+    differs = await import_difference(store, parts, plan)
+    if differs:
+        raise SessionExistsError(plan.target, differs)
+    return ImportResult(plan.target, "unchanged", plan.count, plan.source_id)
+
+
+def _import_settings(store: ImportingStore, new_id: str, sess: dict[str, Any], now: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Validate and encode an imported session header's values and change history."""
+    values = store._session_values(
+        sess.get("metadata"), sess.get("tools"), sess.get("tool_choice"), sess.get("settings"), clear_with_null=False
+    )
+    change_rows = []
+    for j, ch in enumerate(sess.get("changes") or ()):
+        cleared = set(ch.get("cleared") or ())
+        vals = store._session_values(
+            *(None if name in cleared else ch.get(name, _UNSET) for name in ("metadata", "tools", "tool_choice", "settings")),
+            clear_with_null=True,
+        )
+        created = parse_ts(ch["created_at"], f"/changes/{j}/created_at") if "created_at" in ch else now
+        change_rows.append(
+            {"session_id": new_id, "change_no": ch["change_no"], "effective_seq": ch["effective_seq"], "created_at": created, **vals}
+        )
+    if not change_rows and any(v is not None for v in values.values()):
+        change_rows.append({"session_id": new_id, "change_no": 0, "effective_seq": 0, "created_at": now, **values})
+    return values, change_rows
+
+
+
+
+
+def _seekable(fh: IO[bytes]) -> bool:
+    try:
+        return bool(fh.seekable())
+    except (AttributeError, OSError, ValueError):
+        return False

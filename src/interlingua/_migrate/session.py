@@ -2,11 +2,11 @@
 
 A session file's session was gathered as a list of envelope dicts and read whole
 (:func:`interlingua.compat._interlingua.read`): at 100,000 items a 15 MB file peaked at 165 MB, and a
-1 GB session past 6 GB. Past :data:`STREAM_ENVELOPES` envelopes, :func:`interlingua.cli.migrate._lines`
+1 GB session past 6 GB. Past :data:`STREAM_ENVELOPES` envelopes, :func:`interlingua._migrate.records._lines`
 keeps only where the session's lines are in the file (:class:`Span`), and :func:`migrate_span` reads
 them again one at a time: each envelope is decoded and checked, its item written to a spool file (one
 compact item a line), and the session written from the spool
-(:meth:`~interlingua.cli.migrate._JsonlSink.write_spooled`): the bytes and the report the whole read
+(:meth:`~interlingua._migrate.file_sinks._JsonlSink.write_spooled`): the bytes and the report the whole read
 gives. Anything that reader would treat another way -- an envelope of another schema version (upcast,
 or a newer minor), seqs out of order, another session's id, an item over the limits, a session id used
 before in this run -- returns ``None``, and the caller reads the lines whole, as before.

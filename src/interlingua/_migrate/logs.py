@@ -31,6 +31,7 @@ from ..compat import Migrated
 from ..compat._logs import LineSource, LogConversation, open_lines
 from ..errors import MappingError
 from ..items import Transcript
+from .stores import fork_id
 
 __all__ = ["LOG_FORMATS", "log_format", "open_log", "write_format", "write_jsonl", "write_store"]
 
@@ -104,13 +105,6 @@ def open_log(path: Path, fmt: str) -> tuple[LogConversation, Any]:
     except BaseException:
         close()
         raise
-
-
-def fork_id(sid: str, key: str) -> str:
-    """The session id of the fork of ``sid`` ending at the source node ``key``: ``<sid>@<key>``, or
-    ``<sid>@`` and 32 hex digits of the key's SHA-256 when that is over the 128 characters of an id."""
-    fid = f"{sid}@{key}"
-    return fid if len(fid) <= 128 else f"{sid}@{hashlib.sha256(key.encode()).hexdigest()[:32]}"
 
 
 def _session_id(conv: LogConversation, digest: Any, ids: Any) -> str:
@@ -220,7 +214,7 @@ def write_store(sink: Any, conv: LogConversation, ids: Any) -> tuple[int, int, i
 
 def write_format(sink: Any, conv: LogConversation) -> tuple[int, int, int]:
     """``--to NAME``: write ``conv`` as one line of format ``NAME`` (``sink.format``, a
-    :class:`~._migrate_stores.FormatSink`), then each abandoned branch as a line of its own (the shared
+    :class:`~.stores.FormatSink`), then each abandoned branch as a line of its own (the shared
     items, then its own), as the session file holds a fork. Every line is made before any is written, so
     a refused branch writes nothing of the conversation. The conversation is read whole (a line of the
     format is one JSON value). Returns ``(sessions, forks, items)``.
@@ -229,7 +223,7 @@ def write_format(sink: Any, conv: LogConversation) -> tuple[int, int, int]:
         MappingError: no conversation item in the file.
         ConversionError: under policy ``error``, an item the format has no form for.
     """
-    from ._migrate_stores import fork_transcripts
+    from .stores import fork_transcripts
 
     migrated = conv.materialize()
     if conv.shell is not None:  # tools, settings, stop reason of a conversation read whole

@@ -7,7 +7,7 @@ tree-shaped histories, and ``--to NAME`` (writing each conversation in another s
   ``store.fork(session, at_seq)`` plus its own items appended (so the store records ``parent_id`` and
   ``fork_seq``); with ``-o``, a session of its own (the shared items, then its own) whose header names
   ``parent_id`` and ``fork_seq``, as ``store export`` writes a fork. A fork's id is ``<session id>@<leaf id>``
-  (:func:`interlingua.cli._migrate_logs.fork_id`, shared with the agent-log path).
+  (:func:`fork_id`, shared with the agent-log path in :mod:`.logs`).
 * :func:`iter_json_array`: a large ``conversations.json`` (a JSON array of conversations) read an element
   at a time (:data:`STREAM_JSON_ARRAYS_FROM`), as JSONL datasets are read a line at a time.
 * :class:`FormatSink`: ``--to NAME`` (a name from :data:`interlingua.compat.WRITERS`) writes one
@@ -17,6 +17,7 @@ tree-shaped histories, and ``--to NAME`` (writing each conversation in another s
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
@@ -27,11 +28,17 @@ from ..compat import Migrated, write
 from ..errors import ConversionError
 from ..items import Transcript
 from ..mapping import Report
-from ._migrate_logs import fork_id
 
 __all__ = ["STREAM_JSON_ARRAYS_FROM", "ArrayError", "FormatSink", "fork_id", "fork_transcripts", "is_conversation", "iter_json_array", "store_forks"]
 
 _encoder = msgspec.json.Encoder()
+
+
+def fork_id(sid: str, key: str) -> str:
+    """The session id of the fork of ``sid`` ending at the source node ``key``: ``<sid>@<key>``, or
+    ``<sid>@`` and 32 hex digits of the key's SHA-256 when that is over the 128 characters of an id."""
+    fid = f"{sid}@{key}"
+    return fid if len(fid) <= 128 else f"{sid}@{hashlib.sha256(key.encode()).hexdigest()[:32]}"
 
 
 def is_conversation(value: Any) -> bool:
