@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from .codec import DEFAULT_LIMITS, Item, Limits, Mode, UnknownItem, _jsonl_parts, decode_transcript, iter_jsonl
+from .codec import DEFAULT_LIMITS, Item, Limits, Mode, UnknownItem, decode_transcript, iter_jsonl
+from .codec._jsonl import jsonl_parts
 from .errors import DocumentError, Problem
 from .session_rules import check_header
 from .items import (
@@ -727,7 +728,7 @@ def _validate_jsonl_lines(
     reported = 0
     integ_sid: str | None = None
     integrity: _Integrity | None = None
-    for n, part in enumerate(_jsonl_parts(reader, mode=mode, limits=limits, errors="yield", file_label=file)):
+    for n, part in enumerate(jsonl_parts(reader, mode=mode, limits=limits, errors="yield", file_label=file)):
         if progress is not None and (type(part) is tuple or n % 512 == 0):
             pos = reader.tell()
             progress(pos - reported)

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from interlingua import codec, validation
+from interlingua.codec import _jsonl
 from interlingua.validation import validate_jsonl_stream
 
 CANON = Path(__file__).parent.parent / "fixtures" / "canonical"
@@ -53,15 +54,15 @@ def _line(seq: int, item: bytes, session: str) -> bytes:
 
 
 def _problems(data: bytes, *, block: bool, **budget: int) -> tuple[int, list[tuple[int | None, str, str]]]:
-    old_block, old_budget = codec._decode_block, dict(validation._TABLE_BUDGET)
+    old_block, old_budget = _jsonl._decode_block, dict(validation._TABLE_BUDGET)
     if not block:
-        codec._decode_block = lambda *args: None
+        _jsonl._decode_block = lambda *args: None
     validation._TABLE_BUDGET.clear()
     validation._TABLE_BUDGET.update(budget)
     try:
         r = validate_jsonl_stream(io.BytesIO(data), file="f")
     finally:
-        codec._decode_block = old_block  # type: ignore[assignment]
+        _jsonl._decode_block = old_block  # type: ignore[assignment]
         validation._TABLE_BUDGET.clear()
         validation._TABLE_BUDGET.update(old_budget)
     return r.items, [(p.line, p.pointer, p.message) for p in r.problems]
@@ -69,7 +70,7 @@ def _problems(data: bytes, *, block: bool, **budget: int) -> tuple[int, list[tup
 
 def _assert_same(data: bytes, **budget: int) -> list[tuple[int | None, str, str]]:
     body = data.split(b"\n", 1)[1] if data.startswith(b'{"schema_version":"1.0","session":') else data
-    assert codec._decode_block(body, codec.DEFAULT_LIMITS) is not None  # the fast path really runs
+    assert _jsonl._decode_block(body, codec.DEFAULT_LIMITS) is not None  # the fast path really runs
     fast = _problems(data, block=True, **budget)
     assert fast == _problems(data, block=False, **budget)
     return fast[1]
