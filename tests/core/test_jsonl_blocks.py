@@ -216,7 +216,7 @@ def test_semantic_checks_fire_in_the_block_path() -> None:
 def test_compact_checker_reports_what_item_checker_reports() -> None:
     # validate_jsonl_stream keeps a _CompactChecker per session: same problems, same order, as ItemChecker
     from interlingua.codec import decode_item
-    from interlingua.validation import ItemChecker, _CompactChecker
+    from interlingua.validation._semantic import ItemChecker, _CompactChecker
 
     items = [decode_item(v) for v in VALID]
     extra = [

@@ -425,9 +425,9 @@ def _canonical_to_canonical(stream: Any, out: IO[bytes], label: str) -> None:
     from ..codec import check_json_safe
     from ..codec._items import encoder
     from ..errors import Problem
-    from ..validation import _SessionTable
+    from ..validation._semantic import SessionTable
 
-    table = _SessionTable()
+    table = SessionTable()
     problems: list[Problem] = []
     written = False
     try:
