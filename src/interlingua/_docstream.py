@@ -3,7 +3,7 @@
 msgspec decodes one JSON text whole; a transcript document of a million items decoded whole
 holds every item at once (about 1 GB for a 68 MB file). :class:`TranscriptStream` reads the
 document from a binary file in chunks and hands out its items one at a time, each decoded by the
-codec's own item decoder (:func:`interlingua.codec._decode_one_item`: the same rules, limits and
+codec's own item decoder (:func:`interlingua.codec._items.decode_one_item`: the same rules, limits and
 error messages as :func:`~interlingua.codec.decode_transcript`).
 
 How the ``items`` array is split: the bytes read so far, from the start of an element, are cut
@@ -31,7 +31,11 @@ from typing import IO, Any
 
 import msgspec
 
-from .codec import _MINOR, DEFAULT_LIMITS, Limits, Mode, _decode_items_block, _decode_one_item, _read_version, _shell_decoder, check_json_safe
+from .codec import DEFAULT_LIMITS, Limits, Mode, check_json_safe
+from .codec._items import decode_one_item
+from .codec._jsonl import decode_items_block
+from .codec._model import MINOR
+from .codec._transcripts import read_version, shell_decoder
 from .errors import DocumentError, LimitError, Problem
 
 __all__ = ["CHUNK_BYTES", "Fallback", "TranscriptStream"]
@@ -193,7 +197,7 @@ class TranscriptStream:
                 self._members.append((key, raw))
                 if key == "schema_version":
                     try:
-                        _, self.minor = _read_version(b'{"schema_version":' + raw + b"}")
+                        _, self.minor = read_version(b'{"schema_version":' + raw + b"}")
                         self.version = msgspec.json.decode(raw)
                     except (DocumentError, msgspec.DecodeError, RecursionError):
                         raise Fallback from None  # (an over-deep value: the whole reader's LimitError)
@@ -208,7 +212,7 @@ class TranscriptStream:
     def _finish(self) -> None:
         doc = b"{" + b",".join(msgspec.json.encode(k) + b":" + v for k, v in self._members) + b',"items":[]}'
         try:
-            shell = _shell_decoder.decode(doc)
+            shell = shell_decoder.decode(doc)
             for name in ("tools", "metadata", "tool_choice", "settings", "response", "responses"):
                 val = getattr(shell, name)
                 if val is not msgspec.UNSET:
@@ -222,13 +226,13 @@ class TranscriptStream:
         if self._skip_ws() == b"]":
             self.pos += 1
             return
-        newer = (self.minor or 0) > _MINOR
+        newer = (self.minor or 0) > MINOR
         limits, mode = self.limits, self.mode
         while True:
             self._skip_ws()
             raws, end = self._split()
             self.pos = end
-            block = _decode_items_block(b"\n".join(bytes(r) for r in raws), len(raws), limits) if raws else None
+            block = decode_items_block(b"\n".join(bytes(r) for r in raws), len(raws), limits) if raws else None
             if block is not None:  # every element passes the item decoder unchanged: one typed pass
                 self.count += len(block)
                 yield from block
@@ -237,7 +241,7 @@ class TranscriptStream:
                 i = self.count
                 self.count += 1
                 try:
-                    yield _decode_one_item(bytes(r), f"/items/{i}", mode, newer, limits)
+                    yield decode_one_item(bytes(r), f"/items/{i}", mode, newer, limits)
                 except LimitError:
                     raise
                 except DocumentError:

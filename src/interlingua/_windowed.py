@@ -97,11 +97,11 @@ def plan(items: Iterable[Any], *, window: int | None = None) -> Plan:
     leading system prompt and the providers of the items' origins. A window ends at the first safe
     boundary after ``window`` items (default :data:`WINDOW_ITEMS`)."""
     from .history._tokens import ITEM_TOKENS, _item_tokens
-    from .validation import _SessionTable
+    from .validation._semantic import SessionTable
 
     window = WINDOW_ITEMS if window is None else window
     out = Plan()
-    table = _SessionTable()
+    table = SessionTable()
     pending: set[str] = set()
     start = 0
     prev_answer = False  # the previous item is the model's text answer

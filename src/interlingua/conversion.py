@@ -55,7 +55,9 @@ import msgspec
 
 from ._gc import with_gc_paused
 from .capabilities import Resolver, fit, lookup, resolve, unknown_model_warning
-from .codec import _FREE_FORM, DEFAULT_LIMITS, Limits, UnknownItem, _check_base64, _encoder, _item_too_deep, check_item_limits, check_json_safe, decode_transcript, encode_transcript
+from .codec import DEFAULT_LIMITS, Limits, UnknownItem, check_item_limits, check_json_safe, decode_transcript, encode_transcript
+from .codec._items import encoder
+from .codec._json_safety import FREE_FORM, check_base64, item_too_deep
 from .errors import DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, Problem, StreamFailedError, UnknownFormatError
 from .items import Base64Source, Origin, Settings, Transcript
 from .mapping.company import keep_company, keep_company_items
@@ -315,7 +317,7 @@ def check_limits(items: Iterable[Any], *, limits: Limits = DEFAULT_LIMITS, what:
         LimitError: the first such item (pointer ``/items/N`` of the canonical transcript).
     """
     buf = bytearray()
-    encode, max_bytes = _encoder.encode_into, limits.max_item_bytes
+    encode, max_bytes = encoder.encode_into, limits.max_item_bytes
     try:
         for i, item in enumerate(items):
             if measure_strings:
@@ -336,15 +338,15 @@ def _check_encoded(item: Any, encoded: bytearray, pointer: str, limits: Limits, 
     """The checks of :func:`check_limits` for one item (``encoded``: its JSON)."""
     if len(encoded) > limits.max_item_bytes:
         raise LimitError(Problem(pointer, f"{what} gives a canonical item of {len(encoded)} bytes; the limit is {limits.max_item_bytes} (max_item_bytes)"))
-    if encoded.count(b"{") + encoded.count(b"[") > limits.max_depth and _item_too_deep(item, limits.max_depth):
+    if encoded.count(b"{") + encoded.count(b"[") > limits.max_depth and item_too_deep(item, limits.max_depth):
         raise LimitError(Problem(pointer, f"{what} gives a canonical item nesting deeper than {limits.max_depth} levels"))
     if b'"base64"' in encoded:  # a Base64Source encodes as {"type":"base64",...}: none without it
-        _check_base64(item, pointer, limits)
+        check_base64(item, pointer, limits)
 
 
 _SHAPES: dict[type, tuple[tuple[str, ...], bool, bool, bool]] = {}
-"""Per item class: its free-form fields and whether it has an ``opaque`` (``_item_too_deep`` looks
-into them), a ``source`` and a ``content`` (``_check_base64`` looks at them); built once per class."""
+"""Per item class: its free-form fields and whether it has an ``opaque`` (``item_too_deep`` looks
+into them), a ``source`` and a ``content`` (``check_base64`` looks at them); built once per class."""
 
 _NESTS = frozenset((dict, list))
 
@@ -353,7 +355,7 @@ def _shape(cls: type) -> tuple[tuple[str, ...], bool, bool, bool]:
     shape = _SHAPES.get(cls)
     if shape is None:
         names = getattr(cls, "__struct_fields__", ())
-        free = tuple(n for n in _FREE_FORM if n in names)
+        free = tuple(n for n in FREE_FORM if n in names)
         shape = _SHAPES[cls] = (free, "opaque" in names, "source" in names, "content" in names)
     return shape
 

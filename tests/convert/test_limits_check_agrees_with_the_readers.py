@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interlingua import convert_request, convert_response
-from interlingua.codec import DEFAULT_LIMITS, Limits, _encoder, check_item_limits, decode_item
+from interlingua.codec import DEFAULT_LIMITS, Limits, check_item_limits, decode_item
+from interlingua.codec._items import encoder
 from interlingua.conversion import check_limits
 from interlingua.errors import InterlinguaError
 from interlingua.items import Base64Source, ImageItem, ToolCallItem, ToolResultItem
@@ -29,7 +30,7 @@ def _readers_verdict(items: list[Any], limits: Limits) -> tuple[str, str] | None
     """(error class, pointer) of the first item the readers' own check refuses, else None."""
     for i, item in enumerate(items):
         try:
-            check_item_limits(item, _encoder.encode(item), pointer=f"/items/{i}", limits=limits)
+            check_item_limits(item, encoder.encode(item), pointer=f"/items/{i}", limits=limits)
         except InterlinguaError as exc:
             return type(exc).__name__, exc.problems[0].pointer.split("/source")[0].split("/content")[0]
     return None

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from interlingua import validation
+from interlingua.validation import _streams
 from interlingua.validation import validate_jsonl_stream
 
 CANON = Path(__file__).parent.parent / "fixtures" / "canonical"
@@ -26,14 +26,14 @@ def _line(seq: int, item: bytes, session: str) -> bytes:
 
 
 def _problems(data: bytes, **budget: int) -> list[tuple[int | None, str, str]]:
-    old = dict(validation._TABLE_BUDGET)
-    validation._TABLE_BUDGET.clear()
-    validation._TABLE_BUDGET.update(budget)
+    old = dict(_streams._TABLE_BUDGET)
+    _streams._TABLE_BUDGET.clear()
+    _streams._TABLE_BUDGET.update(budget)
     try:
         r = validate_jsonl_stream(io.BytesIO(data), file="f")
     finally:
-        validation._TABLE_BUDGET.clear()
-        validation._TABLE_BUDGET.update(old)
+        _streams._TABLE_BUDGET.clear()
+        _streams._TABLE_BUDGET.update(old)
     return [(p.line, p.pointer, p.message) for p in r.problems]
 
 
@@ -78,19 +78,19 @@ def test_spilling_really_happens_and_the_database_goes_away() -> None:
         lines.append(_line(2, b'{"type":"tool_result","call_id":"nope","content":[]}', f"s{s}"))
         lines.append(_line(2, b'{"type":"text","text":"x","role":"user","id":"c%d"}' % s, f"s{s}"))
     data = b"\n".join(lines) + b"\n"
-    tables: list[validation._SessionTable] = []
-    real = validation._SessionTable
+    tables: list[_streams.SessionTable] = []
+    real = _streams.SessionTable
 
     class Spy(real):  # type: ignore[misc, valid-type]
         def __init__(self, **kw: int) -> None:
             super().__init__(**kw)
             tables.append(self)
 
-    validation._SessionTable = Spy  # type: ignore[misc]
+    _streams.SessionTable = Spy  # type: ignore[misc]
     try:
         got = _problems(data, max_entries=4, max_sessions=3)
     finally:
-        validation._SessionTable = real  # type: ignore[misc]
+        _streams.SessionTable = real  # type: ignore[misc]
     assert tables[0].spills > 10 and tables[0].db is None  # spilled, then closed (the file is gone)
     # per session: its lines are not contiguous (as store import says), the orphan result, the seq
     # that did not increase, the duplicate id; the checks go on with the state spilled before

@@ -1,6 +1,6 @@
 """The fused per-block semantic checks of ``validate`` report exactly what the per-line checks report.
 
-``validation._check_block`` proves most items clean without calling :meth:`_CompactChecker.check`
+``validation._streams._check_block`` proves most items clean without calling :meth:`_CompactChecker.check`
 and hands every other item to it. These tests compare it with the careful path (the block
 decoder switched off, so each line goes through ``checker.check`` on its own) on every
 canonical example item and on items built to break each rule: duplicate ids, ids shared with
@@ -17,7 +17,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from interlingua import codec, validation
+from interlingua import codec
+from interlingua.validation import _streams
+from interlingua.codec import _jsonl
 from interlingua.validation import validate_jsonl_stream
 
 CANON = Path(__file__).parent.parent / "fixtures" / "canonical"
@@ -53,23 +55,23 @@ def _line(seq: int, item: bytes, session: str) -> bytes:
 
 
 def _problems(data: bytes, *, block: bool, **budget: int) -> tuple[int, list[tuple[int | None, str, str]]]:
-    old_block, old_budget = codec._decode_block, dict(validation._TABLE_BUDGET)
+    old_block, old_budget = _jsonl._decode_block, dict(_streams._TABLE_BUDGET)
     if not block:
-        codec._decode_block = lambda *args: None
-    validation._TABLE_BUDGET.clear()
-    validation._TABLE_BUDGET.update(budget)
+        _jsonl._decode_block = lambda *args: None
+    _streams._TABLE_BUDGET.clear()
+    _streams._TABLE_BUDGET.update(budget)
     try:
         r = validate_jsonl_stream(io.BytesIO(data), file="f")
     finally:
-        codec._decode_block = old_block  # type: ignore[assignment]
-        validation._TABLE_BUDGET.clear()
-        validation._TABLE_BUDGET.update(old_budget)
+        _jsonl._decode_block = old_block  # type: ignore[assignment]
+        _streams._TABLE_BUDGET.clear()
+        _streams._TABLE_BUDGET.update(old_budget)
     return r.items, [(p.line, p.pointer, p.message) for p in r.problems]
 
 
 def _assert_same(data: bytes, **budget: int) -> list[tuple[int | None, str, str]]:
     body = data.split(b"\n", 1)[1] if data.startswith(b'{"schema_version":"1.0","session":') else data
-    assert codec._decode_block(body, codec.DEFAULT_LIMITS) is not None  # the fast path really runs
+    assert _jsonl._decode_block(body, codec.DEFAULT_LIMITS) is not None  # the fast path really runs
     fast = _problems(data, block=True, **budget)
     assert fast == _problems(data, block=False, **budget)
     return fast[1]

@@ -57,7 +57,7 @@ def test_github_format_prints_annotations(tmp_path: Path) -> None:
     path.write_text(_envelope(0, {"type": "text", "text": 1, "role": "user"}) + "\n")
     res = runner.invoke(app, ["validate", "--format", "github", str(path)])
     assert res.exit_code == 1
-    assert res.stdout.splitlines()[0] == f"::error file={path},line=1,title=interlingua validate::/item/text: 42 is not of type 'string'".replace("42", "1")
+    assert res.stdout.splitlines()[0] == f"::error file={path},line=1,title=interlingua validate::/item/text: 1 is not of type 'string'"
 
 
 def test_strict_mode_rejects_unknown_types(tmp_path: Path) -> None:

@@ -256,7 +256,7 @@ def test_validate_of_a_document_file_reports_what_validate_of_its_bytes_reports(
         want = validate_bytes(doc, file=str(path))
         assert (got.items, [(p.file, p.line, p.pointer, p.message) for p in got.problems]) == (
             want.items, [(p.file, p.line, p.pointer, p.message) for p in want.problems]), doc[:100]
-    from interlingua.validation import _validate_document_file
+    from interlingua.validation._documents import _validate_document_file
 
     semantic = tmp_path / f"d{len(docs) - 2}.json"
     assert len(validate_path([str(semantic)]).problems) == 6

@@ -20,7 +20,7 @@ from interlingua.codec import decode_item, encode_item, to_builtins
 from interlingua.errors import DocumentError
 from interlingua.items import Base64Source
 from interlingua.testing.model_strategies import ITEM_CLASSES, any_item, from_model, strategy_for
-from interlingua.validation import _validator
+from interlingua.validation._schemas import _validator
 
 _settings = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from interlingua import codec
+from interlingua.codec import _items, _json_safety
 from interlingua.codec import UnknownItem, decode_item, encode_envelope, encode_item
 from interlingua.errors import DocumentError
 from interlingua.items import Envelope, Origin, ResponseInfo, StopReason, TextItem, ToolResultItem, Usage
@@ -104,13 +105,13 @@ def _outcome(fn: Any, value: Any) -> Any:
 
 def _reference(value: Any) -> bytes:
     """The precise walk alone (the fast check answering "not sure"), then the plain encode."""
-    saved = codec._json_safe_typed
-    codec._json_safe_typed = lambda v, d: False  # type: ignore[assignment]
+    saved = _json_safety._json_safe_typed
+    _json_safety._json_safe_typed = lambda v, d: False  # type: ignore[assignment]
     try:
         codec.check_json_safe(value)
     finally:
-        codec._json_safe_typed = saved  # type: ignore[assignment]
-    return codec._encode_text(value)
+        _json_safety._json_safe_typed = saved  # type: ignore[assignment]
+    return _items._encode_text(value)
 
 
 @settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow], deadline=None)
@@ -130,7 +131,7 @@ def test_every_fixture_item_encodes_as_msgspec_does() -> None:
         env = _envelope(i)
         assert encode_envelope(env) == msgspec.json.encode(env)
         assert encode_item(env.item) == msgspec.json.encode(env.item)
-        assert type(env.item) in codec._STRUCT_CHECKS  # the generated check is what answered
+        assert type(env.item) in _json_safety._STRUCT_CHECKS  # the generated check is what answered
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from interlingua import codec
+
+from interlingua.codec import _json_safety
 from interlingua.codec import check_json_safe, decode_item, encode_envelope, encode_item
 from interlingua.errors import DocumentError, LimitError
 from interlingua.items import Envelope, TextItem, ToolCallItem, ToolResultItem
@@ -59,12 +60,12 @@ def _outcome(fn: Any, value: Any, **kw: Any) -> Any:
 
 def _precise_only(value: Any, **kw: Any) -> None:
     """``check_json_safe`` with the fast check answering "not sure" every time: the precise walk alone."""
-    saved = codec._json_safe_typed
-    codec._json_safe_typed = lambda v, d: False  # type: ignore[assignment]
+    saved = _json_safety._json_safe_typed
+    _json_safety._json_safe_typed = lambda v, d: False  # type: ignore[assignment]
     try:
         check_json_safe(value, **kw)
     finally:
-        codec._json_safe_typed = saved  # type: ignore[assignment]
+        _json_safety._json_safe_typed = saved  # type: ignore[assignment]
 
 
 def _same(value: Any, **kw: Any) -> Any:
@@ -76,9 +77,9 @@ def _same(value: Any, **kw: Any) -> Any:
 def test_the_fixtures_are_safe_and_checked_by_the_typed_check() -> None:
     assert len(ITEMS) >= 10
     for item in ITEMS:
-        assert codec._json_safe_typed(item, 64)
+        assert _json_safety._json_safe_typed(item, 64)
         assert _same(item) is None
-    assert type(ITEMS[0]) in codec._STRUCT_CHECKS  # generated on first use
+    assert type(ITEMS[0]) in _json_safety._STRUCT_CHECKS  # generated on first use
 
 
 @pytest.mark.parametrize(("bad", "unsafe"), [(b, True) for b in BAD] + [(s, False) for s in SAFE], ids=[f"bad{i}-{type(b).__name__}" for i, b in enumerate(BAD)] + [f"safe{i}-{type(s).__name__}" for i, s in enumerate(SAFE)])
@@ -140,4 +141,4 @@ def test_a_struct_whose_annotations_do_not_resolve_is_walked_generically() -> No
     odd = ns["Odd"](a=float("nan"))
     assert _same(TextItem(text="t", metadata={"o": odd})) is not None
     assert _same(ns["Odd"](a="fine")) is None
-    assert codec._STRUCT_CHECKS[ns["Odd"]] is codec._json_safe_fast  # its annotations could not be read: the generic walk
+    assert _json_safety._STRUCT_CHECKS[ns["Odd"]] is _json_safety._json_safe_fast  # its annotations could not be read: the generic walk

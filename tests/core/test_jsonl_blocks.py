@@ -1,6 +1,6 @@
 """iter_jsonl reads whole blocks in one typed pass: every per-line check must still fire.
 
-The block path (`codec._decode_block`) may only accept what the line-by-line path accepts
+The block path (`_jsonl._decode_block`) may only accept what the line-by-line path accepts
 unchanged; on any doubt it falls back. These tests compare ``iter_jsonl`` with a reference that
 decodes each line on its own through ``decode_envelope``, on the canonical example items (every
 item type), with bad lines planted among many good ones.
@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interlingua import codec
+from interlingua.codec import _jsonl
 from interlingua.codec import Limits, decode_envelope, iter_jsonl
 from interlingua.errors import DocumentError, LimitError
 
@@ -146,7 +147,7 @@ def test_header_line_then_block() -> None:
 
 
 def test_lines_across_block_boundaries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(codec, "_BLOCK_BYTES", 700)
+    monkeypatch.setattr(_jsonl, "_BLOCK_BYTES", 700)
     lines = _good(200)
     lines[111] = BAD_LINES["deep arguments"]
     data = b"\n".join(lines)  # last line without a newline
@@ -160,8 +161,8 @@ def test_lines_across_block_boundaries(monkeypatch: pytest.MonkeyPatch) -> None:
     st.sampled_from([200, 1000, 1 << 20]),
 )
 def test_block_reader_agrees_with_line_reader(bad: list[str], where: list[int], block: int) -> None:
-    old = codec._BLOCK_BYTES
-    codec._BLOCK_BYTES = block
+    old = _jsonl._BLOCK_BYTES
+    _jsonl._BLOCK_BYTES = block
     try:
         lines = _good(300)
         for name, pos in zip(bad, where):
@@ -169,13 +170,13 @@ def test_block_reader_agrees_with_line_reader(bad: list[str], where: list[int], 
         data = b"\n".join(lines) + b"\n"
         assert _read(data) == _reference(data)
     finally:
-        codec._BLOCK_BYTES = old
+        _jsonl._BLOCK_BYTES = old
 
 
 def test_canonical_examples_are_what_the_block_path_reads() -> None:
     # sanity: the good lines really are decoded by the block path, not the fallback
     data = b"\n".join(_good(100)) + b"\n"
-    envs = codec._decode_block(data, codec.DEFAULT_LIMITS)
+    envs = _jsonl._decode_block(data, codec.DEFAULT_LIMITS)
     assert envs is not None and [e.seq for e in envs] == list(range(100))
     assert [json.loads(codec.encode_envelope(e))["item"] for e in envs[: len(VALID)]] == [json.loads(v) for v in VALID]
 
@@ -184,12 +185,12 @@ def _semantic_reference(data: bytes) -> list[tuple[int | None, str, str]]:
     """validate_jsonl_stream's problems when every line goes the careful way (block path off)."""
     from interlingua.validation import validate_jsonl_stream
 
-    old = codec._decode_block
-    codec._decode_block = lambda *args: None
+    old = _jsonl._decode_block
+    _jsonl._decode_block = lambda *args: None
     try:
         r = validate_jsonl_stream(io.BytesIO(data), file="f")
     finally:
-        codec._decode_block = old  # type: ignore[assignment]
+        _jsonl._decode_block = old  # type: ignore[assignment]
     return [(p.line, p.pointer, p.message) for p in r.problems]
 
 
@@ -204,7 +205,7 @@ def test_semantic_checks_fire_in_the_block_path() -> None:
     lines[50] = _line(50, b'{"type":"tool_call","id":"c9","name":"f"}')  # no arguments
     lines[60] = _line(60, b'{"type":"tool_result","call_id":"c9","content":[{"type":"text","text":"x","role":"user"}]}')  # nested role
     data = b"\n".join(lines) + b"\n"
-    assert codec._decode_block(data, codec.DEFAULT_LIMITS) is not None  # these lines do take the block path
+    assert _jsonl._decode_block(data, codec.DEFAULT_LIMITS) is not None  # these lines do take the block path
     r = validate_jsonl_stream(io.BytesIO(data), file="f")
     got = [(p.line, p.pointer, p.message) for p in r.problems]
     assert got == _semantic_reference(data)
@@ -215,7 +216,7 @@ def test_semantic_checks_fire_in_the_block_path() -> None:
 def test_compact_checker_reports_what_item_checker_reports() -> None:
     # validate_jsonl_stream keeps a _CompactChecker per session: same problems, same order, as ItemChecker
     from interlingua.codec import decode_item
-    from interlingua.validation import ItemChecker, _CompactChecker
+    from interlingua.validation._semantic import ItemChecker, _CompactChecker
 
     items = [decode_item(v) for v in VALID]
     extra = [
@@ -244,8 +245,8 @@ def _regex_runs(data: bytes) -> list[tuple[bytes, bool]]:
     """``_header_runs`` without its pre-check: the line-start regex alone decides."""
     out: list[tuple[bytes, bool]] = []
     start = 0
-    for m in codec._HEADER_LINE.finditer(data):
-        if not codec._looks_like_header(m.group().strip()):
+    for m in _jsonl._HEADER_LINE.finditer(data):
+        if not _jsonl._looks_like_header(m.group().strip()):
             continue
         if m.start() > start:
             out.append((data[start : m.start()], False))
@@ -270,7 +271,7 @@ def test_header_pre_check_agrees_with_the_regex(pad: int, where: str, n: int) ->
         odd = _HEADER
     lines = [*_good(n), odd, *_good(n)]
     data = b"\n".join(lines) + b"\n"
-    assert list(codec._header_runs(data)) == _regex_runs(data)
+    assert list(_jsonl._header_runs(data)) == _regex_runs(data)
     if where == "header":
         assert any(is_header for _, is_header in _regex_runs(data))
 
@@ -294,7 +295,7 @@ def test_header_search_finds_the_lines_the_regex_finds(lines: list[bytes], last_
     """The C-speed search for header lines cuts every input as the line-start regex does: leading
     whitespace, ``"session"`` at any offset or twice in a line, a last line without its line end."""
     data = b"\n".join([*_good(2), *lines]) + (b"\n" if last_newline else b"")
-    assert list(codec._header_runs(data)) == _regex_runs(data)
+    assert list(_jsonl._header_runs(data)) == _regex_runs(data)
 
 
 def test_a_session_file_reads_on_the_block_path_as_its_bare_stream() -> None:
@@ -305,7 +306,7 @@ def test_a_session_file_reads_on_the_block_path_as_its_bare_stream() -> None:
     headers = [_HEADER.replace(b'"s2"', b'"s%d"' % k) for k in range(30)]
     with_headers = b"".join(h + b"\n" + b"\n".join(lines) + b"\n" for h, lines in zip(headers, sessions))
     bare = b"".join(b"\n".join(lines) + b"\n" for lines in sessions)
-    parts = list(codec._jsonl_parts(io.BytesIO(with_headers), mode="preserving", limits=codec.DEFAULT_LIMITS, errors="raise", file_label=None))
+    parts = list(_jsonl.jsonl_parts(io.BytesIO(with_headers), mode="preserving", limits=codec.DEFAULT_LIMITS, errors="raise", file_label=None))
     assert all(type(p) is tuple for p in parts)  # every envelope came in a decoded block
     assert sum(len(p[1]) for p in parts) == 30 * 40
     assert list(iter_jsonl(io.BytesIO(with_headers))) == list(iter_jsonl(io.BytesIO(bare)))
@@ -344,17 +345,17 @@ def test_a_value_broken_over_lines_with_punctuation_in_its_strings_is_never_read
     lines = [*_good(20), broken, _line(1, VALID[0]) + _line(2, VALID[0]), *_good(20)]
     data = b"\n".join(lines) + b"\n"
     assert _read(data) == _reference(data)
-    assert codec._decode_block(data, codec.DEFAULT_LIMITS) is None
+    assert _jsonl._decode_block(data, codec.DEFAULT_LIMITS) is None
 
 
 def test_a_header_like_line_that_is_an_envelope_reads_as_one_in_blocks_and_alone() -> None:
     """``"session"`` near the start and no ``"item"`` in the first 4 KB looks like a session header;
     if the line decodes as an envelope it is one, on the block path and on the line-by-line path."""
     odd = b'{"schema_version":"1.0","session_id":"session","seq":3,"response":{"id":"' + b"r" * 5000 + b'"},"item":' + VALID[0] + b"}"
-    assert codec._looks_like_header(odd)
+    assert _jsonl._looks_like_header(odd)
     in_block = [*_good(3), odd, *_good(3)]
     data = b"\n".join(in_block) + b"\n"
-    assert codec._decode_block(data, codec.DEFAULT_LIMITS) is not None
+    assert _jsonl._decode_block(data, codec.DEFAULT_LIMITS) is not None
     got = _read(data)
     assert got == _reference(data)
     assert got[3][1].session_id == "session"  # type: ignore[union-attr]
@@ -388,9 +389,9 @@ def test_an_items_block_with_a_broken_value_is_refused(texts: list[str], at: int
     cut = at % (len(tokens) - 1) + 1
     broken = b"".join(tokens[:cut]) + b"\n" + b"".join(tokens[cut:])
     good = VALID[:5]
-    assert codec._decode_items_block(b"\n".join([*good, b"".join(tokens)]), 6) is not None
-    assert codec._decode_items_block(b"\n".join([*good, broken]), 6) is None
-    assert codec._decode_items_block(b"\n".join([*good, broken, b"".join(tokens) + b" " + b"".join(tokens)]), 7) is None
+    assert _jsonl.decode_items_block(b"\n".join([*good, b"".join(tokens)]), 6) is not None
+    assert _jsonl.decode_items_block(b"\n".join([*good, broken]), 6) is None
+    assert _jsonl.decode_items_block(b"\n".join([*good, broken, b"".join(tokens) + b" " + b"".join(tokens)]), 7) is None
 
 
 def test_a_wrapping_reader_sees_every_byte_through_its_read() -> None:

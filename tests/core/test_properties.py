@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings
 import interlingua as il
 from interlingua.codec import to_builtins
 from interlingua.testing.strategies import transcripts
-from interlingua.validation import _validator, check_transcript
+from interlingua.validation import check_transcript
+from interlingua.validation._schemas import _validator
 
 _settings = settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 

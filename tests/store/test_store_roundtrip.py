@@ -348,7 +348,8 @@ async def test_export_with_header_is_a_valid_stream_for_every_reader(store, tmp_
     """The session header line follows schemas/session_header.json; validate and iter_jsonl accept it."""
     from interlingua.codec import iter_jsonl
     from interlingua.items import ToolDefinition
-    from interlingua.validation import _validator, validate_path
+    from interlingua.validation import validate_path
+    from interlingua.validation._schemas import _validator
 
     sid = await store.create_session(metadata={"team": "a"})
     await store.update_session(sid, tools=[ToolDefinition(name="get_weather", parameters={"type": "object"})])

@@ -148,9 +148,9 @@ def _lines(path: Path, fh: IO[bytes], *, streaming: bool = False) -> Iterator[Re
 def _not_json(raw: bytes, exc: Exception, *, one_line: bool = False) -> str:
     """A reject reason for a record that is not JSON, located as convert and validate locate it
     (msgspec says "Input data was truncated" for a lone surrogate escape, which read as a cut file)."""
-    from ..codec import _syntax_problem
+    from ..codec._json_safety import syntax_problem
 
-    message = _syntax_problem(raw, exc, one_line=one_line).message
+    message = syntax_problem(raw, exc, one_line=one_line).message
     return "not JSON: " + message.removeprefix("invalid JSON ").removeprefix("invalid JSON: ")
 
 

@@ -43,7 +43,7 @@ from typing import IO, Annotated, Any
 import msgspec
 import typer
 
-from ..codec import _syntax_problem
+from ..codec import syntax_problem
 from ..hosts import host_names
 from ..conversion import CANONICAL, convert_request, convert_response, convert_stream, detect_kind, read_size
 from ..errors import CapabilityError, DocumentError, FormatMismatchError, Problem, SessionChoiceError, InterlinguaError, LimitError, MappingError, StreamFailedError, UnknownFormatError
@@ -126,7 +126,7 @@ def _json(data: bytes, what: str) -> Any:
         return msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
         # malformed input: exit 1, as for every command (README: 1 invalid or malformed, 2 usage or unreadable)
-        raise _Fail(1, f"{what} is not JSON: {_syntax_problem(data, exc).message}") from exc
+        raise _Fail(1, f"{what} is not JSON: {syntax_problem(data, exc).message}") from exc
     except msgspec.ValidationError as exc:  # a number out of range
         raise _Fail(1, f"{what} is not JSON: {exc}") from exc
     except RecursionError as exc:
@@ -170,7 +170,7 @@ def _is_stream(mapper: Mapper, source: str, data: bytes) -> bool:
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         if _looks_like_stream(mapper, data):
             return True
-        what = exc if isinstance(exc, msgspec.ValidationError) else _syntax_problem(data, exc).message
+        what = exc if isinstance(exc, msgspec.ValidationError) else syntax_problem(data, exc).message
         raise _Fail(1, f"{_label(source)} is not JSON (nor {_article(mapper.name)} {mapper.name} stream): {what}") from exc
     except RecursionError as exc:
         raise _Fail(1, f"{_label(source)}: /: nesting too deep") from exc
@@ -422,11 +422,12 @@ def _transcript(shell: Any, items: list[Any]) -> Any:
 def _canonical_to_canonical(stream: Any, out: IO[bytes], label: str) -> None:
     """Write the document :func:`_pretty` would write for it, each item as it comes, after the
     checks :func:`~interlingua.conversion.convert_request` runs (schema, limits, semantic checks)."""
-    from ..codec import _encoder, check_json_safe
+    from ..codec import check_json_safe
+    from ..codec._items import encoder
     from ..errors import Problem
-    from ..validation import _SessionTable
+    from ..validation._semantic import SessionTable
 
-    table = _SessionTable()
+    table = SessionTable()
     problems: list[Problem] = []
     written = False
     try:
@@ -444,7 +445,7 @@ def _canonical_to_canonical(stream: Any, out: IO[bytes], label: str) -> None:
                 written = True
             else:
                 out.write(b",")
-            element = msgspec.json.format(msgspec.json.encode(msgspec.json.decode(_encoder.encode(item))), indent=2)
+            element = msgspec.json.format(msgspec.json.encode(msgspec.json.decode(encoder.encode(item))), indent=2)
             out.write(b"\n    " + _indent(element, b"\n    "))
     finally:
         table.close()
@@ -457,7 +458,7 @@ def _canonical_to_canonical(stream: Any, out: IO[bytes], label: str) -> None:
             names.add(tool.name)
     if problems:
         raise DocumentError(problems)
-    empty = _pretty(msgspec.json.decode(_encoder.encode(_transcript(shell, []))))
+    empty = _pretty(msgspec.json.decode(encoder.encode(_transcript(shell, []))))
     marker = b'\n  "items": [],'
     at = empty.find(marker)
     if at < 0:

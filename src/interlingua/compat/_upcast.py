@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal, TypeAlias
 
-from ..codec import SCHEMA_VERSION
+from ..codec._model import SCHEMA_VERSION  # the leaf module: codec._versions imports this module back (its refusal names the registered upcasters)
 from ..errors import Problem, VersionError
 
 __all__ = ["Kind", "Upcaster", "registered", "upcast", "upcast_row", "upcaster"]

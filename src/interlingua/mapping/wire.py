@@ -22,7 +22,8 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from ..codec import DEFAULT_LIMITS, _split_msgspec_error, decode_json
+from ..codec import DEFAULT_LIMITS, decode_json
+from ..codec._json_safety import split_msgspec_error
 from ..errors import MalformedInputError
 
 __all__ = ["DECODE_FAILURES", "check_shape", "decode_event", "fast_event", "guarded", "json_copy", "json_type", "locate_failure"]
@@ -125,7 +126,7 @@ def check_shape(data: Any, shape: Any, *, provider: str | None = None, pointer: 
     try:
         msgspec.convert(data, shape, strict=True)
     except msgspec.ValidationError as exc:
-        problem = _split_msgspec_error(exc, pointer)
+        problem = split_msgspec_error(exc, pointer)
         raise MalformedInputError(problem.pointer, problem.message, provider=provider) from exc
 
 

@@ -20,7 +20,6 @@ from .._gc import gc_paused
 
 from ..codec import (
     KNOWN_ITEM_TYPES,
-    _decode_items_block,
     SCHEMA_VERSION,
     UnknownItem,
     check_json_safe,
@@ -29,6 +28,7 @@ from ..codec import (
     decode_item,
     encode_item,
 )
+from ..codec._jsonl import decode_items_block
 from ..errors import DocumentError, Problem
 from ..items import Envelope, InputItem, ResponseInfo, Settings, StopReason, ToolChoice, ToolDefinition, Usage
 from ._engine import JsonText
@@ -356,7 +356,7 @@ def _prepare_fast(
     if not validated:
         if len(blob) <= _FAST_GROUP_BYTES:
             # the whole batch in one group (the common case): the encoded lines as they are
-            decoded = _decode_items_block(blob, len(parts))
+            decoded = decode_items_block(blob, len(parts))
             if decoded is None or decoded != plain:
                 return None
         else:
@@ -364,7 +364,7 @@ def _prepare_fast(
             for end, part in enumerate(parts, 1):
                 size += len(part) + 1
                 if size >= _FAST_GROUP_BYTES or end == len(parts):
-                    decoded = _decode_items_block(b"\n".join(parts[start:end]), end - start)
+                    decoded = decode_items_block(b"\n".join(parts[start:end]), end - start)
                     if decoded is None or decoded != plain[start:end]:
                         return None
                     start, size = end, 0
@@ -433,7 +433,7 @@ def _check_deferred(deferred: list[tuple[str, bytes]]) -> None:
     raises the first problem with its pointer)."""
     if not deferred:
         return
-    if _decode_items_block(b"\n".join(data for _p, data in deferred), len(deferred)) is not None:
+    if decode_items_block(b"\n".join(data for _p, data in deferred), len(deferred)) is not None:
         return
     for pointer, data in deferred:
         decode_item(data, mode="strict", pointer=pointer)
@@ -512,7 +512,7 @@ def decode_rows_fast(session_id: str, rows: Sequence[tuple[Any, ...]], *, parse_
 
     ``rows`` are tuples of :data:`ROW_COLUMNS` (see :func:`row_tuple`), their texts all ``str`` or
     all ``bytes``. Only rows of exactly this schema version; the items' JSON texts joined by
-    newlines must pass ``codec._decode_items_block``'s proofs (one object per line, depth and size
+    newlines must pass ``codec._jsonl.decode_items_block``'s proofs (one object per line, depth and size
     bounds, known types). ``parse_created``: the rows come from the driver unprocessed, and this
     turns a ``created_at`` value into a datetime (the column type's own result processor); it runs
     once per distinct value (an append's rows share one timestamp). The envelopes are built by
@@ -549,7 +549,7 @@ def _decode_rows_fast(session_id: str, rows: Sequence[tuple[Any, ...]], parse_cr
         size += length + 1
         if size >= _FAST_GROUP_BYTES or end == n:
             block = sep.join(texts[start:end])
-            decoded = _decode_items_block(block if kind is bytes else block.encode(), end - start)
+            decoded = decode_items_block(block if kind is bytes else block.encode(), end - start)
             if decoded is None:
                 return None
             items.extend(decoded)
