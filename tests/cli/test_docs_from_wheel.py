@@ -35,6 +35,8 @@ pytestmark = pytest.mark.slow
 EXPECTED: dict[str, int] = {
     "interlingua validate examples/transcripts/broken.json": 1,  # README: "shows one" (an invalid example)
     "interlingua convert --from canonical --to ollama --model llama3:8b chat.json": 1,  # docs/capabilities.md: exits 1
+    "interlingua migrate --to sharegpt dag_compact_after_rewind.jsonl -o out.jsonl": 1,  # docs/migrating.md: 1 rejected
+    "interlingua validate dag_compact_after_rewind.jsonl": 1,  # docs/migrating.md: not a transcript yet
 }
 """Commands whose documented exit code is not 0."""
 
@@ -129,6 +131,8 @@ def _workdir(tmp: Path) -> Path:
     shutil.copytree(ROOT / "examples" / "payloads", work / "examples" / "payloads")
     shutil.copytree(ROOT / "docs" / "examples", work / "docs" / "examples")
     shutil.copytree(ROOT / "tests" / "fixtures" / "real", work / "tests" / "fixtures" / "real")
+    # docs/migrating.md: a real Claude Code log with a compaction boundary, named as the docs name it
+    shutil.copy(ROOT / "tests" / "fixtures" / "stores" / "claude-code" / "dag_compact_after_rewind.jsonl", work)
     (work / "old-conversations").mkdir()
     legacy = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"}]
     (work / "old-conversations" / "chat1.json").write_text(json.dumps(legacy), encoding="utf-8")
