@@ -13,7 +13,6 @@ from typer.testing import CliRunner
 from interlingua.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL = ROOT / "tests" / "fixtures" / "real"
 EXAMPLES = ROOT / "examples"
 WEATHER = EXAMPLES / "transcripts" / "weather.json"
 
@@ -27,22 +26,6 @@ def _run(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
 
 
 ANTHROPIC_BODY = EXAMPLES / "payloads" / "anthropic_parallel_tools.request.json"
-
-
-GEMINI_THINKING = REAL / "gemini" / "pai_google_thinking_part.0.request.json"
-
-
-ANTHROPIC_THINKING = REAL / "anthropic" / "pai_anthropic_thinking_part_stream.0.request.json"
-
-
-def _two_sessions(tmp_path: Path) -> Path:
-    one = tmp_path / "one.jsonl"
-    assert _run("migrate", str(WEATHER), "-o", str(one), "--quiet")[0] == 0
-    text = one.read_text()
-    sid = json.loads(text.splitlines()[0])["session"]["id"]
-    two = tmp_path / "two.jsonl"
-    two.write_text(text + text.replace(sid, "other"))
-    return two
 
 
 @pytest.mark.parametrize(

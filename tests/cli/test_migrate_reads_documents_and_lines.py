@@ -18,31 +18,6 @@ REQUEST = ROOT / "tests" / "fixtures" / "real" / "anthropic" / "pai_anthropic_pa
 runner = CliRunner()
 
 
-def _loop(tmp_path: Path) -> Path:
-    a, b = tmp_path / "loop1", tmp_path / "loop2"
-    a.symlink_to(b.name)
-    b.symlink_to(a.name)
-    return a
-
-
-def _unchanged(link: Path) -> None:
-    assert link.is_symlink() and os.readlink(link) == "loop2"
-    assert sorted(p.name for p in link.parent.iterdir() if p.name.startswith(".")) == []  # no temporary file
-
-
-def _session_file(tmp_path: Path) -> Path:
-    doc = tmp_path / "t.jsonl"
-    res = runner.invoke(app, ["migrate", str(REQUEST), "--from", "anthropic", "-o", str(doc), "-q"])
-    assert res.exit_code == 0, res.stderr
-    return doc
-
-
-MISTRAL_IMAGES = ROOT / "tests" / "fixtures" / "real" / "mistral" / "pai_multimodal_tool_returns_model_sees_multiple_images_mistral.1.request.json"
-
-
-REAL = ROOT / "tests" / "fixtures" / "real"
-
-
 def test_store_import_hint_for_a_pretty_printed_document_named_jsonl_works(tmp_path: Path) -> None:
     doc = tmp_path / "conv.jsonl"  # what `convert --to canonical -o conv.jsonl` writes: one indented document
     res = runner.invoke(app, ["convert", "--from", "anthropic", "--to", "canonical", str(REQUEST), "-o", str(doc)])

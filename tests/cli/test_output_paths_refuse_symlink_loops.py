@@ -41,12 +41,6 @@ def _session_file(tmp_path: Path) -> Path:
     return doc
 
 
-MISTRAL_IMAGES = ROOT / "tests" / "fixtures" / "real" / "mistral" / "pai_multimodal_tool_returns_model_sees_multiple_images_mistral.1.request.json"
-
-
-REAL = ROOT / "tests" / "fixtures" / "real"
-
-
 @pytest.mark.parametrize(
     "args",
     [
