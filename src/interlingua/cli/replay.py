@@ -2,7 +2,7 @@
 
 Usage::
 
-    interlingua replay TRANSCRIPT --provider P --model M [--base-url URL] [--no-stream]
+    interlingua replay TRANSCRIPT --provider P --model M [--base-url URL] [--stream|--no-stream]
                        [--policy error|drop|degrade] [--fixture FILE] [--record FILE]
                        [--store URL --session ID]
                        [--connect-timeout S] [--read-timeout S] [--idle-timeout S] [--deadline S]
@@ -312,7 +312,14 @@ def replay(
     provider: Annotated[str, typer.Option("--provider", metavar="FORMAT", help="Wire format / provider: {mappers}.", show_default=False)] = "",
     model: Annotated[str | None, typer.Option("--model", help="Model to call (default: the settings' model).", show_default=False)] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="API root (OpenAI-compatible server, proxy, local Ollama).")] = None,
-    no_stream: Annotated[bool, typer.Option("--no-stream", help="Ask for the whole response at once.")] = False,
+    stream: Annotated[
+        bool | None,
+        typer.Option(
+            "--stream/--no-stream",
+            help="Stream the response, or ask for it whole (default: the settings' `stream`; streamed when they do not say).",
+            show_default=False,
+        ),
+    ] = None,
     policy: Annotated[PolicyChoice, typer.Option("--policy", help="Content the target cannot carry: refuse, drop or degrade.")] = PolicyChoice.error,
     fixture: Annotated[Path | None, typer.Option("--fixture", help="Answer from this recorded fixture instead of the network.")] = None,
     record: Annotated[Path | None, typer.Option("--record", help="Append the exchange to this fixture file (credentials redacted).")] = None,
@@ -399,7 +406,7 @@ def replay(
             provider=provider,
             model=model,
             base_url=base_url,
-            stream=not no_stream,
+            stream=stream if stream is not None else effective.stream is not False,
             policy=policy.value,
             fixture=exchanges,
             record=record,
