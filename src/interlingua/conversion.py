@@ -56,7 +56,7 @@ import msgspec
 from ._gc import with_gc_paused
 from .capabilities import Resolver, fit, lookup, resolve, unknown_model_warning
 from .codec import _FREE_FORM, DEFAULT_LIMITS, Limits, UnknownItem, _check_base64, _encoder, _item_too_deep, check_item_limits, check_json_safe, decode_transcript, encode_transcript
-from .errors import DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, Problem, StreamFailedError, UnknownFormatError
+from .errors import ConversionError, DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, Problem, StreamFailedError, UnknownFormatError
 from .items import Base64Source, Origin, Settings, Transcript
 from .mapping.company import keep_company, keep_company_items
 from .mapping.protocol import Conversion, Mapper, ModelResponse
@@ -530,9 +530,25 @@ def convert_request(
     conv = dst.encode_request(fitted.transcript, model=chosen, policy=policy)
     encoded = fitted.translate(conv.report)
     report.extend(encoded)
+    if (not fitted.transcript.items or any(e.action == "dropped" for e in conv.report)) and _sends_nothing(dst, conv.value):
+        given = len(transcript.items)
+        raise ConversionError(
+            f"nothing to send: no conversation item is left in the {target} request "
+            + (f"(the {given} item(s) read were all dropped)" if given else "(the request holds no messages)")
+            + "; a model call needs at least one message"
+        )
     if chosen is None and not any(e.pointer == "/model" for e in encoded):
         note_model(report, None, settings, target, in_body=getattr(dst, "model_in_body", True) is not False)
     return Conversion(conv.value, report)
+
+
+def _sends_nothing(dst: Any, body: dict[str, Any]) -> bool:
+    """Whether the encoded request ``body`` holds no conversation item: it is read back by its own
+    mapper (any wire format, no field names of one provider here) and has no item."""
+    try:
+        return not dst.decode_request(body).value.items
+    except Exception:  # noqa: BLE001 - a body its mapper cannot read back is judged by the provider, not here
+        return False
 
 
 def _recorded_model(transcript: Transcript, settings: Settings, source: str, target: str, report: Report) -> str | None:
