@@ -509,7 +509,8 @@ def convert_request(
         MappingError: a malformed provider body (the message names the exception), or a response body.
         CapabilityError: the target model cannot take the conversation, listing every violation
             (under ``drop``/``degrade`` only those no policy can fix).
-        ConversionError: under ``error``, content the target wire format cannot carry.
+        ConversionError: under ``error``, content the target wire format cannot carry; under any
+            policy, a request with no conversation item left to send (``nothing to send``).
     """
     policy = _check_policy(policy)
     dst = _mapper(target)
