@@ -57,7 +57,7 @@ from ._gc import with_gc_paused
 from .capabilities import Resolver, fit, lookup, resolve, unknown_model_warning
 from .codec import _FREE_FORM, DEFAULT_LIMITS, Limits, UnknownItem, _check_base64, _encoder, _item_too_deep, check_item_limits, check_json_safe, decode_transcript, encode_transcript
 from .errors import ConversionError, DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, Problem, StreamFailedError, UnknownFormatError
-from .items import Base64Source, Origin, Settings, Transcript
+from .items import Base64Source, Origin, Settings, TextItem, Transcript
 from .mapping.company import keep_company, keep_company_items
 from .mapping.protocol import Conversion, Mapper, ModelResponse
 from .mapping.registry import BUILTIN, available, get_mapper, is_known
@@ -596,10 +596,26 @@ def _read_response(response: Input, source: str, force: bool, report: Report) ->
     return value
 
 
+def without_empty_texts(value: ModelResponse, report: Report) -> ModelResponse:
+    """``value`` without its top-level text items holding no visible text (empty or whitespace only),
+    each reported as dropped; ``value`` itself when it has none (it is never changed).
+
+    A provider may open a text block and close it empty (Anthropic's refusal stream: an empty text block,
+    then ``stop_reason: refusal``); a transcript holding it would fail ``validate --strict``
+    (``empty_text``), so what is written as a canonical document leaves it out."""
+    keep: list[Any] = []
+    for i, item in enumerate(value.items):
+        if isinstance(item, TextItem) and not item.text.strip():
+            report.add("dropped", "an empty text block of the response (no visible text) is left out: a transcript holds no empty text", index=i, item_type="text")
+        else:
+            keep.append(item)
+    return value if len(keep) == len(value.items) else dataclasses.replace(value, items=keep)
+
+
 def _encode_response(value: ModelResponse, source: str, target: str, model: str | None, policy: Policy, report: Report) -> Conversion[dict[str, Any]]:
     dst = _mapper(target)
     if dst is None:
-        return Conversion(_document(value.to_transcript()), report)
+        return Conversion(_document(without_empty_texts(value, report).to_transcript()), report)
     chosen = model if model is not None else (value.model if source == target else None)
     conv = dst.encode_response(value, model=chosen, policy=policy)
     report.extend(conv.report)

@@ -42,7 +42,7 @@ import typer
 from ..codec import encode_transcript
 from ..errors import DocumentError, InterlinguaError, MappingError, SessionChoiceError, TransportError
 from ..items import Settings, Transcript
-from ..mapping import ModelResponse
+from ..mapping import ModelResponse, Report
 from ..streaming import StreamDone, StreamError, TextDelta
 from ._common import require_stdin
 from .convert import PolicyChoice
@@ -227,7 +227,13 @@ async def _generate(
 
 async def _call(transcript: Transcript, *, provider: str, model: str, **kwargs: Any) -> ModelResponse:
     """Call the model (:func:`_generate`), then print the usage and its estimated cost on stderr."""
+    from ..conversion import without_empty_texts
+
     response = await _generate(transcript, provider=provider, model=model, **kwargs)
+    written = Report()  # what is printed or stored passes validate --strict: no empty text item
+    response = without_empty_texts(response, written)
+    for warning in written.lines():
+        typer.echo(warning, err=True)
     line = usage_summary(response, provider, model)
     if line:
         typer.echo(line, err=True)
