@@ -534,9 +534,7 @@ class Client:
         fitted = fit(transcript, caps, model=model, provider=self.provider, policy=policy, stream=stream)
         unknown = unknown_model_warning(resolution, transcript, provider=self.provider, model=model, stream=stream) if resolution else None
         if self._key is None and self._spec.requires_key:
-            names = " or ".join(self._spec.env_vars) or "api_key"
-            hint = f"; {self._spec.no_key_hint}" if self._spec.no_key_hint and self.base_url != self._spec.default_base_url.rstrip("/") else ""
-            raise transport_error("auth", f"no API key: pass api_key or set {names}{hint}", provider=self.provider)
+            raise transport_error("auth", self._spec.missing_key(self.base_url), provider=self.provider)
         conversion = self.mapper.encode_request(fitted.transcript, model=model, policy=policy)
         report = Report()
         if unknown is not None:
