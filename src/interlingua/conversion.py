@@ -54,7 +54,7 @@ from typing import Any, Literal, TypeAlias
 import msgspec
 
 from ._gc import with_gc_paused
-from .capabilities import Resolver, fit, lookup, resolve, unknown_model_warning
+from .capabilities import Resolver, deprecation_warning, fit, lookup, resolve, unknown_model_warning
 from .codec import _FREE_FORM, DEFAULT_LIMITS, Limits, UnknownItem, _check_base64, _encoder, _item_too_deep, check_item_limits, check_json_safe, decode_transcript, encode_transcript
 from .errors import ConversionError, DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, Problem, StreamFailedError, UnknownFormatError
 from .items import Base64Source, Origin, Settings, TextItem, Transcript
@@ -526,6 +526,8 @@ def convert_request(
     unknown = unknown_model_warning(resolution, transcript, provider=target, model=chosen)
     if unknown is not None:
         report.add("changed", unknown)
+    elif (past := deprecation_warning(target, chosen)) is not None:
+        report.add("changed", past, pointer="/model")
     fitted = fit(transcript, resolution.capabilities, model=chosen, provider=target, policy=policy)
     report.extend(fitted.report)
     conv = dst.encode_request(fitted.transcript, model=chosen, policy=policy)

@@ -107,6 +107,20 @@ def _load_fixture(path: Path) -> list[dict[str, Any]]:
         raise _Fail(2, f"cannot read fixture {path}: {exc.strerror or exc}") from None
 
 
+def _default_stream(settings: Settings, exchanges: list[dict[str, Any]] | None) -> bool:
+    """Stream or not when no flag says: as the recorded fixture's first exchange was made (its response
+    a stream or a whole body), else as the conversation's settings say (``stream: false``: whole),
+    else streamed."""
+    if exchanges:
+        response = exchanges[0].get("response")
+        headers = response.get("headers") if isinstance(response, dict) else None
+        if isinstance(headers, dict):
+            media = str(next((v for k, v in headers.items() if str(k).lower() == "content-type"), "")).split(";", 1)[0].strip().lower()
+            if media:
+                return media in ("text/event-stream", "application/x-ndjson", "application/ndjson", "application/vnd.amazon.eventstream")
+    return settings.stream is not False
+
+
 async def _load_stored(url: str, session_id: str) -> Transcript:
     from ..errors import StoreError
     from ..store import SessionStore
@@ -412,7 +426,7 @@ def replay(
             provider=provider,
             model=model,
             base_url=base_url,
-            stream=stream if stream is not None else effective.stream is not False,
+            stream=stream if stream is not None else _default_stream(effective, exchanges),
             policy=policy.value,
             fixture=exchanges,
             record=record,

@@ -21,7 +21,7 @@ import httpx
 import msgspec
 
 from .._built import checked_transcript
-from ..capabilities import Resolver, fit, resolve, unknown_model_warning
+from ..capabilities import Resolver, deprecation_warning, fit, resolve, unknown_model_warning
 from ..errors import ConversionError, MappingError, TransportError
 from ..items import ErrorItem, ModelCapabilities, Settings, Transcript
 from ..mapping import Mapper, ModelResponse, Report, get_mapper
@@ -539,6 +539,8 @@ class Client:
         report = Report()
         if unknown is not None:
             report.add("changed", unknown)
+        elif (past := deprecation_warning(self.provider, model)) is not None:
+            report.add("changed", past, pointer="/model")
         report.extend(fitted.report)
         report.extend(fitted.translate(conversion.report))
         body = self._spec.prepare_body(conversion.value, model, stream, self.options)
