@@ -30,3 +30,15 @@ def load_json(path: Path) -> Any:
 def real() -> Path:
     """Directory of the real recorded payloads."""
     return REAL
+
+
+@pytest.fixture(autouse=True)
+def _fixed_today(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests run on a fixed date (2026-11-01, before the catalogue's deprecation dates of the models
+    they use), so a model's date passing does not change their output; tests of the deprecation
+    warning set their own date (``interlingua.capabilities._resolve.today``)."""
+    import datetime
+
+    import interlingua.capabilities._resolve as resolve_mod
+
+    monkeypatch.setattr(resolve_mod, "today", lambda: datetime.date(2026, 11, 1))

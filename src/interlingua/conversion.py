@@ -54,12 +54,12 @@ from typing import Any, Literal, TypeAlias
 import msgspec
 
 from ._gc import with_gc_paused
-from .capabilities import Resolver, fit, lookup, resolve, unknown_model_warning
+from .capabilities import Resolver, deprecation_warning, fit, lookup, resolve, unknown_model_warning
 from .codec import DEFAULT_LIMITS, Limits, UnknownItem, check_item_limits, check_json_safe, decode_transcript, encode_transcript
 from .codec._items import encoder
 from .codec._json_safety import FREE_FORM, check_base64, item_too_deep
-from .errors import DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, Problem, StreamFailedError, UnknownFormatError
-from .items import Base64Source, Origin, Settings, Transcript
+from .errors import ConversionError, DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, Problem, StreamFailedError, UnknownFormatError
+from .items import Base64Source, Origin, Settings, TextItem, Transcript
 from .mapping.company import keep_company, keep_company_items
 from .mapping.protocol import Conversion, Mapper, ModelResponse
 from .mapping.registry import BUILTIN, available, get_mapper, is_known
@@ -511,7 +511,8 @@ def convert_request(
         MappingError: a malformed provider body (the message names the exception), or a response body.
         CapabilityError: the target model cannot take the conversation, listing every violation
             (under ``drop``/``degrade`` only those no policy can fix).
-        ConversionError: under ``error``, content the target wire format cannot carry.
+        ConversionError: under ``error``, content the target wire format cannot carry; under any
+            policy, a request with no conversation item left to send (``nothing to send``).
     """
     policy = _check_policy(policy)
     dst = _mapper(target)
@@ -527,14 +528,32 @@ def convert_request(
     unknown = unknown_model_warning(resolution, transcript, provider=target, model=chosen)
     if unknown is not None:
         report.add("changed", unknown)
+    elif (past := deprecation_warning(target, chosen)) is not None:
+        report.add("changed", past, pointer="/model")
     fitted = fit(transcript, resolution.capabilities, model=chosen, provider=target, policy=policy)
     report.extend(fitted.report)
     conv = dst.encode_request(fitted.transcript, model=chosen, policy=policy)
     encoded = fitted.translate(conv.report)
     report.extend(encoded)
+    if (not fitted.transcript.items or any(e.action == "dropped" for e in conv.report)) and _sends_nothing(dst, conv.value):
+        given = len(transcript.items)
+        raise ConversionError(
+            f"nothing to send: no conversation item is left in the {target} request "
+            + (f"(the {given} item(s) read were all dropped)" if given else "(the request holds no messages)")
+            + "; a model call needs at least one message"
+        )
     if chosen is None and not any(e.pointer == "/model" for e in encoded):
         note_model(report, None, settings, target, in_body=getattr(dst, "model_in_body", True) is not False)
     return Conversion(conv.value, report)
+
+
+def _sends_nothing(dst: Any, body: dict[str, Any]) -> bool:
+    """Whether the encoded request ``body`` holds no conversation item: it is read back by its own
+    mapper (any wire format, no field names of one provider here) and has no item."""
+    try:
+        return not dst.decode_request(body).value.items
+    except Exception:  # noqa: BLE001 - a body its mapper cannot read back is judged by the provider, not here
+        return False
 
 
 def _recorded_model(transcript: Transcript, settings: Settings, source: str, target: str, report: Report) -> str | None:
@@ -581,10 +600,26 @@ def _read_response(response: Input, source: str, force: bool, report: Report) ->
     return value
 
 
+def without_empty_texts(value: ModelResponse, report: Report) -> ModelResponse:
+    """``value`` without its top-level text items holding no visible text (empty or whitespace only),
+    each reported as dropped; ``value`` itself when it has none (it is never changed).
+
+    A provider may open a text block and close it empty (Anthropic's refusal stream: an empty text block,
+    then ``stop_reason: refusal``); a transcript holding it would fail ``validate --strict``
+    (``empty_text``), so what is written as a canonical document leaves it out."""
+    keep: list[Any] = []
+    for i, item in enumerate(value.items):
+        if isinstance(item, TextItem) and not item.text.strip():
+            report.add("dropped", "an empty text block of the response (no visible text) is left out: a transcript holds no empty text", index=i, item_type="text")
+        else:
+            keep.append(item)
+    return value if len(keep) == len(value.items) else dataclasses.replace(value, items=keep)
+
+
 def _encode_response(value: ModelResponse, source: str, target: str, model: str | None, policy: Policy, report: Report) -> Conversion[dict[str, Any]]:
     dst = _mapper(target)
     if dst is None:
-        return Conversion(_document(value.to_transcript()), report)
+        return Conversion(_document(without_empty_texts(value, report).to_transcript()), report)
     chosen = model if model is not None else (value.model if source == target else None)
     conv = dst.encode_response(value, model=chosen, policy=policy)
     report.extend(conv.report)

@@ -278,10 +278,10 @@ def test_openai_chat_at_a_local_base_url_without_a_key_names_the_keyless_provide
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     code, _, err = _run("replay", "--provider", "openai-chat", "--model", "gpt-4o", "--base-url", "http://127.0.0.1:9/v1", str(WEATHER))
     assert code == 1
-    assert "error: auth: no API key: pass api_key or set OPENAI_API_KEY; a local OpenAI-compatible server that takes no key needs none under its own name: openai-chat:" in err
+    assert "error: auth: no API key: set the environment variable OPENAI_API_KEY (in Python, Client(api_key=...) also takes it); a local OpenAI-compatible server that takes no key needs none under its own name: openai-chat:" in err
     assert "openai-chat:vllm" in err and "openai-chat:ollama" in err  # the host registry's local servers
     code, _, err = _run("replay", "--provider", "openai-chat", "--model", "gpt-4o", str(WEATHER))  # the real API: no such advice
-    assert code == 1 and err.strip() == "error: auth: no API key: pass api_key or set OPENAI_API_KEY"
+    assert code == 1 and err.strip() == "error: auth: no API key: set the environment variable OPENAI_API_KEY (in Python, Client(api_key=...) also takes it)"
 
     answer = (REAL / "openai_chat" / "openai_python.completion_text.response.json").read_bytes()
     seen: list[httpx.Request] = []

@@ -121,13 +121,14 @@ def test_defect_is_found_refused_and_repaired(case: tuple[str, Path], defect: st
 def test_repaired_bodies_pass_every_sdk(case: tuple[str, Path], defect: str) -> None:
     source, path = case
     broken = DEFECTS[defect][0](decoded_request(source, path))
-    written = 0
+    written = empty = 0
     for policy in ("drop", "degrade"):
         for target in TARGETS:
             try:
                 out = convert_request(broken, source="canonical", target=target, model=MODELS[target], policy=policy)
             except (CapabilityError, ConversionError) as exc:
                 assert not isinstance(exc, IntegrityError), exc
+                empty += "nothing to send" in str(exc)
                 continue  # what the target model cannot take at all (e.g. parallel calls): refused with the reason
             # the repaired body is accepted wherever the unbroken history's body is (a few recorded
             # corpus bodies carry shapes of their own that the mapper keeps; not this rule's business)
@@ -138,7 +139,9 @@ def test_repaired_bodies_pass_every_sdk(case: tuple[str, Path], defect: str) -> 
             assert set(check_request(target, out.value)) <= set(base), (target, policy)
             assert any("no result" in str(e) or "already used" in str(e) or "not an earlier" in str(e) for e in out.report), out.report
             written += 1
-    assert written >= 6
+    # or the cut left one unpaired item (a call without its result, a result without its call): repaired
+    # away, nothing is left, and every target refuses to send an empty request (not an integrity error)
+    assert written >= 6 or (empty == 2 * len(TARGETS) and len(broken.items) == 1), (written, empty)
 
 
 def test_degrade_stub_says_no_result_was_recorded() -> None:

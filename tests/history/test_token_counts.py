@@ -119,3 +119,24 @@ def test_a_client_without_a_count_endpoint_is_refused_clearly() -> None:
     t = Transcript(schema_version="1.0", items=[TextItem(text="hello", role="user")])
     with pytest.raises(TypeError, match="no count_tokens"):
         count_tokens(t, "m", client=object())
+
+
+@pytest.mark.parametrize("provider", ["openai-chat", "ollama", "cohere", "mistral"])
+def test_a_provider_without_a_count_endpoint_raises_invalid_request(provider: str) -> None:
+    """As docs/history.md says: a TransportError ``invalid_request`` before any request (not TypeError)."""
+    import httpx
+
+    from interlingua.errors import TransportError
+    from interlingua.transport import Client
+
+    sent: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(500)
+
+    t = Transcript(schema_version="1.0", items=[TextItem(text="hello", role="user")])
+    client = Client(provider, api_key="k", base_url="http://127.0.0.1:9", transport=httpx.MockTransport(handler))
+    with pytest.raises(TransportError) as info:
+        count_tokens(t, "m", client=client)
+    assert info.value.code == "invalid_request" and sent == []

@@ -45,8 +45,9 @@ def test_show_says_where_each_fact_came_from() -> None:
 
 def test_show_an_unknown_model_says_its_capabilities_are_unknown() -> None:
     r = runner.invoke(app, ["models", "no-such-model-x1"])
-    assert r.exit_code == 0
+    assert r.exit_code == 1  # not in the catalogue: an error, with the defaults still shown
     assert "UNKNOWN" in r.stdout and "refuses nothing" in r.stdout
+    assert r.stderr.startswith("error: model 'no-such-model-x1' is not in the catalogue")
 
 
 def test_user_table_facts_are_shown_as_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -64,7 +65,7 @@ def test_user_table_facts_are_shown_as_user(tmp_path: Path, monkeypatch: pytest.
 
 def test_list_and_bad_provider() -> None:
     r = runner.invoke(app, ["models", "--provider", "anthropic"])
-    assert r.exit_code == 0 and "catalogue models" in r.stdout and "claude-sonnet-4-5" in r.stdout
+    assert r.exit_code == 0 and "anthropic\tclaude-sonnet-4-5\n" in r.stdout  # off a terminal: provider<TAB>model lines
     bad = runner.invoke(app, ["models", "--provider", "nope"])
     assert bad.exit_code == 2 and "unknown provider 'nope'" in bad.stderr
 

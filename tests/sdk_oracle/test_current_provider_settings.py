@@ -201,8 +201,13 @@ def test_bedrock_and_anthropic_claude_ids_map_to_each_other_and_the_rename_is_re
 def test_a_model_of_another_vendor_or_an_alias_without_an_id_is_not_carried() -> None:
     chat = convert_request(load(GPT41_CHAT), source="openai-chat", target="anthropic", policy="drop")
     assert "model" not in chat.value
-    alias = convert_request(load("anthropic/" + next(p.name for p in (REAL / "anthropic").glob("*.request.json") if '"claude-haiku-4-5"' in p.read_text())), source="anthropic", target="bedrock-converse", policy="drop")
-    assert "modelId" not in alias.value and ("changed", "/model") in entries(alias.report)
+    recorded = load("anthropic/" + next(p.name for p in (REAL / "anthropic").glob("*.request.json") if '"claude-haiku-4-5"' in p.read_text()))
+    # an alias the catalogue resolves goes as the dated id it points at, renamed and reported
+    alias = convert_request(recorded, source="anthropic", target="bedrock-converse", policy="drop")
+    assert alias.value["modelId"] == "us.anthropic.claude-haiku-4-5-20251001-v1:0" and ("changed", "/model") in entries(alias.report)
+    # one it does not resolve has no Bedrock id: not carried, reported
+    unknown = convert_request({**recorded, "model": "claude-no-such-alias"}, source="anthropic", target="bedrock-converse", policy="drop")
+    assert "modelId" not in unknown.value and ("changed", "/model") in entries(unknown.report)
 
 
 # --------------------------------------------------------------------------- the CLI, as the issue ran it

@@ -59,7 +59,7 @@ def test_export_import_list_show(sqlite_url: str, tmp_path: Path) -> None:
 
     show = runner.invoke(app, ["store", "show", "--url", other, new_id], env={"COLUMNS": "200"})
     assert show.exit_code == 0, show.output
-    assert "hello there" in show.stdout and "tool_call" in show.stdout and "in=4 out=2" in show.stdout and "'who': 'cli'" in show.stdout
+    assert "hello there" in show.stdout and "tool_call" in show.stdout and "in=4 out=2" in show.stdout and 'metadata: {"who": "cli"}' in show.stdout
 
     plain = runner.invoke(app, ["store", "export", "--url", other, new_id, "--no-header"])
     assert [json.loads(l)["seq"] for l in plain.stdout_bytes.splitlines()] == [0, 1]

@@ -64,3 +64,17 @@ def test_a_failed_call_is_exit_1(serve: Any, monkeypatch: pytest.MonkeyPatch) ->
     srv = serve([Reply(500, headers={"content-type": "application/json"}, chunks=[b'{"error":"boom"}'])] * 3)
     result = runner.invoke(app, ["models", "--remote", "--provider", "ollama", "--base-url", srv.url])
     assert result.exit_code == 1 and result.output.startswith("error: server") and "Traceback" not in result.output
+
+
+def test_remote_without_a_key_names_the_environment_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI has no key flag: the error names the variable to set, and for a local base URL the
+    host names that take no key (the host registry's local servers)."""
+    from interlingua.hosts import HOSTS
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = runner.invoke(app, ["models", "--remote", "--provider", "openai-chat", "--base-url", "http://127.0.0.1:9/v1"])
+    assert result.exit_code == 1
+    assert "set the environment variable OPENAI_API_KEY" in result.stderr and "pass api_key" not in result.stderr
+    assert all(f"openai-chat:{h.name}" in result.stderr for h in HOSTS.values() if h.local)
+    result = runner.invoke(app, ["models", "--remote", "--provider", "openai-chat"])
+    assert result.exit_code == 1 and "openai-chat:vllm" not in result.stderr

@@ -14,6 +14,8 @@ serving another vendor's model is described by a resolver, a table entry or its 
 
 from __future__ import annotations
 
+import datetime
+
 import importlib.metadata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -204,6 +206,43 @@ def unknown_model_warning(resolution: Resolution, transcript: Any, *, provider: 
 
     would = check(transcript, resolution.defaults, provider=provider, stream=stream)
     return unknown_model_text(provider, model, {v.reason for v in would})
+
+
+def today() -> datetime.date:
+    """The current date in UTC (a function, so tests can set the date)."""
+    return datetime.datetime.now(datetime.timezone.utc).date()
+
+
+def deprecation_warning(provider: str, model: str | None, *, on: datetime.date | None = None) -> str | None:
+    """The report line for a target model whose retirement or deprecation date is past, else ``None``.
+
+    The date comes from the model catalogue (``deprecation_date``, LiteLLM's row) or an override's
+    ``retired``; ``on`` is the day compared with (default :func:`today`). A date that does not parse,
+    or a model the catalogue does not describe, gives ``None``.
+    """
+    if not model:
+        return None
+    try:
+        from ..models import lookup as facts_of
+
+        info = facts_of(provider, model)
+    except Exception:  # noqa: BLE001 - a warning never fails a conversion
+        return None
+    day = on or today()
+    for label, value in (("retired", info.retired), ("deprecation date", info.deprecation_date)):
+        if not isinstance(value, str):
+            continue
+        try:
+            when = datetime.date.fromisoformat(value[:10])
+        except ValueError:
+            continue
+        if when < day:
+            source = f"catalogue row {info.catalogue_row}" if info.catalogue_row and label != "retired" else "models.json override"
+            return (
+                f"model {model!r} is past its {label} {value} ({source}; today is {day.isoformat()}): "
+                f"{provider} may no longer serve it; move to a current model (`interlingua models --provider {provider}`)"
+            )
+    return None
 
 
 def unknown_model_text(provider: str, model: str | None, would: set[str]) -> str:

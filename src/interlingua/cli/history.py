@@ -258,9 +258,17 @@ def trim(
     if keep_first < 0:
         raise _fail(EXIT_USAGE, "--keep-first must be 0 or more")
     if max_input_tokens is None and model is None:
-        raise _fail(EXIT_USAGE, "give --max-input-tokens N, or --model (with --provider) to use the model's context window")
-    if model is not None and not provider:
-        raise _fail(EXIT_USAGE, "--model needs --provider NAME (anthropic, openai-chat, gemini, ...): the model's limits are looked up per wire format")
+        raise _fail(EXIT_USAGE, "give --max-input-tokens N, or --model (with --provider when the catalogue does not tell) to use the model's context window")
+    if model is not None and not provider and max_input_tokens is None:
+        # the budget comes from the model's limits, looked up per wire format: the one whose catalogue
+        # rows or overrides describe the model (gpt-4o: openai-chat); a budget given needs none
+        provider = _provider_of(model)
+        if provider is None:
+            raise _fail(
+                EXIT_USAGE,
+                f"--model {model} is in no wire format's catalogue: give --provider NAME (anthropic, openai-chat, gemini, ...) "
+                "for its limits, or --max-input-tokens N",
+            )
     if max_input_tokens is not None and max_input_tokens < 0:
         raise _fail(EXIT_USAGE, "--max-input-tokens must be 0 or more")
     data, label = _read(input, "trim")
@@ -277,6 +285,17 @@ def trim(
             typer.echo(str(entry), err=True)
         after: Any = count_tokens(result.value, model)
         typer.echo(f"kept {len(result.value.items)} of {len(transcript.items)} item(s), {after}", err=True)
+
+
+def _provider_of(model: str) -> str | None:
+    """The first built-in wire format whose own catalogue rows or overrides describe ``model`` (as
+    ``interlingua models MODEL`` picks them), or ``None``."""
+    from ..models import lookup
+    from .models import _describing, _providers
+
+    found = _describing(_providers(), model)
+
+    return found[0] if found and lookup(found[0], model).known else None
 
 
 def register(app: typer.Typer) -> None:

@@ -8,6 +8,7 @@ from the provider's usual environment variable; each model is merged with what t
 from __future__ import annotations
 
 import json
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -83,8 +84,18 @@ def _show(provider: str, model: str, as_json: bool) -> dict[str, Any]:
     width = max(len(n) for n in ordered)
     for name, fact in ordered.items():
         value = fact["value"]
-        shown = "unknown" if value is None else json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
-        typer.echo(f"  {name:<{width}}  {shown}  [{fact['origin']}{': ' + fact['detail'] if fact['detail'] and fact['origin'] != 'override' else ''}]")
+        origin = f"[{fact['origin']}{': ' + fact['detail'] if fact['detail'] and fact['origin'] != 'override' else ''}]"
+        if value is None and name == "reasoning_settings":
+            # null reads "as reasoning" (ModelCapabilities.reasoning_settings): say so, with the reasoning fact's value
+            reasoning = ordered.get("reasoning", {}).get("value")
+            shown = "as reasoning" + (f" ({json.dumps(reasoning)})" if reasoning is not None else "")
+        elif value is None:
+            shown = "unknown"
+            if fact["origin"] != "unknown":  # an unknown value has no override, catalogue or default behind it
+                origin = "[no source states it]"
+        else:
+            shown = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+        typer.echo(f"  {name:<{width}}  {shown}  {origin}")
     override = info.override
     if override is not None:
         from ..capabilities._table import spelled_fields
@@ -121,8 +132,10 @@ def models(
     With --remote --provider NAME: the models the provider's own list endpoint offers, each merged
     with the catalogue's facts.
 
-    Exit codes: 0 shown, 1 the user's model table is invalid or the remote call failed, 2 usage error
-    (unknown --provider).
+    Off a terminal the list is one model per line, `provider<TAB>model`.
+
+    Exit codes: 0 shown, 1 MODEL is not in the catalogue nor the overrides (its default facts are still
+    shown), the user's model table is invalid or the remote call failed, 2 usage error (unknown --provider).
     """
     from ..errors import InterlinguaError
 
@@ -166,6 +179,14 @@ def models(
             docs = [_show(p, model, as_json) for p in chosen]
             if as_json:
                 typer.echo(json.dumps(docs if len(docs) > 1 else docs[0], indent=2, ensure_ascii=False))
+            if not any(d["known"] for d in docs):
+                where = f" of {provider}" if provider is not None else ""
+                typer.echo(
+                    f"error: model {model!r} is not in the catalogue{where} nor in the overrides "
+                    "(above: the defaults a call would be checked against); list the known ones with `interlingua models`",
+                    err=True,
+                )
+                raise typer.Exit(1)
             return
         _list(providers, as_json)
     except InterlinguaError as exc:
@@ -199,12 +220,25 @@ def _list(providers: list[str], as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(out, indent=2))
         return
+    if not sys.stdout.isatty():
+        # for scripts (grep, cut, sort): one model per line, provider<TAB>model; override patterns with a
+        # wildcard describe families, not models, and are left out (`--json` has them)
+        for p, found in out.items():
+            seen: set[str] = set()
+            for name in [*found["catalogue"], *(o for o in found["overrides"] if "*" not in o and "?" not in o)]:
+                if name not in seen:
+                    seen.add(name)
+                    typer.echo(f"{p}\t{name}")
+        return
+    import shutil
+    import textwrap
+
+    width = max(40, shutil.get_terminal_size().columns)
     for p, found in out.items():
         typer.echo(f"{p}: {len(found['catalogue'])} catalogue models, {len(found['overrides'])} override patterns")
-        if found["overrides"]:
-            typer.echo(f"  overrides: {', '.join(found['overrides'])}")
-        if found["catalogue"]:
-            typer.echo(f"  catalogue: {', '.join(found['catalogue'])}")
+        for label, names in (("overrides", found["overrides"]), ("catalogue", found["catalogue"])):
+            if names:
+                typer.echo(textwrap.fill(", ".join(names), width=width, initial_indent=f"  {label}: ", subsequent_indent="    ", break_on_hyphens=False, break_long_words=False))
 
 
 def register(app: typer.Typer) -> None:

@@ -2,7 +2,7 @@
 
 Usage::
 
-    interlingua replay TRANSCRIPT --provider P --model M [--base-url URL] [--no-stream]
+    interlingua replay TRANSCRIPT --provider P --model M [--base-url URL] [--stream|--no-stream]
                        [--policy error|drop|degrade] [--fixture FILE] [--record FILE]
                        [--store URL --session ID]
                        [--connect-timeout S] [--read-timeout S] [--idle-timeout S] [--deadline S]
@@ -42,7 +42,7 @@ import typer
 from ..codec import encode_transcript
 from ..errors import DocumentError, InterlinguaError, MappingError, SessionChoiceError, TransportError
 from ..items import Settings, Transcript
-from ..mapping import ModelResponse
+from ..mapping import ModelResponse, Report
 from ..streaming import StreamDone, StreamError, TextDelta
 from ._common import require_stdin
 from .convert import PolicyChoice
@@ -105,6 +105,20 @@ def _load_fixture(path: Path) -> list[dict[str, Any]]:
         raise _Fail(2, f"{path}: not a replay fixture: {exc.message} (a fixture is a JSON Lines file of exchanges written by `replay --record`; see docs/replay.md)") from None
     except OSError as exc:
         raise _Fail(2, f"cannot read fixture {path}: {exc.strerror or exc}") from None
+
+
+def _default_stream(settings: Settings, exchanges: list[dict[str, Any]] | None) -> bool:
+    """Stream or not when no flag says: as the recorded fixture's first exchange was made (its response
+    a stream or a whole body), else as the conversation's settings say (``stream: false``: whole),
+    else streamed."""
+    if exchanges:
+        response = exchanges[0].get("response")
+        headers = response.get("headers") if isinstance(response, dict) else None
+        if isinstance(headers, dict):
+            media = str(next((v for k, v in headers.items() if str(k).lower() == "content-type"), "")).split(";", 1)[0].strip().lower()
+            if media:
+                return media in ("text/event-stream", "application/x-ndjson", "application/ndjson", "application/vnd.amazon.eventstream")
+    return settings.stream is not False
 
 
 async def _load_stored(url: str, session_id: str) -> Transcript:
@@ -227,7 +241,13 @@ async def _generate(
 
 async def _call(transcript: Transcript, *, provider: str, model: str, **kwargs: Any) -> ModelResponse:
     """Call the model (:func:`_generate`), then print the usage and its estimated cost on stderr."""
+    from ..conversion import without_empty_texts
+
     response = await _generate(transcript, provider=provider, model=model, **kwargs)
+    written = Report()  # what is printed or stored passes validate --strict: no empty text item
+    response = without_empty_texts(response, written)
+    for warning in written.lines():
+        typer.echo(warning, err=True)
     line = usage_summary(response, provider, model)
     if line:
         typer.echo(line, err=True)
@@ -312,7 +332,14 @@ def replay(
     provider: Annotated[str, typer.Option("--provider", metavar="FORMAT", help="Wire format / provider: {mappers}.", show_default=False)] = "",
     model: Annotated[str | None, typer.Option("--model", help="Model to call (default: the settings' model).", show_default=False)] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="API root (OpenAI-compatible server, proxy, local Ollama).")] = None,
-    no_stream: Annotated[bool, typer.Option("--no-stream", help="Ask for the whole response at once.")] = False,
+    stream: Annotated[
+        bool | None,
+        typer.Option(
+            "--stream/--no-stream",
+            help="Stream the response, or ask for it whole (default: the settings' `stream`; streamed when they do not say).",
+            show_default=False,
+        ),
+    ] = None,
     policy: Annotated[PolicyChoice, typer.Option("--policy", help="Content the target cannot carry: refuse, drop or degrade.")] = PolicyChoice.error,
     fixture: Annotated[Path | None, typer.Option("--fixture", help="Answer from this recorded fixture instead of the network.")] = None,
     record: Annotated[Path | None, typer.Option("--record", help="Append the exchange to this fixture file (credentials redacted).")] = None,
@@ -399,7 +426,7 @@ def replay(
             provider=provider,
             model=model,
             base_url=base_url,
-            stream=not no_stream,
+            stream=stream if stream is not None else _default_stream(effective, exchanges),
             policy=policy.value,
             fixture=exchanges,
             record=record,

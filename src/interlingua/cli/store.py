@@ -7,6 +7,7 @@ unreadable file, unreachable database or a database that needs ``store upgrade``
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
@@ -310,7 +311,7 @@ def show(session_id: Annotated[str, typer.Argument(metavar="SESSION_ID", help="S
     if info.parent_id:
         lines.append(f"forked from {info.parent_id} at seq {info.fork_seq}")
     if info.metadata is not None:
-        lines.append(f"metadata: {to_builtins(info.metadata)}")
+        lines.append(f"metadata: {json.dumps(to_builtins(info.metadata), ensure_ascii=False, sort_keys=True)}")  # JSON, as it is stored
     if info.tools:
         lines.append("tools: " + ", ".join(t.name for t in info.tools))
     rows = []

@@ -291,7 +291,10 @@ def count_tokens(transcript: Transcript, model: str | None = None, *, client: An
         A :class:`TokenCount`; ``exact=False`` marks an estimate.
 
     Raises:
-        TransportError: the provider's count endpoint failed (with ``client``).
+        TransportError: the provider's count endpoint failed (with ``client``); code ``invalid_request``,
+            before any request, for a provider without a count endpoint (use the estimate).
+        TypeError: ``client`` is not a client with ``count_tokens()``.
+        ValueError: ``client`` given without ``model``.
         RuntimeError: ``client`` given while an event loop is running (use :func:`acount_tokens`).
     """
     if client is not None:

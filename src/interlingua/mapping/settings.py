@@ -107,7 +107,14 @@ def _fields(value: Any) -> str:
 
 
 def own_provider_data(
-    provider_data: Any, name: str, report: Report, *, what: str, index: int | None = None, item_type: str | None = None
+    provider_data: Any,
+    name: str,
+    report: Report,
+    *,
+    what: str,
+    index: int | None = None,
+    item_type: str | None = None,
+    settings: Any = None,
 ) -> dict[str, Any]:
     """A deep copy of ``provider_data[name]``; every other provider's entry is reported as dropped.
 
@@ -118,6 +125,10 @@ def own_provider_data(
         what: What carries the data, for the report (``"settings"``, ``"tool 'get_weather'"``, ...).
         index: Where (the item's index), for item-level data.
         item_type: Where (the item's type), for item-level data.
+        settings: For a ``settings.provider_data``, the :class:`~interlingua.items.Settings` it belongs
+            to: fields another mapper kept only to spell a value these settings carry (OpenAI Chat's
+            ``max_tokens`` beside ``max_output_tokens``; the mapper's ``settings_mirrors``) are not
+            reported, as nothing of them is lost.
 
     Returns:
         The target's own fields (``{}`` when there are none).
@@ -129,6 +140,11 @@ def own_provider_data(
         if key == name and isinstance(value, dict):
             own = copy.deepcopy(value)
         else:
+            if settings is not None and isinstance(value, dict):
+                mirrors = _mirrors(key, value, settings)
+                value = {k: v for k, v in value.items() if k not in mirrors}
+                if not value:
+                    continue
             fields = _fields(value)
             report.add(
                 "dropped",
@@ -137,6 +153,19 @@ def own_provider_data(
                 item_type=item_type or _SETTINGS,
             )
     return own
+
+
+def _mirrors(provider: str, data: dict[str, Any], settings: Any) -> frozenset[str]:
+    """The keys of ``provider``'s settings provider data that only spell a value ``settings`` carries
+    (its mapper's ``settings_mirrors(data, settings)``; none for a mapper without it or unknown)."""
+    from .registry import get_mapper, is_known
+
+    try:
+        mapper = get_mapper(provider) if is_known(provider) else None
+    except Exception:  # noqa: BLE001 - an unknown or broken mapper mirrors nothing: its data is reported
+        return frozenset()
+    mirrors = getattr(mapper, "settings_mirrors", None)
+    return frozenset(mirrors(data, settings)) if callable(mirrors) else frozenset()
 
 
 def unsupported_setting(

@@ -205,6 +205,43 @@ def catalogue_facts(fields: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_FLAGS = {
+    "tools": ("supports_function_calling",),
+    "structured_output": ("supports_response_schema", "supports_native_structured_output"),
+    "assistant_prefill": ("supports_assistant_prefill",),
+}
+_FIRST_PARTY_ROWS = frozenset({"openai", "anthropic", "gemini", "vertex_ai-language-models", "mistral", "xai", "deepseek", "cohere_chat"})
+"""Catalogue sections of the vendors' own APIs, whose rows state every flag a model has. Hosts'
+sections (``together_ai``, ``fireworks_ai``, ``bedrock_converse``, ...) leave flags out of models that
+have them (``together_ai/qwen/qwen2.5-vl-72b-instruct`` names no vision): their silence says nothing."""
+_MODALITY_FLAGS = ("supports_vision", "supported_modalities", "supports_pdf_input", "supports_audio_input", "supports_video_input")
+
+
+def _silent_flag(name: str) -> str:
+    return "modality (supports_vision, supports_pdf_input, ...)" if name == "input_modalities" else " or ".join(_FLAGS[name])
+
+
+def catalogue_silences(fields: dict[str, Any]) -> dict[str, Any]:
+    """Capability facts a catalogue row of a vendor's own API (``_FIRST_PARTY_ROWS``) implies by
+    leaving a ``supports_*`` flag out, by field.
+
+    A row is the catalogue's word on one model, and LiteLLM reads a flag its row leaves out as
+    ``False`` (``litellm.supports_vision`` and the like): a row naming no modality flag takes text
+    only, one naming no ``supports_function_calling`` takes no tools. :func:`lookup` applies these
+    only where they narrow a default, so a known model never inherits a wire format default's
+    ``true`` (gpt-3.5-turbo's row names no vision: an image to it is refused). Parallel tool calls are
+    not read this way: LiteLLM's Claude rows leave ``supports_parallel_function_calling`` out, and
+    Claude makes parallel calls (Anthropic "Parallel tool use" docs).
+    """
+    out: dict[str, Any] = {}
+    if not any(k in fields for k in _MODALITY_FLAGS):
+        out["input_modalities"] = ["text"]
+    for cap, keys in _FLAGS.items():
+        if not any(k in fields for k in keys):
+            out[cap] = False
+    return out
+
+
 def _efforts(f: dict[str, Any]) -> tuple[str, ...] | None:
     if not f.get("supports_reasoning"):
         return None
@@ -410,6 +447,11 @@ def _lookup(provider: str, model: str, user_path: str | None) -> ModelFacts:
                 value = bool(value and defaults.reasoning)
             values[name] = value
             facts[name] = Fact(value, "catalogue", detail)
+        for name, value in (catalogue_silences(row.fields) if row.provider in _FIRST_PARTY_ROWS else {}).items():
+            narrowed = [m for m in values[name] if m in value] if isinstance(values.get(name), list) else (values.get(name) and value)
+            if narrowed != values.get(name):
+                values[name] = narrowed
+                facts[name] = Fact(narrowed, "catalogue", f"{detail}: the row names no {_silent_flag(name)} flag, which LiteLLM reads as false")
         f = row.fields
         window = f.get("max_input_tokens") or f.get("max_tokens")
         if isinstance(window, int):

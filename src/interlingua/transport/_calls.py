@@ -70,8 +70,7 @@ async def request_json(client: Client, method: str, url: str, *, params: Mapping
     from ._client import _Clock, _where
 
     if client._key is None and client._spec.requires_key:
-        names = " or ".join(client._spec.env_vars) or "api_key"
-        raise transport_error("auth", f"no API key: pass api_key or set {names}", provider=client.provider)
+        raise transport_error("auth", client._spec.missing_key(client.base_url), provider=client.provider)
     if params:
         url = str(httpx.URL(url, params=dict(params)))
     content = msgspec.json.encode(body) if body is not None else b""
@@ -179,8 +178,7 @@ def validate_config(client: Client, model: str | None = None) -> list[ConfigProb
     spec = client._spec
     problems: list[ConfigProblem] = []
     if client._key is None and spec.requires_key:
-        names = " or ".join(spec.env_vars) or "api_key="
-        problems.append(ConfigProblem("api_key", f"no API key: pass api_key= or set {names}"))
+        problems.append(ConfigProblem("api_key", spec.missing_key(client.base_url)))
     try:
         url = httpx.URL(client.base_url)
         scheme, host = url.scheme, url.host

@@ -21,13 +21,13 @@ import httpx
 import msgspec
 
 from .._built import checked_transcript
-from ..capabilities import Resolver, fit, resolve, unknown_model_warning
-from ..errors import ConversionError, TransportError
+from ..capabilities import Resolver, deprecation_warning, fit, resolve, unknown_model_warning
+from ..errors import ConversionError, MappingError, TransportError
 from ..items import ErrorItem, ModelCapabilities, Settings, Transcript
 from ..mapping import Mapper, ModelResponse, Report, get_mapper
 from ..mapping.report import Policy
 from ..mapping.settings import merge_settings
-from ..streaming import StreamDone, StreamError, StreamEvent, UsageUpdate, aiter_stream
+from ..streaming import StreamDone, StreamError, StreamEvent, UsageUpdate, aiter_stream, collect
 from ._anthropic import anthropic
 from ._bedrock import bedrock_converse
 from ._cohere import cohere
@@ -534,13 +534,13 @@ class Client:
         fitted = fit(transcript, caps, model=model, provider=self.provider, policy=policy, stream=stream)
         unknown = unknown_model_warning(resolution, transcript, provider=self.provider, model=model, stream=stream) if resolution else None
         if self._key is None and self._spec.requires_key:
-            names = " or ".join(self._spec.env_vars) or "api_key"
-            hint = f"; {self._spec.no_key_hint}" if self._spec.no_key_hint and self.base_url != self._spec.default_base_url.rstrip("/") else ""
-            raise transport_error("auth", f"no API key: pass api_key or set {names}{hint}", provider=self.provider)
+            raise transport_error("auth", self._spec.missing_key(self.base_url), provider=self.provider)
         conversion = self.mapper.encode_request(fitted.transcript, model=model, policy=policy)
         report = Report()
         if unknown is not None:
             report.add("changed", unknown)
+        elif (past := deprecation_warning(self.provider, model)) is not None:
+            report.add("changed", past, pointer="/model")
         report.extend(fitted.report)
         report.extend(fitted.translate(conversion.report))
         body = self._spec.prepare_body(conversion.value, model, stream, self.options)
@@ -637,6 +637,53 @@ class Client:
     # a stall (read/idle timeout) or past the deadline; a request whose 2xx response had begun
     # is re-sent at most max_stream_restarts times.
 
+    def _decode_whole(self, content: bytes, headers: Mapping[str, str], status: int, secrets: tuple[str, ...], *, streamed: bool = False) -> ModelResponse:
+        """``content`` decoded as one whole response of the mapper's format.
+
+        Raises:
+            TransportError: ``provider_error`` (never retried): it is not one; the message says when
+                it is a stream instead (non-stream call) or what content type came (stream call).
+        """
+        try:
+            body = msgspec.json.decode(content)
+            return self.mapper.decode_response(body).value
+        except (msgspec.DecodeError, MappingError, KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+            scrub_exception(exc, secrets)  # a decoder's message may quote the body
+            what = "the response body is not a valid response of this format"
+            if streamed:
+                what = (
+                    f"the 2xx answer to a stream request is {_media_type(headers)}, not a stream, and it is neither a stream "
+                    "nor a whole response of this format"
+                )
+            elif "event-stream" in headers.get("content-type", "") or content.lstrip().startswith((b"data:", b"event:")):
+                what += " (it is a stream, text/event-stream: the server, or the recorded exchange, streamed; call with stream=True, or drop --no-stream)"
+            elif "ndjson" in headers.get("content-type", ""):
+                what += " (it is a stream, application/x-ndjson: call with stream=True, or drop --no-stream)"
+            raise transport_error("provider_error", what, provider=self.provider, status=status) from exc
+
+    def _not_a_stream(self, content: bytes, headers: Mapping[str, str], status: int, secrets: tuple[str, ...]) -> list[StreamEvent]:
+        """The events of a stream request's 2xx answer whose content type is not a stream's.
+
+        A whole response gives one ``StreamDone`` whose report says the answer was not streamed; a
+        complete stream under another label (SSE sent as ``application/json``) gives its events.
+
+        Raises:
+            TransportError: ``provider_error`` (never retried): neither.
+        """
+        media = _media_type(headers)
+        try:
+            response = self._decode_whole(content, headers, status, secrets, streamed=True)
+        except TransportError:
+            if self._spec.frames is None:  # a text framing (SSE, NDJSON) can be read from the bytes
+                events = collect(self.mapper, content)
+                if events and isinstance(events[-1], StreamDone):
+                    events[-1].report.add("changed", f"the stream came as content type {media}, not a stream's; it was read as a stream")
+                    return events
+            raise
+        report = Report()
+        report.add("changed", f"the stream request was answered with one whole response (content type {media}, not a stream); it was decoded as a whole response")
+        return [StreamDone(response, report)]
+
     async def _complete(self, prepared: _Prepared) -> ModelResponse:
         clock = _Clock(self.timeouts.deadline)
         secrets = self._secrets()
@@ -661,17 +708,7 @@ class Client:
                         content = await clock.run(response.aread(), self.provider)
                 finally:
                     await response.aclose()
-                try:
-                    body = msgspec.json.decode(content)
-                    return self.mapper.decode_response(body).value
-                except (msgspec.DecodeError, ConversionError, KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
-                    scrub_exception(exc, secrets)  # a decoder's message may quote the body
-                    what = "the response body is not a valid response of this format"
-                    if "event-stream" in headers.get("content-type", "") or content.lstrip().startswith((b"data:", b"event:")):
-                        what += " (it is a stream, text/event-stream: the server, or the recorded exchange, streamed; call with stream=True, or drop --no-stream)"
-                    elif "ndjson" in headers.get("content-type", ""):
-                        what += " (it is a stream, application/x-ndjson: call with stream=True, or drop --no-stream)"
-                    raise transport_error("provider_error", what, provider=self.provider, status=response.status_code) from exc
+                return self._decode_whole(content, headers, response.status_code, secrets)
             except TransportError as err:
                 if began and restarts >= self.retry.max_stream_restarts:
                     raise
@@ -704,6 +741,17 @@ class Client:
                             body = await clock.run(_read_limited(response), self.provider)
                         raise from_response(self._spec, response.status_code, self._error_body(response, body), secrets=secrets, headers=headers, now=self.limiter.wall())
                     began = True
+                    media = _media_type(headers)
+                    if media and media not in _STREAM_MEDIA:
+                        # A 2xx answer that is not a stream (a server that ignores the stream flag):
+                        # read as a whole response, or a stream under the wrong label; else provider_error,
+                        # never retried (docs/replay.md).
+                        with translate(self.provider, reading=True, started=True, idle=idle, secrets=secrets):
+                            content = await clock.run(response.aread(), self.provider)
+                        for event in self._not_a_stream(content, headers, response.status_code, secrets):
+                            delivered = True
+                            yield self._clean(event)
+                        return
                     frames = self._spec.frames(response) if self._spec.frames is not None else None
                     events: AsyncGenerator[StreamEvent, None] = aiter_stream(self.mapper, response, frames)  # type: ignore[assignment]
                     try:
@@ -744,6 +792,15 @@ class Client:
                 prepared.failure = _where(err, prepared.url, attempt + 1)
                 yield StreamError(error_item(prepared.failure), partial=ModelResponse())
                 return
+
+
+_STREAM_MEDIA = frozenset({"text/event-stream", "application/x-ndjson", "application/ndjson", "application/jsonl", "application/vnd.amazon.eventstream"})
+"""Media types a streamed answer comes as (SSE; Ollama's NDJSON; Bedrock's AWS event-stream)."""
+
+
+def _media_type(headers: Mapping[str, str]) -> str:
+    """The response's media type, lower case, without parameters (``""`` when there is none)."""
+    return headers.get("content-type", "").split(";", 1)[0].strip().lower()
 
 
 def _backoff_step(attempt: int, policy: RetryPolicy) -> float:

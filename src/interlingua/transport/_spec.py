@@ -111,6 +111,16 @@ class ProviderSpec:
     count: Any = None
 
 
+    def missing_key(self, base_url: str) -> str:
+        """The message of the ``auth`` error for a missing key: the environment variable(s) to set
+        (what the CLI reads; ``api_key=`` is the Python argument) and, for a base URL that is not the
+        provider's own, :attr:`no_key_hint` (the host names that take no key, e.g. a local server)."""
+        names = " or ".join(f"the environment variable {v}" for v in self.env_vars[:1]) + "".join(f" or {v}" for v in self.env_vars[1:])
+        where = f"set {names}" if names else "give the key"
+        hint = f"; {self.no_key_hint}" if self.no_key_hint and base_url.rstrip("/") != self.default_base_url.rstrip("/") else ""
+        return f"no API key: {where} (in Python, Client(api_key=...) also takes it){hint}"
+
+
 _TOKEN = re.compile(r"[^A-Za-z0-9_.:-]")
 
 

@@ -44,8 +44,11 @@ def test_every_profile_prefix_reads_back(prefix: str) -> None:
     assert anthropic_id(f"{prefix}anthropic.claude-sonnet-4-5-20250929-v1:0") == "claude-sonnet-4-5-20250929"
 
 
-def test_an_alias_has_no_bedrock_id() -> None:
-    assert bedrock_id("claude-sonnet-4-5") is None and not profile_only("claude-sonnet-4-5")
+def test_an_alias_goes_as_its_dated_id() -> None:
+    """An alias has no Bedrock id of its own: it goes as the dated id the catalogue says it points at."""
+    assert not profile_only("claude-sonnet-4-5")
+    assert bedrock_id("claude-sonnet-4-5") == bedrock_id("claude-sonnet-4-5-20250929") == "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+    assert bedrock_id("claude-no-such-alias") is None
 
 
 def test_anthropic_request_to_bedrock_writes_the_profile_id_the_recording_used() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from ...codec import Item, UnknownItem
-from ...errors import MalformedArgumentsError
+from ...errors import MalformedArgumentsError, MalformedInputError
 from ...items import (
     Annotation,
     ArtifactRefItem,
@@ -45,7 +45,7 @@ from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
 from ...mapping.extras import unknown_fields
 from ...mapping.settings import own_provider_data
-from ...mapping.wire import json_copy
+from ...mapping.wire import a_json_type, json_copy
 
 __all__ = [
     "DecodeContext",
@@ -366,7 +366,8 @@ def call_fields(ctx: DecodeContext, block: dict[str, Any] | None = None) -> dict
 def _decode_tool_result(block: dict[str, Any], ctx: DecodeContext, ptr: str) -> ToolResultItem | None:
     call_id = block.get("tool_use_id")
     if not isinstance(call_id, str) or not call_id:
-        return None
+        # Required by the API (ToolResultBlockParam.tool_use_id): a result that names no call is bad input.
+        raise MalformedInputError(f"{ptr}/tool_use_id", f"a tool_result needs tool_use_id, a non-empty string (got {'an empty string' if call_id == '' else a_json_type(call_id) if 'tool_use_id' in block else 'none'})", provider=NAME)
     raw_content = block.get("content")
     content: list[Any] = []
     if isinstance(raw_content, str):

@@ -272,7 +272,7 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
     extra: dict[str, Any] = {}
     nulls: dict[str, Any] = {}
     if s.provider_data is not UNSET:
-        extra = own_provider_data(s.provider_data, NAME, report, what="settings")
+        extra = own_provider_data(s.provider_data, NAME, report, what="settings", settings=s)
         nulls = {key: None for key, value in extra.items() if value is None}  # explicit nulls go back as they came
         extra = {key: value for key, value in extra.items() if value is not None}
     entry = lookup(NAME, model) if model is not None else None

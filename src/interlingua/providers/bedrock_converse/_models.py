@@ -4,7 +4,8 @@ Bedrock names a Claude model ``anthropic.<Anthropic model id>-v<N>:0`` (e.g. ``a
 for Anthropic's ``claude-sonnet-4-5-20250929``), and a cross-region inference profile adds a geography prefix
 (``us.``, ``eu.``, ``apac.``, ``global.``, ...): AWS Bedrock user guide, "Supported foundation models in Amazon
 Bedrock" and "Supported Regions and models for inference profiles"; Anthropic's models overview lists both ids
-side by side. Only dated Anthropic ids (``...-YYYYMMDD``) have a Bedrock id; aliases (``claude-sonnet-4-5``) do not.
+side by side. Only dated Anthropic ids (``...-YYYYMMDD``) have a Bedrock id; an alias (``claude-sonnet-4-5``) is
+carried as the dated id it points at when the model catalogue knows exactly one (:func:`dated_id`).
 
 Claude models from Claude 3.7 Sonnet (``claude-3-7-sonnet-20250219``) on are served on demand only through a
 cross-Region inference profile: invoking the base model id answers 400 "Invocation of model ID
@@ -22,7 +23,7 @@ import re
 
 from ...mapping.vendor_models import VendorModels
 
-__all__ = ["CLAUDE_MODELS", "PROFILE_GEOGRAPHY", "PROFILE_SINCE", "VERSION_SUFFIX", "anthropic_id", "bedrock_id", "profile_only"]
+__all__ = ["CLAUDE_MODELS", "PROFILE_GEOGRAPHY", "PROFILE_SINCE", "VERSION_SUFFIX", "anthropic_id", "bedrock_id", "dated_id", "profile_only"]
 
 _BEDROCK_CLAUDE = re.compile(r"^(?:[a-z]{2,6}\.)?anthropic\.(claude-[a-z0-9-]+-\d{8})-v\d+:\d+$")
 _DATED = re.compile(r"^claude-[a-z0-9-]+-\d{8}$")
@@ -50,13 +51,33 @@ def anthropic_id(model: str) -> str | None:
     return m.group(1) if m else None
 
 
-def bedrock_id(model: str) -> str | None:
-    """A dated Anthropic id -> the id Bedrock invokes it by: the base model id
-    (``anthropic.claude-3-5-haiku-20241022-v1:0``), or for a model served only through an inference profile
-    (:func:`profile_only`) the US geography's profile id (``us.anthropic.claude-sonnet-4-5-20250929-v1:0``);
-    ``None`` for any other id (an alias such as ``claude-sonnet-4-5``)."""
-    if not _DATED.match(model):
+def dated_id(alias: str) -> str | None:
+    """The dated Anthropic id an alias points at (``claude-sonnet-4-5`` -> ``claude-sonnet-4-5-20250929``),
+    when the model catalogue knows exactly one: its Anthropic rows ``<alias>-YYYYMMDD`` and its Bedrock rows
+    ``[geo.]anthropic.<alias>-YYYYMMDD-vN:M`` (Anthropic's models overview lists each alias beside the
+    dated id it points at, and Bedrock only the dated one). ``None`` for an id that is no such alias, or
+    when the catalogue has none or several dates for it."""
+    if not re.fullmatch(r"claude-[a-z0-9-]+", alias) or _DATED.match(alias):
         return None
+    from ...models import catalogue_models
+
+    own = re.compile(rf"^{re.escape(alias)}-(\d{{8}})$")
+    hosted = re.compile(rf"^(?:[a-z-]{{2,8}}\.)?anthropic\.{re.escape(alias)}-(\d{{8}})-v\d+:\d+$")
+    dates = {m.group(1) for name in catalogue_models("anthropic") if (m := own.match(name))}
+    dates |= {m.group(1) for name in catalogue_models("bedrock-converse") if (m := hosted.match(name))}
+    return f"{alias}-{dates.pop()}" if len(dates) == 1 else None
+
+
+def bedrock_id(model: str) -> str | None:
+    """An Anthropic id -> the id Bedrock invokes it by: the base model id
+    (``anthropic.claude-3-5-haiku-20241022-v1:0``), or for a model served only through an inference profile
+    (:func:`profile_only`) the US geography's profile id (``us.anthropic.claude-sonnet-4-5-20250929-v1:0``).
+    An alias (``claude-sonnet-4-5``) is first read as the dated id it points at (:func:`dated_id`);
+    ``None`` for any other id, or an alias the catalogue does not resolve."""
+    if not _DATED.match(model):
+        model = dated_id(model) or ""
+        if not model:
+            return None
     base = f"anthropic.{model}-{VERSION_SUFFIX.get(model, 'v1:0')}"
     return f"{PROFILE_GEOGRAPHY}.{base}" if profile_only(model) else base
 

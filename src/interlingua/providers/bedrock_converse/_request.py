@@ -332,7 +332,7 @@ def _encode_tool_choice(choice: ToolChoice, report: Report) -> dict[str, Any] | 
 
 
 def _encode_settings(settings: Settings, body: dict[str, Any], model: str | None, policy: Policy, report: Report) -> None:
-    data = own_provider_data(settings.provider_data, NAME, report, what="settings")
+    data = own_provider_data(settings.provider_data, NAME, report, what="settings", settings=settings)
     inference: dict[str, Any] = data.pop("inferenceConfig", None) or {}
     extra: dict[str, Any] = data.pop("additionalModelRequestFields", None) or {}
     had_inference = "inferenceConfig" in (settings.provider_data[NAME] if settings.provider_data is not msgspec.UNSET and NAME in settings.provider_data else {})

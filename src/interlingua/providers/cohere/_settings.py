@@ -125,7 +125,7 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
 
     ``model`` is not written here (only the caller's ``model=`` argument is, ADR 0007).
     """
-    own = own_provider_data(settings.provider_data, NAME, report, what="settings")
+    own = own_provider_data(settings.provider_data, NAME, report, what="settings", settings=settings)
     for wire, canonical in _PLAIN.items():
         value = getattr(settings, canonical)
         if wire != "model" and value is not U:

@@ -321,7 +321,7 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
         ConversionError: never for settings (nothing Gemini cannot enforce changes the meaning).
     """
     s = settings
-    extra = own_provider_data(s.provider_data, NAME, report, what="settings")
+    extra = own_provider_data(s.provider_data, NAME, report, what="settings", settings=s)
     saved_gc = extra.pop(_GC, None)
     saved = {camel(k): v for k, v in saved_gc.items()} if isinstance(saved_gc, Mapping) else {}
     gc: dict[str, Any] = {}

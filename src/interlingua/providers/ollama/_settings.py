@@ -125,7 +125,7 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
 
     ``model`` is not written here (only the caller's ``model=`` argument is, ADR 0007).
     """
-    own = own_provider_data(settings.provider_data, NAME, report, what="settings")
+    own = own_provider_data(settings.provider_data, NAME, report, what="settings", settings=settings)
     options: dict[str, Any] = {}
     for wire, canonical in _OPTIONS.items():
         value = getattr(settings, canonical)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from ...items import ModelCapabilities, Transcript
+from ...items import ModelCapabilities, Settings, Transcript
 from ...mapping.ids import IdRule
 from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
@@ -24,6 +24,7 @@ from ._request import decode_request, encode_request
 from ._settings import settings_table
 from ...mapping.settings_table import SettingsTable
 from ._response import decode_response, encode_response
+from ._settings import settings_mirrors
 from ._stream import ChatStreamAccumulator
 
 __all__ = ["ID_RULE", "OpenAIChatMapper", "foreign_request_fields", "variant"]
@@ -92,6 +93,11 @@ class OpenAIChatMapper:
 
     def __repr__(self) -> str:
         return f"OpenAIChatMapper(dialect={self.dialect!r})"
+
+    def settings_mirrors(self, data: Mapping[str, Any], settings: Settings) -> set[str]:
+        """Keys of this mapper's settings provider data that only spell a value ``settings`` carries
+        (``max_tokens`` beside ``max_output_tokens``, ...): not reported as lost by another mapper."""
+        return settings_mirrors(data, settings)
 
     def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
         """Request body (``messages``, ``tools``, ``tool_choice``, ``parallel_tool_calls``) -> transcript."""

@@ -198,6 +198,26 @@ def decode_settings(body: Mapping[str, Any], dialect: Dialect, consumed: frozens
     return build_settings(fields, rest, NAME)
 
 
+def settings_mirrors(data: Mapping[str, Any], settings: Settings) -> set[str]:
+    """Keys of ``provider_data["openai-chat"]`` (as :func:`decode_settings` keeps them) that only
+    record how the source spelled a value ``settings`` carries: ``max_tokens`` /
+    ``max_completion_tokens`` equal to ``max_output_tokens``, a string ``stop`` that is the one stop
+    sequence, ``top_k`` equal to ``top_k``, ``reasoning_effort`` equal to the reasoning effort. Another
+    wire format writes the value in its own field, so nothing of these is lost."""
+    out: set[str] = set()
+    for key in ("max_tokens", "max_completion_tokens"):
+        if key in data and type(data[key]) is int and data[key] == settings.max_output_tokens:
+            out.add(key)
+    if isinstance(data.get("stop"), str) and settings.stop == [data["stop"]]:
+        out.add("stop")
+    if "top_k" in data and type(data["top_k"]) is int and data["top_k"] == settings.top_k:
+        out.add("top_k")
+    effort = getattr(settings.reasoning, "effort", msgspec.UNSET) if settings.reasoning is not msgspec.UNSET else msgspec.UNSET
+    if isinstance(data.get("reasoning_effort"), str) and data["reasoning_effort"] == effort:
+        out.add("reasoning_effort")
+    return out
+
+
 def _openrouter_reasoning(value: Mapping[str, Any], reasoning: dict[str, Any], rest: dict[str, Any], dialect: Dialect) -> None:
     """OpenRouter (and Ollama-compatible) ``reasoning:{effort, max_tokens, exclude, ...}``."""
     left: dict[str, Any] = {}
@@ -254,7 +274,7 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, dialect: Dialec
     """
     # The field a source used (kept in the own provider_data, see decode_settings) is honoured in every
     # dialect, like any other provider_data field: it is this mapper's, written back as given.
-    own = own_provider_data(settings.provider_data, NAME, report, what="settings")
+    own = own_provider_data(settings.provider_data, NAME, report, what="settings", settings=settings)
     if settings.stream is not U:
         body["stream"] = settings.stream
     if settings.max_output_tokens is not U:

@@ -138,7 +138,7 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
     ``model`` is not written here (only the caller's ``model=`` argument is, ADR 0007). No setting
     Responses lacks changes what the output means, so none is refused under policy ``error``.
     """
-    own = own_provider_data(settings.provider_data, NAME, report, what="settings")
+    own = own_provider_data(settings.provider_data, NAME, report, what="settings", settings=settings)
     if settings.stream is not U:
         body["stream"] = settings.stream
     for name in _SIMPLE:

@@ -1,0 +1,45 @@
+"""`trim --max-input-tokens N --model M` needs no --provider (the budget is given); without a budget
+the wire format is the one whose catalogue describes the model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from interlingua.cli import app
+
+runner = CliRunner()
+DOC = {"schema_version": "1.0", "items": [
+    {"type": "text", "role": "user", "text": "first question " * 40},
+    {"type": "text", "role": "assistant", "text": "first answer " * 40},
+    {"type": "text", "role": "user", "text": "second question"},
+]}
+
+
+def _doc(tmp_path: Path) -> Path:
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(DOC))
+    return path
+
+
+def test_budget_and_model_without_provider(tmp_path: Path) -> None:
+    """The user's case: the budget is given, so no provider is needed."""
+    r = runner.invoke(app, ["trim", str(_doc(tmp_path)), "--max-input-tokens", "50", "--model", "gpt-4o"])
+    assert r.exit_code == 0, r.output
+    kept = json.loads(r.stdout)["items"]
+    assert [i["text"] for i in kept] == ["second question"]
+
+
+def test_model_without_budget_takes_the_provider_from_the_catalogue(tmp_path: Path) -> None:
+    with_provider = runner.invoke(app, ["trim", str(_doc(tmp_path)), "--model", "gpt-4o", "--provider", "openai-chat"])
+    without = runner.invoke(app, ["trim", str(_doc(tmp_path)), "--model", "gpt-4o"])
+    assert without.exit_code == 0 == with_provider.exit_code, without.output
+    assert without.stdout == with_provider.stdout
+
+
+def test_unknown_model_without_budget_is_a_usage_error(tmp_path: Path) -> None:
+    r = runner.invoke(app, ["trim", str(_doc(tmp_path)), "--model", "no-such-model-q"])
+    assert r.exit_code == 2
+    assert "--provider" in r.stderr and "--max-input-tokens" in r.stderr
