@@ -14,6 +14,7 @@ LIMIT = 800
 GENERATED = {"items.py"}
 KNOWN_LARGE = {
     "cli/convert.py": 819,
+    "transport/_client.py": 835,  # with the transport import circle: one redesign (issue 30)
 }
 
 
