@@ -159,7 +159,8 @@ def part_extras(part: Mapping[str, Any], kind: str) -> dict[str, Any]:
     fields inside the kind's body that the mapper does not model go under the kind key in camelCase
     (``{"functionCall": {"willContinue": true}}``) and are merged back into that body.
     """
-    known = {kind, "thoughtSignature"} | ({"thought"} if kind == "text" and get(part, "thought") is True else set())
+    known = {kind} | ({"thoughtSignature"} if get(part, "thoughtSignature") is not None else set())
+    known |= {"thought"} if kind == "text" and get(part, "thought") is True else set()
     out = {k: jcopy(v) for k, v in part.items() if camel(k) not in known}
     inner = get(part, kind)
     if kind in _INNER_KEYS and isinstance(inner, Mapping):
@@ -174,7 +175,10 @@ def _part_kind(part: Mapping[str, Any]) -> str | None:
     Fields beside the kind that the mapper does not model do not make the part raw: see
     :func:`part_extras`. A functionCall/functionResponse with a field added to the part is kept the same way.
     """
-    keys = keyset(part)
+    # proto3 JSON mapping: ``null`` is accepted for every field and means the field's default, so a
+    # member set to null (ADK and SDK dumps write every Part field) does not count as present; it is
+    # kept beside the part (part_extras) and written back as it was
+    keys = {camel(k) for k, v in part.items() if v is not None}
     kinds = [k for k in _KIND_KEYS if k in keys]
     if len(kinds) != 1:
         return None
