@@ -350,7 +350,7 @@ def write_windows(
     """
     if not the_plan.ok or not the_plan.cuts:
         return False
-    from .capabilities import check, resolve
+    from .capabilities import check, deprecation_warning, resolve
     from .capabilities._resolve import unknown_model_text
     from .compat import WRITERS
     from .conversion import _recorded_model_of
@@ -481,6 +481,8 @@ def write_windows(
     report.entries.extend(noted.entries)
     if defaults is not None:
         report.add("changed", unknown_model_text(target, chosen, would))
+    elif (past := deprecation_warning(target, chosen)) is not None:  # as the whole conversion says it
+        report.add("changed", past, pointer="/model")
     report.entries.extend(fits.entries())
     encoded = encodes.entries()
     report.entries.extend(encoded)

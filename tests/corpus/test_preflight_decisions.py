@@ -85,7 +85,11 @@ def test_no_answered_request_is_refused_on_its_own_provider(corpus_root: Path) -
         except ConversionError as exc:
             # not preflight: a setting today's API no longer takes (Anthropic's sampling settings,
             # refused under policy error by issue 25's rule; the recording was answered before that)
-            assert "takes no sampling parameters" in str(exc), (req.name, str(exc))
+            # or: a request that continues the provider's stored state (previous_response_id) with only
+            # the output of a call made there: the call is not in the request, so the reader leaves the
+            # orphan output out (reported) and nothing is left to send (known gap: the closing note)
+            stored_state_only = "nothing to send" in str(exc) and "previous_response_id" in body
+            assert "takes no sampling parameters" in str(exc) or stored_state_only, (req.name, str(exc))
             continue
         if any("could not check" in e.reason for e in out.report):
             warned.add((fmt, str(body.get("model"))))

@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "interlingua"
 
-SHARED = {"items", "codec", "errors", "mapping", "streaming", "capabilities", "hosts"}
+SHARED = {"items", "codec", "errors", "mapping", "streaming", "capabilities", "models", "hosts"}
 """What the README says a provider package may import."""
 
 ENGINE_USERS = {"mistral", "openai_responses"}
