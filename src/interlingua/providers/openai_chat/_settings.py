@@ -290,11 +290,13 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, dialect: Dialec
             continue
         if isinstance(table.rows[name], Wire):
             body[name] = value
-        elif name == "top_k" and claim_provider_field(own, ("top_k",), value):
-            body[name] = value  # the source's own top_k, kept as it was (an OpenRouter body read as plain Chat)
+        elif claim_provider_field(own, (name,), value):
+            # a field this dialect does not take, which the source itself sent with this value (an
+            # OpenRouter body's top_k read as plain Chat): written back as it was, not reported
+            body[name] = value
             kept.add(name)
-        elif name == "top_k":
-            own.pop("top_k", None)  # a kept top_k of another value is not written either
+        else:
+            own.pop(name, None)  # a kept field of another value is not written either
     report_unsupported(settings, table, policy=policy, report=report, kept=frozenset(kept))
     if settings.stop is not U:
         stop = list(settings.stop)
