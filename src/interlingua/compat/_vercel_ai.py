@@ -228,13 +228,28 @@ def _ui_message(msg: Any, i: int, report: Report) -> list[Item]:
     if not out:
         out.append(TextItem(text="", role=role, message=key, provider_data={UI_FORMAT: {"empty": True}}))
     if own:
-        first = out[0]
-        pd = dict(first.provider_data) if first.provider_data is not U else {}
-        mine = dict(pd.get(UI_FORMAT, {}))
-        mine["message"] = own
-        pd[UI_FORMAT] = mine
-        out[0] = msgspec.structs.replace(first, provider_data=pd)
+        _keep_message(out, UI_FORMAT, own)
     return out
+
+
+def _keep_message(out: list[Any], fmt: str, message: dict[str, Any]) -> None:
+    """Keep the source message's own fields on its first item (``provider_data[fmt]["message"]``)."""
+    first = out[0]
+    pd = dict(first.provider_data) if first.provider_data is not U else {}
+    mine = dict(pd.get(fmt, {}))
+    mine["message"] = message
+    pd[fmt] = mine
+    out[0] = msgspec.structs.replace(first, provider_data=pd)
+
+
+def _read(obj: Any, fmt: str, message_items: Any) -> Migrated:
+    """The messages of ``obj`` (checked as ``fmt``'s list) read one by one with ``message_items``."""
+    messages = _check_list(obj, fmt)
+    report = Report()
+    items: list[Item] = []
+    for i, msg in enumerate(messages):
+        items.extend(message_items(msg, i, report))
+    return Migrated(Transcript(schema_version=SCHEMA_VERSION, items=items), report, fmt)  # type: ignore[arg-type]
 
 
 def read_ui(obj: Any) -> Migrated:
@@ -243,12 +258,7 @@ def read_ui(obj: Any) -> Migrated:
     Raises:
         MappingError: not a list of UIMessages (the message names the JSON pointer).
     """
-    messages = _check_list(obj, UI_FORMAT)
-    report = Report()
-    items: list[Item] = []
-    for i, msg in enumerate(messages):
-        items.extend(_ui_message(msg, i, report))
-    return Migrated(Transcript(schema_version=SCHEMA_VERSION, items=items), report, UI_FORMAT)  # type: ignore[arg-type]
+    return _read(obj, UI_FORMAT, _ui_message)
 
 
 # --------------------------------------------------------------------------- ModelMessage
@@ -334,12 +344,7 @@ def _model_message(msg: Any, i: int, report: Report) -> list[Item]:
     else:
         raise MappingError(f"{MODEL_FORMAT}: /{i}/content: expected a string or a list of parts, got {a_json_type(content)}")
     if own or role == "tool":
-        first = out[0]
-        pd = dict(first.provider_data) if first.provider_data is not U else {}
-        mine = dict(pd.get(MODEL_FORMAT, {}))
-        mine["message"] = {**own, "role": role}
-        pd[MODEL_FORMAT] = mine
-        out[0] = msgspec.structs.replace(first, provider_data=pd)
+        _keep_message(out, MODEL_FORMAT, {**own, "role": role})
     return out
 
 
@@ -349,9 +354,4 @@ def read_model(obj: Any) -> Migrated:
     Raises:
         MappingError: not a list of ModelMessages (the message names the JSON pointer).
     """
-    messages = _check_list(obj, MODEL_FORMAT)
-    report = Report()
-    items: list[Item] = []
-    for i, msg in enumerate(messages):
-        items.extend(_model_message(msg, i, report))
-    return Migrated(Transcript(schema_version=SCHEMA_VERSION, items=items), report, MODEL_FORMAT)  # type: ignore[arg-type]
+    return _read(obj, MODEL_FORMAT, _model_message)
