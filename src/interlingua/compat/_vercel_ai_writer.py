@@ -95,6 +95,18 @@ class _Writer:
         markers = self.report.unsupported(self.policy, f"{t} item has no {self.fmt} form{extra}", index=index, item_type=t)
         return [{"type": "text", "text": markers[0].text}] if markers else []
 
+    def said_part(self, item: Any, index: int, pd: dict[str, Any]) -> dict[str, Any] | None:
+        """The text or reasoning part of ``item`` (a refusal or structured output written as text,
+        reported), the same in UI and Model messages; ``None`` for any other item."""
+        if isinstance(item, TextItem | RefusalItem | StructuredItem):
+            if not isinstance(item, TextItem):
+                self.report.add("changed", f"{kind(item)} written as a text part", index=index, item_type=kind(item))
+            return self.text_part(item, index)
+        if isinstance(item, ReasoningItem):
+            text = item.text if isinstance(item.text, str) else "\n".join(item.summary) if item.summary is not U else ""
+            return {"type": "reasoning", "text": text, **_extras(pd)}
+        return None
+
     def text_part(self, item: Any, index: int) -> dict[str, Any]:
         if isinstance(item, TextItem):
             return {"type": "text", "text": item.text, **_extras(pd_of(item, self.fmt))}
@@ -126,13 +138,8 @@ class _UiWriter(_Writer):
                     parts.append({"type": "step-start"})
                 if isinstance(item, TextItem) and pd.get("empty"):
                     continue
-                if isinstance(item, TextItem | RefusalItem | StructuredItem):
-                    if not isinstance(item, TextItem):
-                        self.report.add("changed", f"{kind(item)} written as a text part", index=index, item_type=kind(item))
-                    parts.append(self.text_part(item, index))
-                elif isinstance(item, ReasoningItem):
-                    text = item.text if isinstance(item.text, str) else "\n".join(item.summary) if item.summary is not U else ""
-                    parts.append({"type": "reasoning", "text": text, **_extras(pd)})
+                if (said := self.said_part(item, index, pd)) is not None:
+                    parts.append(said)
                 elif isinstance(item, ToolCallItem):
                     part: dict[str, Any] = {"type": "dynamic-tool", "toolName": item.name} if pd.get("dynamic") else {"type": f"tool-{item.name}"}
                     part["toolCallId"] = item.id
@@ -206,13 +213,8 @@ class _ModelWriter(_Writer):
                     content, results, own = [], [], {}
                 if isinstance(item, TextItem) and pd.get("empty"):
                     continue
-                if isinstance(item, TextItem | RefusalItem | StructuredItem):
-                    if not isinstance(item, TextItem):
-                        self.report.add("changed", f"{kind(item)} written as a text part", index=index, item_type=kind(item))
-                    content.append(self.text_part(item, index))
-                elif isinstance(item, ReasoningItem):
-                    text = item.text if isinstance(item.text, str) else "\n".join(item.summary) if item.summary is not U else ""
-                    content.append({"type": "reasoning", "text": text, **_extras(pd)})
+                if (said := self.said_part(item, index, pd)) is not None:
+                    content.append(said)
                 elif isinstance(item, ToolCallItem):
                     args = copy.deepcopy(item.arguments) if item.arguments is not U else item.arguments_raw
                     content.append({"type": "tool-call", "toolCallId": item.id, "toolName": item.name, "input": args, **_extras(pd)})
