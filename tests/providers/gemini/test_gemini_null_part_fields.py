@@ -55,3 +55,22 @@ def test_a_part_whose_only_non_null_member_is_unknown_stays_raw() -> None:
     part = {"text": None, "somethingNew": {"x": 1}}
     items = get_mapper("gemini").decode_request({"contents": [{"role": "user", "parts": [part]}]}).value.items
     assert [type(i) for i in items] == [RawItem]
+
+
+def test_the_newest_sdk_dump_of_text_call_and_response_reads_and_comes_back() -> None:
+    # another source of the same shape: google-genai's own ``Content.model_dump(mode="json")`` writes
+    # every Part field, and the functionCall/functionResponse bodies' unset fields (id, partial_args,
+    # will_continue, scheduling, ...), as null
+    types = pytest.importorskip("google.genai.types")
+    contents = [
+        types.Content(role="user", parts=[types.Part(text="What is the weather in Paris?")]).model_dump(mode="json"),
+        types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(name="get_weather", args={"city": "Paris"}))]).model_dump(mode="json"),
+        types.Content(role="user", parts=[types.Part(function_response=types.FunctionResponse(name="get_weather", response={"temp": 21}))]).model_dump(mode="json"),
+    ]
+    assert None in contents[1]["parts"][0]["function_call"].values()  # the shape this test is about
+    mapper = get_mapper("gemini")
+    decoded = mapper.decode_request({"contents": contents})
+    assert [type(i).__name__ for i in decoded.value.items] == ["TextItem", "ToolCallItem", "ToolResultItem"]
+    call = decoded.value.items[1]
+    assert call.name == "get_weather" and call.arguments == {"city": "Paris"}
+    assert mapper.encode_request(decoded.value, policy="drop").value["contents"] == contents

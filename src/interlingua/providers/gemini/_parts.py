@@ -169,16 +169,30 @@ def part_extras(part: Mapping[str, Any], kind: str) -> dict[str, Any]:
     return out
 
 
+def _without_nulls(part: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``part`` without its ``null`` members, and without those of a ``functionCall`` /
+    ``functionResponse`` body: proto3 JSON mapping, "null is an accepted value for all field types and
+    treated as the default value" (SDK ``model_dump()`` and ADK files write every field). The part
+    itself when it has none. The null members beside the kind are kept by :func:`part_extras` (read
+    from the part as given) and written back."""
+    if all(v is not None for v in part.values()) and not any(
+        isinstance(v, Mapping) and None in v.values() for k, v in part.items() if camel(k) in ("functionCall", "functionResponse")
+    ):
+        return part
+    out = {k: v for k, v in part.items() if v is not None}
+    for k, v in out.items():
+        if camel(k) in ("functionCall", "functionResponse") and isinstance(v, Mapping):
+            out[k] = {ik: iv for ik, iv in v.items() if iv is not None}
+    return out
+
+
 def _part_kind(part: Mapping[str, Any]) -> str | None:
     """The part's kind key when its content is one this mapper maps, else ``None`` (-> raw).
 
     Fields beside the kind that the mapper does not model do not make the part raw: see
     :func:`part_extras`. A functionCall/functionResponse with a field added to the part is kept the same way.
     """
-    # proto3 JSON mapping: ``null`` is accepted for every field and means the field's default, so a
-    # member set to null (ADK and SDK dumps write every Part field) does not count as present; it is
-    # kept beside the part (part_extras) and written back as it was
-    keys = {camel(k) for k, v in part.items() if v is not None}
+    keys = keyset(part)
     kinds = [k for k in _KIND_KEYS if k in keys]
     if len(kinds) != 1:
         return None
@@ -273,11 +287,14 @@ class PartDecoder:
 
     def _part(self, j: int, part: Any) -> list[Item]:
         ptr = f"{self.pointer}/parts/{j}"
+        given = part
+        if isinstance(part, Mapping):
+            part = _without_nulls(part)
         kind = _part_kind(part) if isinstance(part, Mapping) else None
         if kind is None:
-            return [RawItem(provider=NAME, value=jcopy(part), origin=self._origin(), **self._role_fields())]
+            return [RawItem(provider=NAME, value=jcopy(given), origin=self._origin(), **self._role_fields())]
         sig = get(part, "thoughtSignature")
-        extras = part_extras(part, kind)
+        extras = part_extras(given, kind)
         pdata: Any = UNSET
         if extras:  # kept, not lost: written back to Gemini; other targets report them dropped
             pdata = {NAME: extras}
