@@ -50,3 +50,15 @@ def test_ids_the_catalogue_cannot_resolve_are_not_carried(model: str) -> None:
     out = convert_request({**BODY, "model": model}, source="anthropic", target="bedrock-converse")
     assert "modelId" not in out.value
     assert any("not carried over" in e.reason for e in out.report)
+
+
+@pytest.mark.parametrize(
+    ("alias", "dated"),
+    [("claude-sonnet-4-0", "claude-sonnet-4-20250514"), ("claude-opus-4-0", "claude-opus-4-20250514"), ("claude-3-7-sonnet-latest", "claude-3-7-sonnet-20250219")],
+)
+def test_the_other_alias_spellings_carry(alias: str, dated: str) -> None:
+    # a new user's case: the real fixture pai_anthropic_thinking_part_stream.0.request.json names
+    # claude-sonnet-4-0 (Anthropic's alias of claude-sonnet-4-20250514); it went to Bedrock with no model
+    assert dated_id(alias) == dated
+    out = convert_request({**BODY, "model": alias}, source="anthropic", target="bedrock-converse")
+    assert anthropic_id(out.value["modelId"]) == dated

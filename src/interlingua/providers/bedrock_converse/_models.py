@@ -61,11 +61,19 @@ def dated_id(alias: str) -> str | None:
         return None
     from ...models import catalogue_models
 
-    own = re.compile(rf"^{re.escape(alias)}-(\d{{8}})$")
-    hosted = re.compile(rf"^(?:[a-z-]{{2,8}}\.)?anthropic\.{re.escape(alias)}-(\d{{8}})-v\d+:\d+$")
-    dates = {m.group(1) for name in catalogue_models("anthropic") if (m := own.match(name))}
-    dates |= {m.group(1) for name in catalogue_models("bedrock-converse") if (m := hosted.match(name))}
-    return f"{alias}-{dates.pop()}" if len(dates) == 1 else None
+    # Anthropic's alias spellings of one model: ``claude-3-7-sonnet-latest`` and ``claude-sonnet-4-0``
+    # name the dated ``claude-3-7-sonnet-20250219`` and ``claude-sonnet-4-20250514``
+    stem = alias.removesuffix("-latest").removesuffix("-0")
+    found: set[str] = set()
+    for base in dict.fromkeys((alias, stem)):
+        own = re.compile(rf"^{re.escape(base)}-(\d{{8}})$")
+        hosted = re.compile(rf"^(?:[a-z-]{{2,8}}\.)?anthropic\.{re.escape(base)}-(\d{{8}})-v\d+:\d+$")
+        dates = {m.group(1) for name in catalogue_models("anthropic") if (m := own.match(name))}
+        dates |= {m.group(1) for name in catalogue_models("bedrock-converse") if (m := hosted.match(name))}
+        found |= {f"{base}-{d}" for d in dates}
+        if found:
+            break
+    return found.pop() if len(found) == 1 else None
 
 
 def bedrock_id(model: str) -> str | None:
