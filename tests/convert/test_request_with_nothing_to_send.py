@@ -60,3 +60,19 @@ def test_tool_result_without_tool_use_id_cli() -> None:
     assert result.exit_code == 1
     assert "/messages/0/content/0/tool_use_id" in result.stderr and "Traceback" not in result.stderr
     assert result.stdout == ""
+
+
+@pytest.mark.parametrize("target", available())
+@pytest.mark.parametrize("content", [123, {"text": "hi"}, True])
+def test_a_message_whose_only_content_was_malformed_leaves_nothing_for_any_target(target: str, content: object) -> None:
+    # a new user's case: Chat content of the wrong type was reported dropped, yet the OpenAI targets
+    # sent an empty message in its place (exit 0) while the others refused: no empty text stands in now
+    body = {"model": "x", "messages": [{"role": "user", "content": content}]}
+    with pytest.raises(ConversionError, match="nothing to send"):
+        convert_request(body, source="openai-chat", target=target, model="m", policy="drop")
+
+
+def test_an_empty_chat_message_of_the_source_still_comes_back() -> None:
+    body = {"model": "x", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": ""}, {"role": "user", "content": "again"}]}
+    out = convert_request(body, source="openai-chat", target="openai-chat")
+    assert out.value["messages"] == body["messages"]

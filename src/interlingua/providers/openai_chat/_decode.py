@@ -342,6 +342,7 @@ class MessageDecoder:
 
     def _content_message(self, msg: dict[str, Any], role: str, *, index: int, key: str) -> list[Item]:
         content = msg.get("content")
+        malformed = False
         items: list[Item] = []
         if isinstance(content, str):
             items.append(TextItem(text=content, role=role, message=key))  # type: ignore[arg-type]
@@ -352,8 +353,11 @@ class MessageDecoder:
                     items.append(item)
         elif content is not None:
             self.report.add("dropped", "message content is neither a string nor a list of parts", index=index, pointer=f"/messages/{index}/content")
+            malformed = True
         items.extend(self._extras(msg, _CONTENT_KEYS, key=key, role=role))
-        if not items:
+        if not items and not malformed:
+            # an empty message of the source (``""``, ``[]``) is kept as one, so it comes back; a message
+            # whose content was dropped as malformed leaves nothing (no empty text stands in for it)
             items.append(TextItem(text="", role=role, message=key))  # type: ignore[arg-type]
         return items
 
