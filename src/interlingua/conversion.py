@@ -114,7 +114,8 @@ def _article(name: str) -> str:
 
 
 def _claimants(body: Mapping[str, Any], exclude: str) -> list[tuple[str, Kind]]:
-    """Registered formats (other than ``exclude``) whose ``kind_of`` accepts ``body``, with the kind.
+    """Registered formats (other than ``exclude``) whose ``kind_of`` accepts ``body`` and whose decoder
+    reads it, with the kind.
 
     A plugin that fails to load is skipped: this only feeds a hint.
     """
@@ -123,8 +124,15 @@ def _claimants(body: Mapping[str, Any], exclude: str) -> list[tuple[str, Kind]]:
         if name == exclude:
             continue
         try:
-            kind = get_mapper(name).kind_of(body)
-        except Exception:  # noqa: BLE001 - a broken plugin or a kind_of that trips on foreign input gives no hint
+            other = get_mapper(name)
+            kind = other.kind_of(body)
+            # a shape is not enough: the other format must also read it (``"messages": "hi"`` has the
+            # keys of an Ollama request and is no more one than it is a Chat request)
+            if kind == "request":
+                other.decode_request(body)
+            elif kind == "response":
+                other.decode_response(body)
+        except Exception:  # noqa: BLE001 - a broken plugin, or a format that does not read the body either, gives no hint
             continue
         if kind in ("request", "response"):
             found.append((name, kind))

@@ -103,3 +103,17 @@ def test_a_real_message_list_keeps_its_hint(tmp_path: Path) -> None:
     path.write_text(json.dumps(body["messages"]))
     res = runner.invoke(app, ["convert", str(path), "--from", "anthropic", "--to", "openai-chat"])
     assert res.exit_code == 1 and "a bare list of messages is not a request body" in res.stderr
+
+
+def test_no_hint_names_a_format_that_does_not_read_the_body_either() -> None:
+    # a new user's case: "messages" as a string has the keys of an Ollama request, and the hint said
+    # "try --from ollama", which fails the same way; a hint now names only a format that reads the body
+    res = runner.invoke(app, ["convert", "--from", "openai-chat", "--to", "anthropic"], input='{"model":"x","messages":"hi"}')
+    assert res.exit_code == 1
+    assert "ollama" not in res.stderr and "looks like" not in res.stderr, res.stderr
+
+
+def test_a_hint_still_names_the_format_that_reads_the_body() -> None:
+    body = (ROOT / "tests" / "fixtures" / "real" / "openai_chat" / "openai_python.stream_single_tool_call.request.json").read_text()
+    res = runner.invoke(app, ["convert", "--from", "anthropic", "--to", "gemini"], input=body)
+    assert res.exit_code == 1 and "try --from openai-chat" in res.stderr, res.stderr
