@@ -2,7 +2,13 @@
 
 The drivers hold the provider-neutral rules: exactly one terminal event, nothing
 after it, and ``truncated`` when the input ends before the accumulator saw its
-completion marker.
+completion marker. Every SSE event's ``data`` must be JSON (the ``[DONE]`` end
+marker of the OpenAI family aside): a named event with empty data ends the stream
+with ``provider_error``, while an unnamed event without data (what an ``id:`` or
+``retry:`` block, or a bare ``data:`` line, frames to) carries nothing and is skipped
+for every provider. A recorded stream is read to its end: events after the terminal
+one are reported as ignored, and one whose data is not JSON refuses the stream. A
+live stream ends at its terminal event; what a server sends after it is not read.
 """
 
 from __future__ import annotations
@@ -63,6 +69,35 @@ def _malformed(mapper: Mapper, acc: StreamAccumulator, index: int, exc: BaseExce
     return StreamError(error, partial=partial, pointer=f"/{index}{inner}")
 
 
+_END_MARKERS = frozenset({"[DONE]"})
+
+
+def _empty(frame: RawEvent) -> bool:
+    data = frame.data
+    return not data or data.isspace()
+
+
+def _no_data(mapper: Mapper, acc: StreamAccumulator, index: int, frame: RawEvent) -> StreamError:
+    reason = f"event {frame.event!r} has no data; every event's data must be JSON"
+    return _malformed(mapper, acc, index, MalformedInputError("", reason))
+
+
+def _trailing(frames: Iterator[RawEvent], index: int) -> tuple[int, int | None]:
+    """Counts the frames after a recorded stream's terminal event; the index of the first whose data is not JSON."""
+    extra = 0
+    for frame in frames:
+        index += 1
+        extra += 1
+        data = frame.data.strip()
+        if not data and frame.event is None or data in _END_MARKERS:
+            continue
+        try:
+            msgspec.json.decode(data)
+        except (msgspec.DecodeError, RecursionError):
+            return extra, index
+    return extra, None
+
+
 def _finish_checked(mapper: Mapper, acc: StreamAccumulator, index: int) -> list[StreamEvent]:
     try:
         return _finish(acc)
@@ -91,8 +126,14 @@ def iter_stream(mapper: Mapper, source: bytes | Iterable[bytes] | httpx.Response
     try:
         frames = iter_frames(mapper.framing, source)
         index = -1
+        sse = mapper.framing == "sse"
         for frame in frames:
             index += 1
+            if sse and _empty(frame):
+                if frame.event is None:
+                    continue
+                yield _no_data(mapper, acc, index, frame)
+                return
             try:
                 events = acc.feed(frame)
             except _FEED_FAILURES as exc:
@@ -101,13 +142,20 @@ def iter_stream(mapper: Mapper, source: bytes | Iterable[bytes] | httpx.Response
             for ev in events:
                 if isinstance(ev, _TERMINAL):  # is_terminal, inlined: this loop runs once per event
                     if isinstance(ev, StreamDone) and not isinstance(source, httpx.Response):
-                        # A recorded stream is read to its end: data after the end marker is reported.
-                        extra = sum(1 for _ in frames)
+                        # A recorded stream is read to its end: data after the end marker is reported,
+                        # and refused when it is not JSON (every event's data is).
+                        extra, bad = _trailing(frames, index)
+                        if bad is not None:
+                            yield _malformed(mapper, acc, bad, MalformedInputError("", "an event after the end marker is not JSON"))
+                            return
                         if extra:
                             ev.report.add("dropped", f"{extra} stream event(s) after the end marker were ignored")
                     yield ev
                     return
                 yield ev
+    except MalformedInputError as exc:  # the framing refused the input (an event past the size limit)
+        yield _malformed(mapper, acc, index + 1, exc)
+        return
     except UnicodeDecodeError:
         yield StreamError(ErrorItem(code="provider_error", message="stream is not valid UTF-8", retryable=False))
         return
@@ -132,9 +180,15 @@ async def aiter_stream(mapper: Mapper, response: httpx.Response, frames: AsyncIt
     acc = mapper.accumulator()
     index = -1
     source = frames if frames is not None else aiter_frames(mapper.framing, response)
+    sse = mapper.framing == "sse"
     try:
         async for frame in source:
             index += 1
+            if sse and _empty(frame):
+                if frame.event is None:
+                    continue
+                yield _no_data(mapper, acc, index, frame)
+                return
             try:
                 events = acc.feed(frame)
             except _FEED_FAILURES as exc:

@@ -28,10 +28,11 @@ from ..mapping import Mapper, ModelResponse, Report, get_mapper
 from ..mapping.report import Policy
 from ..mapping.settings import merge_settings
 from ..streaming import StreamDone, StreamError, StreamEvent, UsageUpdate, aiter_stream, collect
+from ..streaming.framing import aiter_frames, idle_bounded
 from ._anthropic import anthropic
 from ._bedrock import bedrock_converse
 from ._cohere import cohere
-from ._errors import error_item, from_response, transport_error, translate
+from ._errors import IdleTimeout, error_item, from_response, transport_error, translate
 from ._gemini import gemini
 from ._mistral import mistral
 from ._ollama import ollama
@@ -752,7 +753,8 @@ class Client:
                             delivered = True
                             yield self._clean(event)
                         return
-                    frames = self._spec.frames(response) if self._spec.frames is not None else None
+                    framed = self._spec.frames(response) if self._spec.frames is not None else aiter_frames(self.mapper.framing, response)
+                    frames = idle_bounded(framed, idle, IdleTimeout)
                     events: AsyncGenerator[StreamEvent, None] = aiter_stream(self.mapper, response, frames)  # type: ignore[assignment]
                     try:
                         while True:

@@ -140,12 +140,16 @@ def translate(provider: str, *, reading: bool = False, started: bool = False, id
         _raise_translated(exc, provider, reading=reading, started=started, idle=idle)
 
 
+class IdleTimeout(httpx.ReadTimeout):
+    """No stream event arrived within the idle timeout (keep-alive comments do not count)."""
+
+
 def _raise_translated(exc: httpx.HTTPError | httpx.StreamError | httpx.InvalidURL, provider: str, *, reading: bool, started: bool, idle: float | None) -> None:
     if isinstance(exc, httpx.TimeoutException):
         if isinstance(exc, httpx.ConnectTimeout):
             message = "connect timed out"
         elif isinstance(exc, httpx.ReadTimeout) and idle is not None:
-            message = f"no data from the server for {idle:g} s"
+            message = str(exc) if isinstance(exc, IdleTimeout) else f"no data from the server for {idle:g} s"
         elif isinstance(exc, httpx.PoolTimeout):
             message = "no free connection in the pool"
         else:
