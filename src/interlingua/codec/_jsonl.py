@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import io
 import itertools
 import operator
@@ -20,6 +19,7 @@ from ._model import DEFAULT_LIMITS, Limits, MINOR, Mode, SCHEMA_VERSION, _ITEM_C
 from ._json_safety import _MEDIA_CLASSES, _depth, check_base64, check_json_safe, item_too_deep, split_msgspec_error, syntax_problem
 from ._items import _checked_encode, _item_decoder, decode_one_item
 from ._transcripts import read_version
+from . import _line_shape
 
 
 # --------------------------------------------------------------------------- envelopes / JSON Lines
@@ -402,25 +402,7 @@ class _JsonlState:
 _BLOCK_BYTES = 1 << 20
 """Bytes read at a time by :func:`iter_jsonl` (a block never holds a line longer than this)."""
 
-# A line end not preceded by `}` or not followed by `{`: the block is not plain one-object-per-line JSONL.
-_ODD_LINE_END = re.compile(rb"\n(?:(?!\{)|(?<!\}\n))")
-_KEEP_BRACKETS = bytes(b for b in range(256) if b not in b"{[\n")
 _schema_version_of = operator.attrgetter("schema_version")
-_KEEP_STRUCTURE = bytes(b for b in range(256) if b not in b"{}[],:\n")
-"""Delete table: what is left of a block is its JSON punctuation and line ends (~5% of the bytes)."""
-
-
-_ONE_BRACKET = bytes.maketrans(b"[", b"{")
-
-
-@functools.lru_cache(maxsize=8)
-def _bracket_run(n: int) -> bytes:
-    return b"{" * n
-
-
-@functools.lru_cache(maxsize=8)
-def _many_brackets(n: int) -> re.Pattern[bytes]:
-    return re.compile(rb"[^\n]{%d}" % n)
 
 
 def decode_items_block(data: bytes, count: int, limits: Limits = DEFAULT_LIMITS) -> list[Any] | None:
@@ -431,17 +413,15 @@ def decode_items_block(data: bytes, count: int, limits: Limits = DEFAULT_LIMITS)
         return None
     if data[:1] != b"{" or data[-1:] != b"}":
         return None
-    structure = data.translate(None, _KEEP_STRUCTURE)
-    if _ODD_LINE_END.search(structure) is not None:
-        return None
-    brackets = structure.translate(None, _KEEP_BRACKETS)
-    if _many_brackets(max(limits.max_depth - 1, 1)).search(brackets) is not None:
+    # every line end between `}` and `{` (pairs == lines: the data has no final line end)
+    lines, pairs, deep = _line_shape.line_shape(data, 0, len(data), max(limits.max_depth - 1, 1))
+    if pairs != lines or deep or lines != count - 1:
         return None
     try:
         items: list[Any] = _item_decoder.decode_lines(data)
     except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
         return None
-    if len(items) != count or brackets.count(b"\n") != count - 1:
+    if len(items) != count:
         return None
     if not _decoded_base64_ok(items, limits):
         return None  # the line-by-line path locates the bad data
@@ -459,8 +439,8 @@ def _decode_block(data: bytes | bytearray, limits: Limits, start: int = 0, end: 
     fast path unchanged, else ``None`` (the caller then reads the block line by line, which
     locates every problem):
 
-    * in the block's punctuation (``{}[],:`` and line ends, everything else deleted: one
-      ``bytes.translate``), every line end but the last has ``}`` before it and ``{`` after it, and
+    * in the block's punctuation (``{}[],:`` and line ends, everything else skipped: counted by
+      :func:`._line_shape.line_shape`, compiled when it could be built), every line end but the last has ``}`` before it and ``{`` after it, and
       the block starts with ``{``. In valid JSON (msgspec decodes the whole block) a line end inside
       a value always has another punctuation mark on one side (two adjacent tokens of one value are
       never a ``}`` then a ``{``, and a string or number next to the line end has a ``,``, ``:``,
@@ -468,7 +448,7 @@ def _decode_block(data: bytes | bytearray, limits: Limits, start: int = 0, end: 
       with as many values as line ends, each line holds one. (Whitespace around a value is allowed:
       the line-by-line path strips it too.);
     * every line holds fewer than ``max_depth - 1`` opening brackets (``{`` or ``[``, strings
-      included; counted on the punctuation left above), so no item or usage can nest deeper than the limit;
+      included), so no item or usage can nest deeper than the limit;
     * the block is no longer than the line, item and base64 limits (the caller's block size),
       so no line, item or base64 string can exceed them;
     * msgspec decodes every line as an :class:`~interlingua.items.Envelope` (types, ``seq >= 0``,
@@ -479,24 +459,17 @@ def _decode_block(data: bytes | bytearray, limits: Limits, start: int = 0, end: 
         end = len(data)
     if data[start : start + 1] != b"{":
         return None
-    structure = data.translate(None, _KEEP_STRUCTURE)
     if start or end != len(data):
-        # the punctuation of data[start:end]: the lines after the first line end, up to the last
+        # the lines after the first line end, up to the last: read where they are
         if (start and data.find(b"\n") + 1 != start) or data.rfind(b"\n") + 1 != end:
             return _decode_block(data[start:end], limits)  # another span: on a copy
-        structure = structure[structure.find(b"\n") + 1 if start else 0 : structure.rfind(b"\n") + 1]
         view: bytes | bytearray | memoryview = memoryview(data)[start:end]
     else:
         view = data
-    # (C-speed counts and a substring test on the punctuation, ~50 KB a MB, instead of two regexes:
-    # each `}\n{` holds one line end, so one fewer of them than line ends puts all but the last
-    # between `}` and `{`; with `[` written as `{`, a line of as many brackets as the limit holds
-    # that many `{` in a row)
-    brackets = structure.translate(_ONE_BRACKET, _KEEP_BRACKETS)
-    lines = brackets.count(b"\n")
-    if structure.count(b"}\n{") != lines - 1:
-        return None
-    if _bracket_run(max(limits.max_depth - 1, 1)) in brackets:
+    # (each `}\n{` of the punctuation holds one line end, so one fewer of them than line ends puts
+    # all but the last between `}` and `{`; see `_line_shape`, compiled when it could be built)
+    lines, pairs, deep = _line_shape.line_shape(data, start, end, max(limits.max_depth - 1, 1))
+    if pairs != lines - 1 or deep:
         return None
     try:
         envs: list[Envelope] = _envelope_decoder.decode_lines(view)
