@@ -135,7 +135,7 @@ def test_figures_are_equal_on_near_miss_bytes(data: bytes, limit: int, as_bytear
 
 @needs_compiled
 @settings(max_examples=150)
-@given(st.integers(min_value=0, max_value=70), st.integers(min_value=1, max_value=600), st.integers(min_value=1, max_value=70))
+@given(st.integers(min_value=0, max_value=70), st.integers(min_value=1, max_value=9000), st.integers(min_value=1, max_value=70))
 def test_bracket_counts_past_the_vector_width_are_equal(brackets: int, filler: int, limit: int) -> None:
     # long lines: the compiled count goes 16 bytes at a time, with a byte-wise tail
     line = b"{" + b'"k":"' + b"x" * filler + b'",' + b"[" * brackets + b"]" * brackets + b"}"
