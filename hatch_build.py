@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 
 try:
-    from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+    from hatchling.builders.hooks.plugin.interface import BuildHookInterface  # type: ignore[import-not-found,unused-ignore]
 except ImportError:  # run as a script: only the in-place build below is used
-    BuildHookInterface = object  # type: ignore[assignment,misc]
+    BuildHookInterface = object  # type: ignore[assignment,misc,unused-ignore]
 
 MODULE = "interlingua.codec._linecheck"
 SOURCE = Path("src/interlingua/codec/_linecheck.c")
@@ -58,8 +58,8 @@ def compile_extension(root: Path, build_dir: Path) -> Path:
     ``LinkError`` / ``PlatformError`` without a working compiler), or ``ImportError`` when the
     result does not load.
     """
-    from setuptools import Distribution, Extension
-    from setuptools.command.build_ext import build_ext
+    from setuptools import Distribution, Extension  # type: ignore[import-untyped,unused-ignore]
+    from setuptools.command.build_ext import build_ext  # type: ignore[import-untyped,unused-ignore]
 
     limited = _stable_abi()
     ext = Extension(
@@ -124,7 +124,7 @@ def _wheel_tag() -> str | None:
     return f"cp311-abi3-{platform}"
 
 
-class LineCheckBuildHook(BuildHookInterface):  # type: ignore[misc,valid-type]
+class LineCheckBuildHook(BuildHookInterface):  # type: ignore[misc,valid-type,unused-ignore]
     """Compiles ``interlingua.codec._linecheck`` into wheels and editable installs when it can."""
 
     PLUGIN_NAME = "custom"
@@ -172,5 +172,5 @@ if __name__ == "__main__":
     elif sys.argv[1:]:
         sys.exit("usage: python hatch_build.py [--clean]")
     else:
-        lib = build_in_place(here)
-        sys.exit(1 if lib is None else print(f"built {lib.relative_to(here)}"))
+        built = build_in_place(here)
+        sys.exit(1 if built is None else print(f"built {built.relative_to(here)}"))

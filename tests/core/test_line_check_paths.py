@@ -48,15 +48,15 @@ VALID = [line for line in (CANON / "valid_items.jsonl").read_bytes().splitlines(
 PACKAGE_DIR = Path(codec.__file__).parent
 
 sys.path.insert(0, str(ROOT / "tests"))
-from corpus import _engine  # noqa: E402
+from corpus import _engine  # type: ignore[import-not-found,unused-ignore]  # noqa: E402
 
 
 def _compiled() -> Callable[..., tuple[int, int, bool]] | None:
     try:
-        from interlingua.codec import _linecheck  # type: ignore[attr-defined,unused-ignore]
+        from interlingua.codec import _linecheck  # type: ignore[attr-defined,unused-ignore]  # noqa: PLC0415
     except ImportError:
         return None
-    return _linecheck.line_shape  # type: ignore[no-any-return]
+    return _linecheck.line_shape  # type: ignore[no-any-return,unused-ignore]
 
 
 COMPILED = _compiled()
@@ -240,10 +240,10 @@ def _both(monkeypatch: pytest.MonkeyPatch, read: Callable[[], Any]) -> tuple[Any
     """``read()`` with the compiled figures, then with the pure ones."""
     assert COMPILED is not None
     with monkeypatch.context() as m:
-        m.setattr(_line_shape, "line_shape", COMPILED)
+        m.setattr(_jsonl, "line_shape", COMPILED)
         compiled = read()
     with monkeypatch.context() as m:
-        m.setattr(_line_shape, "line_shape", pure_line_shape)
+        m.setattr(_jsonl, "line_shape", pure_line_shape)
         pure = read()
     return compiled, pure
 

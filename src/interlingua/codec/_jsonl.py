@@ -19,7 +19,7 @@ from ._model import DEFAULT_LIMITS, Limits, MINOR, Mode, SCHEMA_VERSION, _ITEM_C
 from ._json_safety import _MEDIA_CLASSES, _depth, check_base64, check_json_safe, item_too_deep, split_msgspec_error, syntax_problem
 from ._items import _checked_encode, _item_decoder, decode_one_item
 from ._transcripts import read_version
-from . import _line_shape
+from ._line_shape import line_shape
 
 
 # --------------------------------------------------------------------------- envelopes / JSON Lines
@@ -414,7 +414,7 @@ def decode_items_block(data: bytes, count: int, limits: Limits = DEFAULT_LIMITS)
     if data[:1] != b"{" or data[-1:] != b"}":
         return None
     # every line end between `}` and `{` (pairs == lines: the data has no final line end)
-    lines, pairs, deep = _line_shape.line_shape(data, 0, len(data), max(limits.max_depth - 1, 1))
+    lines, pairs, deep = line_shape(data, 0, len(data), max(limits.max_depth - 1, 1))
     if pairs != lines or deep or lines != count - 1:
         return None
     try:
@@ -440,7 +440,7 @@ def _decode_block(data: bytes | bytearray, limits: Limits, start: int = 0, end: 
     locates every problem):
 
     * in the block's punctuation (``{}[],:`` and line ends, everything else skipped: counted by
-      :func:`._line_shape.line_shape`, compiled when it could be built), every line end but the last has ``}`` before it and ``{`` after it, and
+      ``_line_shape.line_shape``, compiled when it could be built), every line end but the last has ``}`` before it and ``{`` after it, and
       the block starts with ``{``. In valid JSON (msgspec decodes the whole block) a line end inside
       a value always has another punctuation mark on one side (two adjacent tokens of one value are
       never a ``}`` then a ``{``, and a string or number next to the line end has a ``,``, ``:``,
@@ -467,8 +467,8 @@ def _decode_block(data: bytes | bytearray, limits: Limits, start: int = 0, end: 
     else:
         view = data
     # (each `}\n{` of the punctuation holds one line end, so one fewer of them than line ends puts
-    # all but the last between `}` and `{`; see `_line_shape`, compiled when it could be built)
-    lines, pairs, deep = _line_shape.line_shape(data, start, end, max(limits.max_depth - 1, 1))
+    # all but the last between `}` and `{`; see `_line_shape`: compiled when it could be built)
+    lines, pairs, deep = line_shape(data, start, end, max(limits.max_depth - 1, 1))
     if pairs != lines - 1 or deep:
         return None
     try:
