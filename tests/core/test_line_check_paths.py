@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 from interlingua import codec
 from interlingua.codec import Limits, iter_jsonl
 from interlingua.codec import _jsonl, _line_shape
-from interlingua.codec._line_shape import pure_line_shape
+from interlingua.codec._line_shape import pure_header_hint, pure_line_shape
 from interlingua.items import Envelope
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,20 +46,22 @@ FIXTURES = ROOT / "tests" / "fixtures"
 CANON = FIXTURES / "canonical"
 VALID = [line for line in (CANON / "valid_items.jsonl").read_bytes().splitlines() if line.strip()]
 PACKAGE_DIR = Path(codec.__file__).parent
+_HEADER = b'{"schema_version":"1.0","session":{"id":"s2"}}'
+"""A session header line (what ``session_file.header_bytes("s2")`` writes)."""
 
 sys.path.insert(0, str(ROOT / "tests"))
 from corpus import _engine  # type: ignore[import-not-found,unused-ignore]  # noqa: E402
 
 
-def _compiled() -> Callable[..., tuple[int, int, bool]] | None:
+def _compiled() -> tuple[Callable[..., tuple[int, int, bool]] | None, Callable[..., bool] | None]:
     try:
         from interlingua.codec import _linecheck  # type: ignore[attr-defined,unused-ignore]  # noqa: PLC0415
     except ImportError:
-        return None
-    return _linecheck.line_shape  # type: ignore[no-any-return,unused-ignore]
+        return None, None
+    return _linecheck.line_shape, _linecheck.header_hint
 
 
-COMPILED = _compiled()
+COMPILED, COMPILED_HINT = _compiled()
 needs_compiled = pytest.mark.skipif(
     COMPILED is None, reason="the compiled line check is not built here (no C compiler at install time, or INTERLINGUA_NO_EXTENSIONS=1)"
 )
@@ -145,6 +147,22 @@ def test_bracket_counts_past_the_vector_width_are_equal(brackets: int, filler: i
 
 
 @needs_compiled
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from([_HEADER, b'{"schema_version":"1.0","session_id":"s","seq":0,"item":{"type":"text","text":"\\"session\\""}}',
+                                 b'{"a":"' + b"x" * 41 + b'","session":1}', b'{"a":"' + b"x" * 42 + b'","session":1}', b" " + _HEADER, b"", b'"session"']), max_size=8),
+       st.sampled_from([b"\n", b"\r\n"]))
+def test_the_header_hint_finds_every_header_line(lines: list[bytes], end: bytes) -> None:
+    assert COMPILED_HINT is not None
+    data = end.join(lines) + end
+    for start, stop in _spans(data):
+        hint = COMPILED_HINT(data, start, stop)
+        span = data[start:stop]
+        headers = [run for run, is_header in _jsonl._header_runs(span if span.endswith(b"\n") else span + b"\n") if is_header]
+        assert hint or not headers, (span, headers)  # a header line is never missed
+        assert not hint or pure_header_hint(data, start, stop)  # it looks at fewer places than the search
+
+
+@needs_compiled
 def test_a_span_outside_the_data_is_refused() -> None:
     assert COMPILED is not None
     with pytest.raises(ValueError, match="not within"):
@@ -153,6 +171,9 @@ def test_a_span_outside_the_data_is_refused() -> None:
         COMPILED(b"{}\n", 2, 1, 3)
     with pytest.raises(TypeError):
         COMPILED("{}\n", 0, 3, 3)
+    assert COMPILED_HINT is not None
+    with pytest.raises(ValueError, match="not within"):
+        COMPILED_HINT(b"{}\n", 0, 4)
 
 
 def _fixture_files() -> list[Path]:
@@ -186,8 +207,6 @@ def _text(text: str) -> bytes:
     return b'{"type":"message","role":"user","content":[{"type":"text","text":' + json.dumps(text).encode() + b"}]}"
 
 
-_HEADER = b'{"schema_version":"1.0","session":{"id":"s2"}}'
-"""A session header line (what ``session_file.header_bytes("s2")`` writes)."""
 
 # Defects planted among good lines: each is one line (or a change of the line endings around it).
 _DEFECTS: list[Callable[[int], bytes]] = [
@@ -241,9 +260,11 @@ def _both(monkeypatch: pytest.MonkeyPatch, read: Callable[[], Any]) -> tuple[Any
     assert COMPILED is not None
     with monkeypatch.context() as m:
         m.setattr(_jsonl, "line_shape", COMPILED)
+        m.setattr(_jsonl, "header_hint", COMPILED_HINT)
         compiled = read()
     with monkeypatch.context() as m:
         m.setattr(_jsonl, "line_shape", pure_line_shape)
+        m.setattr(_jsonl, "header_hint", pure_header_hint)
         pure = read()
     return compiled, pure
 

@@ -19,7 +19,7 @@ from ._model import DEFAULT_LIMITS, Limits, MINOR, Mode, SCHEMA_VERSION, _ITEM_C
 from ._json_safety import _MEDIA_CLASSES, _depth, check_base64, check_json_safe, item_too_deep, split_msgspec_error, syntax_problem
 from ._items import _checked_encode, _item_decoder, decode_one_item
 from ._transcripts import read_version
-from ._line_shape import line_shape
+from ._line_shape import header_hint, line_shape
 
 
 # --------------------------------------------------------------------------- envelopes / JSON Lines
@@ -295,9 +295,10 @@ def jsonl_parts(
         # The whole span first: a session header never decodes as an envelope (its required
         # `session` key is no Envelope field), so success proves there is none in it and the
         # search for header lines is needed only when the span does not decode.
-        # (a span that holds `"session"` holds a header line, or rarely that word in a value: it is
-        # cut into runs first, not decoded whole only to fail at its first header)
-        whole = batch_ok and buf.find(b'"session"', start, end) < 0
+        # (a span that `header_hint` says may hold a header line is cut into runs first, not decoded
+        # whole only to fail at its first header: the pure hint is a search for `"session"`, the
+        # compiled one looks only where a header line has it, the first 50 bytes of each line)
+        whole = batch_ok and not header_hint(buf, start, end)
         envs = _decode_block(buf, limits, start, end) if whole else None
         if envs is not None:
             first = state.line_no + 1

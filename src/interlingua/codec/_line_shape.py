@@ -51,16 +51,31 @@ def pure_line_shape(data: bytes | bytearray, start: int, end: int, limit: int) -
     return brackets.count(b"\n"), structure.count(b"}\n{"), _bracket_run(limit) in brackets
 
 
-def _choose() -> tuple[Callable[[bytes | bytearray, int, int, int], tuple[int, int, bool]], bool]:
+def pure_header_hint(data: bytes | bytearray, start: int, end: int) -> bool:
+    """Whether ``data[start:end]`` may hold a session header line: it holds ``"session"`` (quotes included).
+
+    Only a hint for the reader: a span without one is decoded whole first (a header line never
+    decodes as an envelope, so a wrong hint costs time, never a different result). The compiled
+    hint looks only within the first 50 bytes of each line, where a header line has the word.
+    """
+    return data.find(b'"session"', start, end) >= 0
+
+
+_Shape = Callable[[bytes | bytearray, int, int, int], tuple[int, int, bool]]
+_Hint = Callable[[bytes | bytearray, int, int], bool]
+
+
+def _choose() -> tuple[_Shape, _Hint, bool]:
     if os.environ.get("INTERLINGUA_PURE_PYTHON", "") not in ("", "0"):
-        return pure_line_shape, False
+        return pure_line_shape, pure_header_hint, False
     try:
-        from ._linecheck import line_shape as compiled  # type: ignore[import-not-found,unused-ignore]
+        from ._linecheck import header_hint, line_shape  # type: ignore[import-not-found,unused-ignore]
     except ImportError:  # not built (no compiler at install time, or INTERLINGUA_NO_EXTENSIONS=1)
-        return pure_line_shape, False
-    return compiled, True
+        return pure_line_shape, pure_header_hint, False
+    return line_shape, header_hint, True
 
 
-line_shape, ACCELERATED = _choose()
-"""``line_shape(data, start, end, limit) -> (lines, pairs, deep)`` (see :func:`pure_line_shape`), and
-whether it is the compiled one."""
+line_shape, header_hint, ACCELERATED = _choose()
+"""``line_shape(data, start, end, limit) -> (lines, pairs, deep)`` (see :func:`pure_line_shape`),
+``header_hint(data, start, end) -> bool`` (see :func:`pure_header_hint`), and whether they are the
+compiled ones."""

@@ -140,10 +140,64 @@ line_shape(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return Py_BuildValue("(nnO)", lines, pairs, deep ? Py_True : Py_False);
 }
 
+/* Whether some line of data[start:end] holds "session" (quotes included) starting within its first 50
+ * bytes: where a session header line has it (codec._jsonl._header_runs). Only a hint for the reader
+ * (a block holding none is decoded whole first; a header line never decodes as an envelope, so a wrong
+ * hint costs time, never a different result). */
+static PyObject *
+header_hint(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "header_hint(data, start, end) takes 3 arguments");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]);
+    if (start == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t end = PyLong_AsSsize_t(args[2]);
+    if (end == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    if (start < 0 || end < start || end > view.len) {
+        PyBuffer_Release(&view);
+        PyErr_Format(PyExc_ValueError, "header_hint: span %zd:%zd is not within the %zd bytes given", start, end, view.len);
+        return NULL;
+    }
+    static const char word[] = "\"session\"";
+    const Py_ssize_t wlen = (Py_ssize_t)(sizeof word - 1);
+    const unsigned char *p = (const unsigned char *)view.buf + start, *stop = (const unsigned char *)view.buf + end;
+    int found = 0;
+    while (p < stop && !found) {
+        const unsigned char *nl = memchr(p, '\n', (size_t)(stop - p));
+        const unsigned char *line_end = nl != NULL ? nl : stop;
+        Py_ssize_t last = line_end - p - wlen; /* the last start the word fits at */
+        if (last > 49) {
+            last = 49;
+        }
+        for (Py_ssize_t k = 0; k <= last; k++) {
+            if (p[k] == '"' && memcmp(p + k, word, (size_t)wlen) == 0) {
+                found = 1;
+                break;
+            }
+        }
+        p = line_end + 1;
+    }
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(found);
+}
+
 static PyMethodDef linecheck_methods[] = {
     {"line_shape", (PyCFunction)(void (*)(void))line_shape, METH_FASTCALL,
      "line_shape(data, start, end, limit) -> (lines, pairs, deep): the JSON Lines block proof's figures for "
      "data[start:end] (see interlingua.codec._line_shape.pure_line_shape)."},
+    {"header_hint", (PyCFunction)(void (*)(void))header_hint, METH_FASTCALL,
+     "header_hint(data, start, end) -> bool: some line of data[start:end] holds \"session\" within its first 50 bytes."},
     {NULL, NULL, 0, NULL},
 };
 
