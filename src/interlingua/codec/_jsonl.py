@@ -305,14 +305,15 @@ def jsonl_parts(
             state.line_no += len(envs)
             yield (first, envs)
             return
-        data = memoryview(buf)[start:end].tobytes() if start or end != len(buf) or type(buf) is not bytes else buf  # one copy
-        for run, is_header in _header_runs(data):
+        # (the runs are read where they are: spans of the block, no copy)
+        for run_start, run_end, is_header in _header_spans(buf, start, end):
             if is_header:  # a session header line (session files hold one per session)
-                yield from careful(run)
+                yield from careful(bytes(buf[run_start:run_end]))
                 continue
-            envs = _decode_block(run, limits) if batch_ok and (run is not data or not whole) else None
+            again = run_start == start and run_end == end and whole  # the whole span did not decode
+            envs = _decode_block(buf, limits, run_start, run_end) if batch_ok and not again else None
             if envs is None:
-                for line in run.split(b"\n")[:-1]:
+                for line in bytes(buf[run_start:run_end]).split(b"\n")[:-1]:
                     yield from careful(line + b"\n")
                 continue
             first = state.line_no + 1
@@ -364,29 +365,36 @@ _HEADER_LINE = re.compile(rb'(?m)^\{[^\n]{0,48}"session"[^\n]*\n')
 
 
 def _header_runs(data: bytes) -> Iterator[tuple[bytes, bool]]:
-    """``data`` (whole lines) cut into runs of envelope lines and single session header lines.
+    """``data`` (whole lines) cut into runs of envelope lines and single session header lines (see :func:`_header_spans`)."""
+    for start, end, is_header in _header_spans(data, 0, len(data)):
+        yield data[start:end], is_header
+
+
+def _header_spans(data: bytes | bytearray, start: int, end: int) -> Iterator[tuple[int, int, bool]]:
+    """``data[start:end]`` (whole lines; ``start`` a line start) cut into spans ``(start, end, is_header)``
+    of envelope lines and single session header lines.
 
     A header line is what ``_HEADER_LINE`` matches (a line starting with ``{`` that has ``"session"``
     within its first 49 bytes and ends with a line end) and :func:`_looks_like_header` accepts. Found
     by C-speed searches for ``"session"`` (quotes included: an envelope's key is ``"session_id"``),
     one per line that holds it, not by the regex, which tries every byte as a line start (it was
     most of the time a session file took to read: 2.6x a bare envelope stream)."""
-    start = 0
-    pos = data.find(b'"session"')
+    run = start
+    pos = data.find(b'"session"', start, end)
     while pos >= 0:
-        line_start = data.rfind(b"\n", 0, pos) + 1
-        line_end = data.find(b"\n", pos) + 1
+        line_start = data.rfind(b"\n", start, pos) + 1 or start
+        line_end = data.find(b"\n", pos, end) + 1
         if not line_end:
             break  # a last line without its line end is no header line (the regex needs the `\n`)
         # the first "session" of a line decides: a later one is further from the line start
-        if pos - line_start <= 49 and data[line_start : line_start + 1] == b"{" and _looks_like_header(data[line_start:line_end].strip()):
-            if line_start > start:
-                yield data[start:line_start], False
-            yield data[line_start:line_end], True
-            start = line_end
-        pos = data.find(b'"session"', line_end)
-    if start < len(data):
-        yield data[start:], False
+        if pos - line_start <= 49 and data[line_start : line_start + 1] == b"{" and _looks_like_header(bytes(data[line_start:line_end]).strip()):
+            if line_start > run:
+                yield run, line_start, False
+            yield line_start, line_end, True
+            run = line_end
+        pos = data.find(b'"session"', line_end, end)
+    if run < end:
+        yield run, end, False
 
 
 _READINTO_TYPES = (io.BufferedReader, io.BytesIO, io.FileIO)
@@ -432,9 +440,9 @@ def decode_items_block(data: bytes, count: int, limits: Limits = DEFAULT_LIMITS)
 def _decode_block(data: bytes | bytearray, limits: Limits, start: int = 0, end: int | None = None) -> list[Envelope] | None:
     """Decode a block of whole JSON Lines (``data[start:end]``, which ends with ``\n``) in one typed msgspec pass.
 
-    When ``start`` is 0 or one past the first line end of ``data`` and ``end`` (default
-    ``len(data)``) one past its last line end, the lines are read where they are (no copy of the
-    span); any other span is read from a copy.
+    ``start`` is a line start and ``end`` (default ``len(data)``) one past a line end; the lines
+    are read where they are (a memoryview of the span: no copy; the pure-Python line check copies
+    a span that is not the lines after the first line end of ``data`` up to its last).
 
     Returns the envelopes only when this proves each line would pass :func:`decode_envelope`'s
     fast path unchanged, else ``None`` (the caller then reads the block line by line, which
@@ -460,13 +468,7 @@ def _decode_block(data: bytes | bytearray, limits: Limits, start: int = 0, end: 
         end = len(data)
     if data[start : start + 1] != b"{":
         return None
-    if start or end != len(data):
-        # the lines after the first line end, up to the last: read where they are
-        if (start and data.find(b"\n") + 1 != start) or data.rfind(b"\n") + 1 != end:
-            return _decode_block(data[start:end], limits)  # another span: on a copy
-        view: bytes | bytearray | memoryview = memoryview(data)[start:end]
-    else:
-        view = data
+    view: bytes | bytearray | memoryview = memoryview(data)[start:end] if start or end != len(data) else data  # read where they are
     # (each `}\n{` of the punctuation holds one line end, so one fewer of them than line ends puts
     # all but the last between `}` and `{`; see `_line_shape`: compiled when it could be built)
     lines, pairs, deep = line_shape(data, start, end, max(limits.max_depth - 1, 1))
