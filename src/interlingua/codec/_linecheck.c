@@ -141,7 +141,7 @@ line_shape(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 }
 
 /* Whether some line of data[start:end] holds "session" (quotes included) starting within its first 50
- * bytes: where a session header line has it (codec._jsonl._header_runs). Only a hint for the reader
+ * bytes: where a session header line has it (codec._jsonl._header_spans). Only a hint for the reader
  * (a block holding none is decoded whole first; a header line never decodes as an envelope, so a wrong
  * hint costs time, never a different result). */
 static PyObject *
