@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import io
 import itertools
 import operator
@@ -20,6 +19,7 @@ from ._model import DEFAULT_LIMITS, Limits, MINOR, Mode, SCHEMA_VERSION, _ITEM_C
 from ._json_safety import _MEDIA_CLASSES, _depth, check_base64, check_json_safe, item_too_deep, split_msgspec_error, syntax_problem
 from ._items import _checked_encode, _item_decoder, decode_one_item
 from ._transcripts import read_version
+from ._line_shape import header_hint, line_shape
 
 
 # --------------------------------------------------------------------------- envelopes / JSON Lines
@@ -295,23 +295,25 @@ def jsonl_parts(
         # The whole span first: a session header never decodes as an envelope (its required
         # `session` key is no Envelope field), so success proves there is none in it and the
         # search for header lines is needed only when the span does not decode.
-        # (a span that holds `"session"` holds a header line, or rarely that word in a value: it is
-        # cut into runs first, not decoded whole only to fail at its first header)
-        whole = batch_ok and buf.find(b'"session"', start, end) < 0
+        # (a span that `header_hint` says may hold a header line is cut into runs first, not decoded
+        # whole only to fail at its first header: the pure hint is a search for `"session"`, the
+        # compiled one looks only where a header line has it, the first 50 bytes of each line)
+        whole = batch_ok and not header_hint(buf, start, end)
         envs = _decode_block(buf, limits, start, end) if whole else None
         if envs is not None:
             first = state.line_no + 1
             state.line_no += len(envs)
             yield (first, envs)
             return
-        data = memoryview(buf)[start:end].tobytes() if start or end != len(buf) or type(buf) is not bytes else buf  # one copy
-        for run, is_header in _header_runs(data):
+        # (the runs are read where they are: spans of the block, no copy)
+        for run_start, run_end, is_header in _header_spans(buf, start, end):
             if is_header:  # a session header line (session files hold one per session)
-                yield from careful(run)
+                yield from careful(bytes(buf[run_start:run_end]))
                 continue
-            envs = _decode_block(run, limits) if batch_ok and (run is not data or not whole) else None
+            again = run_start == start and run_end == end and whole  # the whole span did not decode
+            envs = _decode_block(buf, limits, run_start, run_end) if batch_ok and not again else None
             if envs is None:
-                for line in run.split(b"\n")[:-1]:
+                for line in bytes(buf[run_start:run_end]).split(b"\n")[:-1]:
                     yield from careful(line + b"\n")
                 continue
             first = state.line_no + 1
@@ -363,29 +365,36 @@ _HEADER_LINE = re.compile(rb'(?m)^\{[^\n]{0,48}"session"[^\n]*\n')
 
 
 def _header_runs(data: bytes) -> Iterator[tuple[bytes, bool]]:
-    """``data`` (whole lines) cut into runs of envelope lines and single session header lines.
+    """``data`` (whole lines) cut into runs of envelope lines and single session header lines (see :func:`_header_spans`)."""
+    for start, end, is_header in _header_spans(data, 0, len(data)):
+        yield data[start:end], is_header
+
+
+def _header_spans(data: bytes | bytearray, start: int, end: int) -> Iterator[tuple[int, int, bool]]:
+    """``data[start:end]`` (whole lines; ``start`` a line start) cut into spans ``(start, end, is_header)``
+    of envelope lines and single session header lines.
 
     A header line is what ``_HEADER_LINE`` matches (a line starting with ``{`` that has ``"session"``
     within its first 49 bytes and ends with a line end) and :func:`_looks_like_header` accepts. Found
     by C-speed searches for ``"session"`` (quotes included: an envelope's key is ``"session_id"``),
     one per line that holds it, not by the regex, which tries every byte as a line start (it was
     most of the time a session file took to read: 2.6x a bare envelope stream)."""
-    start = 0
-    pos = data.find(b'"session"')
+    run = start
+    pos = data.find(b'"session"', start, end)
     while pos >= 0:
-        line_start = data.rfind(b"\n", 0, pos) + 1
-        line_end = data.find(b"\n", pos) + 1
+        line_start = data.rfind(b"\n", start, pos) + 1 or start
+        line_end = data.find(b"\n", pos, end) + 1
         if not line_end:
             break  # a last line without its line end is no header line (the regex needs the `\n`)
         # the first "session" of a line decides: a later one is further from the line start
-        if pos - line_start <= 49 and data[line_start : line_start + 1] == b"{" and _looks_like_header(data[line_start:line_end].strip()):
-            if line_start > start:
-                yield data[start:line_start], False
-            yield data[line_start:line_end], True
-            start = line_end
-        pos = data.find(b'"session"', line_end)
-    if start < len(data):
-        yield data[start:], False
+        if pos - line_start <= 49 and data[line_start : line_start + 1] == b"{" and _looks_like_header(bytes(data[line_start:line_end]).strip()):
+            if line_start > run:
+                yield run, line_start, False
+            yield line_start, line_end, True
+            run = line_end
+        pos = data.find(b'"session"', line_end, end)
+    if run < end:
+        yield run, end, False
 
 
 _READINTO_TYPES = (io.BufferedReader, io.BytesIO, io.FileIO)
@@ -402,25 +411,7 @@ class _JsonlState:
 _BLOCK_BYTES = 1 << 20
 """Bytes read at a time by :func:`iter_jsonl` (a block never holds a line longer than this)."""
 
-# A line end not preceded by `}` or not followed by `{`: the block is not plain one-object-per-line JSONL.
-_ODD_LINE_END = re.compile(rb"\n(?:(?!\{)|(?<!\}\n))")
-_KEEP_BRACKETS = bytes(b for b in range(256) if b not in b"{[\n")
 _schema_version_of = operator.attrgetter("schema_version")
-_KEEP_STRUCTURE = bytes(b for b in range(256) if b not in b"{}[],:\n")
-"""Delete table: what is left of a block is its JSON punctuation and line ends (~5% of the bytes)."""
-
-
-_ONE_BRACKET = bytes.maketrans(b"[", b"{")
-
-
-@functools.lru_cache(maxsize=8)
-def _bracket_run(n: int) -> bytes:
-    return b"{" * n
-
-
-@functools.lru_cache(maxsize=8)
-def _many_brackets(n: int) -> re.Pattern[bytes]:
-    return re.compile(rb"[^\n]{%d}" % n)
 
 
 def decode_items_block(data: bytes, count: int, limits: Limits = DEFAULT_LIMITS) -> list[Any] | None:
@@ -431,17 +422,15 @@ def decode_items_block(data: bytes, count: int, limits: Limits = DEFAULT_LIMITS)
         return None
     if data[:1] != b"{" or data[-1:] != b"}":
         return None
-    structure = data.translate(None, _KEEP_STRUCTURE)
-    if _ODD_LINE_END.search(structure) is not None:
-        return None
-    brackets = structure.translate(None, _KEEP_BRACKETS)
-    if _many_brackets(max(limits.max_depth - 1, 1)).search(brackets) is not None:
+    # every line end between `}` and `{` (pairs == lines: the data has no final line end)
+    lines, pairs, deep = line_shape(data, 0, len(data), max(limits.max_depth - 1, 1))
+    if pairs != lines or deep or lines != count - 1:
         return None
     try:
         items: list[Any] = _item_decoder.decode_lines(data)
     except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
         return None
-    if len(items) != count or brackets.count(b"\n") != count - 1:
+    if len(items) != count:
         return None
     if not _decoded_base64_ok(items, limits):
         return None  # the line-by-line path locates the bad data
@@ -451,16 +440,16 @@ def decode_items_block(data: bytes, count: int, limits: Limits = DEFAULT_LIMITS)
 def _decode_block(data: bytes | bytearray, limits: Limits, start: int = 0, end: int | None = None) -> list[Envelope] | None:
     """Decode a block of whole JSON Lines (``data[start:end]``, which ends with ``\n``) in one typed msgspec pass.
 
-    When ``start`` is 0 or one past the first line end of ``data`` and ``end`` (default
-    ``len(data)``) one past its last line end, the lines are read where they are (no copy of the
-    span); any other span is read from a copy.
+    ``start`` is a line start and ``end`` (default ``len(data)``) one past a line end; the lines
+    are read where they are (a memoryview of the span: no copy; the pure-Python line check copies
+    a span that is not the lines after the first line end of ``data`` up to its last).
 
     Returns the envelopes only when this proves each line would pass :func:`decode_envelope`'s
     fast path unchanged, else ``None`` (the caller then reads the block line by line, which
     locates every problem):
 
-    * in the block's punctuation (``{}[],:`` and line ends, everything else deleted: one
-      ``bytes.translate``), every line end but the last has ``}`` before it and ``{`` after it, and
+    * in the block's punctuation (``{}[],:`` and line ends, everything else skipped: counted by
+      ``_line_shape.line_shape``, compiled when it could be built), every line end but the last has ``}`` before it and ``{`` after it, and
       the block starts with ``{``. In valid JSON (msgspec decodes the whole block) a line end inside
       a value always has another punctuation mark on one side (two adjacent tokens of one value are
       never a ``}`` then a ``{``, and a string or number next to the line end has a ``,``, ``:``,
@@ -468,7 +457,7 @@ def _decode_block(data: bytes | bytearray, limits: Limits, start: int = 0, end: 
       with as many values as line ends, each line holds one. (Whitespace around a value is allowed:
       the line-by-line path strips it too.);
     * every line holds fewer than ``max_depth - 1`` opening brackets (``{`` or ``[``, strings
-      included; counted on the punctuation left above), so no item or usage can nest deeper than the limit;
+      included), so no item or usage can nest deeper than the limit;
     * the block is no longer than the line, item and base64 limits (the caller's block size),
       so no line, item or base64 string can exceed them;
     * msgspec decodes every line as an :class:`~interlingua.items.Envelope` (types, ``seq >= 0``,
@@ -479,24 +468,11 @@ def _decode_block(data: bytes | bytearray, limits: Limits, start: int = 0, end: 
         end = len(data)
     if data[start : start + 1] != b"{":
         return None
-    structure = data.translate(None, _KEEP_STRUCTURE)
-    if start or end != len(data):
-        # the punctuation of data[start:end]: the lines after the first line end, up to the last
-        if (start and data.find(b"\n") + 1 != start) or data.rfind(b"\n") + 1 != end:
-            return _decode_block(data[start:end], limits)  # another span: on a copy
-        structure = structure[structure.find(b"\n") + 1 if start else 0 : structure.rfind(b"\n") + 1]
-        view: bytes | bytearray | memoryview = memoryview(data)[start:end]
-    else:
-        view = data
-    # (C-speed counts and a substring test on the punctuation, ~50 KB a MB, instead of two regexes:
-    # each `}\n{` holds one line end, so one fewer of them than line ends puts all but the last
-    # between `}` and `{`; with `[` written as `{`, a line of as many brackets as the limit holds
-    # that many `{` in a row)
-    brackets = structure.translate(_ONE_BRACKET, _KEEP_BRACKETS)
-    lines = brackets.count(b"\n")
-    if structure.count(b"}\n{") != lines - 1:
-        return None
-    if _bracket_run(max(limits.max_depth - 1, 1)) in brackets:
+    view: bytes | bytearray | memoryview = memoryview(data)[start:end] if start or end != len(data) else data  # read where they are
+    # (each `}\n{` of the punctuation holds one line end, so one fewer of them than line ends puts
+    # all but the last between `}` and `{`; see `_line_shape`: compiled when it could be built)
+    lines, pairs, deep = line_shape(data, start, end, max(limits.max_depth - 1, 1))
+    if pairs != lines - 1 or deep:
         return None
     try:
         envs: list[Envelope] = _envelope_decoder.decode_lines(view)
