@@ -68,6 +68,11 @@ items or a stream it cannot):
   still refuses.
 * **Settings.** A setting the model cannot take is left out (``dropped``);
   ``max_output_tokens`` above the model's limit is lowered to the limit (``changed``).
+
+Cost: the item-level rules read an item's class, and only for ``artifact_ref``, ``raw`` and the parts of
+results anything more. A table per capability shape (computed once) lists the classes that can give no
+item-level violation for that model; when every class present is in it (the common case), the per-item
+passes are skipped and the result is the same (ADR 0045).
 """
 
 from __future__ import annotations
