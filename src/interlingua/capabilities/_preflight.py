@@ -68,13 +68,21 @@ items or a stream it cannot):
   still refuses.
 * **Settings.** A setting the model cannot take is left out (``dropped``);
   ``max_output_tokens`` above the model's limit is lowered to the limit (``changed``).
+
+Cost: the item-level rules read an item's class, and only for ``artifact_ref``, ``raw`` and the parts of
+results anything more. A table per capability shape (computed once) lists the classes that can give no
+item-level violation for that model; when every class present is in it (the common case), the per-item
+passes are skipped and the result is the same (ADR 0045).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from itertools import chain, compress
+from operator import attrgetter
+from typing import Any, Literal, get_args
 
 import msgspec
 
@@ -89,6 +97,7 @@ from ..items import (
     HandoffCallItem,
     HandoffResultItem,
     ImageItem,
+    InputItem,
     ModelCapabilities,
     RawItem,
     ReasoningItem,
@@ -113,6 +122,68 @@ _CALL_ITEMS = (ToolCallItem, HandoffCallItem)
 _ASSISTANT_ITEMS = (ToolCallItem, HandoffCallItem, ReasoningItem, StructuredItem, RefusalItem)
 
 Side = Literal["assistant", "other", "neutral"]
+
+# ---------------------------------------------------------------- the per-model tables (ADR 0045)
+
+_MEDIA: dict[type, str] = {ImageItem: "image", AudioItem: "audio", VideoItem: "video", DocumentItem: "document"}
+_ALL_MEDIA = frozenset(_MEDIA.values())
+_ITEM_CLASSES: frozenset[type] = frozenset(get_args(get_args(InputItem)[0]))
+"""The exact classes of the item union: a subclass (or anything else) is never in a table, so it
+always gets the per-item look."""
+_TOOL_CLASSES = frozenset(_TOOL_ITEMS)
+_RESULT_CLASSES = frozenset((ToolResultItem, HandoffResultItem))
+_CALL_CLASSES = frozenset(_CALL_ITEMS)
+_contents = attrgetter("content")
+
+
+@dataclass(frozen=True)
+class _Table:
+    """What the checks of one model need per item class, computed once per capability shape.
+
+    ``items``: the top-level classes that can give no item-level violation and need no repair for
+    this model (their modality is taken, tools are taken when they are tool items, the target's
+    own raw items can be sent back); ``parts``: the same for the parts inside a ``tool_result``/
+    ``handoff_result`` (only their modality counts)."""
+
+    items: frozenset[type]
+    parts: frozenset[type]
+
+
+@functools.lru_cache(maxsize=256)
+def _table(allowed: frozenset[str], tools: bool, raw_round_trip: bool) -> _Table:
+    """The :class:`_Table` for a model taking the input modalities ``allowed``, tools or not, its
+    own raw items back or not (the only capability fields the item-level rules read)."""
+    # an artifact_ref's modality is its media_type's, read per item: it is free only when every
+    # modality is taken
+    artifact = _ALL_MEDIA <= allowed
+    parts: set[type] = set()
+    for cls in _ITEM_CLASSES | {UnknownItem}:
+        need = _MEDIA.get(cls)
+        if (need is None or need in allowed) and (cls is not ArtifactRefItem or artifact):
+            parts.add(cls)
+    items = set(parts)
+    if not tools:
+        items -= _TOOL_CLASSES
+    if not raw_round_trip:
+        items.discard(RawItem)
+    return _Table(frozenset(items), frozenset(parts))
+
+
+def _item_pass_needed(items: Sequence[Any], caps: ModelCapabilities, allowed: set[str], classes: set[type]) -> bool:
+    """Whether any item of ``items`` (whose classes are ``classes``) can give an item-level
+    violation or repair under ``caps``: decided from the model's :class:`_Table` and the classes
+    present (at C speed), so a conversation that fits skips the per-item passes."""
+    table = _table(frozenset(allowed), bool(caps.tools), bool(caps.raw_round_trip))
+    if not classes <= table.items:
+        return True
+    if classes & _RESULT_CLASSES and table.parts != _PART_CLASSES:
+        results = compress(items, map(_RESULT_CLASSES.__contains__, map(type, items)))
+        if not set(map(type, chain.from_iterable(map(_contents, results)))) <= table.parts:
+            return True
+    return False
+
+
+_PART_CLASSES = _table(_ALL_MEDIA | {"text"}, True, True).parts
 
 
 def _type_of(item: Any) -> str:
@@ -232,17 +303,25 @@ def check(
         The violations: item-level ones first in item order, then transcript-level ones
         (``index`` ``None``). Empty when the transcript fits.
     """
+    return _check(transcript, capabilities, provider, stream, None)
+
+
+def _check(transcript: Transcript, capabilities: ModelCapabilities, provider: str, stream: bool, classes: set[type] | None) -> list[CapabilityViolation]:
+    """:func:`check`, given the classes of the items when they are known (``None``: found here)."""
     caps = capabilities
     items = transcript.items
     allowed: set[str] = set(caps.input_modalities) if isinstance(caps.input_modalities, list) else {"text"}
+    if classes is None:
+        classes = set(map(type, items))
     found: list[CapabilityViolation] = []
-    for i, item in enumerate(items):
-        found.extend(_modality_violations(i, item, allowed))
-        if isinstance(item, _TOOL_ITEMS) and not caps.tools:
-            found.append(CapabilityViolation(i, _type_of(item), "tools are not supported by this model"))
-        if isinstance(item, RawItem) and item.provider == provider and not caps.raw_round_trip:
-            found.append(CapabilityViolation(i, "raw", f"raw {provider} items cannot be sent back to this model"))
-    if caps.tools:
+    if _item_pass_needed(items, caps, allowed, classes):
+        for i, item in enumerate(items):
+            found.extend(_modality_violations(i, item, allowed))
+            if isinstance(item, _TOOL_ITEMS) and not caps.tools:
+                found.append(CapabilityViolation(i, _type_of(item), "tools are not supported by this model"))
+            if isinstance(item, RawItem) and item.provider == provider and not caps.raw_round_trip:
+                found.append(CapabilityViolation(i, "raw", f"raw {provider} items cannot be sent back to this model"))
+    if caps.tools and (classes & _CALL_CLASSES or not classes <= _ITEM_CLASSES):
         found.extend(_parallel_violations(items, caps))
     found.sort(key=lambda v: v.index if v.index is not None else -1)
 
@@ -256,7 +335,7 @@ def check(
     else:
         if choice is not None and choice.parallel is True and not caps.parallel_tool_calls:
             found.append(CapabilityViolation(None, "tool_choice", "tool_choice asks for parallel tool calls, which the model does not make"))
-        if caps.requires_tool_definitions and not tools and any(isinstance(it, _TOOL_ITEMS) for it in items):
+        if caps.requires_tool_definitions and not tools and _has_tool_items(items, classes):
             found.append(
                 CapabilityViolation(
                     None,
@@ -356,7 +435,7 @@ class Fitted:
 
     def translate(self, report: Report) -> Report:
         """A copy of ``report`` (made on :attr:`transcript`) with item indices of the input."""
-        if all(i == o for i, o in enumerate(self.origin)):
+        if self.origin == list(range(len(self.origin))):  # nothing moved (compared in C, not per item in Python)
             return report
         return Report([replace(e, index=self.source_index(e.index)) for e in report])
 
@@ -500,6 +579,10 @@ def fit_capabilities(
     caps = capabilities
     allowed: set[str] = set(caps.input_modalities) if isinstance(caps.input_modalities, list) else {"text"}
     report = Report()
+    classes = set(map(type, transcript.items))
+    if not _item_pass_needed(transcript.items, caps, allowed, classes):
+        # the table says no item needs a repair: the items are kept as they are
+        return _fit_rest(transcript, caps, provider, stream, name, report, list(range(len(transcript.items))), classes)
     items: list[Any] = []
     origin: list[int] = []
     changed = False
@@ -518,14 +601,30 @@ def fit_capabilities(
         items.extend(fitted)
         origin.extend([i] * len(fitted))
     out = msgspec.structs.replace(transcript, items=items) if changed else transcript
+    return _fit_rest(out, caps, provider, stream, name, report, origin, None if changed else classes)
+
+
+def _has_tool_items(items: Sequence[Any], classes: set[type]) -> bool:
+    """Whether ``items`` (of the classes ``classes``) hold a tool or handoff call or result."""
+    if classes <= _ITEM_CLASSES:
+        return bool(classes & _TOOL_CLASSES)
+    return any(isinstance(it, _TOOL_ITEMS) for it in items)
+
+
+def _fit_rest(out: Transcript, caps: ModelCapabilities, provider: str, stream: bool, name: str, report: Report, origin: list[int], classes: set[type] | None) -> Fitted:
+    """The settings and tool-definition repairs of :func:`fit_capabilities` on the item-fitted
+    ``out`` (its item classes ``classes`` when known), then the check of what is left."""
+    items = out.items
+    if classes is None:
+        classes = set(map(type, items))
     out = _fit_settings(out, caps, report)
     tools = out.tools if isinstance(out.tools, list) else []
-    if caps.tools and caps.requires_tool_definitions and not tools and any(isinstance(it, _TOOL_ITEMS) for it in items):
+    if caps.tools and caps.requires_tool_definitions and not tools and _has_tool_items(items, classes):
         synthesized = synthesized_tools(items)  # the rule mappers apply too (mapping/tool_definitions.py)
         if synthesized:
             out = msgspec.structs.replace(out, tools=synthesized)
             note_synthesized(synthesized, provider, report)
-    left = check(out, capabilities, provider=provider, stream=stream)
+    left = _check(out, caps, provider, stream, classes)
     if left:
         raise CapabilityError(name, [replace(v, index=origin[v.index]) if v.index is not None else v for v in left])
     return Fitted(out, report, origin)

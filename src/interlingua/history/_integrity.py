@@ -45,6 +45,7 @@ from ..items import (
     ArtifactRefItem,
     AudioItem,
     DocumentItem,
+    ErrorItem,
     HandoffCallItem,
     HandoffResultItem,
     ImageItem,
@@ -123,6 +124,10 @@ _FIXED_SIDE: dict[type, int] = {
     ToolResultItem: _RESULT,
     HandoffResultItem: _RESULT,
 }
+_QUIET: frozenset[type] = frozenset((*_CONTENT, StructuredItem, RefusalItem, ErrorItem, RawItem))
+"""Item classes that can break no rule a request is held to (:data:`SEND_RULES`): only calls, results
+and reasoning can (a text item's ``empty_text`` is each mapper's rule). Exact classes: a subclass is
+scanned."""
 _ROLE_SIDE = {"assistant": _ASSISTANT, "user": _USER, "system": _USER, "developer": _USER}
 _ROLED = frozenset((*_CONTENT, RawItem))
 
@@ -420,6 +425,8 @@ def repair_items(
     report = report if report is not None else Report()
     current = list(items)
     origin = list(range(len(current)))
+    if sending and set(map(type, current)) <= _QUIET:
+        return current, origin, report  # no call, result or reasoning: nothing a request is refused for
     for _ in range(len(current) + 2):
         scan = _scan(current, open_end)
         if rules is not None:
