@@ -65,6 +65,7 @@ from .mapping.protocol import Conversion, Mapper, ModelResponse
 from .mapping.registry import BUILTIN, available, get_mapper, is_known
 from .mapping.report import POLICIES, Policy, Report
 from .mapping.settings import note_model
+from .mapping.spelling import spelling_unused
 from .mapping.vendor_models import carried_model
 from .mapping.wire import a_json_type
 
@@ -527,7 +528,10 @@ def convert_request(
     report = Report() if report is None else report
     # a request to a provider goes through the integrity rules (fit), which repair or refuse what a
     # canonical document would be refused for here; to canonical nothing is repaired, so it is refused
-    transcript = _read_request(request, source, force, report, repairable=dst is not None)
+    # the source's spelling is kept only for its own mapper (mapping/spelling.py): for another target
+    # recording it would cost an encode and a walk of the body for entries that target ignores
+    with contextlib.nullcontext() if dst is None or dst.name == source else spelling_unused():
+        transcript = _read_request(request, source, force, report, repairable=dst is not None)
     if dst is None:
         return Conversion(_document(transcript), report)
     settings = transcript.settings if isinstance(transcript.settings, Settings) else Settings()
@@ -559,7 +563,8 @@ def _sends_nothing(dst: Any, body: dict[str, Any]) -> bool:
     """Whether the encoded request ``body`` holds no conversation item: it is read back by its own
     mapper (any wire format, no field names of one provider here) and has no item."""
     try:
-        return not dst.decode_request(body).value.items
+        with spelling_unused():
+            return not dst.decode_request(body).value.items
     except Exception:  # noqa: BLE001 - a body its mapper cannot read back is judged by the provider, not here
         return False
 

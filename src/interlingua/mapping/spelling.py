@@ -39,16 +39,18 @@ Spelling-only differences (anything else is a change the report must name, and i
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import msgspec
 
 from .wire import json_copy
 
-__all__ = ["SPELLING_KEY", "keeps_spelling", "restore_spelling", "spelling_entries", "strip_spelling", "without_spelling"]
+__all__ = ["SPELLING_KEY", "keeps_spelling", "restore_spelling", "spelling_entries", "spelling_unused", "strip_spelling", "without_spelling"]
 
 SPELLING_KEY = "wire_spelling"
 """The key of the kept spelling entries inside ``provider_data[<mapper>]``."""
@@ -369,6 +371,21 @@ def _response_entries(response: Any, name: str) -> tuple[Any, Any]:
     return dataclasses.replace(response, provider_data=None if stripped is msgspec.UNSET else stripped), _own(pd, name)
 
 
+_RECORDING: ContextVar[bool] = ContextVar("interlingua_spelling_recording", default=True)
+
+
+@contextlib.contextmanager
+def spelling_unused() -> Iterator[None]:
+    """Within the block, decoders record no source spelling: for a caller that sends the decoded value
+    only to another mapper, which ignores the entries (the record costs an encode of the body by the
+    source's own encoder and a walk of both, most of a decode). Nothing else about the decode changes."""
+    token = _RECORDING.set(False)
+    try:
+        yield
+    finally:
+        _RECORDING.reset(token)
+
+
 def keeps_spelling(cls: _C) -> _C:
     """Class decorator for a mapper: its decoders keep the source's spelling, its encoders write it back
     (see the module docstring). The mapper's ``name`` is the ``provider_data`` key; its optional
@@ -391,7 +408,7 @@ def keeps_spelling(cls: _C) -> _C:
     @functools.wraps(dec_req)
     def decode_request(self: Any, body: Mapping[str, Any]) -> Any:
         conv = dec_req(self, body)
-        if type(body) is dict:
+        if type(body) is dict and _RECORDING.get():
             entries = _entries_of(lambda: enc_req(self, conv.value, model=_model(body), policy="degrade").value, body)
             if entries:
                 conv.value = _with_request_entries(conv.value, self.name, entries)
@@ -408,7 +425,7 @@ def keeps_spelling(cls: _C) -> _C:
     @functools.wraps(dec_resp)
     def decode_response(self: Any, body: Mapping[str, Any]) -> Any:
         conv = dec_resp(self, body)
-        if type(body) is dict:
+        if type(body) is dict and _RECORDING.get():
             model = _model(body) or (body.get("modelVersion") if isinstance(body.get("modelVersion"), str) else None)
             entries = _entries_of(lambda: enc_resp(self, conv.value, model=model, policy="degrade").value, body)
             if entries:
