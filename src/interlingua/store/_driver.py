@@ -185,7 +185,19 @@ def _item_bind_processors(dialect: Any) -> tuple[Any, Any, Any, Any, Any]:
 
 
 def _item_params(segments: Sequence[tuple[str, int, list[PreparedRow]]], now_v: Any, procs: tuple[Any, Any, Any, Any, Any]) -> list[tuple[Any, ...]]:
-    """The ``_INSERT_ITEMS_SQL`` parameters of the rows of ``segments`` (``(session_id, first seq, rows)``).
+    """The :data:`_INSERT_ITEMS_SQL` parameters (12 a row) of the rows of ``segments``, in seq order:
+    :func:`_item_batches`'s, a plain row's four missing values bound as :data:`_NO_VALUE`."""
+    pad = (_NO_VALUE,) * (len(_ITEM_COLUMNS) - _PLAIN_ROW_WIDTH)
+    return [p if len(p) == len(_ITEM_COLUMNS) else p + pad for _sql, params in _item_batches(segments, now_v, procs) for p in params]
+
+
+def _item_batches(
+    segments: Sequence[tuple[str, int, list[PreparedRow]]], now_v: Any, procs: tuple[Any, Any, Any, Any, Any]
+) -> list[tuple[str, list[tuple[Any, ...]]]]:
+    """The rows of ``segments`` (``(session_id, first seq, rows)``) as ``(statement, parameters)``
+    runs in seq order, each run one ``executemany``: a run of plain rows (no ``raw_json``, ``usage``,
+    ``stop_reason`` or ``response``) binds 8 values a row to :data:`_INSERT_PLAIN_ITEMS_SQL`, a run
+    of the others 12 to :data:`_INSERT_ITEMS_SQL`.
 
     The values are exactly what SQLAlchemy would bind: each column's own bind processor (the
     dialect's ``DateTime`` text format, the JSON serializer) applied once per value. A row's item is
@@ -195,52 +207,46 @@ def _item_params(segments: Sequence[tuple[str, int, list[PreparedRow]]], now_v: 
     """
     ts, js_item, js_usage, js_stop, js_resp = procs
     none = _NO_VALUE
-    params: list[tuple[Any, ...]] = []
-    append = params.append
+    plain_sql, full_sql = _INSERT_PLAIN_ITEMS_SQL, _INSERT_ITEMS_SQL
+    batches: list[tuple[str, list[tuple[Any, ...]]]] = []
+    run: list[tuple[Any, ...]] = []
+    sql: str | None = None
     for session_id, first, rows in segments:
         sid = session_id if type(session_id) is str else str(session_id)
         for j, r in enumerate(rows, first):
             item = r.item
             if type(item) is not str:
                 item = str(item) if isinstance(item, str) else (_exact_text(js_item(item)) if js_item else item)
-            usage, stop, resp = r.usage, r.stop_reason, r.response
-            append(
-                (
-                    sid,
-                    j,
-                    r.schema_version,
-                    r.type,
-                    none if r.role is None else r.role,
-                    none if r.call_id is None else r.call_id,
-                    now_v if r.created_at is None else (ts(r.created_at) if ts else r.created_at),
-                    item,
-                    none if r.raw_json is None else r.raw_json,
+            role, call_id, created = r.role, r.call_id, r.created_at
+            values = (
+                sid,
+                j,
+                r.schema_version,
+                r.type,
+                none if role is None else role,
+                none if call_id is None else call_id,
+                now_v if created is None else (ts(created) if ts else created),
+                item,
+            )
+            raw, usage, stop, resp = r.raw_json, r.usage, r.stop_reason, r.response
+            if raw is None and usage is None and stop is None and resp is None:
+                if sql is not plain_sql:
+                    run, sql = [], plain_sql
+                    batches.append((sql, run))
+                run.append(values)
+                continue
+            if sql is not full_sql:
+                run, sql = [], full_sql
+                batches.append((sql, run))
+            run.append(
+                values
+                + (
+                    none if raw is None else raw,
                     none if usage is None else _exact_text(js_usage(usage) if js_usage else usage),
                     none if stop is None else _exact_text(js_stop(stop) if js_stop else stop),
                     none if resp is None else _exact_text(js_resp(resp) if js_resp else resp),
                 )
             )
-    return params
-
-
-def _item_batches(
-    segments: Sequence[tuple[str, int, list[PreparedRow]]], now_v: Any, procs: tuple[Any, Any, Any, Any, Any]
-) -> list[tuple[str, list[tuple[Any, ...]]]]:
-    """The rows of ``segments`` as ``(statement, parameters)`` runs, in seq order: each run of plain
-    rows (:data:`_INSERT_PLAIN_ITEMS_SQL`, 8 parameters a row) and each run of the others
-    (:data:`_INSERT_ITEMS_SQL`, 12) one ``executemany``. The values are :func:`_item_params`'s."""
-    batches: list[tuple[str, list[tuple[Any, ...]]]] = []
-    plain_sql, full_sql, width, none = _INSERT_PLAIN_ITEMS_SQL, _INSERT_ITEMS_SQL, _PLAIN_ROW_WIDTH, _NO_VALUE
-    sql: str | None = None
-    run: list[tuple[Any, ...]] = []
-    for p in _item_params(segments, now_v, procs):
-        # a plain row binds the _NO_VALUE of its last four columns (see _item_params)
-        kind = plain_sql if p[8] is none and p[9] is none and p[10] is none and p[11] is none else full_sql
-        if kind is not sql:
-            run = []
-            batches.append((kind, run))
-            sql = kind
-        run.append(p[:width] if kind is plain_sql else p)
     return batches
 
 
