@@ -202,3 +202,17 @@ def test_plain_rows_bind_eight_values_and_the_rest_twelve_in_seq_order() -> None
     plain_seqs = {p[1] for p in flat if len(p) == 8}
     assert all((p[8:] == (0, 0, 0, 0)) == (p[1] in plain_seqs) for p in full)  # plain: exactly the rows with none of the four
     assert {type(v) for p in flat for v in p} == {int, str}
+
+
+async def test_sqlite_connections_keep_their_durability_settings_with_a_larger_page_cache(tmp_path: Path) -> None:
+    """Every pooled SQLite connection: WAL journal, ``synchronous = NORMAL`` (1), foreign keys on, the
+    busy timeout, and a 16 MiB page cache (the only setting the append's speed work changed)."""
+    from interlingua.store._engine import BUSY_TIMEOUT_S, CACHE_KIB
+
+    store = await SessionStore.open(f"sqlite+aiosqlite:///{tmp_path / 's.sqlite3'}", create=True)
+    try:
+        async with store.engine.connect() as conn:
+            got = {p: (await conn.exec_driver_sql(f"PRAGMA {p}")).scalar() for p in ("journal_mode", "synchronous", "foreign_keys", "busy_timeout", "cache_size")}
+        assert got == {"journal_mode": "wal", "synchronous": 1, "foreign_keys": 1, "busy_timeout": int(BUSY_TIMEOUT_S * 1000), "cache_size": -CACHE_KIB}
+    finally:
+        await store.close()
