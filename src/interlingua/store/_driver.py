@@ -14,7 +14,7 @@ import contextlib
 import sqlite3
 import unicodedata
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -160,11 +160,24 @@ def _driver_caller(fairy: Any, dialect: Any) -> Callable[..., Awaitable[Any]] | 
     return call
 
 
-async def _to_completion(coro: Awaitable[Any]) -> None:
-    """Await ``coro`` in a task of its own to its end even if the caller is cancelled meanwhile (then
-    re-raise the cancellation): what SQLAlchemy's ``AsyncConnection`` does for its own close, so a
-    connection is never left half given back to its pool."""
-    task = asyncio.ensure_future(coro)
+async def _to_completion(coro: Coroutine[Any, Any, Any]) -> None:
+    """Await ``coro`` to its end even if the caller is cancelled meanwhile (then re-raise the
+    cancellation): what SQLAlchemy's ``AsyncConnection`` does for its own close, so a connection is
+    never left half given back to its pool.
+
+    ``coro`` is first run in place up to its first suspension: a connection given back with no
+    transaction open, kept by the pool, never suspends, and then no task is made (a task and its
+    shield were ~35 us of each store call, ~8% of loading a 30-item session). Only a close that does
+    suspend (a rollback, a connection closed on its way out of the pool) goes on in a task of its own.
+    """
+    try:
+        first = coro.send(None)
+    except StopIteration:
+        return
+    except BaseException:
+        coro.close()
+        raise
+    task = asyncio.ensure_future(_resume(coro, first))
     cancelled: BaseException | None = None
     while True:
         try:
@@ -177,6 +190,37 @@ async def _to_completion(coro: Awaitable[Any]) -> None:
             break
     if cancelled is not None:
         raise cancelled
+
+
+class _Yield:
+    """An awaitable that hands ``value`` (what a suspended coroutine yielded, e.g. the future it waits
+    for) to the task running it, as that coroutine's own ``await`` would have."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __await__(self) -> Generator[Any, None, None]:
+        yield self.value
+
+
+async def _resume(coro: Coroutine[Any, Any, Any], pending: Any) -> Any:
+    """Run the rest of ``coro``, suspended on ``pending``, in the current task: each value it yields is
+    passed to the task and it is resumed when the task is woken, as if the task ran it from the start."""
+    while True:
+        try:
+            await _Yield(pending)
+        except BaseException as exc:  # thrown into the task (never a cancellation: the task is shielded)
+            try:
+                pending = coro.throw(exc)
+            except StopIteration as stop:
+                return stop.value
+            continue
+        try:
+            pending = coro.send(None)
+        except StopIteration as stop:
+            return stop.value
 
 
 def _item_bind_processors(dialect: Any) -> tuple[Any, Any, Any, Any, Any]:
