@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from interlingua.codec import decode_item
+from interlingua.codec import SCHEMA_VERSION, decode_item
 from interlingua.errors import DocumentError
-from interlingua.items import Envelope, TextItem
+from interlingua.items import Envelope, ResponseInfo, StopReason, TextItem, ToolCallItem, ToolResultItem, Usage
 from interlingua.store import CorruptRowError, SessionStore, _rows
 
 CANON = Path(__file__).parent.parent / "fixtures" / "canonical"
@@ -132,3 +134,65 @@ def test_a_batch_of_several_typed_groups_equals_item_by_item_and_locates_a_bad_i
     bad_at = len(VALID) + 700
     with_bad = [*items[:bad_at], TextItem(text=7), *items[bad_at:]]  # type: ignore[arg-type]
     assert _error(with_bad)[0] == f"/{bad_at}/text"
+
+
+_USAGE = Usage(input_tokens=5, output_tokens=2)
+_STOP = StopReason(reason="tool_use", raw="tool_calls")
+_RESPONSE = ResponseInfo(id="resp_1", model="m-1")
+
+
+def _checked_path(monkeypatch: pytest.MonkeyPatch, items: list[Any], **kw: Any) -> list[_rows.PreparedRow]:
+    """prepare_rows with the whole-batch pass off: every item validated and encoded on its own."""
+    with monkeypatch.context() as m:
+        m.setattr(_rows, "_prepare_fast", lambda *a, **k: None)
+        return _rows.prepare_rows(items, **kw)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [{}, {"usage": _USAGE}, {"stop_reason": _STOP, "response": _RESPONSE}, {"usage": _USAGE, "stop_reason": _STOP, "response": _RESPONSE, "keep_text": True}],
+    ids=["plain", "usage", "stop+response", "all+keep_text"],
+)
+def test_batch_rows_of_plain_items_equal_the_checked_paths_rows(monkeypatch: pytest.MonkeyPatch, kw: dict[str, Any]) -> None:
+    """The plain-items batch (columns picked per class, rows built without a per-item loop) gives
+    field for field, and type for type, the rows the item-by-item path gives; the response's usage,
+    stop reason and metadata on the last row only."""
+    items = [*VALID, *VALID]
+    fast = _rows.prepare_rows(items, **kw)
+    slow = _checked_path(monkeypatch, items, **kw)
+    assert fast == slow
+    assert [[type(getattr(r, f)) for f in r.__struct_fields__] for r in fast] == [[type(getattr(r, f)) for f in r.__struct_fields__] for r in slow]
+    assert {r.type for r in fast} >= {"text", "tool_call", "tool_result"}
+    assert any(r.role is None for r in fast) and any(r.role for r in fast) and any(r.call_id for r in fast)
+    assert all(r.usage is None and r.stop_reason is None and r.response is None for r in fast[:-1])
+    # the same items as envelopes take the envelope loop; the rows are the same
+    envs = [Envelope(schema_version=SCHEMA_VERSION, session_id="s", seq=i, item=it) for i, it in enumerate(items)]
+    assert _rows.prepare_rows(envs, **kw) == fast
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3),
+    max_leaves=8,
+)
+_texts = st.text(max_size=20)
+_items = st.one_of(
+    st.builds(TextItem, text=_texts, role=st.sampled_from(["system", "developer", "user", "assistant"])),
+    st.builds(TextItem, text=_texts),  # no role (UNSET): stored as NULL
+    st.builds(ToolCallItem, id=st.text(min_size=1, max_size=8), name=st.just("f"), arguments=st.dictionaries(st.text(max_size=6), json_values, max_size=3)),
+    st.builds(ToolResultItem, call_id=st.text(min_size=1, max_size=8), content=st.lists(st.builds(TextItem, text=_texts), max_size=2)),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(batch=st.lists(_items, min_size=1, max_size=8), with_usage=st.booleans())
+def test_property_batch_rows_equal_the_checked_paths_rows(monkeypatch: pytest.MonkeyPatch, batch: list[Any], with_usage: bool) -> None:
+    kw: dict[str, Any] = {"usage": _USAGE} if with_usage else {}
+    try:
+        slow = _checked_path(monkeypatch, batch, **kw)
+    except DocumentError as exc:  # e.g. a lone surrogate: refused by both, at the same place
+        with pytest.raises(DocumentError) as info:
+            _rows.prepare_rows(batch, **kw)
+        assert info.value.problems[0].pointer == exc.problems[0].pointer
+        return
+    assert _rows.prepare_rows(batch, **kw) == slow

@@ -113,19 +113,22 @@ _KILLED_WRITER = textwrap.dedent(
                     print("MID-BATCH", flush=True)
                     time.sleep(120)
 
-        # SQLite: the append runs on the driver's thread, its rows an iterable that executemany consumes
-        orig = _driver._item_params
+        # SQLite: the append runs on the driver's thread, each run of its rows an iterable that
+        # executemany consumes
+        orig = _driver._item_batches
 
-        def stalling_params(*args, **kwargs):
-            def rows():
-                for i, p in enumerate(orig(*args, **kwargs)):
+        def stalling_batches(*args, **kwargs):
+            def rows(params):
+                for i, p in enumerate(params):
                     if i == 2500:  # half the batch is in, the rest is not
                         print("MID-BATCH", flush=True)
                         time.sleep(120)
                     yield p
-            return rows()
+            (sql, params), *rest = orig(*args, **kwargs)
+            assert len(params) > 2500
+            return [(sql, rows(params)), *rest]
 
-        _driver._item_params = stalling_params
+        _driver._item_batches = stalling_batches
         # PostgreSQL: the append is one statement sent straight to asyncpg; stall it inside the
         # statement (after the head UPDATE took the row lock), where the test kills the writer
         _driver._PG_APPEND_EXPECTED_SQL = _driver._PG_APPEND_EXPECTED_SQL.replace("FROM adv, unnest(", "FROM adv, pg_sleep(120) AS stall, unnest(")

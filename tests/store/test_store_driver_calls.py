@@ -231,3 +231,83 @@ async def test_a_cancelled_append_gives_its_connection_back(sqlite_store: tuple[
     assert await store.append(sid, VALID[3:4], expected_seq=2) == 3
     assert [e.seq for e in await store.load_envelopes(sid)] == [0, 1, 2, 3]
     assert pool.checkedout() == 0  # type: ignore[attr-defined]
+
+
+async def test_a_close_runs_to_its_end_in_place_or_in_a_task_of_its_own() -> None:
+    """``_driver._to_completion``: a coroutine that never suspends runs in place (no task is made); one
+    that suspends runs to its end even when the caller is cancelled meanwhile, which then sees the
+    cancellation; its error reaches the caller."""
+    import asyncio
+
+    from interlingua.store import _driver
+
+    steps: list[str] = []
+
+    async def quick() -> None:
+        steps.append("quick")
+
+    before = len(asyncio.all_tasks())
+    await _driver._to_completion(quick())
+    assert steps == ["quick"] and len(asyncio.all_tasks()) == before
+
+    loop = asyncio.get_running_loop()
+    gates = [loop.create_future(), loop.create_future()]
+
+    async def slow() -> None:
+        steps.append("start")
+        await gates[0]
+        steps.append(f"got {gates[0].result()}")
+        await asyncio.sleep(0)  # a bare yield, then another future
+        await gates[1]
+        steps.append("end")
+
+    caller = asyncio.create_task(_driver._to_completion(slow()))
+    await asyncio.sleep(0)
+    assert steps[-1] == "start"
+    caller.cancel()
+    await asyncio.sleep(0)
+    assert not caller.done()  # the caller waits for the close to end
+    gates[0].set_result(1)
+    await asyncio.sleep(0.01)
+    gates[1].set_result(None)
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    assert steps[-2:] == ["got 1", "end"]
+
+    async def failing() -> None:
+        await asyncio.sleep(0)
+        raise ValueError("in the close")
+
+    with pytest.raises(ValueError, match="in the close"):
+        await _driver._to_completion(failing())
+
+
+async def test_a_connection_given_back_mid_transaction_is_rolled_back_even_if_cancelled(sqlite_store: tuple[SessionStore, Path]) -> None:
+    """The close that does suspend (the pool's reset rolls back an open transaction on the driver's
+    thread) still ends with the connection back in the pool and the write lock free, cancelled or not."""
+    import asyncio
+
+    from sqlalchemy.util import greenlet_spawn
+
+    from interlingua.store import _driver
+
+    store, db = sqlite_store
+    sid = await store.create_session(session_id="s")
+    pool = store.engine.sync_engine.pool
+    for cancel in (False, True):
+        fairy = await store.engine.raw_connection()
+        call = _driver._driver_caller(fairy, store.engine.dialect)
+        assert call is not None
+        await call(lambda c: c.execute("BEGIN IMMEDIATE"))
+        assert not _write_lock_is_free(db)
+        closing = asyncio.create_task(_driver._to_completion(greenlet_spawn(fairy.close)))
+        if cancel:
+            await asyncio.sleep(0)
+            closing.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await closing
+        else:
+            await closing
+        assert pool.checkedout() == 0  # type: ignore[attr-defined]
+        assert _write_lock_is_free(db)
+    assert await store.append(sid, VALID[:1], expected_seq=-1) == 0

@@ -180,3 +180,39 @@ async def test_load_of_a_row_with_a_raw_newline_between_tokens_reads_it(tmp_path
         assert len(items) == 300 and items[5] == TextItem(text="n", role="user")
     finally:
         await store.close()
+
+
+def test_plain_rows_bind_eight_values_and_the_rest_twelve_in_seq_order() -> None:
+    """:func:`_driver._item_batches` splits the rows into runs: a row with no raw JSON, usage, stop
+    reason or response binds its first 8 values to the statement that writes those four as NULL; any
+    other row all 12. Together the runs are every row of :func:`_driver._item_params`, in seq order."""
+    unknown = UnknownItem(b'{"type":"x_future"}')
+    rows = _rows.prepare_rows([*VALID, unknown, *VALID], usage=Usage(input_tokens=1), stop_reason=StopReason(reason="end_turn", raw="x"))
+    procs = (lambda v: "ts", *(lambda v: str(v),) * 4)
+    segments = [("sid", 7, rows)]
+    full = _driver._item_params(segments, "now", procs)  # type: ignore[arg-type]
+    batches = _driver._item_batches(segments, "now", procs)  # type: ignore[arg-type]
+    assert [sql for sql, _p in batches] == [_driver._INSERT_PLAIN_ITEMS_SQL, _driver._INSERT_ITEMS_SQL] * 2
+    assert [len(p) for _sql, p in batches] == [len(VALID), 1, len(VALID) - 1, 1]  # the unknown item, then the last row
+    flat = [p for _sql, params in batches for p in params]
+    assert [p[:8] for p in flat] == [p[:8] for p in full] and [p[1] for p in flat] == list(range(7, 7 + len(rows)))
+    for sql, params in batches:
+        width = 8 if sql == _driver._INSERT_PLAIN_ITEMS_SQL else 12
+        assert sql.count("?") == width and all(len(p) == width for p in params)
+    plain_seqs = {p[1] for p in flat if len(p) == 8}
+    assert all((p[8:] == (0, 0, 0, 0)) == (p[1] in plain_seqs) for p in full)  # plain: exactly the rows with none of the four
+    assert {type(v) for p in flat for v in p} == {int, str}
+
+
+async def test_sqlite_connections_keep_their_durability_settings_with_a_larger_page_cache(tmp_path: Path) -> None:
+    """Every pooled SQLite connection: WAL journal, ``synchronous = NORMAL`` (1), foreign keys on, the
+    busy timeout, and a 16 MiB page cache (the only setting the append's speed work changed)."""
+    from interlingua.store._engine import BUSY_TIMEOUT_S, CACHE_KIB
+
+    store = await SessionStore.open(f"sqlite+aiosqlite:///{tmp_path / 's.sqlite3'}", create=True)
+    try:
+        async with store.engine.connect() as conn:
+            got = {p: (await conn.exec_driver_sql(f"PRAGMA {p}")).scalar() for p in ("journal_mode", "synchronous", "foreign_keys", "busy_timeout", "cache_size")}
+        assert got == {"journal_mode": "wal", "synchronous": 1, "foreign_keys": 1, "busy_timeout": int(BUSY_TIMEOUT_S * 1000), "cache_size": -CACHE_KIB}
+    finally:
+        await store.close()

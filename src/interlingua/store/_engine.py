@@ -34,6 +34,13 @@ DEFAULT_URL = "sqlite+aiosqlite:///interlingua.sqlite3"
 BUSY_TIMEOUT_S = 30.0
 """How long a SQLite writer waits for another writer's lock before failing."""
 
+CACHE_KIB = 16384
+"""Each SQLite connection's page cache, in KiB (``PRAGMA cache_size = -16384``; SQLite's default is
+2,000 KiB). An append of 10,000 items (~8 MB) touches ~3,000 pages; with the default cache the
+index pages it keeps coming back to were evicted and read again from the WAL on the way, ~10% of
+the append's SQLite time. Memory is taken only as pages are read or written, up to this much per
+open connection. It changes no durability setting (journal and synchronous are as before)."""
+
 
 class JsonText(str):
     """JSON text already encoded by the store; bound to JSON/JSONB columns unchanged."""
@@ -292,6 +299,7 @@ def _setup_sqlite(engine: AsyncEngine, *, read_only: bool = False) -> None:
         cur = dbapi_conn.cursor()
         cur.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         cur.execute("PRAGMA foreign_keys = ON")
+        cur.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         if engine.url.database not in (None, "", ":memory:") and not read_only:
             _set_wal(cur)
             cur.execute("PRAGMA synchronous = NORMAL")

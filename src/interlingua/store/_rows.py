@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import operator
 import re
 from collections.abc import Callable, Iterator, Sequence
 from itertools import repeat
@@ -369,6 +370,8 @@ def _prepare_fast(
                         return None
                     start, size = end, 0
     texts = list(map(bytes.decode, parts))
+    if envs is None:
+        return _plain_rows(plain, texts, texts if keep_text else None, usage, stop_reason, response)
     rows: list[PreparedRow] = []
     append = rows.append
     last = len(plain) - 1
@@ -417,6 +420,68 @@ def _prepare_fast(
 
 
 _SHAPES: dict[type, tuple[str, str | None, str | None]] = {}
+
+
+def _no_value(_item: Any) -> None:
+    return None
+
+
+_GETTERS: dict[type, tuple[str, Callable[[Any], Any], Callable[[Any], Any]]] = {}
+"""Per item class: its type tag, and the getters of its role and call id (:func:`_shape`)."""
+_STR_OR_NONE = frozenset((str, type(None)))
+
+
+def _getters(cls: type) -> tuple[str, Callable[[Any], Any], Callable[[Any], Any]]:
+    got = _GETTERS.get(cls)
+    if got is None:
+        tag, role_attr, call_attr = _shape(cls)
+        got = _GETTERS[cls] = (
+            tag,
+            operator.attrgetter(role_attr) if role_attr else _no_value,
+            operator.attrgetter(call_attr) if call_attr else _no_value,
+        )
+    return got
+
+
+def _plain_rows(
+    items: list[Any],
+    texts: list[str],
+    raws: list[str] | None,
+    usage: Usage | None,
+    stop_reason: StopReason | None,
+    response: ResponseInfo | None,
+) -> list[PreparedRow]:
+    """The rows of a batch of known items (not envelopes), checked and encoded already (``texts``):
+    each column picked for the whole batch by C-level ``map`` (per class: the tag, the role and
+    call id getters), one :class:`PreparedRow` per item built by ``map``, with no Python loop body
+    per item (the loop was ~30% of a 10,000-item ``prepare_rows``). ``usage``/``stop_reason``/
+    ``response`` go on the last row."""
+    n = len(items)
+    getters = list(map(_getters, map(type, items)))
+    tags = list(map(_TAG_OF, getters))
+    roles = list(map(operator.call, map(_ROLE_GETTER_OF, getters), items))
+    calls = list(map(operator.call, map(_CALL_GETTER_OF, getters), items))
+    # a role or call id that is not a plain string (UNSET) is stored as NULL
+    if not _STR_OR_NONE.issuperset(map(type, roles)):
+        roles = [r if type(r) is str else None for r in roles]
+    if not _STR_OR_NONE.issuperset(map(type, calls)):
+        calls = [c if type(c) is str else None for c in calls]
+    none = repeat(None, n)
+    rows = list(
+        map(PreparedRow, repeat(SCHEMA_VERSION, n), tags, roles, calls, texts, none if raws is None else raws, repeat(None, n), repeat(None, n), repeat(None, n))
+    )
+    if n and (usage is not None or stop_reason is not None or response is not None):
+        last = n - 1
+        row = rows[last]
+        row.usage = _enc_checked(usage, Usage, f"/{last}/usage")
+        row.stop_reason = _enc_checked(stop_reason, StopReason, f"/{last}/stop_reason")
+        row.response = _enc_checked(response, ResponseInfo, f"/{last}/response")
+    return rows
+
+
+_TAG_OF = operator.itemgetter(0)
+_ROLE_GETTER_OF = operator.itemgetter(1)
+_CALL_GETTER_OF = operator.itemgetter(2)
 
 
 def _shape(cls: type) -> tuple[str, str | None, str | None]:
