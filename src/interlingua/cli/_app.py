@@ -21,7 +21,7 @@ try:
     import typer
     from typer.core import TyperGroup
 
-    from . import COMMANDS
+    from ._commands import COMMANDS
     from ._common import Group, adopt, quiet_broken_pipe
     from ._stdio import out_of_memory_text
 finally:
