@@ -30,8 +30,7 @@ from .streaming import StreamEvent
 from .transport import Client as AsyncClient
 from .transport import ConfigProblem, ModelInfo
 from .transport import FallbackClient as AsyncFallbackClient
-from .transport._client import Generation
-from .transport._fallback import FallbackAttempt, FallbackGeneration
+from .transport import FallbackAttempt, FallbackGeneration, Generation
 
 __all__ = ["Client", "FallbackClient", "SyncGeneration", "generate_sync"]
 
@@ -93,9 +92,7 @@ class SyncGeneration:
     @property
     def provider(self) -> str | None:
         """The provider that answered (a fallback chain's); a single client's provider otherwise."""
-        if isinstance(self._generation, FallbackGeneration):
-            return self._generation.provider
-        return self._generation._client.provider
+        return self._generation.provider
 
     @property
     def attempts(self) -> list[FallbackAttempt]:

@@ -204,7 +204,7 @@ def test_startup_leaves_the_collector_on_for_the_command(tmp_path: Path) -> None
     probe = tmp_path / "probe.py"
     probe.write_text(
         "import gc, sys\n"
-        "import interlingua.cli.validate as v\n"
+        "import interlingua.cli._validate_run as v\n"  # the command body both entry paths run
         "orig = v.validate_path\n"
         "def spy(*a, **k):\n"
         "    print('gc-enabled', gc.isenabled(), file=sys.stderr)\n"

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from interlingua._windowed import plan, write_windows
-from interlingua.cli.convert import _pretty
+from interlingua.cli._convert_io import pretty as _pretty
 from interlingua.conversion import convert_request
 from interlingua.errors import InterlinguaError
 from interlingua.items import Origin, Settings, StopReason, TextItem, ToolCallItem, ToolChoice, ToolDefinition, ToolResultItem, Transcript, Usage

@@ -12,10 +12,9 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[2] / "src" / "interlingua"
 LIMIT = 800
 GENERATED = {"items.py"}
-KNOWN_LARGE = {
-    "cli/convert.py": 819,
-    "transport/_client.py": 835,  # with the transport import circle: one redesign (issue 30)
-}
+KNOWN_LARGE: dict[str, int] = {}
+"""Empty: every hand-written module is within the limit (``cli/convert.py`` and ``transport/_client.py``
+were the last, split by job)."""
 
 
 def _sizes() -> dict[str, int]:

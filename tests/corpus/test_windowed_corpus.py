@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from interlingua._windowed import _local, plan, write_windows
-from interlingua.cli.convert import _pretty
+from interlingua.cli._convert_io import pretty as _pretty
 from interlingua.codec import decode_transcript
 from interlingua.compat import write
 from interlingua.conversion import convert_request

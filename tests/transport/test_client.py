@@ -325,8 +325,8 @@ def test_missing_key_is_auth_before_sending(monkeypatch: pytest.MonkeyPatch, tra
         c.generate(transcript, model="claude-sonnet-4-5")
     assert info.value.code == "auth" and "ANTHROPIC_API_KEY" in info.value.message
     monkeypatch.setenv("GOOGLE_API_KEY", SENTINEL)
-    assert Client("gemini")._key is not None and SENTINEL not in repr(Client("gemini"))
-    assert Client("ollama")._key is None  # needs none
+    assert "api_key=<set>" in repr(Client("gemini")) and SENTINEL not in repr(Client("gemini"))
+    assert "api_key=<unset>" in repr(Client("ollama"))  # needs none
 
 
 def test_anthropic_max_tokens_is_configurable(transcript: Any) -> None:

@@ -15,6 +15,8 @@ from typing import IO, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from ._stdio import os_error_text, quiet_broken_pipe
+
 __all__ = [
     "EXIT_INVALID",
     "EXIT_OK",
@@ -23,7 +25,9 @@ __all__ = [
     "Group",
     "adopt",
     "format_names",
+    "os_error_text",
     "plain_table",
+    "quiet_broken_pipe",
     "require_stdin",
     "write_atomic",
 ]
@@ -162,29 +166,6 @@ def plain_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["\t".join(header)]
     lines.extend("\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in row) for row in rows)
     return "\n".join(lines) + "\n"
-
-
-def os_error_text(exc: OSError, target: str | os.PathLike[str] | None = None) -> str:
-    """The message for an :class:`OSError`: ``"FILE: reason"`` when it names a file, else ``"cannot write
-    TARGET: reason"`` (the output being written), else ``"cannot write standard output: reason"`` (a
-    write to stdout failed: a full disk, a closed descriptor)."""
-    reason = exc.strerror or str(exc)
-    if exc.filename:
-        return f"{exc.filename}: {reason}"
-    return f"cannot write {os.fspath(target)}: {reason}" if target else f"cannot write standard output: {reason}"
-
-
-def quiet_broken_pipe() -> None:
-    """After a reader closed stdout (``| head``): stop writing, and exit without a message.
-
-    Points stdout at ``/dev/null`` so the interpreter's final flush does not fail again.
-    """
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):
-        pass
 
 
 def write_atomic(out: os.PathLike[str] | str, data: bytes) -> None:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import msgspec
 
@@ -59,7 +59,9 @@ from ..items import (
     Transcript,
     VideoItem,
 )
-from ..mapping.report import Policy, Report
+
+if TYPE_CHECKING:  # the mapping package (its registry scans entry points) is imported only by repairs: `validate` scans
+    from ..mapping.report import Policy, Report
 
 __all__ = ["NO_RESULT_TEXT", "READER_RULES", "RULES", "read_history", "Finding", "IntegrityScanner", "Rule", "check_history", "kept_responses", "repair_items"]
 
@@ -422,7 +424,10 @@ def repair_items(
     Raises:
         IntegrityError: under ``error``, listing every finding.
     """
-    report = report if report is not None else Report()
+    if report is None:
+        from ..mapping.report import Report
+
+        report = Report()
     current = list(items)
     origin = list(range(len(current)))
     if sending and set(map(type, current)) <= _QUIET:

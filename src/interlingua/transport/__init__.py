@@ -22,16 +22,18 @@ Example::
 
 from ..errors import TransportError
 from ._bedrock import BedrockClient
-from ._client import PROVIDERS, Client, Generation, Timeouts, http2_available, provider_spec
-from ._calls import ConfigProblem, check_config
+from ._calls import ConfigProblem
+from ._client import PROVIDERS, Client, check_config, http2_available, provider_spec
 from ._errors import RETRYABLE
 from ._fallback import FallbackAttempt, FallbackClient, FallbackGeneration
+from ._generation import Generation
 from ._limits import RateLimiter
 from ._models import ModelInfo
 from ._record import FIXTURE_VERSION, RecordingTransport, ReplayTransport, load_fixture
 from ._redact import REDACTED, redact
 from ._retry import RetryPolicy
 from ._spec import ProviderSpec, Signer
+from ._timeouts import Timeouts
 
 __all__ = [
     "FIXTURE_VERSION",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from ..capabilities import Resolver
 from ..errors import InterlinguaError, TransportError
@@ -21,10 +21,37 @@ from ..items import Settings, Transcript
 from ..mapping import ModelResponse, Report
 from ..mapping.report import Policy
 from ..streaming import StreamDone, StreamError, StreamEvent, UsageUpdate
-from ._client import Client, Generation
 from ._errors import RETRYABLE
+from ._generation import Generation
 
-__all__ = ["FallbackAttempt", "FallbackClient", "FallbackGeneration"]
+__all__ = ["FallbackAttempt", "FallbackClient", "FallbackGeneration", "RouteClient"]
+
+
+@runtime_checkable
+class RouteClient(Protocol):
+    """What a :class:`FallbackClient` needs of each route's client (a :class:`~interlingua.transport.Client`)."""
+
+    @property
+    def provider(self) -> str:
+        """The provider's mapper registry name."""
+        ...
+
+    def generate(
+        self,
+        transcript: Transcript,
+        *,
+        model: str,
+        stream: bool = True,
+        policy: Policy = "error",
+        resolver: Resolver | None = None,
+        settings: Settings | Mapping[str, Any] | None = None,
+    ) -> Generation:
+        """Preflight and build the request now; send it when the result is iterated or awaited."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        ...
 
 
 @dataclass
@@ -62,14 +89,14 @@ class FallbackClient:
     Closing a :class:`FallbackClient` (``aclose``, ``async with``) closes its clients.
     """
 
-    def __init__(self, routes: Sequence[tuple[Client, str]], *, fall_back_on: frozenset[str] = RETRYABLE) -> None:
+    def __init__(self, routes: Sequence[tuple[RouteClient, str]], *, fall_back_on: frozenset[str] = RETRYABLE) -> None:
         routes = list(routes)
         if not routes:
             raise ValueError("FallbackClient needs at least one (client, model) route")
         for i, route in enumerate(routes):
-            if not (isinstance(route, tuple) and len(route) == 2 and isinstance(route[0], Client) and isinstance(route[1], str) and route[1]):
+            if not (isinstance(route, tuple) and len(route) == 2 and isinstance(route[0], RouteClient) and isinstance(route[1], str) and route[1]):
                 raise ValueError(f"route {i} must be a (Client, model name) pair, got {route!r}")
-        self.routes: list[tuple[Client, str]] = routes
+        self.routes: list[tuple[RouteClient, str]] = routes
         self.fall_back_on = frozenset(fall_back_on)
 
     def __repr__(self) -> str:
@@ -227,7 +254,7 @@ class FallbackGeneration:
 
 
 def _failure_of(generation: Generation, event: StreamError) -> TransportError:
-    return generation._failure or generation._prepared.failure or TransportError(str(event.error.code), event.error.message, provider=generation._client.provider)
+    return generation.failure or TransportError(str(event.error.code), event.error.message, provider=generation.provider)
 
 
 async def _replay(events: list[StreamEvent]) -> AsyncGenerator[StreamEvent, None]:
