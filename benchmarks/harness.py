@@ -314,13 +314,13 @@ PENDING_ROWS: list[dict[str, str]] = [
         "compare": "interlingua.providers.<name>.mapper `decode_response` vs the provider SDK's own pydantic types "
         "(openai, anthropic, google-genai) on the same responses",
         "floor": "orjson.loads of the provider JSON",
-        "hook": "a @register_row builder in benchmarks/run.py next to row_mapping (the request rows (5)/(5b) are measured)",
+        "hook": "a builder in benchmarks/rows/mapping.py next to row_mapping, listed in rows/__init__.py (the request rows (5)/(5b) are measured)",
     },
     {
         "row": "session store: list sessions, stream a long session, export/import JSONL speed",
         "compare": "interlingua store (SQLite, PostgreSQL) vs the same raw driver floor as (7)/(8)",
         "floor": "raw SELECT / COPY through the same driver",
-        "hook": "extend _store_rows in benchmarks/run.py (append and load are measured in (7)/(8), `migrate --store` in (10), "
+        "hook": "extend _store_rows in benchmarks/rows/store.py (append and load are measured in (7)/(8), `migrate --store` in (10), "
         "the peak RSS of `store import` in (11))",
     },
 ]

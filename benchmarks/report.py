@@ -239,7 +239,7 @@ def render(report: Report) -> str:
         w("")
     w("## Not measured yet (extension points)")
     w("")
-    w("Figures not built yet; `benchmarks/run.py` has `register_row` (a builder may return several rows) and")
+    w("Figures not built yet; `benchmarks/harness.py` has `register_row` (a builder may return several rows; `benchmarks/rows/` holds one module per row family) and")
     w("`benchmarks/dataset.py` a `to_<peer>` builder slot for each. No number is given until they run.")
     w("")
     for p in report.pending:

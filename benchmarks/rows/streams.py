@@ -188,7 +188,7 @@ def row_stream_long(ctx: Context) -> list[Row]:
         row.targets = [Target(f"<= {limit:g}x the parse-only time", None if not r else 1 / r <= limit, "—" if not r else f"{1 / r:.2f}x parse-only")]
         row.notes.append(
             f"`{fixture}` lengthened to {n_events} events ({len(blob) / 1e3:.0f} kB) by repeating its run of text deltas "
-            f"(`benchmarks/run.py` `long_stream`), replayed {replays} times from memory; ends with StreamDone"
+            f"(`benchmarks/rows/streams.py` `long_stream`), replayed {replays} times from memory; ends with StreamDone"
         )
         if r:
             row.notes.append(f"interlingua takes {1 / r:.2f}x the parse-only CPU time; both parse the same bytes, interlingua adds the accumulator and typed events")
