@@ -153,11 +153,16 @@ def run_row(row: str, rounds: int, src: Path) -> None:
         fn()
 
 
-def _ir(path: Path) -> int:
-    for line in path.read_text(errors="replace").splitlines():
+def _ir_from_text(text: str) -> int:
+    """The total instruction count (Ir) of a callgrind output file's text."""
+    for line in text.splitlines():
         if line.startswith(("summary:", "totals:")):
             return int(line.split()[1])
-    raise RuntimeError(f"no totals in {path}")
+    raise RuntimeError("no summary or totals line in the callgrind output")
+
+
+def _ir(path: Path) -> int:
+    return _ir_from_text(path.read_text(errors="replace"))
 
 
 def count(tree_src: Path, row: str, rounds: int, src: Path, python: str) -> int:
