@@ -100,3 +100,16 @@ def test_check_independent_reads_a_reports_figures_with_their_range(capsys: pyte
         ci.REPORT.clear()
     out = capsys.readouterr().out.splitlines()
     assert "agree (ranges overlap)" in out[0] and "DIFFER (ranges apart)" in out[1]
+
+
+def test_report_structure_ignores_figures_and_sees_a_changed_row(tmp_path: Path) -> None:
+    cs = _load("compare_structure")
+    a = "| (1) decode | 12.5 ms / 11.0 ms | 2.81x | met |\n- run in /tmp/interlingua-bench-ab12/x.jsonl\n"
+    b = "| (1) decode | 1.20 s / 990.1 ms | 0.91x | **missed** |\n- run in /tmp/interlingua-bench-zz9_/x.jsonl\n"
+    assert cs.structure(a) == cs.structure(b)
+    (tmp_path / "a.md").write_text(a)
+    (tmp_path / "b.md").write_text(b)
+    (tmp_path / "c.md").write_text(a.replace("(1) decode", "(1) decoding"))
+    assert cs.main([str(tmp_path / "a.md"), str(tmp_path / "b.md")]) == 0
+    assert cs.main([str(tmp_path / "a.md"), str(tmp_path / "c.md")]) == 1
+    assert cs.main([str(tmp_path / "a.md"), str(tmp_path / "missing.md")]) == 2
