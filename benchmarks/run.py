@@ -26,7 +26,9 @@ add one with :func:`register_row`.
 Where the code lives: ``harness.py`` (sizes, targets, measures, the timing loops, the row registry),
 ``rows/`` (one module per row family, see ``rows/__init__.py``), ``public_path.py`` (what users
 call), ``report.py`` (environment and Markdown), ``bounds.py`` (what bounds each missed target);
-this module runs them and is the CLI.
+this module runs them and is the CLI. Beside it: ``check_independent.py`` re-measures the figures with
+code written apart, ``callgrind_rows.py`` counts the instructions of the rows' calls for comparing two
+source trees, and ``compare_structure.py`` checks that two reports hold the same rows.
 """
 
 from __future__ import annotations
