@@ -1,30 +1,48 @@
 #!/usr/bin/env python
-"""Re-measure three rows of docs/benchmarks.md with code written apart from ``benchmarks/run.py``.
+"""Re-measure the rows of docs/benchmarks.md with code written apart from ``benchmarks/run.py``,
+and set each figure beside the report's.
 
-Own data (not ``benchmarks/dataset.py``), own timing loop, own peers' calls. It prints CPU-time
-ratios (median of alternating rounds) for a reader to compare with the report:
+Own data (not ``benchmarks/dataset.py``), own timing loop, own peers' calls. Each check times its
+contenders in alternating rounds (order reversed every other round, one untimed warm-up, a collection
+before each sample outside the timing), on this process's CPU clock, and prints the ratio of medians
+(other / interlingua: above 1, interlingua is faster) with its **noise**: the range of the per-round
+ratios (each round's other / interlingua). Given ``--report`` (the ``--json`` file of a ``run.py``
+run), it prints the report's figure the same way (its per-round CPU samples give its range) and says
+whether the two agree: their ranges overlap.
 
-1. decode + validate JSONL: interlingua ``iter_jsonl`` vs pydantic-ai ``validate_json`` vs a bare
-   msgspec ``Decoder(Envelope)`` per line, on the same content (the interlingua JSONL is the
-   pydantic-ai data read by ``interlingua.compat``);
-2. ``interlingua validate FILE`` vs a jsonschema-rs script, each a whole process (CPU from GNU time
-   or ``wait4``), on one ~10 MB file;
-3. loading a ~10k-item session: ``SessionStore.load`` vs raw ``sqlite3`` + msgspec typed decode;
-4. ``iter_jsonl`` over a session file (a header line before each session) vs the same envelopes
-   without them;
-5. ``interlingua.convert_request`` (OpenAI Chat -> Anthropic) vs LiteLLM's and any-llm's request
-   conversion and the mapper pair, on OpenAI Chat bodies written here by hand.
+Checks (``--only`` names):
+
+* ``decode`` (1): interlingua ``iter_jsonl`` vs pydantic-ai ``validate_json`` vs a bare msgspec
+  ``Decoder(Envelope)`` per line, on the same content (the interlingua JSONL is the pydantic-ai data
+  read by ``interlingua.compat``);
+* ``process`` (3b): ``interlingua validate FILE`` vs a jsonschema-rs script, each a whole process (CPU
+  from ``wait4``), on one ~10 MB file;
+* ``store-load`` (7): loading a ~10k-item session: ``SessionStore.load`` vs raw ``sqlite3`` + msgspec
+  typed decode;
+* ``session-file`` (1c): ``iter_jsonl`` over a session file (a header line before each session) vs the
+  same envelopes without them, pydantic-ai and bare msgspec;
+* ``convert-request`` (12): ``interlingua.convert_request`` (OpenAI Chat -> Anthropic) vs LiteLLM's and
+  any-llm's request conversion and the mapper pair, on OpenAI Chat bodies written here by hand;
+* ``convert-response`` (13): ``interlingua.convert_response`` (Anthropic -> OpenAI Chat) vs any-llm's
+  ``_convert_response`` and the mapper pair, on Anthropic response bodies written here by hand;
+* ``store-session`` (15, 15b): ``SessionStore.append`` of 10,000 items in one call, and ``load``, vs the
+  Agents SDK's ``SQLiteSession`` and ``SQLAlchemySession``;
+* ``growth`` (16): per-item CPU of convert, validate, store load and view at two sizes (``--growth-mb``),
+  as many conversations and as one; the figure is each operation's max/min over the cells.
 
 Usage::
 
     pip install -e . -r benchmarks/requirements.txt
-    python benchmarks/check_independent.py [--mb 10] [--rounds 5]
+    python benchmarks/run.py --size small --only convert-request,convert-response,decode-session-file,store-sqlite-session,growth \\
+        --out /tmp/r.md --json /tmp/r.json
+    python benchmarks/check_independent.py --report /tmp/r.json [--only convert-request,...] [--rounds 7]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import io
 import json
 import os
@@ -35,11 +53,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable
 
 import msgspec
+
+MODEL = "claude-sonnet-4-5"
 
 
 def cpu() -> float:
@@ -47,18 +68,81 @@ def cpu() -> float:
     return time.process_time()
 
 
-def rounds(fns: dict[str, Callable[[], Any]], n: int) -> dict[str, float]:
-    """Median CPU seconds of each function; order reversed every other round, one warm-up round."""
-    for f in fns.values():
+Contender = Callable[[], Any] | tuple[Callable[[], Any], Callable[[], Any]]
+"""A call, or ``(prepare, call)``: ``prepare`` runs before every call, outside the timing."""
+
+
+def samples(fns: dict[str, Contender], n: int) -> dict[str, list[float]]:
+    """CPU seconds of each contender in ``n`` rounds, order reversed every other round, after one warm-up round."""
+    pairs = {k: f if isinstance(f, tuple) else (None, f) for k, f in fns.items()}
+    for prep, f in pairs.values():
+        if prep is not None:
+            prep()
         f()
-    times: dict[str, list[float]] = {k: [] for k in fns}
-    keys = list(fns)
+    times: dict[str, list[float]] = {k: [] for k in pairs}
+    keys = list(pairs)
     for i in range(n):
         for k in keys if i % 2 == 0 else keys[::-1]:
+            prep, f = pairs[k]
+            if prep is not None:
+                prep()
+            gc.collect()
             t = cpu()
-            fns[k]()
+            f()
             times[k].append(cpu() - t)
-    return {k: statistics.median(v) for k, v in times.items()}
+    return times
+
+
+def rounds(fns: dict[str, Contender], n: int) -> dict[str, float]:
+    """Median CPU seconds of each contender (see :func:`samples`)."""
+    return {k: statistics.median(v) for k, v in samples(fns, n).items()}
+
+
+@dataclass
+class Figure:
+    """One ratio (other / interlingua) with its noise: the range of the per-round ratios."""
+
+    ratio: float
+    lo: float
+    hi: float
+
+    @classmethod
+    def of(cls, ours: list[float], other: list[float]) -> "Figure":
+        per_round = [o / i for i, o in zip(ours, other) if i > 0]
+        return cls(statistics.median(other) / statistics.median(ours), min(per_round), max(per_round))
+
+    def __str__(self) -> str:
+        return f"{self.ratio:.2f}x [{self.lo:.2f}-{self.hi:.2f}]"
+
+
+REPORT: dict[str, Any] = {}
+"""The ``--json`` of a ``run.py`` run, by row key (empty: no report given)."""
+
+
+def report_figure(row: str, other: str) -> Figure | None:
+    """The report's CPU figure for ``row``: ``other`` is ``"floor"`` or a substring of a peer's name."""
+    r = REPORT.get(row)
+    if r is None:
+        return None
+    il = r["interlingua"]["cpu_seconds"]
+    cands = [r["floor"]] if other == "floor" and r.get("floor") else [p for p in r["peers"] if other in p["name"]]
+    if not cands or cands[0].get("missing") or not cands[0]["cpu_seconds"] or not il:
+        return None
+    return Figure.of(il, cands[0]["cpu_seconds"])
+
+
+def show(label: str, ours: Figure | None, row: str = "", other: str = "") -> None:
+    """Print our figure, the report's (when given) and whether their ranges overlap."""
+    theirs = report_figure(row, other) if row else None
+    line = f"  {label}: independent {ours if ours is not None else 'not measured'}"
+    if row and not REPORT:
+        line += " | report: not given (--report)"
+    elif row and theirs is None:
+        line += f" | report: row {row!r} / {other!r} not in it"
+    elif theirs is not None and ours is not None:
+        agree = theirs.lo <= ours.hi and ours.lo <= theirs.hi
+        line += f" | report {theirs}: {'agree (ranges overlap)' if agree else 'DIFFER (ranges apart)'}"
+    print(line, flush=True)
 
 
 def conversations(n: int, seed: int = 7) -> list[bytes]:
@@ -126,13 +210,14 @@ def check_decode(pa_lines: list[bytes], jsonl: bytes, n: int) -> None:
 
     dec = msgspec.json.Decoder(Envelope).decode
     lines = jsonl.splitlines()
-    med = rounds({
+    t = samples({
         "interlingua": lambda: list(iter_jsonl(io.BytesIO(jsonl))),
         "pydantic-ai": lambda: [ModelMessagesTypeAdapter.validate_json(x) for x in pa_lines],
         "msgspec": lambda: [dec(x) for x in lines],
     }, n)
-    print(f"decode ({len(jsonl) / 1e6:.1f} MB interlingua, {sum(map(len, pa_lines)) / 1e6:.1f} MB pydantic-ai): "
-          f"{med['pydantic-ai'] / med['interlingua']:.2f}x pydantic-ai, {med['msgspec'] / med['interlingua']:.2f}x bare msgspec")
+    print(f"(1) decode ({len(jsonl) / 1e6:.1f} MB interlingua, {sum(map(len, pa_lines)) / 1e6:.1f} MB pydantic-ai), CPU:")
+    show("vs pydantic-ai", Figure.of(t["interlingua"], t["pydantic-ai"]), "decode", "pydantic-ai")
+    show("vs bare msgspec typed decode", Figure.of(t["interlingua"], t["msgspec"]), "decode", "floor")
 
 
 RS = r"""
@@ -180,14 +265,21 @@ def check_process(jsonl: bytes, mb: int, n: int, tmp: Path) -> None:
           f"jsonschema-rs script {rs:.2f} s CPU: {rs / il:.2f}x jsonschema-rs")
 
 
-def check_store_load(jsonl: bytes, n: int, tmp: Path) -> None:
+def _fill_items(jsonl: bytes, count: int) -> list[Any]:
+    """The typed items of ``jsonl``, repeated to ``count``."""
     from interlingua.codec import iter_jsonl
+
+    items = [e.item for e in iter_jsonl(io.BytesIO(jsonl))]
+    while len(items) < count:
+        items = items + items[: count - len(items)]
+    return items
+
+
+def check_store_load(jsonl: bytes, n: int, tmp: Path) -> None:
     from interlingua.items import InputItem
     from interlingua.store import SessionStore
 
-    items = [e.item for e in iter_jsonl(io.BytesIO(jsonl))]
-    while len(items) < 10_000:
-        items = items + items[: 10_000 - len(items)]
+    items = _fill_items(jsonl, 10_000)
     enc = msgspec.json.Encoder().encode
     raw = sqlite3.connect(tmp / "raw.db")
     raw.execute("CREATE TABLE items (sid TEXT, seq INTEGER, item TEXT, PRIMARY KEY (sid, seq))")
@@ -200,14 +292,48 @@ def check_store_load(jsonl: bytes, n: int, tmp: Path) -> None:
     sid = loop.run_until_complete(store.create_session())
     for k in range(0, len(items), 100):
         loop.run_until_complete(store.append(sid, items[k : k + 100]))
-    med = rounds({
+    t = samples({
         "interlingua": lambda: loop.run_until_complete(store.load(sid)),
         "raw": lambda: [dec(r[0]) for r in raw.execute("SELECT item FROM items WHERE sid = 'a' ORDER BY seq")],
     }, n)
     assert loop.run_until_complete(store.load(sid)).items == items
     loop.run_until_complete(store.close())
     loop.close()
-    print(f"load a {len(items):,}-item session (SQLite): {med['raw'] / med['interlingua']:.2f}x raw sqlite3 + msgspec typed decode")
+    print(f"(7) load a {len(items):,}-item session (SQLite), CPU:")
+    show("vs raw sqlite3 + msgspec typed decode", Figure.of(t["interlingua"], t["raw"]))
+
+
+def check_session_file(pa_lines: list[bytes], jsonl: bytes, n: int) -> None:
+    """`iter_jsonl` over a session file (a header line before each session) vs the same stream without
+    them, pydantic-ai on the same conversations and a bare msgspec typed decode of the envelope lines."""
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    from interlingua.codec import iter_jsonl
+    from interlingua.items import Envelope
+
+    out, last = [], None
+    for line in jsonl.splitlines(keepends=True):
+        sid = json.loads(line)["session_id"]
+        if sid != last:
+            out.append(json.dumps({"schema_version": "1.0", "session": {"id": sid, "metadata": {"from": "check"}}}).encode() + b"\n")
+            last = sid
+        out.append(line)
+    sess = b"".join(out)
+    dec = msgspec.json.Decoder(Envelope).decode
+    lines = jsonl.splitlines()
+    t = samples({
+        "session file": lambda: list(iter_jsonl(io.BytesIO(sess))),
+        "bare stream": lambda: list(iter_jsonl(io.BytesIO(jsonl))),
+        "pydantic-ai": lambda: [ModelMessagesTypeAdapter.validate_json(x) for x in pa_lines],
+        "msgspec": lambda: [dec(x) for x in lines],
+    }, n)
+    assert list(iter_jsonl(io.BytesIO(sess))) == list(iter_jsonl(io.BytesIO(jsonl)))
+    headers = sess.count(b'"session":')
+    print(f"(1c) decode a session file ({headers} header lines, {len(sess) / 1e6:.1f} MB), CPU:")
+    il = t["session file"]
+    show("vs the same envelopes without header lines", Figure.of(il, t["bare stream"]), "decode-session-file", "without their header lines")
+    show("vs pydantic-ai", Figure.of(il, t["pydantic-ai"]), "decode-session-file", "pydantic-ai")
+    show("vs bare msgspec typed decode", Figure.of(il, t["msgspec"]), "decode-session-file", "floor")
 
 
 def chat_requests(n: int, seed: int = 11) -> list[dict[str, Any]]:
@@ -242,85 +368,269 @@ def _copy(o: Any) -> Any:
 
 def check_convert_request(n_conv: int, n: int) -> None:
     """`convert_request` (OpenAI Chat -> Anthropic) vs LiteLLM's and any-llm's request conversion, and
-    the mapper pair, on hand-written bodies; each peer gets a fresh copy (they change their input)."""
+    the mapper pair, on hand-written bodies; each peer gets a fresh copy (they change their input),
+    made outside the timing."""
     import interlingua
     from interlingua.mapping import get_mapper
 
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     bodies = chat_requests(n_conv)
     an, oc = get_mapper("anthropic"), get_mapper("openai-chat")
-    fns: dict[str, Callable[[], Any]] = {
-        "interlingua": lambda: [interlingua.convert_request(b, source="openai-chat", target="anthropic", model="claude-sonnet-4-5", policy="drop") for b in bodies],
-        "mapper pair": lambda: [an.encode_request(oc.decode_request(b).value, model="claude-sonnet-4-5", policy="drop") for b in bodies],
+    fns: dict[str, Contender] = {
+        "interlingua": lambda: [interlingua.convert_request(b, source="openai-chat", target="anthropic", model=MODEL, policy="drop") for b in bodies],
+        "mapper pair": lambda: [an.encode_request(oc.decode_request(b).value, model=MODEL, policy="drop") for b in bodies],
     }
-    copies: dict[str, list[Any]] = {}
+    copies: list[Any] = []
+
+    def fresh() -> None:
+        copies[:] = [_copy(b["messages"]) for b in bodies]
+
     try:
         import litellm
 
         cfg = litellm.AnthropicConfig()
-
-        def ll() -> Any:
-            ms = [_copy(b["messages"]) for b in bodies]
-            t = cpu()
-            [cfg.transform_request(model="claude-sonnet-4-5", messages=m, optional_params={"max_tokens": 64000}, litellm_params={}, headers={}) for m in ms]
-            copies.setdefault("litellm", []).append(cpu() - t)
-
-        fns["litellm"] = ll
+        fns["litellm"] = (fresh, lambda: [cfg.transform_request(model=MODEL, messages=m, optional_params={"max_tokens": 64000}, litellm_params={}, headers={}) for m in copies])
     except ImportError:
-        print("convert_request: LiteLLM not installed")
+        print("(12) convert_request: LiteLLM not installed")
     try:
         from any_llm.providers.anthropic.base import BaseAnthropicProvider
         from any_llm.types.completion import CompletionParams
 
-        def al() -> Any:
-            ms = [_copy(b["messages"]) for b in bodies]
-            t = cpu()
-            [BaseAnthropicProvider._convert_completion_params(CompletionParams(model_id="claude-sonnet-4-5", messages=m, max_tokens=64000), provider_name="anthropic") for m in ms]
-            copies.setdefault("any-llm", []).append(cpu() - t)
-
-        fns["any-llm"] = al
+        conv = BaseAnthropicProvider._convert_completion_params
+        fns["any-llm"] = (fresh, lambda: [conv(CompletionParams(model_id=MODEL, messages=m, max_tokens=64000), provider_name="anthropic") for m in copies])
     except ImportError:
-        print("convert_request: any-llm not installed")
-    med = rounds(fns, n)
-    for k, v in copies.items():  # the peers' own time, without the copy they were given
-        med[k] = statistics.median(v[1:])
-    il = med["interlingua"]
-    out = [f"{med[k] / il:.2f}x {k}" for k in med if k != "interlingua"]
-    print(f"convert_request, {len(bodies)} hand-written OpenAI Chat bodies -> Anthropic: {il * 1e3:.1f} ms CPU; " + ", ".join(out)
-          + f" (the public call takes {il / med['mapper pair']:.2f}x the mapper pair)")
+        print("(12) convert_request: any-llm not installed")
+    t = samples(fns, n)
+    il = t["interlingua"]
+    pair = Figure.of(il, t["mapper pair"])
+    print(f"(12) convert_request, {len(bodies)} hand-written OpenAI Chat bodies -> Anthropic ({statistics.median(il) * 1e3:.1f} ms CPU), "
+          f"the call takes {1 / pair.ratio:.2f}x the mapper pair:")
+    if "litellm" in t:
+        show("vs LiteLLM", Figure.of(il, t["litellm"]), "convert-request", "LiteLLM")
+    if "any-llm" in t:
+        show("vs any-llm", Figure.of(il, t["any-llm"]), "convert-request", "any-llm")
+    show("vs the mapper pair", pair, "convert-request", "floor")
 
 
-def check_session_file(jsonl: bytes, n: int) -> None:
-    """`iter_jsonl` over a session file (a header line before each session) vs the same stream without them."""
+def anthropic_responses(n: int, seed: int = 13) -> list[dict[str, Any]]:
+    """Anthropic Messages response bodies written by hand: a thinking block, text and a tool call, with usage."""
+    rnd = random.Random(seed)
+    words = "harbor copper thread pulse margin ledger quiet fold answer tool".split()
+
+    def text(lo: int, hi: int) -> str:
+        out: list[str] = []
+        while sum(map(len, out)) + len(out) < rnd.randint(lo, hi):
+            out.append(rnd.choice(words))
+        return " ".join(out)
+
+    return [
+        {
+            "id": f"msg_{c:06d}", "type": "message", "role": "assistant", "model": MODEL,
+            "content": [
+                {"type": "thinking", "thinking": text(600, 2700), "signature": "s" * 200},
+                {"type": "text", "text": text(100, 1500)},
+                {"type": "tool_use", "id": f"toolu_{c:06d}", "name": "lookup", "input": {"q": text(5, 40), "n": rnd.randint(1, 99), "flag": True}},
+            ],
+            "stop_reason": "tool_use", "stop_sequence": None,
+            "usage": {"input_tokens": rnd.randint(100, 9000), "output_tokens": rnd.randint(10, 900)},
+        }
+        for c in range(n)
+    ]
+
+
+def check_convert_response(n_resp: int, n: int) -> None:
+    """`convert_response` (Anthropic -> OpenAI Chat) vs any-llm's response conversion (from the SDK's
+    validated ``Message``, as any-llm gets it) and the mapper pair, on hand-written bodies."""
+    import interlingua
+    from interlingua.mapping import get_mapper
+
+    bodies = anthropic_responses(n_resp)
+    an, oc = get_mapper("anthropic"), get_mapper("openai-chat")
+    fns: dict[str, Contender] = {
+        "interlingua": lambda: [interlingua.convert_response(b, source="anthropic", target="openai-chat") for b in bodies],
+        "mapper pair": lambda: [oc.encode_response(an.decode_response(b).value) for b in bodies],
+    }
+    try:
+        from anthropic.types import Message
+        from any_llm.providers.anthropic.utils import _convert_response
+
+        fns["any-llm"] = lambda: [_convert_response(Message.model_validate(b)) for b in bodies]
+    except ImportError:
+        print("(13) convert_response: any-llm not installed")
+    t = samples(fns, n)
+    il = t["interlingua"]
+    print(f"(13) convert_response, {len(bodies)} hand-written Anthropic responses -> OpenAI Chat ({statistics.median(il) * 1e3:.1f} ms CPU):")
+    if "any-llm" in t:
+        show("vs any-llm", Figure.of(il, t["any-llm"]), "convert-response", "any-llm")
+    show("vs the mapper pair", Figure.of(il, t["mapper pair"]), "convert-response", "floor")
+
+
+def check_store_session(jsonl: bytes, n: int, tmp: Path) -> None:
+    """`SessionStore.append` of 10,000 items in one call (a fresh session each sample, made outside the
+    timing), and `load`, vs the Agents SDK's `SQLiteSession` and `SQLAlchemySession` given the same items as dicts."""
+    from interlingua.codec import to_builtins
+    from interlingua.store import SessionStore
+
+    items = _fill_items(jsonl, 10_000)
+    dicts = [to_builtins(it) for it in items]
+    loop = asyncio.new_event_loop()
+    run = loop.run_until_complete
+    store = run(SessionStore.open(f"sqlite+aiosqlite:///{tmp / 'append.db'}", create=True))
+    made = {"n": 0}
+    cur: dict[str, Any] = {}
+
+    def new(kind: str, make: Callable[[str], Any]) -> Callable[[], None]:
+        def prep() -> None:
+            made["n"] += 1
+            cur[kind] = make(f"s{made['n']}")
+
+        return prep
+
+    fns: dict[str, Contender] = {"interlingua": (new("il", lambda _s: run(store.create_session())), lambda: run(store.append(cur["il"], items)))}
+    loads: dict[str, Contender] = {"interlingua": lambda: run(store.load(cur["il"]))}
+    engine = None
+    try:
+        from agents.memory.sqlite_session import SQLiteSession
+
+        fns["SQLiteSession"] = (new("sq", lambda s: SQLiteSession(s, str(tmp / "sq.db"))), lambda: run(cur["sq"].add_items(dicts)))
+        loads["SQLiteSession"] = lambda: run(cur["sq"].get_items())
+    except ImportError:
+        print("(15) store: openai-agents not installed")
+    try:
+        from agents.extensions.memory.sqlalchemy_session import SQLAlchemySession
+        from sqlalchemy.ext.asyncio import create_async_engine
+
+        engine = create_async_engine(f"sqlite+aiosqlite:///{tmp / 'sa.db'}")
+        fns["SQLAlchemySession"] = (new("sa", lambda s: SQLAlchemySession(s, engine=engine, create_tables=True)), lambda: run(cur["sa"].add_items(dicts)))
+        loads["SQLAlchemySession"] = lambda: run(cur["sa"].get_items())
+    except ImportError:
+        pass
+    t = samples(fns, n)
+    lt = samples(loads, n)
+    assert len(run(store.load(cur["il"])).items) == len(items)
+    run(store.close())
+    if engine is not None:
+        run(engine.dispose())
+    loop.close()
+    il, ll = t["interlingua"], lt["interlingua"]
+    print(f"(15) store, {len(items):,} items (SQLite), CPU: append in one call {statistics.median(il) * 1e3:.1f} ms, load {statistics.median(ll) * 1e3:.1f} ms")
+    for peer in ("SQLiteSession", "SQLAlchemySession"):
+        if peer in t:
+            show(f"append vs {peer}", Figure.of(il, t[peer]), "store-sqlite-session", peer)
+    for peer in ("SQLiteSession", "SQLAlchemySession"):
+        if peer in lt:
+            show(f"load vs {peer}", Figure.of(ll, lt[peer]), "store-sqlite-session-load", peer)
+
+
+def check_growth(sizes_mb: list[float], n: int, tmp: Path) -> None:
+    """Per-item CPU of convert, validate, store load and view at each size, as many conversations and
+    as one conversation holding them all (own conversations: their call ids differ, so one
+    conversation of all of them is valid); each operation's figure is max/min over the cells."""
+    import interlingua
     from interlingua.codec import iter_jsonl
+    from interlingua.items import Transcript
+    from interlingua.store import SessionStore
+    from interlingua.validation import validate_path
+    from interlingua.view import iter_html, session_sections
 
-    out, last = [], None
-    for line in jsonl.splitlines(keepends=True):
-        sid = json.loads(line)["session_id"]
-        if sid != last:
-            out.append(json.dumps({"schema_version": "1.0", "session": {"id": sid, "metadata": {"from": "check"}}}).encode() + b"\n")
-            last = sid
-        out.append(line)
-    sess = b"".join(out)
-    med = rounds({"session file": lambda: list(iter_jsonl(io.BytesIO(sess))), "bare stream": lambda: list(iter_jsonl(io.BytesIO(jsonl)))}, n)
-    headers = sess.count(b'"session":')
-    print(f"decode a session file ({headers} header lines): {med['bare stream'] / med['session file']:.2f}x the bare stream")
+    per_conv = len(to_jsonl(conversations(4))) / 4
+    loop = asyncio.new_event_loop()
+    run = loop.run_until_complete
+    ops = ("convert", "validate", "load", "view")
+    cells: dict[str, dict[str, list[float]]] = {}
+    for mb in sizes_mb:
+        envs = list(iter_jsonl(io.BytesIO(to_jsonl(conversations(max(1, round(mb * 1e6 / per_conv)), seed=29)))))
+        for shape in ("many", "one"):
+            by: dict[str, list[Any]] = {}
+            for e in envs:
+                by.setdefault("one" if shape == "one" else e.session_id, []).append(e.item)
+            convs = list(by.values())
+            items = sum(map(len, convs))
+            path = tmp / f"growth-{shape}-{mb:g}.jsonl"
+            with open(path, "wb") as fh:
+                for sid, conv in by.items():
+                    fh.write(json.dumps({"schema_version": "1.0", "session": {"id": sid}}).encode() + b"\n")
+                    for seq, it in enumerate(conv):
+                        fh.write(b'{"schema_version":"1.0","session_id":%s,"seq":%d,"item":%s}\n' % (json.dumps(sid).encode(), seq, msgspec.json.encode(it)))
+            transcripts = [Transcript(schema_version="1.0", items=c) for c in convs]
+            store = run(SessionStore.open(f"sqlite+aiosqlite:///{tmp / f'growth-{shape}-{mb:g}.db'}", create=True))
+            sids = []
+            for conv in convs:
+                sid = run(store.create_session())
+                for k in range(0, len(conv), 1000):
+                    run(store.append(sid, conv[k : k + 1000]))
+                sids.append(sid)
+
+            def view(path: Path = path) -> None:
+                sections, count_items, count = session_sections(str(path))
+                for _chunk in iter_html(sections, items=count_items, conversations=count):
+                    pass
+
+            t = samples({
+                "convert": lambda: [interlingua.convert_request(x, source="canonical", target="anthropic", model=MODEL, policy="drop") for x in transcripts],
+                "validate": lambda path=path: validate_path([str(path)]),
+                "load": lambda: [run(store.load(s)) for s in sids],
+                "view": view,
+            }, n)
+            run(store.close())
+            cells[f"{mb:g} MB, {'one conversation' if shape == 'one' else f'{len(convs)} conversations'} ({items:,} items)"] = {
+                op: [x / items for x in t[op]] for op in ops
+            }
+    loop.close()
+    print(f"(16) growth, per-item CPU (us, median of {n} rounds) at {', '.join(f'{m:g}' for m in sizes_mb)} MB:")
+    for key, c in cells.items():
+        print(f"    {key}: " + ", ".join(f"{op} {statistics.median(c[op]) * 1e6:.1f}" for op in ops))
+    rep = REPORT.get("growth")
+    for op in ops:
+        meds = [statistics.median(c[op]) for c in cells.values()]
+        spread = max(meds) / min(meds)
+        noise = max((max(c[op]) - min(c[op])) / statistics.median(c[op]) for c in cells.values())
+        line = f"  {op} max/min over the cells: independent {spread:.2f}x (noise: per-cell samples spread up to {noise:.0%})"
+        if rep is not None:
+            table = rep["extra"]["growth"]
+            theirs = max(r[op] for r in table.values()) / min(r[op] for r in table.values())
+            agree = abs(theirs - spread) <= max(noise, 0.1) * max(theirs, spread)
+            line += f" | report {theirs:.2f}x over {len(table)} cells: {'agree (within the noise)' if agree else 'DIFFER (beyond the noise)'}"
+        else:
+            line += " | report: not given (--report)" if not REPORT else " | report: no growth row"
+        print(line, flush=True)
+
+
+CHECKS = ("decode", "process", "store-load", "session-file", "convert-request", "convert-response", "store-session", "growth")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--conversations", type=int, default=300)
-    ap.add_argument("--mb", type=int, default=10)
+    ap.add_argument("--mb", type=int, default=10, help="size of the whole-process validate file")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--growth-mb", default="1,10", help="the growth check's sizes (MB)")
+    ap.add_argument("--only", default=",".join(CHECKS), help=f"comma-separated checks: {', '.join(CHECKS)}")
+    ap.add_argument("--report", type=Path, default=None, help="a run.py --json file: print its figures beside these")
     args = ap.parse_args()
+    only = [c for c in args.only.split(",") if c]
+    bad = [c for c in only if c not in CHECKS]
+    if bad:
+        ap.error(f"unknown checks {bad}; choose from {', '.join(CHECKS)}")
+    if args.report is not None:
+        data = json.loads(args.report.read_text(encoding="utf-8"))
+        REPORT.update({r["key"]: r for r in data["rows"]})
+        print(f"report: {args.report} (size {data['size']}, {data['environment'].get('date_utc', '?')}, {len(REPORT)} rows)")
     pa_lines = conversations(args.conversations)
     jsonl = to_jsonl(pa_lines)
     with tempfile.TemporaryDirectory() as tmp:
-        check_decode(pa_lines, jsonl, args.rounds)
-        check_process(jsonl, args.mb, args.rounds, Path(tmp))
-        check_store_load(jsonl, args.rounds, Path(tmp))
-    check_session_file(jsonl, args.rounds)
-    check_convert_request(min(args.conversations, 200), args.rounds)
+        for name in only:
+            fn: dict[str, Callable[[], None]] = {
+                "decode": lambda: check_decode(pa_lines, jsonl, args.rounds),
+                "process": lambda: check_process(jsonl, args.mb, args.rounds, Path(tmp)),
+                "store-load": lambda: check_store_load(jsonl, args.rounds, Path(tmp)),
+                "session-file": lambda: check_session_file(pa_lines, jsonl, args.rounds),
+                "convert-request": lambda: check_convert_request(min(args.conversations, 200), args.rounds),
+                "convert-response": lambda: check_convert_response(args.conversations, args.rounds),
+                "store-session": lambda: check_store_session(jsonl, args.rounds, Path(tmp)),
+                "growth": lambda: check_growth([float(x) for x in args.growth_mb.split(",")], max(3, args.rounds // 2), Path(tmp)),
+            }
+            fn[name]()
 
 
 if __name__ == "__main__":
