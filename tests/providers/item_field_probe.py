@@ -19,7 +19,8 @@ from interlingua.items import Settings, TextItem, ToolDefinition, Transcript
 MODEL = {"gemini": "gemini-2.5-flash", "bedrock-converse": "amazon.nova-pro-v1:0"}
 """A model per mapper where the mapper's default would change the rules."""
 
-_CALL = '{"type":"tool_call","id":"call_1","name":"get_weather","arguments":{"city":"Paris"}}'
+_CALL = '{"type":"tool_call","id":"Ab3dE6gH9","name":"get_weather","arguments":{"city":"Paris"}}'
+"""A call whose id every target's id rule takes as it is (Mistral's: nine letters and digits)."""
 _PNG = '{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}'
 _PDF = '{"type":"base64","media_type":"application/pdf","data":"JVBERi0xLjQ="}'
 _WAV = '{"type":"base64","media_type":"audio/wav","data":"UklGRg=="}'
@@ -45,11 +46,12 @@ CANDIDATES: dict[str, list[str]] = {
     ],
     "artifact_ref": ['{"type":"artifact_ref","role":"user","uri":"s3://bucket/a.bin"}'],
     "tool_call": [_CALL],
-    "tool_result": ['{"type":"tool_result","call_id":"call_1","content":[{"type":"text","text":"18C"}]}'],
+    "tool_result": ['{"type":"tool_result","call_id":"Ab3dE6gH9","content":[{"type":"text","text":"18C"}]}'],
     "handoff_call": ['{"type":"handoff_call","id":"h1","target":"billing","arguments":{}}'],
     "handoff_result": ['{"type":"handoff_result","call_id":"h1","content":[{"type":"text","text":"ok"}]}'],
     "reasoning": ['{"type":"reasoning","text":"thinking..."}']
-    + [f'{{"type":"reasoning","text":"thinking...","opaque":{{"namespace":"{ns}","issuer":"{issuer}","value":{value}}}}}' for ns, issuer, value in _OPAQUE],
+    + [f'{{"type":"reasoning","text":"thinking...","opaque":{{"namespace":"{ns}","issuer":"{issuer}","value":{value}}}}}' for ns, issuer, value in _OPAQUE]
+    + ['{"type":"reasoning","summary":["s"],"opaque":{"namespace":"openai.encrypted_content","issuer":"openai-responses","value":"gAAAAB"},"origin":{"provider":"openai-responses","item_id":"rs_1"}}'],
     "structured": ['{"type":"structured","data":{"answer":42},"schema_name":"Answer"}'],
     "refusal": ['{"type":"refusal","text":"I cannot help with that."}'],
     "error": ['{"type":"error","code":"timeout","message":"timed out","retryable":true}'],
@@ -57,6 +59,11 @@ CANDIDATES: dict[str, list[str]] = {
         '{"type":"raw","provider":"openai-responses","value":{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"q"}}}',
         '{"type":"raw","provider":"anthropic","value":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}}}',
         '{"type":"raw","provider":"gemini","value":{"executableCode":{"language":"PYTHON","code":"print(1)"}}}',
+        '{"type":"raw","provider":"bedrock-converse","value":{"guardContent":{"text":{"text":"checked"}}}}',
+        '{"type":"raw","provider":"openai-chat","role":"user","value":{"type":"input_audio_ref","ref":"a1"}}',
+        '{"type":"raw","provider":"cohere","value":{"role":"x_custom","content":"hi"}}',
+        '{"type":"raw","provider":"ollama","value":{"role":"x_custom","content":"hi"}}',
+        '{"type":"raw","provider":"mistral","role":"user","value":{"type":"input_audio","input_audio":"UklGRg=="}}',
     ],
 }
 """Candidate items per kind, the simplest first (every kind of the union has at least one)."""
@@ -92,9 +99,13 @@ def encode(mapper: Any, item: Any) -> Any:
 
 
 def about(conv: Any, item: Any) -> list[str]:
-    """The report entries about the probed item (by index or pointer)."""
+    """The report entries about the probed item: by index or pointer, or by kind where a mapper rewriting
+    another format's body knows no index (Mistral's entries about the Chat body it adapts)."""
     i = index_of(item)
-    return [str(e) for e in conv.report if e.index == i or (e.pointer or "").startswith(f"/items/{i}")]
+    kind = item.__struct_config__.tag
+    return [
+        str(e) for e in conv.report if e.index == i or (e.pointer or "").startswith(f"/items/{i}") or (e.index is None and e.pointer is None and e.item_type == kind)
+    ]
 
 
 def base_item(mapper: Any, kind: str) -> Any:

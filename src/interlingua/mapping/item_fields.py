@@ -66,10 +66,13 @@ class Mapped:
         path: The wire field, dotted for nested objects (``content[].source``); a description when the
             field decides where the item goes rather than a value (``role -> system``).
         how: The converter, and the values written only in part (those the mapper reports itself).
+        read_back: The mapper reads the value back into the same field; ``False`` when it comes back in
+            another place (``how`` says where), so a round trip keeps its meaning, not its spelling.
     """
 
     path: str
     how: str = ""
+    read_back: bool = True
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,9 @@ from ...mapping.wire import guarded
 from ...streaming.events import RawEvent, StreamEvent
 from ..openai_chat import OpenAIChatMapper
 from ..openai_chat._settings import settings_table as chat_settings_table
+from ...mapping.item_fields import ItemFieldTable
 from ...mapping.settings_table import SettingsTable, Wire
+from ._fields import ITEM_FIELDS
 from ..openai_chat._common import NAME as ENGINE
 from ..openai_chat._common import data_url, parse_data_url
 
@@ -275,13 +277,14 @@ def _parts(msg: dict[str, Any], index: int, policy: Policy, report: Report) -> N
                     chunk["document_name"] = file["filename"]
                 out.append(chunk)
                 continue
-            out.extend({"type": "text", "text": t.text} for t in report.unsupported(policy, "this file part has no Mistral chunk", index=index, item_type="document"))
+            # ``index`` is the body message's, not the item's: the entry names the message in its text
+            out.extend({"type": "text", "text": t.text} for t in report.unsupported(policy, f"this file part (messages[{index}]) has no Mistral chunk", item_type="document"))
             continue
         if kind == "input_audio" and isinstance(part.get("input_audio"), dict):
             audio = part["input_audio"]
             if isinstance(audio.get("data"), str):
                 if audio.get("format") is not None:
-                    report.add("dropped", "Mistral's input_audio chunk carries no audio format", index=index, item_type="audio")
+                    report.add("dropped", f"Mistral's input_audio chunk carries no audio format (messages[{index}])", item_type="audio")
                 out.append({"type": "input_audio", "input_audio": audio["data"]})
                 continue
         out.append(part)
@@ -439,6 +442,8 @@ class MistralMapper:
     id_rule: IdRule | None = ID_RULE
     settings_table: SettingsTable = chat_settings_table("mistral").replace(NAME, seed=Wire("random_seed"))
     """The engine's ``mistral`` dialect table, the seed written as ``random_seed`` (ADR 0042)."""
+    item_fields: ItemFieldTable = ITEM_FIELDS
+    """The engine's ``mistral`` dialect table with Mistral's own chunks (ADR 0044)."""
 
     def __repr__(self) -> str:
         return "MistralMapper()"

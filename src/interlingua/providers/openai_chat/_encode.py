@@ -494,6 +494,7 @@ class MessageEncoder:
                 # read from these fields of an OpenAI-compatible host: written back to them in every dialect
                 for f in text_fields:
                     own_fields.setdefault(f, []).append(item.text)
+                self._summary_left_out(i, item)
                 continue
             rules = DIALECT_RULES[self.dialect]
             if rules.reasoning_field is None and (self.dialect == "openai" or not self.response):
@@ -503,6 +504,7 @@ class MessageEncoder:
                 self.report.add("dropped", "DeepSeek reads reasoning_content back only on assistant turns with tool calls", index=i, item_type="reasoning")
             else:
                 texts.append(item.text)
+                self._summary_left_out(i, item)
         if texts:
             field_name = DIALECT_RULES[self.dialect].reasoning_field or "reasoning"
             own_fields.setdefault(field_name, [])[:0] = texts
@@ -510,6 +512,11 @@ class MessageEncoder:
             msg[field_name] = "\n\n".join(values)
         if details:
             msg["reasoning_details"] = details
+
+    def _summary_left_out(self, index: int, item: ReasoningItem) -> None:
+        """Report the summary of a reasoning item whose text is written (a Chat host takes the text only)."""
+        if item.summary is not U and item.summary:
+            self.report.add("dropped", "reasoning summary left out (the reasoning text is sent)", index=index, item_type="reasoning")
 
     def _tool_call(self, index: int, item: Any) -> dict[str, Any] | None:
         if isinstance(item, RawItem):
