@@ -13,7 +13,17 @@ from msgspec import UNSET
 from ..items import ReasoningItem
 from .report import Report
 
-__all__ = ["reasoning_text"]
+__all__ = ["reasoning_text", "summary_left_out"]
+
+
+def summary_left_out(item: ReasoningItem, text: str | None) -> bool:
+    """Whether sending ``text`` alone for ``item`` leaves out something of its summary.
+
+    A summary that says what the text says (OpenAI Responses returns the same words in ``summary`` and
+    ``content`` for some models) loses nothing.
+    """
+    summary = item.summary if item.summary is not UNSET and item.summary else None
+    return summary is not None and "\n\n".join(summary) != (text or "")
 
 
 def reasoning_text(item: ReasoningItem, report: Report, *, index: int | None, sent_as: str) -> str | None:
@@ -21,7 +31,8 @@ def reasoning_text(item: ReasoningItem, report: Report, *, index: int | None, se
 
     Args:
         item: The reasoning item.
-        report: Where a summary sent as text (``changed``) or left out beside the text (``dropped``) is recorded.
+        report: Where a summary sent as text (``changed``) or left out beside a text that does not say
+            the same (``dropped``, :func:`summary_left_out`) is recorded.
         index: The item's index, for the report.
         sent_as: What the target calls the text, for the report (``thinking``, ``thought text``).
     """
@@ -32,5 +43,6 @@ def reasoning_text(item: ReasoningItem, report: Report, *, index: int | None, se
     if text is None:
         report.add("changed", f"reasoning summary sent as {sent_as}", index=index, item_type="reasoning")
         return "\n\n".join(summary)
-    report.add("dropped", f"reasoning summary left out (the reasoning text is sent as {sent_as})", index=index, item_type="reasoning")
+    if summary_left_out(item, text):
+        report.add("dropped", f"reasoning summary left out (the reasoning text is sent as {sent_as})", index=index, item_type="reasoning")
     return text

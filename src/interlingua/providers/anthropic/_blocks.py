@@ -40,6 +40,7 @@ from ...items import (
     ToolResultItem,
     UrlSource,
 )
+from ...mapping.reasoning_text import summary_left_out
 from ...mapping.ids import IdMap, IdRule
 from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
@@ -597,7 +598,7 @@ class Encoder:
             return []
         if opaque.namespace == SIGNATURE_NS and isinstance(opaque.value, str):
             text = item.text if item.text is not msgspec.UNSET else ""
-            if item.summary is not msgspec.UNSET and item.summary:
+            if summary_left_out(item, text):
                 self.report.add("dropped", "reasoning summary left out (a thinking block carries the thinking text only)", index=index, item_type="reasoning")
             return [{"type": "thinking", "thinking": text, "signature": opaque.value}]
         if opaque.namespace == REDACTED_NS and isinstance(opaque.value, str):

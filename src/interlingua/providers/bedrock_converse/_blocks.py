@@ -47,6 +47,7 @@ from ...items import (
     ToolResultItem,
     UrlSource,
 )
+from ...mapping.reasoning_text import summary_left_out
 from ...mapping.ids import IdMap, IdRule
 from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
@@ -571,7 +572,7 @@ class Encoder:
         if opaque is msgspec.UNSET:
             origin = item.origin
             if origin is not msgspec.UNSET and origin.provider == NAME and item.text is not msgspec.UNSET:
-                if item.summary is not msgspec.UNSET and item.summary:
+                if summary_left_out(item, text):
                     self.report.add("dropped", "reasoning summary left out (reasoningText carries the reasoning text only)", index=index, item_type="reasoning")
                 return [{"reasoningContent": {"reasoningText": {"text": text}}}]
             self.report.add("dropped", "reasoning not issued by Bedrock cannot be sent as reasoningContent", index=index, item_type="reasoning")
@@ -581,7 +582,7 @@ class Encoder:
             self.report.add("dropped", f"{why}; reasoning left out", index=index, item_type="reasoning")
             return []
         if opaque.namespace == SIGNATURE_NS and isinstance(opaque.value, str):
-            if item.summary is not msgspec.UNSET and item.summary:
+            if summary_left_out(item, text):
                 self.report.add("dropped", "reasoning summary left out (reasoningText carries the reasoning text only)", index=index, item_type="reasoning")
             return [{"reasoningContent": {"reasoningText": {"text": text, "signature": opaque.value}}}]
         if opaque.namespace == REDACTED_NS and isinstance(opaque.value, str):

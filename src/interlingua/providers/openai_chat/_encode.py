@@ -38,6 +38,7 @@ from ...items import (
     ToolResultItem,
     UrlSource,
 )
+from ...mapping.reasoning_text import summary_left_out
 from ...mapping.extras import item_fields, restore_fields
 from ...mapping.arguments import arguments_json
 from ...mapping.ids import IdMap
@@ -515,7 +516,7 @@ class MessageEncoder:
 
     def _summary_left_out(self, index: int, item: ReasoningItem) -> None:
         """Report the summary of a reasoning item whose text is written (a Chat host takes the text only)."""
-        if item.summary is not U and item.summary:
+        if summary_left_out(item, item.text if item.text is not U else None):
             self.report.add("dropped", "reasoning summary left out (the reasoning text is sent)", index=index, item_type="reasoning")
 
     def _tool_call(self, index: int, item: Any) -> dict[str, Any] | None:
