@@ -126,9 +126,13 @@ def required_item_fields(kind: str | None = None) -> tuple[str, ...]:
 
     Derived from the generated models, so a field added to ``schemas/`` is asked for the day it is added.
     """
-    return tuple(
-        f"{tag}.{name}" for tag, cls in item_kinds() if kind is None or tag == kind for name in cls.__struct_fields__ if name not in SHARED
-    )
+    return _required(item_kinds(), kind)
+
+
+@functools.cache
+def _required(kinds: tuple[tuple[str, type[msgspec.Struct]], ...], kind: str | None) -> tuple[str, ...]:
+    """:func:`required_item_fields` for one union (keyed by it, so a test's copy of a model gets its own)."""
+    return tuple(f"{tag}.{name}" for tag, cls in kinds if kind is None or tag == kind for name in cls.__struct_fields__ if name not in SHARED)
 
 
 @dataclass(frozen=True)
