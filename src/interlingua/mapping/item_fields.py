@@ -140,7 +140,7 @@ class ItemFieldTable:
     """One mapper's declaration of every item field, for the request direction (what it writes and reads back).
 
     Attributes:
-        mapper: The mapper's registry name (``anthropic``, ``openai-chat (deepseek)``), for error messages.
+        mapper: The mapper's registry name (``anthropic``; ``openai-chat:deepseek`` for a dialect), for error messages.
         kinds: Kind -> :class:`WholeItem` for each kind not carried as itself.
         rows: ``kind.field`` -> :class:`Mapped` / :class:`Unsupported` / :class:`NotSent`, for every field of
             every kind not in ``kinds`` (rows given for a kind in ``kinds`` are left out).
@@ -177,7 +177,15 @@ class ItemFieldTable:
             raise ItemFieldTableError(f"item-field table of mapper {self.mapper!r}: " + "; ".join(problems))
 
     def row(self, name: str, *, direction: str = "request") -> ItemRow | WholeItem:
-        """The declaration of ``kind.field`` (the kind's :class:`WholeItem` when the kind is not carried)."""
+        """The declaration of ``kind.field`` (the kind's :class:`WholeItem` when the kind is not carried).
+
+        Args:
+            name: ``kind.field`` (``image.detail``).
+            direction: ``request``, or ``response`` for a response body (its :attr:`response` row if any).
+
+        Raises:
+            KeyError: ``name`` is no field of the item union.
+        """
         kind = name.partition(".")[0]
         if kind in self.kinds:
             return self.kinds[kind]
@@ -195,7 +203,11 @@ class ItemFieldTable:
                     yield name, self.rows[name]
 
     def replace(self, mapper: str, *, kinds: Mapping[str, WholeItem | None] | None = None, rows: Mapping[str, ItemRow] | None = None) -> ItemFieldTable:
-        """A copy for another mapper (a dialect): ``kinds`` entries replace (``None`` removes) whole kinds, ``rows`` replace rows."""
+        """A copy for another mapper (a dialect): ``kinds`` entries replace (``None`` removes) whole kinds, ``rows`` replace rows.
+
+        Raises:
+            ItemFieldTableError: the copy is incomplete (a kind no longer whole needs rows for its fields).
+        """
         new_kinds = dict(self.kinds)
         for kind, whole in (kinds or {}).items():
             if whole is None:
