@@ -16,8 +16,8 @@ Building the table checks it covers every field of every kind (:func:`required_i
 neither maps nor declares a field raises :class:`ItemFieldTableError` naming the mapper and the field when
 the provider module is imported, so a field added to ``schemas/`` cannot be dropped silently by a mapper
 that does not know it. :data:`SHARED` fields (``provider_data``, ``message``) are handled the same way by
-every mapper and need no row. tests/providers/test_item_field_tables.py holds every declaration to what the
-mapper does.
+every mapper and need no row. The project's tests hold every declaration to what the mapper does, on items
+generated from the models.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ import msgspec
 from .. import items as _items
 
 __all__ = [
+    "CALL_IDS",
     "SHARED",
     "ItemFieldTable",
     "ItemFieldTableError",
