@@ -65,7 +65,8 @@ __all__ = ["MessageEncoder", "raw_kind"]
 U = msgspec.UNSET
 _CONTENT_CLASSES = (TextItem, ImageItem, AudioItem, VideoItem, DocumentItem, ArtifactRefItem)
 _ASSISTANT_CLASSES = (ToolCallItem, ReasoningItem, RefusalItem, StructuredItem)
-_AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+"""Audio media type -> ``input_audio.format`` (the two formats Chat Completions takes; Mistral reads them too)."""
 
 
 def merge_own_part(part: dict[str, Any], item: Any, name: str, report: Report, *, index: int | None, item_type: str) -> dict[str, Any]:
@@ -276,7 +277,7 @@ class MessageEncoder:
             src = item.source
             fmt = item.format if item.format is not U else None
             if isinstance(src, Base64Source):
-                fmt = fmt or _AUDIO_FORMATS.get(src.media_type)
+                fmt = fmt or AUDIO_FORMATS.get(src.media_type)
                 if fmt in ("wav", "mp3"):
                     if item.transcript is not U:
                         self.report.add("dropped", "input_audio has no transcript field; the audio transcript is left out", index=index, item_type="audio")
