@@ -18,6 +18,11 @@ The declared table (between ``<!-- declared:begin -->`` and ``<!-- declared:end 
 ``settings_table`` as written (ADR 0042): the wire path of every setting, or why it is not taken
 (tests/providers/test_settings_tables.py proves the declarations are what the mappers do).
 
+The item-field table (between ``<!-- item-fields:begin -->`` and ``<!-- item-fields:end -->``) is each mapper's
+``item_fields`` as written (ADR 0044): for every field of every item kind, its wire path, "dropped, reported",
+"not sent", or "whole item" for a kind the target does not carry as itself (tests/providers/test_item_field_tables.py
+proves the declarations are what the mappers do).
+
 Usage: ``python tools/gen_provider_matrix.py [--check]``.
 """
 
@@ -41,6 +46,7 @@ TARGETS = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "
 BEGIN, END = "<!-- matrix:begin -->", "<!-- matrix:end -->"
 SETTINGS_BEGIN, SETTINGS_END = "<!-- settings:begin -->", "<!-- settings:end -->"
 DECLARED_BEGIN, DECLARED_END = "<!-- declared:begin -->", "<!-- declared:end -->"
+FIELDS_BEGIN, FIELDS_END = "<!-- item-fields:begin -->", "<!-- item-fields:end -->"
 DIALECTS = ["deepseek", "openrouter", "ollama"]
 """Further ``openai-chat`` dialects shown as their own settings columns."""
 MODEL = "test-model"
@@ -245,6 +251,53 @@ def render_declared() -> str:
     return head + "\n".join(rows) + "\n\n" + "\n".join(notes) + "\n"
 
 
+def render_item_fields() -> str:
+    """The item-field tables as declared (ADR 0044): one row per field of every item kind, then each mapper's notes."""
+    from interlingua.mapping.item_fields import CALL_IDS, Mapped, NotSent, Unsupported, WholeItem, item_kinds, required_item_fields
+
+    mappers = _setting_mappers()
+    head = "| item field | " + " | ".join(f"`{n}`" for n, _ in mappers) + " |\n|---|" + "---|" * len(mappers) + "\n"
+    common = ("id", "metadata", "origin")
+    rows = []
+    for tag, _ in item_kinds():
+        for name in required_item_fields(tag):
+            field = name.partition(".")[2]
+            cells = []
+            for _, m in mappers:
+                row = m.item_fields.row(name)  # type: ignore[attr-defined]
+                if isinstance(row, WholeItem):
+                    cells.append("whole item")
+                elif isinstance(row, Mapped):
+                    cells.append(f"`{row.path}`" + (" (converted)" if row.how else ""))
+                elif isinstance(row, Unsupported):
+                    cells.append("dropped, reported")
+                else:
+                    cells.append("not sent")
+            if field in common and name not in CALL_IDS and set(cells) <= {"whole item", "not sent"}:
+                continue  # the transcript's own fields: one line below the table
+            if set(cells) == {"whole item"}:
+                continue  # a kind no mapper carries as itself: the item matrix above says what happens to it
+            rows.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    notes = []
+    for label, m in mappers:
+        table = m.item_fields  # type: ignore[attr-defined]
+        whole = [f"`{kind}` {row.why}" for kind, row in table.kinds.items()]
+        why: dict[str, list[str]] = {}
+        for name, row in table.declared():
+            if isinstance(row, (Unsupported, NotSent)) and not (isinstance(row, NotSent) and name.partition(".")[2] in common):
+                why.setdefault(("dropped, reported: " if isinstance(row, Unsupported) else "not sent: ") + row.why, []).append(f"`{name}`")
+        how = [f"`{name}`: {row.how}" for name, row in table.declared() if isinstance(row, Mapped) and row.how]
+        parts = whole + [f"{', '.join(names)} {text}" for text, names in why.items()] + how
+        notes.append(f"- **`{label}`**: " + "; ".join(parts) + ".")
+    tail = (
+        "\nEvery mapper leaves out the transcript's own fields, `id` (but a call's id), `metadata` and `origin` (but "
+        "where a row above says otherwise): they are not conversation content. `provider_data` and `message` are "
+        "handled the same way by every mapper (a provider's own fields written back to it, others reported; items "
+        "sharing a `message` key written as one message).\n\n"
+    )
+    return head + "\n".join(rows) + "\n" + tail + "\n".join(notes) + "\n"
+
+
 def _replace(doc: str, begin: str, end: str, text: str) -> str:
     start, stop = doc.index(begin) + len(begin), doc.index(end)
     return doc[:start] + "\n" + text + doc[stop:]
@@ -258,9 +311,10 @@ def main() -> int:
     new = _replace(doc, BEGIN, END, render_matrix())
     new = _replace(new, SETTINGS_BEGIN, SETTINGS_END, render_settings())
     new = _replace(new, DECLARED_BEGIN, DECLARED_END, render_declared())
+    new = _replace(new, FIELDS_BEGIN, FIELDS_END, render_item_fields())
     if args.check:
         if new != doc:
-            print("docs/providers.md matrix or settings table is out of date: run `python tools/gen_provider_matrix.py`", file=sys.stderr)
+            print("docs/providers.md matrix, settings or item-field table is out of date: run `python tools/gen_provider_matrix.py`", file=sys.stderr)
             return 1
         return 0
     OUT.write_text(new)

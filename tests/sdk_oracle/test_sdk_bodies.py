@@ -55,7 +55,7 @@ def test_the_case_list_covers_every_fixture_target_and_policy():
     assert kinds == {"request", "continuation", "response", "stream-final"}
     assert {c.target for c in all_cases} == {"openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "cohere"}
     assert {c.policy for c in all_cases} == {"error", "drop", "degrade"}
-    assert len({c.fixture for c in all_cases if c.kind == "request"}) == 49  # 42 on main + 6 Gemini corpus requests (issue 13.2) + 1 Chat request with temperature (issue 25)
+    assert len({c.fixture for c in all_cases if c.kind == "request"}) == 51  # 42 on main + 6 Gemini corpus requests (issue 13.2) + 1 Chat request with temperature (issue 25) + 2 for issue 30 (a cache_control block, reasoning with text and summary)
     assert len({c.fixture for c in all_cases if c.kind == "stream-final"}) >= 15
     assert len(all_cases) > 1400
 

@@ -16,6 +16,7 @@ from ..items import ModelCapabilities, Transcript
 from .ids import IdRule
 from .protocol import Conversion, Framing, ModelResponse
 from .report import Policy
+from .item_fields import ItemFieldTable
 from .settings_table import SettingsTable
 
 if TYPE_CHECKING:
@@ -56,6 +57,8 @@ class MapperBase:
             model table entry matches; a mapper whose defaults depend on the model overrides the method.
         settings_table: What the mapper does with every canonical setting
             (:class:`~interlingua.mapping.settings_table.SettingsTable`).
+        item_fields: What the mapper does with every field of every item kind
+            (:class:`~interlingua.mapping.item_fields.ItemFieldTable`, ADR 0044).
     """
 
     name: str
@@ -65,6 +68,7 @@ class MapperBase:
     wire: ClassVar[WireFunctions]
     default_capabilities: ClassVar[ModelCapabilities]
     settings_table: SettingsTable
+    item_fields: ItemFieldTable
 
     def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
         """Provider request body -> transcript (the provider's ``decode_request``)."""

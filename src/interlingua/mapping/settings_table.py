@@ -16,6 +16,7 @@ every mapper words and places those entries the same way (:func:`~interlingua.ma
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -34,6 +35,8 @@ __all__ = [
     "SettingsTableError",
     "Unsupported",
     "Wire",
+    "encode_plain",
+    "plain_fields",
     "report_unsupported",
     "required_settings",
     "setting_value",
@@ -56,10 +59,13 @@ class Wire:
             description when it is not a body field (``URL path``).
         how: The converter both ways when the value is not carried as it is (``effort level <-> think``),
             and the cases written only in part (reported by the mapper itself).
+        plain: The value is written as it is (a copy) to the top-level body field ``path`` and read back
+            from it by the shared loop (:func:`encode_plain`, :func:`plain_fields`), not by the mapper.
     """
 
     path: str
     how: str = ""
+    plain: bool = False
 
 
 @dataclass(frozen=True)
@@ -201,3 +207,43 @@ def report_unsupported(
             value = getattr(settings, name.rpartition(".")[2], msgspec.UNSET)
         if value is not msgspec.UNSET:
             unsupported_setting(report, policy, row.target or table.target, name, value, meaning_changes=row.meaning_changes, why=row.why)
+
+
+NOT_FROM_SETTINGS: frozenset[str] = frozenset({"model"})
+"""Settings read from a body but never written from the settings (ADR 0007: the model is the caller's ``model=``)."""
+
+
+def _plain_rows(table: SettingsTable, under: str) -> Iterator[tuple[str, str]]:
+    """``(setting, body key)`` of each plain row whose path lies in the object ``under`` (``""``: the body itself)."""
+    prefix = under + "." if under else ""
+    for name, row in table.rows.items():
+        if isinstance(row, Wire) and row.plain and row.path.startswith(prefix):
+            key = row.path[len(prefix) :]
+            if "." not in key:
+                yield name, key
+
+
+def encode_plain(settings: Settings, table: SettingsTable, target: dict[str, Any], *, under: str = "") -> None:
+    """Write every set ``plain`` :class:`Wire` setting of ``table`` into ``target`` as it is (the one shared loop).
+
+    Args:
+        settings: The transcript's settings (not mutated: values are deep-copied).
+        table: The target mapper's table.
+        target: The body, or (with ``under``) the body object those rows live in (Ollama's ``options``).
+        under: Only the rows whose path is ``under.<key>``, written as ``target[key]``; ``""``: the rows
+            whose path is a top-level body field.
+
+    Rows are written in the table's order (so a body's key order is the table's); ``model`` is never
+    written from the settings (:data:`NOT_FROM_SETTINGS`).
+    """
+    for name, key in _plain_rows(table, under):
+        if name not in NOT_FROM_SETTINGS:
+            value = getattr(settings, name, msgspec.UNSET)
+            if value is not msgspec.UNSET:
+                target[key] = copy.deepcopy(value)
+
+
+def plain_fields(table: SettingsTable, *, under: str = "") -> dict[str, str]:
+    """Body key -> canonical setting of every ``plain`` :class:`Wire` row (in ``under``, as for :func:`encode_plain`),
+    for a decoder's loop over the body: a key found there with a valid value is read into that setting."""
+    return {key: name for name, key in _plain_rows(table, under)}

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
 from ...mapping.base import MapperBase, WireFunctions
+from ...mapping.item_fields import ItemFieldTable
 from ...mapping.settings_table import SettingsTable
 from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
@@ -21,6 +22,7 @@ from ...mapping.vendor_models import VendorModels
 from ._blocks import ID_RULE, ISSUER, NAME
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
+from ._fields import ITEM_FIELDS
 from ._settings import SETTINGS_TABLE
 from ._stream import AnthropicAccumulator
 
@@ -72,6 +74,7 @@ class AnthropicMapper(MapperBase):
 
     wire = WireFunctions(decode_request, encode_request, decode_response, encode_response, AnthropicAccumulator)
     settings_table: SettingsTable = SETTINGS_TABLE
+    item_fields: ItemFieldTable = ITEM_FIELDS
     default_capabilities = ModelCapabilities(
         input_modalities=["text", "image", "document"],
         output_modalities=["text"],

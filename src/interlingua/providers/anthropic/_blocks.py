@@ -40,6 +40,7 @@ from ...items import (
     ToolResultItem,
     UrlSource,
 )
+from ...mapping.reasoning_text import summary_left_out
 from ...mapping.ids import IdMap, IdRule
 from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
@@ -597,8 +598,12 @@ class Encoder:
             return []
         if opaque.namespace == SIGNATURE_NS and isinstance(opaque.value, str):
             text = item.text if item.text is not msgspec.UNSET else ""
+            if summary_left_out(item, text):
+                self.report.add("dropped", "reasoning summary left out (a thinking block carries the thinking text only)", index=index, item_type="reasoning")
             return [{"type": "thinking", "thinking": text, "signature": opaque.value}]
         if opaque.namespace == REDACTED_NS and isinstance(opaque.value, str):
+            if (item.text is not msgspec.UNSET and item.text) or (item.summary is not msgspec.UNSET and item.summary):
+                self.report.add("dropped", "reasoning text and summary left out (a redacted_thinking block carries its data only)", index=index, item_type="reasoning")
             return [{"type": "redacted_thinking", "data": opaque.value}]
         self.report.add("dropped", f"unknown anthropic opaque namespace {opaque.namespace!r}; reasoning left out", index=index, item_type="reasoning")
         return []
@@ -607,6 +612,9 @@ class Encoder:
         """RawItem -> its block, only when it came from Anthropic (else dropped and reported)."""
         if item.provider != NAME:
             self.report.add("dropped", f"raw item from {item.provider!r} cannot be sent to Anthropic", index=index, item_type="raw")
+            return []
+        if not isinstance(item.value, dict):
+            self.report.add("dropped", f"raw Anthropic item whose value is not a content block object ({type(item.value).__name__})", index=index, item_type="raw")
             return []
         return [copy.deepcopy(item.value)]
 

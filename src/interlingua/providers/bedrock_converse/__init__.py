@@ -15,6 +15,7 @@ from typing import Any, Literal
 from ...items import ModelCapabilities, Transcript
 from ...mapping.ids import IdRule
 from ...mapping.base import MapperBase, WireFunctions
+from ...mapping.item_fields import ItemFieldTable
 from ...mapping.settings_table import SettingsTable
 from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
@@ -25,6 +26,7 @@ from ._blocks import ID_RULE, ISSUER, NAME
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
 from ._request import SETTINGS_TABLE
+from ._fields import ITEM_FIELDS
 from ._stream import BedrockConverseAccumulator
 
 __all__ = ["BedrockConverseAccumulator", "BedrockConverseMapper", "mapper"]
@@ -61,6 +63,7 @@ class BedrockConverseMapper(MapperBase):
 
     wire = WireFunctions(decode_request, encode_request, decode_response, encode_response, BedrockConverseAccumulator)
     settings_table: SettingsTable = SETTINGS_TABLE
+    item_fields: ItemFieldTable = ITEM_FIELDS
     default_capabilities = ModelCapabilities(
         input_modalities=["text", "image", "document"],
         output_modalities=["text"],

@@ -47,6 +47,7 @@ from ...items import (
     ToolResultItem,
     UrlSource,
 )
+from ...mapping.reasoning_text import summary_left_out
 from ...mapping.ids import IdMap, IdRule
 from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
@@ -571,6 +572,8 @@ class Encoder:
         if opaque is msgspec.UNSET:
             origin = item.origin
             if origin is not msgspec.UNSET and origin.provider == NAME and item.text is not msgspec.UNSET:
+                if summary_left_out(item, text):
+                    self.report.add("dropped", "reasoning summary left out (reasoningText carries the reasoning text only)", index=index, item_type="reasoning")
                 return [{"reasoningContent": {"reasoningText": {"text": text}}}]
             self.report.add("dropped", "reasoning not issued by Bedrock cannot be sent as reasoningContent", index=index, item_type="reasoning")
             return []
@@ -579,8 +582,12 @@ class Encoder:
             self.report.add("dropped", f"{why}; reasoning left out", index=index, item_type="reasoning")
             return []
         if opaque.namespace == SIGNATURE_NS and isinstance(opaque.value, str):
+            if summary_left_out(item, text):
+                self.report.add("dropped", "reasoning summary left out (reasoningText carries the reasoning text only)", index=index, item_type="reasoning")
             return [{"reasoningContent": {"reasoningText": {"text": text, "signature": opaque.value}}}]
         if opaque.namespace == REDACTED_NS and isinstance(opaque.value, str):
+            if text or (item.summary is not msgspec.UNSET and item.summary):
+                self.report.add("dropped", "reasoning text and summary left out (redactedContent carries its data only)", index=index, item_type="reasoning")
             return [{"reasoningContent": {"redactedContent": opaque.value}}]
         self.report.add("dropped", f"unknown {NAME} opaque namespace {opaque.namespace!r}; reasoning left out", index=index, item_type="reasoning")
         return []
@@ -589,6 +596,9 @@ class Encoder:
         """RawItem -> its block, only when it came from Bedrock Converse (else dropped and reported)."""
         if item.provider != NAME:
             self.report.add("dropped", f"raw item from {item.provider!r} cannot be sent to Bedrock Converse", index=index, item_type="raw")
+            return []
+        if not isinstance(item.value, dict):
+            self.report.add("dropped", f"raw Bedrock Converse item whose value is not a content block object ({type(item.value).__name__})", index=index, item_type="raw")
             return []
         return [copy.deepcopy(item.value)]
 

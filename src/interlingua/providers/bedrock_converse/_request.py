@@ -37,7 +37,7 @@ from ...mapping.protocol import Conversion
 from ...mapping.tool_definitions import require_tool_definitions
 from ...mapping.report import Policy, Report
 from ...mapping.settings import approximated_setting, note_model, own_provider_data, settings_of, unsupported_setting
-from ...mapping.settings_table import SettingsTable, Unsupported, Wire, report_unsupported
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, report_unsupported
 from ...mapping.wire import guarded
 from ._blocks import NAME, DecodeContext, Encoder, decode_blocks, item_type, speaker
 
@@ -66,11 +66,11 @@ SETTINGS_TABLE = SettingsTable(
     NAME,
     {
         "model": Wire("modelId", "from encode_request(model=...) or a Bedrock id in the settings (the URL path on the wire)"),
-        "max_output_tokens": Wire("inferenceConfig.maxTokens"),
-        "temperature": Wire("inferenceConfig.temperature"),
-        "top_p": Wire("inferenceConfig.topP"),
-        "top_k": Wire("additionalModelRequestFields.top_k", "Anthropic's field on Bedrock"),
-        "stop": Wire("inferenceConfig.stopSequences"),
+        "max_output_tokens": Wire("inferenceConfig.maxTokens", plain=True),
+        "temperature": Wire("inferenceConfig.temperature", plain=True),
+        "top_p": Wire("inferenceConfig.topP", plain=True),
+        "top_k": Wire("additionalModelRequestFields.top_k", "Anthropic's field on Bedrock", plain=True),
+        "stop": Wire("inferenceConfig.stopSequences", plain=True),
         "stream": Unsupported(why="the endpoint decides: converse or converse-stream"),
         "seed": _NO_INFERENCE_FIELD,
         "presence_penalty": _NO_INFERENCE_FIELD,
@@ -86,7 +86,8 @@ SETTINGS_TABLE = SettingsTable(
         "reasoning.include_thoughts": Unsupported(),
     },
 )
-"""What Bedrock Converse does with every canonical setting (ADR 0042); rows in the order they are reported."""
+"""What Bedrock Converse does with every canonical setting (ADR 0042); rows in the order they are reported; the
+plain rows are written by the shared loop (ADR 0044), read back by ``decode_request`` (which checks each value)."""
 
 
 _BEDROCK_ID = re.compile(r"^(?:[a-z]{2,6}\.)?[a-z0-9-]+\.[A-Za-z0-9._:-]+$|^arn:aws")
@@ -338,17 +339,9 @@ def _encode_settings(settings: Settings, body: dict[str, Any], model: str | None
     had_inference = "inferenceConfig" in (settings.provider_data[NAME] if settings.provider_data is not msgspec.UNSET and NAME in settings.provider_data else {})
     had_extra = "additionalModelRequestFields" in (settings.provider_data[NAME] if settings.provider_data is not msgspec.UNSET and NAME in settings.provider_data else {})
     output: dict[str, Any] = data.pop("outputConfig", None) or {}
-    if settings.max_output_tokens is not msgspec.UNSET:
-        inference["maxTokens"] = settings.max_output_tokens
-    if settings.temperature is not msgspec.UNSET:
-        inference["temperature"] = settings.temperature
-    if settings.top_p is not msgspec.UNSET:
-        inference["topP"] = settings.top_p
-    if settings.stop is not msgspec.UNSET:
-        inference["stopSequences"] = list(settings.stop)
-    if settings.top_k is not msgspec.UNSET:
-        # Anthropic's field on Bedrock; other families (Nova: inferenceConfig.topK) keep theirs in provider_data.
-        extra["top_k"] = settings.top_k
+    encode_plain(settings, SETTINGS_TABLE, inference, under="inferenceConfig")
+    # top_k: Anthropic's field on Bedrock; other families (Nova: inferenceConfig.topK) keep theirs in provider_data.
+    encode_plain(settings, SETTINGS_TABLE, extra, under="additionalModelRequestFields")
     report_unsupported(settings, SETTINGS_TABLE, policy=policy, report=report)
     reasoning = settings.reasoning
     if isinstance(reasoning, ReasoningSettings):

@@ -60,6 +60,8 @@ from ...items import (
     UrlSource,
     VideoItem,
 )
+from ...mapping.cache_breakpoints import report_cache_breakpoints
+from ...mapping.reasoning_text import reasoning_text
 from ...mapping.arguments import arguments_json, tool_call_from_text
 from ...mapping.extras import as_provider_data, item_fields, restore_fields, unknown_fields
 from ...mapping.report import Policy, Report
@@ -352,6 +354,7 @@ class MessageEncoder:
         """Encode one item (another provider's ``provider_data`` on it is reported dropped)."""
         key = getattr(item, "message", UNSET)
         policy, report = self.policy, self.report
+        report_cache_breakpoints(item, idx, report, why="Cohere caches prompts on its own, with no breakpoint field")
         if isinstance(item, TextItem):
             self._text(idx, item, key)
         elif isinstance(item, ImageItem):
@@ -368,6 +371,9 @@ class MessageEncoder:
         elif isinstance(item, RawItem):
             if item.provider != NAME:
                 report.add("dropped", f"raw item of {item.provider} cannot be sent to Cohere", index=idx, item_type="raw")
+                return
+            if not isinstance(item.value, dict):
+                report.add("dropped", f"raw Cohere item whose value is not a message object ({type(item.value).__name__})", index=idx, item_type="raw")
                 return
             self.messages.append({"role": "raw", "_raw": jcopy(item.value)})
             self._keys.append(key)
@@ -435,10 +441,7 @@ class MessageEncoder:
         own = item_fields(item, NAME, self.report, index=idx)
         if item.opaque is not UNSET:
             self.report.add("dropped", f"opaque {item.opaque.namespace} of {item.opaque.issuer} cannot be sent to Cohere", index=idx, item_type="reasoning")
-        text = item.text if item.text is not UNSET else None
-        if text is None and item.summary is not UNSET and item.summary:
-            text = "\n\n".join(item.summary)
-            self.report.add("changed", "reasoning summary sent as thinking", index=idx, item_type="reasoning")
+        text = reasoning_text(item, self.report, index=idx, sent_as="thinking")
         if not text:
             if item.opaque is UNSET:
                 self.report.add("dropped", "reasoning without text", index=idx, item_type="reasoning")

@@ -21,26 +21,12 @@ import msgspec
 from ...items import ReasoningSettings, Settings
 from ...mapping.report import Policy, Report
 from ...mapping.settings import approximated_setting, build_settings, merge_provider_fields, own_provider_data, unsupported_setting, valid_setting
-from ...mapping.settings_table import SettingsTable, Unsupported, Wire, report_unsupported
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, plain_fields, report_unsupported
 from ._common import NAME
 
 __all__ = ["SETTINGS_TABLE", "decode_settings", "encode_settings"]
 
 U = msgspec.UNSET
-
-_PLAIN = {
-    "model": "model",
-    "stream": "stream",
-    "max_tokens": "max_output_tokens",
-    "temperature": "temperature",
-    "p": "top_p",
-    "k": "top_k",
-    "seed": "seed",
-    "stop_sequences": "stop",
-    "frequency_penalty": "frequency_penalty",
-    "presence_penalty": "presence_penalty",
-}
-"""Wire field -> canonical setting, same value."""
 
 _CONVERSATION = frozenset({"messages", "tools"})
 
@@ -50,8 +36,17 @@ SETTINGS_TABLE = SettingsTable(
     NAME,
     "Cohere",
     {
-        "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)"),
-        **{canonical: Wire(wire) for wire, canonical in _PLAIN.items() if canonical not in ("model", "stream")},
+        # the plain rows in the order their fields are written
+        "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)", plain=True),
+        "stream": Wire("stream", plain=True),
+        "max_output_tokens": Wire("max_tokens", plain=True),
+        "temperature": Wire("temperature", plain=True),
+        "top_p": Wire("p", plain=True),
+        "top_k": Wire("k", plain=True),
+        "seed": Wire("seed", plain=True),
+        "stop": Wire("stop_sequences", plain=True),
+        "frequency_penalty": Wire("frequency_penalty", plain=True),
+        "presence_penalty": Wire("presence_penalty", plain=True),
         "response_format.type": Wire("response_format.type", "json_schema -> json_object with json_schema"),
         "response_format.name": _SCHEMA_ALONE,
         "response_format.description": _SCHEMA_ALONE,
@@ -61,10 +56,13 @@ SETTINGS_TABLE = SettingsTable(
         "reasoning.budget_tokens": Wire("thinking.token_budget"),
         "reasoning.summary": Unsupported(why="Cohere returns the thinking itself, no summary"),
         "reasoning.include_thoughts": Wire("thinking.type", "true -> enabled; false reported dropped"),
-        "stream": Wire("stream"),
     },
 )
-"""What Cohere v2 chat does with every canonical setting (ADR 0042)."""
+"""What Cohere v2 chat does with every canonical setting (ADR 0042); the plain rows are written and read by
+the shared loop (ADR 0044)."""
+
+_PLAIN = plain_fields(SETTINGS_TABLE)
+"""Wire field -> canonical setting, same value."""
 
 
 def _response_format(value: Any) -> dict[str, Any] | None:
@@ -126,10 +124,7 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
     ``model`` is not written here (only the caller's ``model=`` argument is, ADR 0007).
     """
     own = own_provider_data(settings.provider_data, NAME, report, what="settings", settings=settings)
-    for wire, canonical in _PLAIN.items():
-        value = getattr(settings, canonical)
-        if wire != "model" and value is not U:
-            body[wire] = copy.deepcopy(value)
+    encode_plain(settings, SETTINGS_TABLE, body)
     fmt = settings.response_format
     if fmt is not U:
         if fmt.type == "text":

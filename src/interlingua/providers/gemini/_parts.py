@@ -70,6 +70,7 @@ from ...items import (
     UrlSource,
     VideoItem,
 )
+from ...mapping.reasoning_text import reasoning_text
 from ...mapping.opaque import replayable
 from ...mapping.report import Policy, Report
 from ...mapping.settings import own_provider_data
@@ -558,6 +559,9 @@ class PartEncoder:
             if item.provider != NAME:
                 report.add("dropped", f"raw item of {item.provider} cannot be sent to Gemini", index=idx, item_type="raw")
                 return
+            if not isinstance(item.value, dict):
+                report.add("dropped", f"raw Gemini item whose value is not a part object ({type(item.value).__name__})", index=idx, item_type="raw")
+                return
             self._place("model" if item.role == "assistant" else "user", key, [jcopy(item.value)])
         elif isinstance(item, StructuredItem):
             report.add("changed", "structured output sent as JSON text", index=idx, item_type="structured")
@@ -671,10 +675,7 @@ class PartEncoder:
                 self.report.add("dropped", f"{why}; its opaque state is left out, the text is sent as a thought part", index=idx, item_type="reasoning")
             else:
                 sig = item.opaque.value
-        text: str | None = item.text if item.text is not UNSET else None
-        if text is None and item.summary is not UNSET and item.summary:
-            text = "\n\n".join(item.summary)
-            self.report.add("changed", "reasoning summary sent as thought text", index=idx, item_type="reasoning")
+        text = reasoning_text(item, self.report, index=idx, sent_as="thought text")
         if text is None:
             if sig is None:
                 self.report.add("dropped", "reasoning with neither text nor a Gemini signature", index=idx, item_type="reasoning")

@@ -43,7 +43,7 @@ from ...errors import ConversionError
 from ...items import ReasoningSettings, ResponseFormat, Settings
 from ...mapping.report import Policy, Report
 from ...mapping.settings import approximated_setting, own_provider_data, unsupported_setting
-from ...mapping.settings_table import SettingsTable, Unsupported, Wire, report_unsupported
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, report_unsupported
 from ._common import NAME, camel
 from ._models import EFFORT_THINKING_BUDGET, ThinkingRule, thinking_rule
 
@@ -62,14 +62,14 @@ SETTINGS_TABLE = SettingsTable(
     "Gemini",
     {
         "model": Wire("URL path models/{model}", "never in the body: passed to the call (model_in_body = False)"),
-        "max_output_tokens": Wire("generationConfig.maxOutputTokens"),
-        "temperature": Wire("generationConfig.temperature"),
-        "top_p": Wire("generationConfig.topP"),
-        "top_k": Wire("generationConfig.topK"),
-        "stop": Wire("generationConfig.stopSequences"),
-        "seed": Wire("generationConfig.seed"),
-        "presence_penalty": Wire("generationConfig.presencePenalty"),
-        "frequency_penalty": Wire("generationConfig.frequencyPenalty"),
+        "max_output_tokens": Wire("generationConfig.maxOutputTokens", plain=True),
+        "temperature": Wire("generationConfig.temperature", plain=True),
+        "top_p": Wire("generationConfig.topP", plain=True),
+        "top_k": Wire("generationConfig.topK", plain=True),
+        "stop": Wire("generationConfig.stopSequences", plain=True),
+        "seed": Wire("generationConfig.seed", plain=True),
+        "presence_penalty": Wire("generationConfig.presencePenalty", plain=True),
+        "frequency_penalty": Wire("generationConfig.frequencyPenalty", plain=True),
         "response_format.type": Wire("generationConfig.responseMimeType", "text -> text/plain; JSON -> application/json"),
         "response_format.name": Unsupported(why="Gemini takes the schema only"),
         "response_format.description": Unsupported(why="Gemini takes the schema only"),
@@ -82,7 +82,8 @@ SETTINGS_TABLE = SettingsTable(
         "stream": Unsupported(why="Gemini picks streaming by URL: streamGenerateContent or generateContent", target="Gemini body"),
     },
 )
-"""What Gemini ``generateContent`` does with every canonical setting (ADR 0042)."""
+"""What Gemini ``generateContent`` does with every canonical setting (ADR 0042); the plain rows are written by
+the shared loop (ADR 0044), read back by :func:`_decode_generation_config` (which refuses a bad value)."""
 
 
 def _bad(where: str, what: str) -> ConversionError:
@@ -325,22 +326,7 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
     saved_gc = extra.pop(_GC, None)
     saved = {camel(k): v for k, v in saved_gc.items()} if isinstance(saved_gc, Mapping) else {}
     gc: dict[str, Any] = {}
-    if s.max_output_tokens is not UNSET:
-        gc["maxOutputTokens"] = s.max_output_tokens
-    if s.temperature is not UNSET:
-        gc["temperature"] = s.temperature
-    if s.top_p is not UNSET:
-        gc["topP"] = s.top_p
-    if s.top_k is not UNSET:
-        gc["topK"] = s.top_k
-    if s.stop is not UNSET:
-        gc["stopSequences"] = list(s.stop)
-    if s.seed is not UNSET:
-        gc["seed"] = s.seed
-    if s.presence_penalty is not UNSET:
-        gc["presencePenalty"] = s.presence_penalty
-    if s.frequency_penalty is not UNSET:
-        gc["frequencyPenalty"] = s.frequency_penalty
+    encode_plain(s, SETTINGS_TABLE, gc, under=_GC)
     _encode_format(s, saved, gc, model, report)
     saved_tc = saved.pop(_TC, None)
     thinking = _encode_reasoning(s, saved_tc, report, thinking_rule(model))

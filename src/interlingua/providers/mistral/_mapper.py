@@ -39,7 +39,7 @@ from typing import Any, Literal
 import msgspec
 
 from ...errors import MalformedInputError
-from ...items import Base64Source, DocumentItem, ModelCapabilities, RawItem, StopReason, Transcript, UrlSource
+from ...items import AudioItem, Base64Source, DocumentItem, ModelCapabilities, RawItem, StopReason, Transcript, UrlSource
 from ...mapping.ids import IdRule
 from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
@@ -48,9 +48,12 @@ from ...mapping.wire import guarded
 from ...streaming.events import RawEvent, StreamEvent
 from ..openai_chat import OpenAIChatMapper
 from ..openai_chat._settings import settings_table as chat_settings_table
+from ...mapping.item_fields import ItemFieldTable
 from ...mapping.settings_table import SettingsTable, Wire
+from ._fields import ITEM_FIELDS
 from ..openai_chat._common import NAME as ENGINE
 from ..openai_chat._common import data_url, parse_data_url
+from ..openai_chat._encode import AUDIO_FORMATS
 
 __all__ = ["ID_RULE", "ISSUER", "NAME", "MistralMapper"]
 
@@ -275,17 +278,28 @@ def _parts(msg: dict[str, Any], index: int, policy: Policy, report: Report) -> N
                     chunk["document_name"] = file["filename"]
                 out.append(chunk)
                 continue
-            out.extend({"type": "text", "text": t.text} for t in report.unsupported(policy, "this file part has no Mistral chunk", index=index, item_type="document"))
+            # ``index`` is the body message's, not the item's: the entry names no item rather than a wrong one
+            out.extend({"type": "text", "text": t.text} for t in report.unsupported(policy, "this file part has no Mistral chunk", item_type="document"))
             continue
         if kind == "input_audio" and isinstance(part.get("input_audio"), dict):
             audio = part["input_audio"]
             if isinstance(audio.get("data"), str):
-                if audio.get("format") is not None:
-                    report.add("dropped", "Mistral's input_audio chunk carries no audio format", index=index, item_type="audio")
+                # its format is left out: reported per item by MistralMapper.encode_request (_audio_formats)
                 out.append({"type": "input_audio", "input_audio": audio["data"]})
                 continue
         out.append(part)
     msg["content"] = out
+
+
+def _audio_formats(transcript: Transcript, report: Report) -> None:
+    """Report the format of each audio item the engine writes as ``input_audio`` (base64 wav or mp3): Mistral's
+    ``InputAudioChunk`` carries the data only, so the format is left out (reported at the item, not at the
+    body message :func:`_parts` sees)."""
+    for n, item in enumerate(transcript.items):
+        if isinstance(item, AudioItem) and isinstance(item.source, Base64Source):
+            fmt = item.format if item.format is not _U else AUDIO_FORMATS.get(item.source.media_type)
+            if fmt in ("wav", "mp3"):
+                report.add("dropped", "Mistral's input_audio chunk carries no audio format", index=n, item_type="audio")
 
 
 def _tools(body: dict[str, Any], report: Report) -> None:
@@ -439,6 +453,8 @@ class MistralMapper:
     id_rule: IdRule | None = ID_RULE
     settings_table: SettingsTable = chat_settings_table("mistral").replace(NAME, seed=Wire("random_seed"))
     """The engine's ``mistral`` dialect table, the seed written as ``random_seed`` (ADR 0042)."""
+    item_fields: ItemFieldTable = ITEM_FIELDS
+    """The engine's ``mistral`` dialect table with Mistral's own chunks (ADR 0044)."""
 
     def __repr__(self) -> str:
         return "MistralMapper()"
@@ -470,6 +486,7 @@ class MistralMapper:
             if isinstance(item, DocumentItem) and isinstance(sent, RawItem) and item.media_type is not _U:
                 # a DocumentURLChunk has no media type of its own: the data URL's says it, and it comes back unset
                 report.add("changed", f"media_type {item.media_type!r} is carried by the data URL (a document_url chunk has no media type field)", index=n, item_type="document", pointer="/media_type")
+        _audio_formats(transcript, report)
         from ..openai_chat._request import encode_request
 
         body = encode_request(inner, dialect="mistral", rule=ID_RULE, model=model, policy=policy, report=report)

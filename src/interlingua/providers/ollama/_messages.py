@@ -52,6 +52,8 @@ from ...items import (
     ToolCallItem,
     ToolResultItem,
 )
+from ...mapping.cache_breakpoints import report_cache_breakpoints
+from ...mapping.reasoning_text import reasoning_text
 from ...mapping.arguments import tool_call_from_text
 from ...mapping.extras import keep_fields, restore_fields, unknown_fields
 from ...mapping.settings import own_provider_data
@@ -272,6 +274,7 @@ class MessageEncoder:
         if getattr(item, "provider_data", UNSET) is not UNSET:
             tag = tag_of(item) if not isinstance(item, UnknownItem) else item.type
             own = own_provider_data(item.provider_data, NAME, self.report, what=f"a {tag} item", index=idx, item_type=tag)
+        report_cache_breakpoints(item, idx, self.report, why="Ollama has no prompt-cache breakpoint; it keeps its own cache of the prompt")
         self._landed = None
         self._add(idx, item)
         if own and self._landed is not None:
@@ -293,12 +296,14 @@ class MessageEncoder:
                 return
             self._text(role, key, item.text, idx, "text")
         elif isinstance(item, ImageItem):
-            role = item.role if item.role in ("user", "assistant", "system") else "user"
+            role = item.role if item.role in ("user", "assistant", "system") else "system" if item.role == "developer" else "user"
             if not isinstance(item.source, Base64Source):
                 report.unsupported(policy, f"Ollama takes base64 images only, not a {tag_of(item.source)} source", index=idx, item_type="image")
                 return
             if item.detail is not UNSET:
                 report.add("dropped", "image detail has no Ollama equivalent", index=idx, item_type="image")
+            if item.role == "developer":
+                report.add("changed", "developer image sent as system", index=idx, item_type="image")
             self._image(role, key, item.source, idx)
         elif isinstance(item, ReasoningItem):
             self._reasoning(idx, item, key)
@@ -312,6 +317,9 @@ class MessageEncoder:
         elif isinstance(item, RawItem):
             if item.provider != NAME:
                 report.add("dropped", f"raw item of {item.provider} cannot be sent to Ollama", index=idx, item_type="raw")
+                return
+            if not isinstance(item.value, dict):
+                report.add("dropped", f"raw Ollama item whose value is not a message object ({type(item.value).__name__})", index=idx, item_type="raw")
                 return
             self.messages.append(jcopy(item.value))
             self._keys.append(key)
@@ -339,10 +347,7 @@ class MessageEncoder:
     def _reasoning(self, idx: int, item: ReasoningItem, key: Any) -> None:
         if item.opaque is not UNSET:
             self.report.add("dropped", f"opaque {item.opaque.namespace} of {item.opaque.issuer} cannot be sent to Ollama", index=idx, item_type="reasoning")
-        text = item.text if item.text is not UNSET else None
-        if text is None and item.summary is not UNSET and item.summary:
-            text = "\n\n".join(item.summary)
-            self.report.add("changed", "reasoning summary sent as thinking", index=idx, item_type="reasoning")
+        text = reasoning_text(item, self.report, index=idx, sent_as="thinking")
         if not text:
             if item.opaque is UNSET:
                 self.report.add("dropped", "reasoning without text", index=idx, item_type="reasoning")

@@ -32,24 +32,12 @@ from ...mapping.settings import (
     unsupported_setting,
     valid_setting,
 )
-from ...mapping.settings_table import SettingsTable, Unsupported, Wire, report_unsupported
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, plain_fields, report_unsupported
 from ._common import NAME
 
 __all__ = ["SETTINGS_TABLE", "decode_settings", "encode_settings"]
 
 U = msgspec.UNSET
-
-_OPTIONS = {
-    "num_predict": "max_output_tokens",
-    "temperature": "temperature",
-    "top_p": "top_p",
-    "top_k": "top_k",
-    "seed": "seed",
-    "stop": "stop",
-    "presence_penalty": "presence_penalty",
-    "frequency_penalty": "frequency_penalty",
-}
-"""``options`` field -> canonical setting (OLL ``api/types.go`` ``Options``)."""
 
 _THINK_LEVELS = ("low", "medium", "high")
 
@@ -60,7 +48,15 @@ SETTINGS_TABLE = SettingsTable(
     "Ollama",
     {
         "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)"),
-        **{canonical: Wire(f"options.{wire}") for wire, canonical in _OPTIONS.items()},
+        # the plain rows, in the order they are written into ``options`` (OLL ``api/types.go`` ``Options``)
+        "max_output_tokens": Wire("options.num_predict", plain=True),
+        "temperature": Wire("options.temperature", plain=True),
+        "top_p": Wire("options.top_p", plain=True),
+        "top_k": Wire("options.top_k", plain=True),
+        "seed": Wire("options.seed", plain=True),
+        "stop": Wire("options.stop", plain=True),
+        "presence_penalty": Wire("options.presence_penalty", plain=True),
+        "frequency_penalty": Wire("options.frequency_penalty", plain=True),
         "response_format.type": Wire("format", "json_object -> \"json\"; json_schema -> the schema; text reported dropped (free text is the default)"),
         "response_format.name": _SCHEMA_ALONE,
         "response_format.description": _SCHEMA_ALONE,
@@ -73,7 +69,11 @@ SETTINGS_TABLE = SettingsTable(
         "stream": Wire("stream", "always written: false when not set (reported changed)"),
     },
 )
-"""What Ollama ``/api/chat`` does with every canonical setting (ADR 0042)."""
+"""What Ollama ``/api/chat`` does with every canonical setting (ADR 0042); the plain rows are written and read
+by the shared loop (ADR 0044)."""
+
+_OPTIONS = plain_fields(SETTINGS_TABLE, under="options")
+"""``options`` field -> canonical setting."""
 _CONVERSATION = frozenset({"messages", "tools"})
 
 
@@ -127,10 +127,7 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
     """
     own = own_provider_data(settings.provider_data, NAME, report, what="settings", settings=settings)
     options: dict[str, Any] = {}
-    for wire, canonical in _OPTIONS.items():
-        value = getattr(settings, canonical)
-        if value is not U:
-            options[wire] = copy.deepcopy(value)
+    encode_plain(settings, SETTINGS_TABLE, options, under="options")
     if settings.response_format is not U:
         fmt = settings.response_format
         if fmt.type == "json_object":

@@ -38,6 +38,7 @@ from ...items import (
     ToolResultItem,
     UrlSource,
 )
+from ...mapping.reasoning_text import summary_left_out
 from ...mapping.extras import item_fields, restore_fields
 from ...mapping.arguments import arguments_json
 from ...mapping.ids import IdMap
@@ -64,7 +65,8 @@ __all__ = ["MessageEncoder", "raw_kind"]
 U = msgspec.UNSET
 _CONTENT_CLASSES = (TextItem, ImageItem, AudioItem, VideoItem, DocumentItem, ArtifactRefItem)
 _ASSISTANT_CLASSES = (ToolCallItem, ReasoningItem, RefusalItem, StructuredItem)
-_AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+"""Audio media type -> ``input_audio.format`` (the two formats Chat Completions takes; Mistral reads them too)."""
 
 
 def merge_own_part(part: dict[str, Any], item: Any, name: str, report: Report, *, index: int | None, item_type: str) -> dict[str, Any]:
@@ -275,7 +277,7 @@ class MessageEncoder:
             src = item.source
             fmt = item.format if item.format is not U else None
             if isinstance(src, Base64Source):
-                fmt = fmt or _AUDIO_FORMATS.get(src.media_type)
+                fmt = fmt or AUDIO_FORMATS.get(src.media_type)
                 if fmt in ("wav", "mp3"):
                     if item.transcript is not U:
                         self.report.add("dropped", "input_audio has no transcript field; the audio transcript is left out", index=index, item_type="audio")
@@ -494,6 +496,7 @@ class MessageEncoder:
                 # read from these fields of an OpenAI-compatible host: written back to them in every dialect
                 for f in text_fields:
                     own_fields.setdefault(f, []).append(item.text)
+                self._summary_left_out(i, item)
                 continue
             rules = DIALECT_RULES[self.dialect]
             if rules.reasoning_field is None and (self.dialect == "openai" or not self.response):
@@ -503,6 +506,7 @@ class MessageEncoder:
                 self.report.add("dropped", "DeepSeek reads reasoning_content back only on assistant turns with tool calls", index=i, item_type="reasoning")
             else:
                 texts.append(item.text)
+                self._summary_left_out(i, item)
         if texts:
             field_name = DIALECT_RULES[self.dialect].reasoning_field or "reasoning"
             own_fields.setdefault(field_name, [])[:0] = texts
@@ -510,6 +514,11 @@ class MessageEncoder:
             msg[field_name] = "\n\n".join(values)
         if details:
             msg["reasoning_details"] = details
+
+    def _summary_left_out(self, index: int, item: ReasoningItem) -> None:
+        """Report the summary of a reasoning item whose text is written (a Chat host takes the text only)."""
+        if summary_left_out(item, item.text if item.text is not U else None):
+            self.report.add("dropped", "reasoning summary left out (the reasoning text is sent)", index=index, item_type="reasoning")
 
     def _tool_call(self, index: int, item: Any) -> dict[str, Any] | None:
         if isinstance(item, RawItem):

@@ -21,7 +21,9 @@ from ._dialects import DIALECT_RULES
 from ...mapping.settings import settings_of
 from ...mapping.vendor_models import VendorModels
 from ._request import decode_request, encode_request
+from ._fields import item_field_table
 from ._settings import settings_table
+from ...mapping.item_fields import ItemFieldTable
 from ...mapping.settings_table import SettingsTable
 from ._response import decode_response, encode_response
 from ._settings import settings_mirrors
@@ -90,6 +92,8 @@ class OpenAIChatMapper:
         """OpenAI's model ids (the same on Responses: the model carries there); none for another host's dialect."""
         self.settings_table: SettingsTable = settings_table(dialect)
         """What this dialect does with every canonical setting (ADR 0042)."""
+        self.item_fields: ItemFieldTable = item_field_table(dialect)
+        """What this dialect does with every item field (ADR 0044)."""
 
     def __repr__(self) -> str:
         return f"OpenAIChatMapper(dialect={self.dialect!r})"

@@ -645,8 +645,11 @@ def encode_reasoning(item: ReasoningItem, ctx: EncodeContext, index: int) -> dic
 
 def encode_raw(item: RawItem, ctx: EncodeContext, index: int) -> dict[str, Any] | None:
     """A raw item of this provider goes back exactly; any other provider's is dropped and reported."""
-    if item.provider == NAME:
+    if item.provider == NAME and isinstance(item.value, dict):
         return plain(item.value)
+    if item.provider == NAME:
+        ctx.report.add("dropped", f"raw {NAME} item whose value is not an input item object ({type(item.value).__name__})", index=index, item_type="raw")
+        return None
     ctx.report.add("dropped", f"raw item of provider {item.provider!r} cannot be sent to {NAME}", index=index, item_type="raw")
     return None
 

@@ -13,12 +13,14 @@ from ...mapping.report import Policy
 from ...mapping.vendor_models import VendorModels
 from ..openai_chat._common import OPENAI_MODELS
 from ...mapping.base import MapperBase, WireFunctions
+from ...mapping.item_fields import ItemFieldTable
 from ...mapping.settings_table import SettingsTable
 from ...mapping.spelling import keeps_spelling
 from ._common import ID_RULE, ISSUER, NAME
 from ._request import decode_request, encode_request
 from ._response import decode_response, encode_response
 from ._settings import SETTINGS_TABLE
+from ._fields import ITEM_FIELDS
 from ._stream import ResponsesAccumulator
 
 __all__ = ["OpenAIResponsesMapper"]
@@ -46,6 +48,7 @@ class OpenAIResponsesMapper(MapperBase):
 
     wire = WireFunctions(decode_request, encode_request, decode_response, encode_response, ResponsesAccumulator)
     settings_table: SettingsTable = SETTINGS_TABLE
+    item_fields: ItemFieldTable = ITEM_FIELDS
     default_capabilities = ModelCapabilities(
         input_modalities=["text", "image", "document"],
         output_modalities=["text"],

@@ -34,6 +34,7 @@ from ...items import (
     ToolCallItem,
     ToolResultItem,
 )
+from ...mapping.cache_breakpoints import report_cache_breakpoints
 from ._common import UNSET, own_item_id
 from ._items import EncodeContext, describe, encode_message, encode_raw, encode_reasoning, encode_tool_call, encode_tool_result
 
@@ -76,6 +77,8 @@ def encode_sequence(items: Sequence[tuple[int, Any]], ctx: EncodeContext, *, out
     """
     entries: list[_Entry] = []
     dropped_calls: set[str] = set()
+    for index, item in items:
+        report_cache_breakpoints(item, index, ctx.report, why="OpenAI caches prompts automatically, with no breakpoint field")
     i, n = 0, len(items)
     while i < n:
         index, item = items[i]

@@ -31,14 +31,13 @@ from ...mapping.settings import (
     unsupported_setting,
     valid_setting,
 )
-from ...mapping.settings_table import SettingsTable, Unsupported, Wire, report_unsupported
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, plain_fields, report_unsupported
 from ._common import NAME
 
 __all__ = ["SETTINGS_TABLE", "decode_settings", "encode_settings"]
 
 U = msgspec.UNSET
 
-_SIMPLE = ("temperature", "top_p", "max_output_tokens")
 _NOT_TAKEN = Unsupported(why="")
 """``top_k``, ``stop``, ``seed`` and the penalties: ``ResponseCreateParams`` has no such field."""
 
@@ -47,9 +46,11 @@ SETTINGS_TABLE = SettingsTable(
     "OpenAI Responses",
     {
         "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)"),
-        "max_output_tokens": Wire("max_output_tokens"),
-        "temperature": Wire("temperature"),
-        "top_p": Wire("top_p"),
+        # the plain rows, in the order they are written
+        "stream": Wire("stream", plain=True),
+        "temperature": Wire("temperature", plain=True),
+        "top_p": Wire("top_p", plain=True),
+        "max_output_tokens": Wire("max_output_tokens", plain=True),
         "top_k": _NOT_TAKEN,
         "stop": _NOT_TAKEN,
         "seed": _NOT_TAKEN,
@@ -64,10 +65,13 @@ SETTINGS_TABLE = SettingsTable(
         "reasoning.budget_tokens": Wire("reasoning.effort", "an effort level for the budget (changed); dropped beside an effort"),
         "reasoning.summary": Wire("reasoning.summary", "'none' is the default: reported dropped"),
         "reasoning.include_thoughts": Wire("reasoning.summary", "true -> summary auto (changed); false reported dropped"),
-        "stream": Wire("stream"),
     },
 )
-"""What OpenAI Responses does with every canonical setting (ADR 0042)."""
+"""What OpenAI Responses does with every canonical setting (ADR 0042); the plain rows are written and read by
+the shared loop (ADR 0044)."""
+
+_PLAIN = plain_fields(SETTINGS_TABLE)
+"""Body field -> canonical setting, same value (``stream`` is read by its own rule: a boolean)."""
 _SUMMARIES = ("auto", "concise", "detailed")
 
 
@@ -106,8 +110,8 @@ def decode_settings(body: Mapping[str, Any], conversation: frozenset[str]) -> Se
             fields["model"] = value
         elif key == "stream" and isinstance(value, bool):
             fields["stream"] = value
-        elif key in _SIMPLE and valid_setting(key, value):
-            fields[key] = value
+        elif key in _PLAIN and valid_setting(_PLAIN[key], value):
+            fields[_PLAIN[key]] = value
         elif key == "reasoning" and isinstance(value, Mapping):
             reasoning: dict[str, Any] = {}
             left: dict[str, Any] = {}
@@ -139,12 +143,7 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
     Responses lacks changes what the output means, so none is refused under policy ``error``.
     """
     own = own_provider_data(settings.provider_data, NAME, report, what="settings", settings=settings)
-    if settings.stream is not U:
-        body["stream"] = settings.stream
-    for name in _SIMPLE:
-        value = getattr(settings, name)
-        if value is not U:
-            body[name] = value
+    encode_plain(settings, SETTINGS_TABLE, body)
     report_unsupported(settings, SETTINGS_TABLE, policy=policy, report=report)
     if settings.response_format is not U:
         body["text"] = {"format": _format_to_wire(settings.response_format, report)}

@@ -1,0 +1,265 @@
+"""Item fields as tables: what each mapper does with every field of every item kind, declared as data (ADR 0044).
+
+Every mapper declares an :class:`ItemFieldTable`. For each kind of the item union
+(:data:`interlingua.items.InputItem`, read from the generated models) it declares either that the kind is
+not carried as itself (:class:`WholeItem`: the item is degraded to a text marker, dropped or refused, and
+the report says so for the item as a whole, so its fields need no rows), or, for each field of the kind
+(``image.detail``), one of:
+
+* :class:`Mapped`: written to a wire path and read back from it;
+* :class:`Unsupported`: the target has no place for it; the mapper reports it whenever it is set;
+* :class:`NotSent`: not part of what a model is sent, by design (the transcript's own ``metadata``, an
+  item's canonical ``id``, a field derived from another one such as a tool result's ``name``); setting it
+  changes nothing in the body.
+
+Building the table checks it covers every field of every kind (:func:`required_item_fields`): a table that
+neither maps nor declares a field raises :class:`ItemFieldTableError` naming the mapper and the field when
+the provider module is imported, so a field added to ``schemas/`` cannot be dropped silently by a mapper
+that does not know it. :data:`SHARED` fields (``provider_data``, ``message``) are handled the same way by
+every mapper and need no row. The project's tests hold every declaration to what the mapper does, on items
+generated from the models.
+"""
+
+from __future__ import annotations
+
+import functools
+import typing
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Union
+
+import msgspec
+
+from .. import items as _items
+
+__all__ = [
+    "CALL_IDS",
+    "SHARED",
+    "ItemFieldTable",
+    "ItemFieldTableError",
+    "ItemRow",
+    "Mapped",
+    "NotSent",
+    "Unsupported",
+    "WholeItem",
+    "item_kinds",
+    "bookkeeping",
+    "required_item_fields",
+    "rows_for",
+]
+
+SHARED: Mapping[str, str] = {
+    "provider_data": "a provider's own fields: written back to that provider, reported as dropped for any other (every mapper, through the shared own_provider_data)",
+    "message": "which items make one wire message: items sharing a key are written as one message where the target's turn rules allow (every mapper, with the shared turn rules)",
+}
+"""Item fields every mapper handles the same way (the shared rule, not a row per mapper)."""
+
+
+class ItemFieldTableError(ValueError):
+    """A mapper's item-field table misses a field of the item union, or names one that does not exist."""
+
+
+@dataclass(frozen=True)
+class Mapped:
+    """The field is written to ``path`` and read back from it.
+
+    Attributes:
+        path: The wire field, dotted for nested objects (``content[].source``); a description when the
+            field decides where the item goes rather than a value (``role -> system``).
+        how: The converter, and the values written only in part (those the mapper reports itself).
+        read_back: The mapper reads the value back into the same field; ``False`` when it comes back in
+            another place (``how`` says where), so a round trip keeps its meaning, not its spelling.
+    """
+
+    path: str
+    how: str = ""
+    read_back: bool = True
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """The target has no place for the field: the mapper reports it (``dropped``) whenever it is set.
+
+    Attributes:
+        why: The reason, as docs/providers.md shows it.
+    """
+
+    why: str
+
+
+@dataclass(frozen=True)
+class NotSent:
+    """The field is not part of what a model is sent, by design: setting it leaves the body unchanged.
+
+    Attributes:
+        why: Why nothing is lost (the transcript keeps it; it is derived from another field that is sent).
+    """
+
+    why: str
+
+
+@dataclass(frozen=True)
+class WholeItem:
+    """The kind is not carried as itself: the item is degraded, dropped or refused, and reported as a whole.
+
+    Attributes:
+        why: What happens to the item (``degraded to a text marker``), as docs/providers.md shows it.
+    """
+
+    why: str
+
+
+ItemRow = Union[Mapped, Unsupported, NotSent]
+
+
+@functools.cache
+def item_kinds() -> tuple[tuple[str, type[msgspec.Struct]], ...]:
+    """Every kind of the item union as ``(tag, class)``, read from the generated models (union order)."""
+    classes = typing.get_args(typing.get_args(_items.InputItem)[0])
+    return tuple((cls.__struct_config__.tag, cls) for cls in classes)
+
+
+def required_item_fields(kind: str | None = None) -> tuple[str, ...]:
+    """The ``kind.field`` names a table must declare (every field of every kind but :data:`SHARED`).
+
+    Args:
+        kind: Only this kind's fields (``None``: every kind's).
+
+    Derived from the generated models, so a field added to ``schemas/`` is asked for the day it is added.
+    """
+    return _required(item_kinds(), kind)
+
+
+@functools.cache
+def _required(kinds: tuple[tuple[str, type[msgspec.Struct]], ...], kind: str | None) -> tuple[str, ...]:
+    """:func:`required_item_fields` for one union (keyed by it, so a test's copy of a model gets its own)."""
+    return tuple(f"{tag}.{name}" for tag, cls in kinds if kind is None or tag == kind for name in cls.__struct_fields__ if name not in SHARED)
+
+
+@dataclass(frozen=True)
+class ItemFieldTable:
+    """One mapper's declaration of every item field, for the request direction (what it writes and reads back).
+
+    Attributes:
+        mapper: The mapper's registry name (``anthropic``; ``openai-chat:deepseek`` for a dialect), for error messages.
+        kinds: Kind -> :class:`WholeItem` for each kind not carried as itself.
+        rows: ``kind.field`` -> :class:`Mapped` / :class:`Unsupported` / :class:`NotSent`, for every field of
+            every kind not in ``kinds`` (rows given for a kind in ``kinds`` are left out).
+        response: Rows that differ when the mapper writes a response body (``encode_response``), same keys.
+
+    Raises:
+        ItemFieldTableError: a field has no row, or a row or kind names none that exists (checked when
+            built, so at import time of the provider module).
+    """
+
+    mapper: str
+    kinds: Mapping[str, WholeItem] = field(default_factory=dict)
+    rows: Mapping[str, ItemRow] = field(default_factory=dict)
+    response: Mapping[str, ItemRow] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # rows a shared helper gave for a kind declared whole say nothing: the item is reported as a whole
+        object.__setattr__(self, "rows", {name: row for name, row in self.rows.items() if name.partition(".")[0] not in self.kinds})
+        tags = {tag for tag, _ in item_kinds()}
+        problems: list[str] = []
+        unknown_kinds = [k for k in self.kinds if k not in tags]
+        if unknown_kinds:
+            problems.append(f"kinds that do not exist: {', '.join(unknown_kinds)}")
+        required = [name for name in required_item_fields() if name.partition(".")[0] not in self.kinds]
+        missing = [name for name in required if name not in self.rows]
+        if missing:
+            problems.append(f"no row for {', '.join(missing)} (declare Mapped(path), Unsupported(why) or NotSent(why), or the kind WholeItem(why))")
+        known = set(required_item_fields())
+        for label, rows in (("rows", self.rows), ("response rows", self.response)):
+            unknown = [name for name in rows if name not in known]
+            if unknown:
+                problems.append(f"{label} for fields that do not exist: {', '.join(unknown)}")
+        if problems:
+            raise ItemFieldTableError(f"item-field table of mapper {self.mapper!r}: " + "; ".join(problems))
+
+    def row(self, name: str, *, direction: str = "request") -> ItemRow | WholeItem:
+        """The declaration of ``kind.field`` (the kind's :class:`WholeItem` when the kind is not carried).
+
+        Args:
+            name: ``kind.field`` (``image.detail``).
+            direction: ``request``, or ``response`` for a response body (its :attr:`response` row if any).
+
+        Raises:
+            KeyError: ``name`` is no field of the item union.
+        """
+        kind = name.partition(".")[0]
+        if kind in self.kinds:
+            return self.kinds[kind]
+        if direction == "response" and name in self.response:
+            return self.response[name]
+        return self.rows[name]
+
+    def declared(self) -> Iterator[tuple[str, ItemRow | WholeItem]]:
+        """Every declaration in union order: a kind's :class:`WholeItem` once, else each of its fields' rows."""
+        for tag, _ in item_kinds():
+            if tag in self.kinds:
+                yield tag, self.kinds[tag]
+            else:
+                for name in required_item_fields(tag):
+                    yield name, self.rows[name]
+
+    def replace(self, mapper: str, *, kinds: Mapping[str, WholeItem | None] | None = None, rows: Mapping[str, ItemRow] | None = None) -> ItemFieldTable:
+        """A copy for another mapper (a dialect): ``kinds`` entries replace (``None`` removes) whole kinds, ``rows`` replace rows.
+
+        Raises:
+            ItemFieldTableError: the copy is incomplete (a kind no longer whole needs rows for its fields).
+        """
+        new_kinds = dict(self.kinds)
+        for kind, whole in (kinds or {}).items():
+            if whole is None:
+                new_kinds.pop(kind, None)
+            else:
+                new_kinds[kind] = whole
+        new_rows = {**self.rows, **(rows or {})}
+        return ItemFieldTable(mapper, new_kinds, new_rows, self.response)
+
+
+def rows_for(kinds: Iterable[str], name: str, row: ItemRow) -> dict[str, ItemRow]:
+    """The same row for field ``name`` of each kind in ``kinds`` that has it (``rows_for(CONTENT, "role", Mapped(...))``).
+
+    Raises:
+        ItemFieldTableError: a kind named has no such field (a typo would otherwise declare nothing).
+    """
+    out: dict[str, ItemRow] = {}
+    for kind in kinds:
+        key = f"{kind}.{name}"
+        if key not in required_item_fields(kind):
+            raise ItemFieldTableError(f"item kind {kind!r} has no field {name!r}")
+        out[key] = row
+    return out
+
+
+CALL_IDS: frozenset[str] = frozenset({"tool_call.id", "handoff_call.id"})
+"""The ``id`` fields that are a call's id (sent as the call's id), not the item's canonical id."""
+
+
+def bookkeeping(*, sent: Iterable[str] = ()) -> dict[str, ItemRow]:
+    """:class:`NotSent` rows for the transcript's own fields of every kind: ``id``, ``metadata``, ``origin``.
+
+    The canonical ``id`` names the item within its transcript (a call's id, :data:`CALL_IDS`, is not among
+    them: each mapper declares it); ``metadata`` is the application's annotations; ``origin`` is where a
+    model-produced item came from. None is conversation content, so no request carries them.
+
+    Args:
+        sent: ``kind.field`` names the mapper does write (it declares those rows itself).
+    """
+    skip = set(sent) | CALL_IDS
+    out: dict[str, ItemRow] = {}
+    for tag, cls in item_kinds():
+        for name, why in _BOOKKEEPING.items():
+            key = f"{tag}.{name}"
+            if name in cls.__struct_fields__ and key not in skip:
+                out[key] = NotSent(why)
+    return out
+
+
+_BOOKKEEPING = {
+    "id": "the item's canonical id within the transcript, not conversation content",
+    "metadata": "the application's own annotations, kept by the transcript, never sent to a model",
+    "origin": "provenance (which provider, model and response produced the item), kept by the transcript",
+}

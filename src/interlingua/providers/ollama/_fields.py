@@ -1,0 +1,52 @@
+"""What the Ollama mapper does with every item field (ADR 0044).
+
+Source: Ollama API reference "Generate a chat completion" (``POST /api/chat``: ``messages[]`` with
+``role``, ``content``, ``images``, ``tool_calls``, ``tool_name``, ``thinking``; ``ollama.Message``).
+"""
+
+from __future__ import annotations
+
+from ...mapping.item_fields import ItemFieldTable, Mapped, NotSent, Unsupported, WholeItem, bookkeeping, rows_for
+
+__all__ = ["ITEM_FIELDS"]
+
+ITEM_FIELDS = ItemFieldTable(
+    "ollama",
+    kinds={
+        "audio": WholeItem("no audio field: degraded to a text marker, reported"),
+        "video": WholeItem("no video field: degraded to a text marker, reported"),
+        "document": WholeItem("no document field: degraded to a text marker, reported"),
+        "artifact_ref": WholeItem("no field for a reference kept elsewhere: degraded to a text marker, reported"),
+        "handoff_call": WholeItem("no handoff message: degraded to a text marker, reported"),
+        "handoff_result": WholeItem("no handoff message: degraded to a text marker, reported"),
+        "structured": WholeItem("sent as JSON text, reported as changed"),
+        "refusal": WholeItem("no refusal field: degraded to a text marker, reported"),
+        "error": WholeItem("a runtime record, not sent to a model: dropped, reported"),
+    },
+    rows={
+        **bookkeeping(),
+        **rows_for(("text", "image", "tool_call", "tool_result"), "cache_breakpoint", Unsupported("Ollama has no prompt-cache breakpoint; it keeps its own cache of the prompt")),
+        **rows_for(("text", "image"), "role", Mapped("messages[].role", "developer as system (changed)")),
+        "text.text": Mapped("messages[].content"),
+        "text.annotations": Unsupported("a message has no citations"),
+        "image.source": Mapped("messages[].images[]", "base64 data only; url and file sources reported"),
+        "image.detail": Unsupported("no image detail hint"),
+        "tool_call.id": Mapped("messages[].tool_calls[].id"),
+        "tool_call.name": Mapped("messages[].tool_calls[].function.name"),
+        "tool_call.arguments": Mapped("messages[].tool_calls[].function.arguments", "an object"),
+        "tool_call.arguments_raw": NotSent("read only when `arguments` is absent: such a call is dropped as a whole and reported"),
+        "tool_call.arguments_error": NotSent("read only when `arguments` is absent (see arguments_raw)"),
+        "tool_result.call_id": Mapped("messages[].tool_call_id"),
+        "tool_result.content": Mapped("messages[].content / images", "text, and images as images; other parts degraded or reported"),
+        "tool_result.name": Mapped("messages[].tool_name", "the call's name when not set"),
+        "tool_result.is_error": Unsupported("a tool message has no error flag"),
+        "reasoning.text": Mapped("messages[].thinking"),
+        "reasoning.summary": Unsupported("`thinking` carries the thinking text only (the summary is sent in its place when there is no text)"),
+        "reasoning.opaque": Unsupported("Ollama takes no opaque reasoning state"),
+        "reasoning.redacted": NotSent("a flag of the opaque state, which Ollama does not take (reported)"),
+        "raw.provider": Mapped("the message itself", "an Ollama raw item only; another provider's is dropped, reported"),
+        "raw.value": Mapped("messages[] (the message as given)", "a JSON object only; anything else is dropped, reported"),
+        "raw.role": NotSent("the raw message carries its own role"),
+    },
+)
+"""The Ollama mapper's item-field declarations (request direction)."""
