@@ -24,6 +24,7 @@ from ..errors import MappingError
 from ..items import Transcript
 from ..mapping import Report
 from ._base import Fork, Migrated
+from ._conform import Conformer
 
 __all__ = ["LineSource", "ListSource", "LogConversation", "from_migrated", "open_lines"]
 
@@ -146,15 +147,17 @@ class LogConversation:
         :func:`~interlingua.mapping.company.keep_company` keeps them (a result whose call is not before
         it, a call repeating an id: dropped, reported), streaming."""
         self._calls: list[tuple[int, str]] = []
-        return _company(self.main(), self.report, set(), self._calls)
+        self._conformer = Conformer(self.report, what=f"the {self.format} reader")
+        return _company(_conformed(self.main(), self._conformer), self.report, set(), self._calls)
 
     def forks(self) -> Iterator[tuple[str, int, Iterator[Any]]]:
         """Each abandoned branch ``(key, at, items)``, its calls checked against the shared items'
         calls and its own; call after :meth:`items` is exhausted."""
         calls = getattr(self, "_calls", [])
+        conformer = getattr(self, "_conformer", None) or Conformer(self.report, what=f"the {self.format} reader")
         for key, at, own in self.branches():
             seen = {c for i, c in calls if i <= at}
-            yield key, at, _company(own, self.report, seen, None, where=f"fork {key}: ")
+            yield key, at, _company(_conformed(own, conformer, at + 1), self.report, seen, None, where=f"fork {key}: ")
 
     def materialize(self) -> Migrated:
         """Read everything into a :class:`Migrated` (its forks included)."""
@@ -162,6 +165,12 @@ class LogConversation:
         forks = [Fork(key, at, list(own)) for key, at, own in self.forks()]
         transcript = Transcript(schema_version=_schema_version(), items=items, metadata=self.metadata or msgspec.UNSET)
         return Migrated(transcript, self.report, self.format, self.session_id, forks)
+
+
+def _conformed(items: Iterator[Any], conformer: Conformer, start: int = 0) -> Iterator[Any]:
+    """``items`` held to the canonical schema limits as they stream (ids renamed, the rest refused)."""
+    for j, item in enumerate(items, start):
+        yield conformer.item(item, j)
 
 
 def _company(items: Iterator[Any], report: Report, seen: set[str], calls: list[tuple[int, str]] | None, where: str = "") -> Iterator[Any]:
