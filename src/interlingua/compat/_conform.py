@@ -31,7 +31,7 @@ import msgspec
 from ..codec import DEFAULT_LIMITS
 from ..codec._items import decode_one_item, encoder
 from ..errors import DocumentError, Problem
-from ..items import HandoffCallItem, HandoffResultItem, ToolCallItem, ToolResultItem
+from ..items import ErrorItem, HandoffCallItem, HandoffResultItem, ToolCallItem, ToolResultItem
 from ..mapping.ids import IdRule
 from ..mapping.report import Report
 
@@ -102,7 +102,7 @@ class Conformer:
             changes["call_id"] = self._rename(item.call_id)
             why = "empty" if not item.call_id else f"longer than {ID_MAX} characters"
             self.report.add("changed", f"call id {_shown(item.call_id)} is {why}: renamed {changes['call_id']!r} as on its call", index=index, item_type=kind, pointer=f"/items/{index}/call_id")
-        message = getattr(item, "message", msgspec.UNSET)
+        message = getattr(item, "message", msgspec.UNSET) if not isinstance(item, ErrorItem) else msgspec.UNSET  # an error's message is its text
         if isinstance(message, str) and _bad(message):
             changes["message"] = self._rename(message)
             why = "empty" if not message else f"longer than {ID_MAX} characters"
