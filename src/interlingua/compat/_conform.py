@@ -49,6 +49,11 @@ def _bad(value: object) -> bool:
     return isinstance(value, str) and (not value or len(value) > ID_MAX)
 
 
+def _kind(item: Any) -> str:
+    tag = getattr(getattr(type(item), "__struct_config__", None), "tag", None)
+    return tag if isinstance(tag, str) else getattr(item, "type", type(item).__name__)
+
+
 def _shown(value: str) -> str:
     return repr(value) if len(value) <= 40 else f"{value[:24]!r}... ({len(value)} characters)"
 
@@ -88,7 +93,7 @@ class Conformer:
             DocumentError: the item fails the canonical schema for a reason other than an id.
         """
         changes: dict[str, Any] = {}
-        kind = getattr(item, "type", type(item).__name__)
+        kind = _kind(item)
         item_id = getattr(item, "id", msgspec.UNSET)
         if isinstance(item_id, str) and _bad(item_id):
             if item_id == "" and not isinstance(item, _CALLS):
@@ -126,7 +131,7 @@ class Conformer:
         try:
             decode_one_item(raw, pointer, "preserving", False, DEFAULT_LIMITS)
         except DocumentError as exc:
-            kind = getattr(item, "type", type(item).__name__)
+            kind = _kind(item)
             raise DocumentError([
                 Problem(p.pointer, f"{p.message} (the {kind} item {self.what} read from the input at this place is not a valid canonical item; nothing was written)")
                 for p in exc.problems
