@@ -33,7 +33,11 @@ NFD = unicodedata.normalize("NFD", "café-Åström")
         ("postgresql+asyncpg://u@host:abc/db", "the port is not a number"),
         ("postgresql+asyncpg://u:secret@[::1/db", "IPv6 address needs its closing ']'"),
         ("postgresql://u@h/db?sslmode=sometimes", "is not a libpq SSL mode"),
-        ("postgresql://u@h/db?application_name=x", "unsupported PostgreSQL URL option 'application_name'"),
+        ("postgresql://u@h/db?sslrootcert=/etc/ca.pem", "unsupported PostgreSQL URL option 'sslrootcert'"),
+        ("postgresql://u@127.0.0.1:99999/db", "port 99999 is out of range"),
+        ("postgresql://u@127.0.0.1:-5/db", "port -5 is out of range"),
+        ("postgresql://u@127.0.0.1:0/db", "port 0 is out of range"),
+        ("postgresql://u@h1:1,h2:2/db", "multiple hosts (h1:p1,h2:p2) are not supported"),
         ("postgresql://u@h/db?connect_timeout=soon", "connect_timeout='soon': expected a number"),
         ("postgresql://u@h/db?sslmode=require&ssl=disable", "given twice"),
     ],
@@ -53,6 +57,24 @@ def test_libpq_options_become_asyncpg_keywords_with_their_types() -> None:
     rest, args = _asyncpg_connect_args(parsed)
     assert args == {"timeout": 7.0, "statement_cache_size": 0}
     assert dict(rest.query) == {"ssl": "require"}  # asyncpg takes the mode as text
+
+
+def test_application_name_becomes_an_asyncpg_server_setting() -> None:
+    rest, args = _asyncpg_connect_args(make_url(normalize_url("postgresql://u@h/db?application_name=etl&sslmode=require")))
+    assert args == {"server_settings": {"application_name": "etl"}}
+    assert dict(rest.query) == {"ssl": "require"}
+
+
+@pytest.mark.parametrize("url", ["postgresql://u@127.0.0.1:99999/db", "postgresql://u@127.0.0.1:-5/db"])
+def test_store_list_with_a_port_out_of_range_is_a_clean_error(tmp_path: Path, url: str) -> None:
+    from typer.testing import CliRunner
+
+    from interlingua.cli import app
+
+    result = CliRunner().invoke(app, ["store", "list", "--url", url])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code in (1, 2)
+    assert "out of range" in result.output
 
 
 def _silent_server() -> tuple[int, threading.Event]:
