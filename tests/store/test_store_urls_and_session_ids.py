@@ -196,3 +196,49 @@ def test_url_parser_raises_only_store_errors(scheme: str, host: str, db: str, qu
     parsed = make_url(out)
     if parsed.get_backend_name() == "postgresql":
         _asyncpg_connect_args(parsed)  # typed options convert, or raise StoreError
+
+
+_CTRL = "a\u0000b\u001b[31m"
+
+
+def test_validate_and_store_import_agree_on_a_session_id_with_control_characters(tmp_path: Path) -> None:
+    """One rule (issue 32): validate said 0 errors where store import refused the file."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from interlingua.cli import app
+    from interlingua.validation import validate_path
+
+    line = {"schema_version": "1.0", "session_id": _CTRL, "seq": 0, "item": {"type": "text", "role": "user", "text": "hi"}}
+    src = tmp_path / "env.jsonl"
+    src.write_text(json.dumps(line) + "\n")
+    result = validate_path([str(src)])
+    assert not result.ok
+    assert any(p.pointer == "/session_id" and "control characters" in p.message for p in result.problems)
+    run = CliRunner().invoke(app, ["store", "import", "--url", str(tmp_path / "s.db"), str(src)])
+    assert run.exit_code == 1, run.output
+    # whitespace-only and path-like ids are data: both accept them
+    for sid in ("   ", "../../etc/passwd"):
+        src.write_text(json.dumps(dict(line, session_id=sid)) + "\n")
+        assert validate_path([str(src)]).ok
+
+
+def test_migrate_gives_a_claude_code_session_with_a_control_character_id_its_own_id(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from interlingua.cli import app
+    from interlingua.validation import validate_path
+
+    rec = {"type": "user", "timestamp": "2025-06-14T10:00:00Z", "parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/tmp", "sessionId": _CTRL, "version": "1.0.0", "uuid": "u1", "message": {"role": "user", "content": "hi"}}
+    src = tmp_path / "s.jsonl"
+    src.write_text(json.dumps(rec) + "\n")
+    out = tmp_path / "m.jsonl"
+    runner = CliRunner()
+    result = runner.invoke(app, ["migrate", "--from", "claude-code", "-o", str(out), str(src)])
+    assert result.exit_code == 0, result.output
+    assert "control characters" in result.output
+    assert validate_path([str(out)]).ok
+    assert runner.invoke(app, ["store", "import", "--url", str(tmp_path / "s.db"), str(out)]).exit_code == 0
