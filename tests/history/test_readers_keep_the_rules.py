@@ -40,6 +40,22 @@ ORPHANS = {
     ],
 }
 REUSED = {
+    # issue 32: [U, A(call a), T(a), A(call a), T(a)]: the provider readers dropped the second call, its
+    # result then attached to the first (duplicate_result under validate --strict)
+    "openai-chat": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "1"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "2"},
+    ],
+    "anthropic": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "1"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "2"}]},
+    ],
     "langchain": [
         {"type": "human", "data": {"content": "go"}},
         {"type": "ai", "data": {"content": "", "tool_calls": [{"id": "c1", "name": "f", "args": {}}]}},
@@ -75,6 +91,31 @@ def test_a_reader_renames_a_reused_call_id(fmt: str) -> None:
     migrated = read(REUSED[fmt], fmt)
     assert _sound(migrated.transcript.items)
     assert any("renamed 'c1'" in e.reason for e in migrated.report)
+
+
+def test_a_reused_call_id_is_renamed_with_its_result_strictly_valid(tmp_path: Path) -> None:
+    """validate --strict: no duplicate_result, each result with its own call (OpenAI Chat, Claude Code log)."""
+    from interlingua.validation import validate_path as vp
+
+    runner = CliRunner()
+    rec = lambda u, parent, t, content: {"type": t, "timestamp": "2025-06-14T10:00:00Z", "parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": "/tmp", "sessionId": "s1", "version": "1.0.0", "uuid": u, "message": {"role": t, "content": content}}  # noqa: E731
+    log = [
+        rec("u1", None, "user", "go"),
+        rec("a1", "u1", "assistant", [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}]),
+        rec("u2", "a1", "user", [{"type": "tool_result", "tool_use_id": "c1", "content": "1"}]),
+        rec("a2", "u2", "assistant", [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}]),
+        rec("u3", "a2", "user", [{"type": "tool_result", "tool_use_id": "c1", "content": "2"}]),
+    ]
+    cases = {"openai-chat": ("in.json", json.dumps(REUSED["openai-chat"])), "claude-code": ("in.jsonl", "\n".join(json.dumps(r) for r in log) + "\n")}
+    for fmt, (name, text) in cases.items():
+        src = tmp_path / name
+        src.write_text(text)
+        out = tmp_path / f"{fmt}.jsonl"
+        result = runner.invoke(app, ["migrate", "--from", fmt, str(src), "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        assert "renamed 'c1'" in result.output, result.output
+        checked = vp([str(out)])
+        assert checked.ok and not checked.warnings, (fmt, checked.problems, checked.warnings)
 
 
 def test_the_span_pydantic_ai_recorded_reads_into_a_valid_document() -> None:

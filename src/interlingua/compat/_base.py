@@ -18,6 +18,7 @@ from ..codec import encode_transcript
 from ..errors import MappingError
 from ..items import Transcript
 from ..mapping import Report, get_mapper
+from ..history._integrity import read_history  # a reused call id renamed (reported) before keep_company would drop the call
 from ..mapping.company import keep_company
 from ..mapping.spelling import without_spelling
 from ..mapping.wire import a_json_type
@@ -107,7 +108,7 @@ def via_mapper(name: str, body: Mapping[str, Any], fmt: str) -> Migrated:
     conv = get_mapper(name).decode_request(body)
     report = Report(list(conv.report.entries))
     # a migrated session is canonical data, not a body to send back as its client spelled it (ADR 0027)
-    return Migrated(keep_company(without_spelling(conv.value), report), report, fmt)
+    return Migrated(keep_company(read_history(without_spelling(conv.value), report), report), report, fmt)
 
 
 def wrap_list(obj: Any, key: str, fmt: str) -> Mapping[str, Any]:

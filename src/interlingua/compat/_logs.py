@@ -177,18 +177,28 @@ def _company(items: Iterator[Any], report: Report, seen: set[str], calls: list[t
     from ..items import HandoffCallItem, HandoffResultItem, ToolCallItem, ToolResultItem
 
     n = 0
+    renamed: dict[str, str] = {}  # a reused call id -> the id its latest call got: its results follow it
     for item in items:
         kind = getattr(getattr(type(item), "__struct_config__", None), "tag", None)
         if isinstance(item, ToolCallItem | HandoffCallItem):
             if item.id in seen:
-                report.add("dropped", f"{where}a {kind} repeats the call id {item.id!r} of an earlier call", item_type=kind if isinstance(kind, str) else None)
-                continue
+                # the history rules' repair (docs/history.md): the later call and its results get a new id
+                k = 2
+                while f"{item.id}_{k}" in seen:
+                    k += 1
+                new = f"{item.id}_{k}"
+                report.add("changed", f"{where}a {kind} reuses the call id {item.id!r} of an earlier call; renamed {item.id!r} to {new!r} on the call and its results", item_type=kind if isinstance(kind, str) else None)
+                renamed[item.id] = new
+                item = msgspec.structs.replace(item, id=new)
             seen.add(item.id)
             if calls is not None:
                 calls.append((n, item.id))
-        elif isinstance(item, ToolResultItem | HandoffResultItem) and item.call_id not in seen:
-            report.add("dropped", f"{where}a {kind} for call {item.call_id!r}, which is not before it in this conversation", item_type=kind if isinstance(kind, str) else None)
-            continue
+        elif isinstance(item, ToolResultItem | HandoffResultItem):
+            if item.call_id in renamed:
+                item = msgspec.structs.replace(item, call_id=renamed[item.call_id])
+            elif item.call_id not in seen:
+                report.add("dropped", f"{where}a {kind} for call {item.call_id!r}, which is not before it in this conversation", item_type=kind if isinstance(kind, str) else None)
+                continue
         yield item
         n += 1
 
