@@ -38,6 +38,8 @@ NFD = unicodedata.normalize("NFD", "café-Åström")
         ("postgresql://u@127.0.0.1:-5/db", "port -5 is out of range"),
         ("postgresql://u@127.0.0.1:0/db", "port 0 is out of range"),
         ("postgresql://u@h1:1,h2:2/db", "multiple hosts (h1:p1,h2:p2) are not supported"),
+        ("sqlite:///s.db?mode=ro&foo=bar", "unsupported SQLite URL option 'mode'"),
+        ("sqlite:///s.db?foo=bar", "unsupported SQLite URL option 'foo'"),
         ("postgresql://u@h/db?connect_timeout=soon", "connect_timeout='soon': expected a number"),
         ("postgresql://u@h/db?sslmode=require&ssl=disable", "given twice"),
     ],

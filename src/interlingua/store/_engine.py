@@ -82,6 +82,15 @@ def normalize_url(url: str | os.PathLike[str] | None) -> str:
         raise StoreError("in-memory SQLite is not supported by the session store: use a file (a temporary directory will do)")
     if backend == "postgresql" and parsed.query:
         parsed = parsed.set(query=_asyncpg_query(parsed.query))
+    if backend == "sqlite" and parsed.query:
+        # SQLAlchemy ignores them with a warning (SQLite URI options need uri=true, which then reads the
+        # path differently): refused, naming the option, instead of a SAWarning and an option quietly unused
+        key = next(iter(parsed.query))
+        hint = (
+            "; the commands that only read (list, show, export, view) open the file read-only themselves"
+            if key == "mode" else ""
+        )
+        raise StoreError(f"unsupported SQLite URL option {key!r}: a SQLite store URL takes no query options (give sqlite:///PATH or PATH){hint}")
     return parsed.set(drivername=f"{backend}+{wanted}").render_as_string(hide_password=False)
 
 
