@@ -18,7 +18,8 @@ tool-call id or an image ``data`` that is not base64 was written by ``migrate -o
   get the same derived id; the history integrity rules then rename the later one with its results,
   as for any reused call id.
 * **everything else** the canonical decoder refuses (an empty image URL, data that is not base64,
-  an item over the size limit, ...) has no safe repair: the conversation is refused with
+  nesting too deep, ...) has no safe repair (an item over ``max_item_bytes`` is left to the writers'
+  size check, which names the input): the conversation is refused with
   :class:`~interlingua.errors.DocumentError`, the JSON pointer naming the item and field.
 """
 
@@ -128,6 +129,10 @@ class Conformer:
             raw = encoder.encode(item)
         except (TypeError, ValueError, OverflowError) as exc:
             raise DocumentError(Problem(pointer, f"{self.what} built an item that cannot be written as JSON: {exc}")) from None
+        if len(raw) > DEFAULT_LIMITS.max_item_bytes:
+            # the size limit is the writers' own check (``check_limits``/``check_item_limits``, a
+            # LimitError naming the input and the record not copied to the rejects): not decoded here
+            return
         try:
             decode_one_item(raw, pointer, "preserving", False, DEFAULT_LIMITS)
         except DocumentError as exc:
