@@ -437,10 +437,30 @@ def _check_policy(policy: str) -> Policy:
     return policy
 
 
-def _document(transcript: Transcript) -> dict[str, Any]:
-    """The transcript document, after the limits every reader applies (what is written must read back)."""
-    for i, item in enumerate(transcript.items):
-        check_item_limits(item, _item_json.encode(item), pointer=f"/items/{i}")
+def _document(transcript: Transcript, report: Report | None = None) -> dict[str, Any]:
+    """The transcript document, after the limits every reader applies (what is written must read back).
+
+    With ``report`` (a provider's body read to canonical), every item is held to the canonical schema
+    as ``validate`` reads it: ids out of its limits renamed and reported, anything else refused
+    (one rule with the stored-format readers, :mod:`interlingua.compat._conform`).
+
+    Raises:
+        DocumentError: an item the canonical schema refuses (pointer ``/items/<i>/...``).
+    """
+    if report is None:
+        for i, item in enumerate(transcript.items):
+            check_item_limits(item, _item_json.encode(item), pointer=f"/items/{i}")
+    else:
+        from .compat._conform import conform_items
+
+        fixed = conform_items(list(transcript.items), report, what="the reader")
+        if fixed is not None:
+            transcript = msgspec.structs.replace(transcript, items=fixed)
+            from .validation._semantic import check_items
+
+            problems = check_items(fixed)
+            if problems:
+                raise DocumentError(problems)
     for name in ("tools", "metadata", "tool_choice", "settings", "response"):
         part = getattr(transcript, name)
         if part is not msgspec.UNSET:
@@ -533,7 +553,7 @@ def convert_request(
     with contextlib.nullcontext() if dst is None or dst.name == source else spelling_unused():
         transcript = _read_request(request, source, force, report, repairable=dst is not None)
     if dst is None:
-        return Conversion(_document(transcript), report)
+        return Conversion(_document(transcript, report), report)
     settings = transcript.settings if isinstance(transcript.settings, Settings) else Settings()
     chosen = model if model is not None else _recorded_model(transcript, settings, source, target, report)
     resolution = resolve(target, chosen, mapper=dst, resolver=resolver)
@@ -632,7 +652,7 @@ def without_empty_texts(value: ModelResponse, report: Report) -> ModelResponse:
 def _encode_response(value: ModelResponse, source: str, target: str, model: str | None, policy: Policy, report: Report) -> Conversion[dict[str, Any]]:
     dst = _mapper(target)
     if dst is None:
-        return Conversion(_document(without_empty_texts(value, report).to_transcript()), report)
+        return Conversion(_document(without_empty_texts(value, report).to_transcript(), report), report)
     chosen = model if model is not None else (value.model if source == target else None)
     conv = dst.encode_response(value, model=chosen, policy=policy)
     report.extend(conv.report)

@@ -1836,9 +1836,12 @@ class SessionRecord(Struct):
     The session as the store holds it.
     """
 
-    id: Annotated[str, Meta(max_length=128, min_length=1)]
+    id: Annotated[
+        str,
+        Meta(max_length=128, min_length=1, pattern='^[^\\u0000-\\u001f\\u007f]+$'),
+    ]
     """
-    Session id.
+    Session id: no control characters (the envelope's and the store's rule).
     """
     created_at: (
         str
@@ -2182,10 +2185,11 @@ class Envelope(Struct):
     Schema version `MAJOR.MINOR` the document was written with.
     """
     session_id: Annotated[
-        str, Meta(min_length=1)
+        str,
+        Meta(max_length=128, min_length=1, pattern='^[^\\u0000-\\u001f\\u007f]+$'),
     ]
     """
-    Session the item belongs to.
+    Session the item belongs to: 1 to 128 characters, no control characters (the session store's rule).
     """
     seq: Annotated[
         int,

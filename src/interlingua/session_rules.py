@@ -11,7 +11,22 @@ from __future__ import annotations
 from .errors import DocumentError, Problem
 from .items import SessionRecord
 
-__all__ = ["check_header"]
+__all__ = ["SESSION_ID_MAX", "check_header", "session_id_problem"]
+
+SESSION_ID_MAX = 128
+"""Longest session id (characters): the envelope schema's ``session_id`` and the session store's rule."""
+
+
+def session_id_problem(session_id: object) -> str | None:
+    """Why ``session_id`` is not a session id, or ``None``: the envelope schema's rule (1 to
+    :data:`SESSION_ID_MAX` characters, no control characters U+0000-U+001F, U+007F), which ``validate``,
+    ``store import`` and the store apply, and by which ``migrate`` picks a source's own id or its own.
+    Whitespace-only ids and ids that look like paths are data, not refused (no command uses an id as a path)."""
+    if not isinstance(session_id, str) or not session_id or len(session_id) > SESSION_ID_MAX:
+        return f"a session id is a non-empty string of at most {SESSION_ID_MAX} characters"
+    if any(ord(c) < 32 or ord(c) == 127 for c in session_id):
+        return "a session id must not contain control characters"
+    return None
 
 
 def check_header(record: SessionRecord) -> None:

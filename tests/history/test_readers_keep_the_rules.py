@@ -40,6 +40,22 @@ ORPHANS = {
     ],
 }
 REUSED = {
+    # issue 32: [U, A(call a), T(a), A(call a), T(a)]: the provider readers dropped the second call, its
+    # result then attached to the first (duplicate_result under validate --strict)
+    "openai-chat": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "1"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "2"},
+    ],
+    "anthropic": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "1"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "2"}]},
+    ],
     "langchain": [
         {"type": "human", "data": {"content": "go"}},
         {"type": "ai", "data": {"content": "", "tool_calls": [{"id": "c1", "name": "f", "args": {}}]}},
@@ -75,6 +91,31 @@ def test_a_reader_renames_a_reused_call_id(fmt: str) -> None:
     migrated = read(REUSED[fmt], fmt)
     assert _sound(migrated.transcript.items)
     assert any("renamed 'c1'" in e.reason for e in migrated.report)
+
+
+def test_a_reused_call_id_is_renamed_with_its_result_strictly_valid(tmp_path: Path) -> None:
+    """validate --strict: no duplicate_result, each result with its own call (OpenAI Chat, Claude Code log)."""
+    from interlingua.validation import validate_path as vp
+
+    runner = CliRunner()
+    rec = lambda u, parent, t, content: {"type": t, "timestamp": "2025-06-14T10:00:00Z", "parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": "/tmp", "sessionId": "s1", "version": "1.0.0", "uuid": u, "message": {"role": t, "content": content}}  # noqa: E731
+    log = [
+        rec("u1", None, "user", "go"),
+        rec("a1", "u1", "assistant", [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}]),
+        rec("u2", "a1", "user", [{"type": "tool_result", "tool_use_id": "c1", "content": "1"}]),
+        rec("a2", "u2", "assistant", [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}]),
+        rec("u3", "a2", "user", [{"type": "tool_result", "tool_use_id": "c1", "content": "2"}]),
+    ]
+    cases = {"openai-chat": ("in.json", json.dumps(REUSED["openai-chat"])), "claude-code": ("in.jsonl", "\n".join(json.dumps(r) for r in log) + "\n")}
+    for fmt, (name, text) in cases.items():
+        src = tmp_path / name
+        src.write_text(text)
+        out = tmp_path / f"{fmt}.jsonl"
+        result = runner.invoke(app, ["migrate", "--from", fmt, str(src), "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        assert "renamed 'c1'" in result.output, result.output
+        checked = vp([str(out)])
+        assert checked.ok and not checked.warnings, (fmt, checked.problems, checked.warnings)
 
 
 def test_the_span_pydantic_ai_recorded_reads_into_a_valid_document() -> None:
@@ -119,7 +160,12 @@ def test_migrate_streams_a_sound_document_and_reads_a_broken_one_whole(tmp_path:
 
 # Random histories in each framework's own form: calls and results with ids drawn from a small pool,
 # so that results without their call, reused ids and late results all occur.
-_id = st.sampled_from(["c1", "c2", "c3"])
+# ids include the values the canonical schema refuses (issue 32: empty, over 512 characters), which a
+# reader renames (reported); URLs and inline data include empty ones and data that is not base64,
+# which a reader refuses with a clear error: either way nothing validate refuses is handed on.
+_id = st.sampled_from(["c1", "c2", "c3", "", "x" * 513, "y" * 600])
+_url = st.sampled_from(["https://example.com/a.png", "", "data:image/png;base64,iVBORw0KGgo=", "data:image/png;base64,!!!", "data:image/png,hello"])
+_b64 = st.sampled_from(["iVBORw0KGgo=", "!!!", "", "a b"])
 _LC = st.one_of(
     st.builds(lambda t: {"type": "human", "data": {"content": t}}, st.text(max_size=5)),
     st.builds(lambda i: {"type": "ai", "data": {"content": "", "tool_calls": [{"id": i, "name": "f", "args": {}}]}}, _id),
@@ -128,18 +174,40 @@ _LC = st.one_of(
 )
 _PAI = st.one_of(
     st.builds(lambda t: {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": t}]}, st.text(max_size=5)),
+    st.builds(lambda u: {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": [{"kind": "image-url", "url": u}]}]}, _url),
+    st.builds(lambda d: {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": [{"kind": "binary", "data": d, "media_type": "image/png"}]}]}, _b64),
     st.builds(lambda i: {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "f", "args": {}, "tool_call_id": i}]}, _id),
     st.builds(lambda i: {"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "f", "content": "r", "tool_call_id": i}]}, _id),
 )
 _CHAT = st.one_of(
     st.builds(lambda t: {"role": "user", "content": t}, st.text(min_size=1, max_size=5)),
+    st.builds(lambda u: {"role": "user", "content": [{"type": "image_url", "image_url": {"url": u}}]}, _url),
     st.builds(lambda i: {"role": "assistant", "content": None, "tool_calls": [{"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, _id),
     st.builds(lambda i: {"role": "tool", "tool_call_id": i, "content": "r"}, _id),
 )
 
 
-@settings(max_examples=150)
-@given(st.sampled_from([("langchain", _LC), ("pydantic-ai", _PAI), ("openai-chat", _CHAT)]).flatmap(lambda f: st.tuples(st.just(f[0]), st.lists(f[1], min_size=1, max_size=8))))
+_VM = st.one_of(
+    st.builds(lambda t: {"role": "user", "content": t}, st.text(min_size=1, max_size=5)),
+    st.builds(lambda i: {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": i, "toolName": "f", "input": {}}]}, _id),
+    st.builds(lambda i: {"role": "tool", "content": [{"type": "tool-result", "toolCallId": i, "toolName": "f", "output": {"type": "text", "value": "r"}}]}, _id),
+    st.builds(lambda d: {"role": "user", "content": [{"type": "image", "image": d, "mediaType": "image/png"}]}, _b64),
+)
+_UI = st.one_of(
+    st.builds(lambda t: {"role": "user", "parts": [{"type": "text", "text": t}]}, st.text(min_size=1, max_size=5)),
+    st.builds(lambda i: {"role": "assistant", "parts": [{"type": "tool-f", "state": "output-available", "toolCallId": i, "input": {}, "output": "r"}]}, _id),
+    st.builds(lambda u: {"role": "user", "parts": [{"type": "file", "mediaType": "image/png", "url": u}]}, _url),
+    st.builds(lambda i: {"role": "assistant", "id": i, "parts": [{"type": "source-url", "sourceId": i, "url": ""}, {"type": "text", "text": "ok"}]}, _id),
+)
+_ANTHROPIC = st.one_of(
+    st.builds(lambda t: {"role": "user", "content": t}, st.text(min_size=1, max_size=5)),
+    st.builds(lambda i: {"role": "assistant", "content": [{"type": "tool_use", "id": i, "name": "f", "input": {}}]}, _id),
+    st.builds(lambda i: {"role": "user", "content": [{"type": "tool_result", "tool_use_id": i, "content": "r"}]}, _id),
+)
+
+
+@settings(max_examples=300)
+@given(st.sampled_from([("langchain", _LC), ("pydantic-ai", _PAI), ("openai-chat", _CHAT), ("vercel-model", _VM), ("vercel-ui", _UI), ("anthropic", _ANTHROPIC)]).flatmap(lambda f: st.tuples(st.just(f[0]), st.lists(f[1], min_size=1, max_size=8))))
 def test_every_reader_output_passes_validate(case: tuple[str, list[dict[str, object]]]) -> None:
     from interlingua.codec import encode_transcript
     from interlingua.errors import InterlinguaError

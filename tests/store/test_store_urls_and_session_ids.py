@@ -33,7 +33,13 @@ NFD = unicodedata.normalize("NFD", "café-Åström")
         ("postgresql+asyncpg://u@host:abc/db", "the port is not a number"),
         ("postgresql+asyncpg://u:secret@[::1/db", "IPv6 address needs its closing ']'"),
         ("postgresql://u@h/db?sslmode=sometimes", "is not a libpq SSL mode"),
-        ("postgresql://u@h/db?application_name=x", "unsupported PostgreSQL URL option 'application_name'"),
+        ("postgresql://u@h/db?sslrootcert=/etc/ca.pem", "unsupported PostgreSQL URL option 'sslrootcert'"),
+        ("postgresql://u@127.0.0.1:99999/db", "port 99999 is out of range"),
+        ("postgresql://u@127.0.0.1:-5/db", "port -5 is out of range"),
+        ("postgresql://u@127.0.0.1:0/db", "port 0 is out of range"),
+        ("postgresql://u@h1:1,h2:2/db", "multiple hosts (h1:p1,h2:p2) are not supported"),
+        ("sqlite:///s.db?mode=ro&foo=bar", "unsupported SQLite URL option 'mode'"),
+        ("sqlite:///s.db?foo=bar", "unsupported SQLite URL option 'foo'"),
         ("postgresql://u@h/db?connect_timeout=soon", "connect_timeout='soon': expected a number"),
         ("postgresql://u@h/db?sslmode=require&ssl=disable", "given twice"),
     ],
@@ -53,6 +59,24 @@ def test_libpq_options_become_asyncpg_keywords_with_their_types() -> None:
     rest, args = _asyncpg_connect_args(parsed)
     assert args == {"timeout": 7.0, "statement_cache_size": 0}
     assert dict(rest.query) == {"ssl": "require"}  # asyncpg takes the mode as text
+
+
+def test_application_name_becomes_an_asyncpg_server_setting() -> None:
+    rest, args = _asyncpg_connect_args(make_url(normalize_url("postgresql://u@h/db?application_name=etl&sslmode=require")))
+    assert args == {"server_settings": {"application_name": "etl"}}
+    assert dict(rest.query) == {"ssl": "require"}
+
+
+@pytest.mark.parametrize("url", ["postgresql://u@127.0.0.1:99999/db", "postgresql://u@127.0.0.1:-5/db"])
+def test_store_list_with_a_port_out_of_range_is_a_clean_error(tmp_path: Path, url: str) -> None:
+    from typer.testing import CliRunner
+
+    from interlingua.cli import app
+
+    result = CliRunner().invoke(app, ["store", "list", "--url", url])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code in (1, 2)
+    assert "out of range" in result.output
 
 
 def _silent_server() -> tuple[int, threading.Event]:
@@ -174,3 +198,49 @@ def test_url_parser_raises_only_store_errors(scheme: str, host: str, db: str, qu
     parsed = make_url(out)
     if parsed.get_backend_name() == "postgresql":
         _asyncpg_connect_args(parsed)  # typed options convert, or raise StoreError
+
+
+_CTRL = "a\u0000b\u001b[31m"
+
+
+def test_validate_and_store_import_agree_on_a_session_id_with_control_characters(tmp_path: Path) -> None:
+    """One rule (issue 32): validate said 0 errors where store import refused the file."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from interlingua.cli import app
+    from interlingua.validation import validate_path
+
+    line = {"schema_version": "1.0", "session_id": _CTRL, "seq": 0, "item": {"type": "text", "role": "user", "text": "hi"}}
+    src = tmp_path / "env.jsonl"
+    src.write_text(json.dumps(line) + "\n")
+    result = validate_path([str(src)])
+    assert not result.ok
+    assert any(p.pointer == "/session_id" and "control characters" in p.message for p in result.problems)
+    run = CliRunner().invoke(app, ["store", "import", "--url", str(tmp_path / "s.db"), str(src)])
+    assert run.exit_code == 1, run.output
+    # whitespace-only and path-like ids are data: both accept them
+    for sid in ("   ", "../../etc/passwd"):
+        src.write_text(json.dumps(dict(line, session_id=sid)) + "\n")
+        assert validate_path([str(src)]).ok
+
+
+def test_migrate_gives_a_claude_code_session_with_a_control_character_id_its_own_id(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from interlingua.cli import app
+    from interlingua.validation import validate_path
+
+    rec = {"type": "user", "timestamp": "2025-06-14T10:00:00Z", "parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/tmp", "sessionId": _CTRL, "version": "1.0.0", "uuid": "u1", "message": {"role": "user", "content": "hi"}}
+    src = tmp_path / "s.jsonl"
+    src.write_text(json.dumps(rec) + "\n")
+    out = tmp_path / "m.jsonl"
+    runner = CliRunner()
+    result = runner.invoke(app, ["migrate", "--from", "claude-code", "-o", str(out), str(src)])
+    assert result.exit_code == 0, result.output
+    assert "control characters" in result.output
+    assert validate_path([str(out)]).ok
+    assert runner.invoke(app, ["store", "import", "--url", str(tmp_path / "s.db"), str(out)]).exit_code == 0

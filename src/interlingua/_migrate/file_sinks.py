@@ -22,6 +22,7 @@ from ..session_file import header_bytes
 from . import stores as _stores
 from ..errors import InterlinguaError, LimitError, Problem
 from ..mapping import Report
+from ..session_rules import session_id_problem
 from .common import Record, _Usage, _decoder, _encoder, _item_encoder
 
 def _given(value: Any) -> Any:
@@ -42,11 +43,14 @@ class _SessionIds:
 
     def assign(self, migrated: Migrated) -> str:
         source = migrated.source_session_id
-        if source is not None and source not in self.sources:
+        problem = session_id_problem(source) if source is not None else None
+        if source is not None and problem is None and source not in self.sources:
             self.sources.add(source)
             return source
         sid = self.assign_hashed(hashlib.sha256(_item_encoder.encode(migrated.transcript)))
-        if source is not None:
+        if problem is not None:
+            migrated.report.add("changed", f"session id {source!r} is not one the store or validate accepts ({problem}); written as session {sid!r}")
+        elif source is not None:
             migrated.report.add("changed", f"session id {source!r} appears again in this input; this copy is session {sid!r}")
         return sid
 

@@ -31,6 +31,7 @@ from ..compat import Migrated
 from ..compat._logs import LineSource, LogConversation, open_lines
 from ..errors import MappingError
 from ..items import Transcript
+from ..session_rules import session_id_problem
 from .stores import fork_id
 
 __all__ = ["LOG_FORMATS", "log_format", "open_log", "write_format", "write_jsonl", "write_store"]
@@ -109,12 +110,12 @@ def open_log(path: Path, fmt: str) -> tuple[LogConversation, Any]:
 
 def _session_id(conv: LogConversation, digest: Any, ids: Any) -> str:
     source = conv.session_id
-    if source is not None and source not in ids.sources and 0 < len(source) <= 100:
+    if source is not None and source not in ids.sources and len(source) <= 100 and session_id_problem(source) is None:
         ids.sources.add(source)
         return source
     sid = ids.assign_hashed(digest)
     if source is not None:
-        conv.report.add("changed", f"session id {source!r} appears again in this input (or is too long); this copy is session {sid!r}")
+        conv.report.add("changed", f"session id {source!r} appears again in this input, or is not one the store or validate accepts (too long, control characters); this copy is session {sid!r}")
     return sid
 
 

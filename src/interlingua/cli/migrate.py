@@ -352,9 +352,21 @@ def migrate(
     except OSError as exc:
         from ._common import os_error_text
 
-        typer.echo(f"error: {os_error_text(exc, output)}", err=True)
+        # the output being written: the file, else the store (a full disk under a SQLite store is not stdout)
+        typer.echo(f"error: {os_error_text(exc, output if output is not None else _store_name(store))}", err=True)
         raise typer.Exit(2) from None
     raise typer.Exit(code)
+
+
+def _store_name(store: str | None) -> str | None:
+    """``the store URL`` (its password hidden; a plain path as given) for an error message, or ``None``."""
+    if not store:
+        return None
+    if "://" not in store:
+        return f"the store {store}"
+    from ..store._engine import safe_url
+
+    return f"the store {safe_url(store)}"
 
 
 def register(app: typer.Typer) -> None:

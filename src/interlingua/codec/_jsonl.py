@@ -94,6 +94,10 @@ def decode_envelope(data: bytes | str, *, mode: Mode = "preserving", limits: Lim
         raise DocumentError(Problem("/seq", f"seq must be >= 0, got {shell.seq}"))
     if not shell.session_id:
         raise DocumentError(Problem("/session_id", "session_id must not be empty"))
+    from ..session_rules import session_id_problem  # the store's rule: validate and store import agree
+
+    if (why := session_id_problem(shell.session_id)) is not None:
+        raise DocumentError(Problem("/session_id", why))
     item = decode_one_item(bytes(shell.item), "/item", mode, minor > MINOR, limits)
     return Envelope(
         schema_version=shell.schema_version,

@@ -35,6 +35,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from ..errors import UnknownFormatError
 from ..items import Transcript
 from ..mapping import Conversion, Policy, Report
@@ -100,6 +102,7 @@ def read(obj: Any, fmt: str) -> Migrated:
     if reader is None:
         raise UnknownFormatError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
     migrated = reader(obj)
+    _conform_read(migrated)
     # One rule for every reader: the history integrity rules validate counts as errors (a result
     # whose call is not in the history is left out, a reused call id renamed), each reported.
     from ..history._integrity import read_history_origin
@@ -115,6 +118,24 @@ def read(obj: Any, fmt: str) -> Migrated:
     for fork in migrated.forks:  # a fork shares at most every item of the session (a tree with a cycle, ...)
         fork.at = min(fork.at, len(migrated.transcript.items) - 1)
     return migrated
+
+
+def _conform_read(migrated: Migrated) -> None:
+    """One rule for every reader: its items pass the canonical schema limits (``validate``'s and
+    ``store import``'s), ids out of them renamed and reported (:mod:`._conform`).
+
+    Raises:
+        DocumentError: an item fails the schema for a reason no safe repair covers (pointer ``/items/<i>/...``).
+    """
+    from ._conform import Conformer
+
+    conformer = Conformer(migrated.report, what=f"the {migrated.format or 'format'} reader")
+    items = migrated.transcript.items
+    fixed = [conformer.item(item, i) for i, item in enumerate(items)]
+    if any(a is not b for a, b in zip(fixed, items)):
+        migrated.transcript = msgspec.structs.replace(migrated.transcript, items=fixed)
+    for fork in migrated.forks:
+        fork.items = [conformer.item(item, fork.at + 1 + j) for j, item in enumerate(fork.items)]
 
 
 _WRITERS: dict[str, Callable[..., Conversion[Any]]] = {

@@ -32,6 +32,7 @@ import msgspec
 from ..errors import MappingError
 from ..items import RawItem, Transcript
 from ..mapping import Report, get_mapper
+from ..history._integrity import read_history  # a reused call id renamed (reported) before keep_company would drop the call
 from ..mapping.company import keep_company
 from ..mapping.wire import a_json_type
 from ._base import Migrated
@@ -235,7 +236,7 @@ def _session(obj: dict[str, Any]) -> Migrated:
     session = {k: v for k, v in obj.items() if k != "events"}
     transcript = Transcript(schema_version=_version(), items=items, metadata={FORMAT: session})
     sid = obj.get("id") if isinstance(obj.get("id"), str) and obj["id"] else None
-    return Migrated(keep_company(transcript, report), report, FORMAT, sid)
+    return Migrated(keep_company(read_history(transcript, report), report), report, FORMAT, sid)
 
 
 def _case(obj: dict[str, Any]) -> Migrated:
@@ -281,7 +282,7 @@ def _case(obj: dict[str, Any]) -> Migrated:
     items = _decode(entries, report)
     case = {k: v for k, v in obj.items() if k != "conversation"}
     transcript = Transcript(schema_version=_version(), items=items, metadata={FORMAT: case})
-    return Migrated(keep_company(transcript, report), report, FORMAT, None)
+    return Migrated(keep_company(read_history(transcript, report), report), report, FORMAT, None)
 
 
 def _version() -> str:

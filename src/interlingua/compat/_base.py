@@ -12,15 +12,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from ..codec import encode_transcript
 from ..errors import MappingError
 from ..items import Transcript
 from ..mapping import Report, get_mapper
+from ..history._integrity import read_history  # a reused call id renamed (reported) before keep_company would drop the call
 from ..mapping.company import keep_company
 from ..mapping.spelling import without_spelling
 from ..mapping.wire import a_json_type
 
-__all__ = ["Fork", "Migrated", "Reader", "session_id_for", "session_id_from_bytes", "via_mapper", "wrap_list"]
+__all__ = ["Fork", "Migrated", "Reader", "keep_on_message", "session_id_for", "session_id_from_bytes", "via_mapper", "with_provider_data", "wrap_list"]
 
 SESSION_ID_PREFIX = "mig_"
 
@@ -105,7 +108,7 @@ def via_mapper(name: str, body: Mapping[str, Any], fmt: str) -> Migrated:
     conv = get_mapper(name).decode_request(body)
     report = Report(list(conv.report.entries))
     # a migrated session is canonical data, not a body to send back as its client spelled it (ADR 0027)
-    return Migrated(keep_company(without_spelling(conv.value), report), report, fmt)
+    return Migrated(keep_company(read_history(without_spelling(conv.value), report), report), report, fmt)
 
 
 def wrap_list(obj: Any, key: str, fmt: str) -> Mapping[str, Any]:
@@ -119,3 +122,39 @@ def wrap_list(obj: Any, key: str, fmt: str) -> Mapping[str, Any]:
     if isinstance(obj, Mapping) and isinstance(obj.get(key), list | str):
         return obj
     raise MappingError(f"{fmt}: expected a list of messages or an object with a {key!r} list, got {a_json_type(obj)}")
+
+
+def _has_provider_data(item: Any) -> bool:
+    return "provider_data" in getattr(type(item), "__struct_fields__", ())
+
+
+def with_provider_data(item: Any, fmt: str, **values: Any) -> Any:
+    """``item`` (a copy) with ``values`` merged into ``provider_data[fmt]``.
+
+    Only for an item class that has ``provider_data`` (every canonical item but ``raw``, which keeps
+    its source value as it is): use :func:`keep_on_message` for the items of one source message.
+
+    Raises:
+        TypeError: the item has no ``provider_data`` field (a ``raw`` item).
+    """
+    if not _has_provider_data(item):
+        raise TypeError(f"a {type(item).__name__} has no provider_data")
+    pd = dict(item.provider_data) if item.provider_data is not msgspec.UNSET else {}
+    mine = dict(pd.get(fmt, {}))
+    mine.update(values)
+    pd[fmt] = mine
+    return msgspec.structs.replace(item, provider_data=pd)
+
+
+def keep_on_message(out: list[Any], fmt: str, report: Report | None = None, *, pointer: str | None = None, **values: Any) -> None:
+    """Keep ``values`` (a source message's own fields) in ``provider_data[fmt]`` of the first item of
+    the message ``out`` that has one (in place). A ``raw`` item has no ``provider_data``: one part kept
+    raw does not lose the message's fields, nor fail the read. When every item is raw, the values have
+    no place: reported as dropped (``report``, at ``pointer``).
+    """
+    for n, item in enumerate(out):
+        if _has_provider_data(item):
+            out[n] = with_provider_data(item, fmt, **values)
+            return
+    if report is not None and values:
+        report.add("dropped", f"{fmt}: the message's own fields ({', '.join(sorted(values))}) have no place: each of its parts is kept raw", pointer=pointer)

@@ -49,7 +49,7 @@ from ..items import ArtifactSource, DocumentItem, ImageItem, Origin, RawItem, Re
 from ..mapping import Report
 from ..mapping.arguments import tool_call_from_text
 from ..mapping.wire import a_json_type
-from ._base import Fork, Migrated
+from ._base import Fork, Migrated, keep_on_message, with_provider_data
 
 __all__ = ["CHATGPT", "CLAUDE", "read_chatgpt", "read_claude"]
 
@@ -59,12 +59,7 @@ U = msgspec.UNSET
 _CLAUDE_ROOT = "00000000-0000-4000-8000-000000000000"
 
 
-def _with_pd(item: Any, fmt: str, **values: Any) -> Any:
-    pd = dict(item.provider_data) if getattr(item, "provider_data", U) is not U else {}
-    mine = dict(pd.get(fmt, {}))
-    mine.update(values)
-    pd[fmt] = mine
-    return msgspec.structs.replace(item, provider_data=pd)
+_with_pd = with_provider_data
 
 
 def _key(value: Any, fallback: str) -> str:
@@ -148,7 +143,7 @@ class _ChatGpt(_Branch):
             out.append(RawItem(provider=CHATGPT, value=copy.deepcopy(dict(content)), role=role if role in ("system", "user", "assistant") else U, message=key))
         own = {k: copy.deepcopy(v) for k, v in msg.items() if k != "content"}
         own_content = {k: copy.deepcopy(v) for k, v in content.items() if k not in ("parts", "text", "thoughts", "user_profile", "user_instructions") and not (ctype == "reasoning_recap" and k == "content")}
-        out[0] = _with_pd(out[0], CHATGPT, message=own, content=own_content)
+        keep_on_message(out, CHATGPT, self.report, pointer=where, message=own, content=own_content)
         return out
 
 

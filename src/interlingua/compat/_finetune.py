@@ -39,7 +39,7 @@ from ..items import AudioItem, ImageItem, ReasoningItem, TextItem, ToolDefinitio
 from ..mapping import Report
 from ..mapping.arguments import tool_call_from_text
 from ..mapping.wire import a_json_type
-from ._base import Migrated, via_mapper
+from ._base import Migrated, keep_on_message, via_mapper, with_provider_data
 from ._schema_types import json_schema_types
 
 __all__ = ["HF", "LLAMAFACTORY", "OPENAI_FINETUNE", "SHAREGPT", "read_hf_messages", "read_llamafactory", "read_openai_finetune", "read_sharegpt", "tools_from_text"]
@@ -61,12 +61,7 @@ def _fail(fmt: str, pointer: str, what: str) -> MappingError:
     return MappingError(f"{fmt}: {pointer}: {what}")
 
 
-def _set_pd(item: Any, fmt: str, **values: Any) -> Any:
-    pd = dict(item.provider_data) if item.provider_data is not U else {}
-    mine = dict(pd.get(fmt, {}))
-    mine.update(values)
-    pd[fmt] = mine
-    return msgspec.structs.replace(item, provider_data=pd)
+_set_pd = with_provider_data
 
 
 def tools_from_text(value: Any, fmt: str, pointer: str, report: Report | None = None) -> tuple[list[ToolDefinition], str]:
@@ -235,7 +230,7 @@ class _Pending:
                 values = None
             if isinstance(values, list) and len(values) == len(self.calls):
                 out = [self.result(v if isinstance(v, str) else msgspec.json.encode(v).decode(), key, fmt, pointer, report, index) for v in values]
-                out[0] = _set_pd(out[0], fmt, joined_results=text)
+                keep_on_message(out, fmt, report, joined_results=text)
                 report.add("changed", f"one tool message held the results of {len(values)} parallel calls as a JSON list: one result each", index=index, pointer=pointer)
                 return out
         return [self.result(text, key, fmt, pointer, report, index)]
@@ -281,7 +276,7 @@ def read_sharegpt(obj: Any) -> Migrated:
         else:
             raise _fail(SHAREGPT, f"{ptr}/from", f"unknown speaker {source!r}; expected one of {sorted(SHAREGPT_FROM)}")
         if extra:
-            new[0] = _set_pd(new[0], SHAREGPT, turn=extra)
+            keep_on_message(new, SHAREGPT, turn=extra)
         items.extend(new)
     media.check_all_used()
     if generated:
@@ -336,7 +331,7 @@ def read_llamafactory(obj: Any) -> Migrated:
         if role == "tool":
             extra["role"] = "tool"
         if extra:
-            new[0] = _set_pd(new[0], LLAMAFACTORY, message=extra)
+            keep_on_message(new, LLAMAFACTORY, message=extra)
         items.extend(new)
     if generated:
         report.add("changed", f"LLaMA-Factory tool calls have no ids: {generated} given ids call_m<message>_<part>", item_type="tool_call")
@@ -360,7 +355,7 @@ def read_hf_messages(obj: Any) -> Migrated:
         new = media.split(msg["content"], msg["role"], f"m{i}", f"{ptr}/content")
         extra = {k: copy.deepcopy(v) for k, v in msg.items() if k not in ("role", "content")}
         if extra:
-            new[0] = _set_pd(new[0], HF, message=extra)
+            keep_on_message(new, HF, message=extra)
         items.extend(new)
     media.check_all_used()
     return _finish(items, record, HF, ("messages", "images", "videos", "audios"), report)

@@ -24,6 +24,7 @@ from ..errors import MappingError
 from ..items import Transcript
 from ..mapping import Report
 from ._base import Fork, Migrated
+from ._conform import Conformer
 
 __all__ = ["LineSource", "ListSource", "LogConversation", "from_migrated", "open_lines"]
 
@@ -146,15 +147,17 @@ class LogConversation:
         :func:`~interlingua.mapping.company.keep_company` keeps them (a result whose call is not before
         it, a call repeating an id: dropped, reported), streaming."""
         self._calls: list[tuple[int, str]] = []
-        return _company(self.main(), self.report, set(), self._calls)
+        self._conformer = Conformer(self.report, what=f"the {self.format} reader")
+        return _company(_conformed(self.main(), self._conformer), self.report, set(), self._calls)
 
     def forks(self) -> Iterator[tuple[str, int, Iterator[Any]]]:
         """Each abandoned branch ``(key, at, items)``, its calls checked against the shared items'
         calls and its own; call after :meth:`items` is exhausted."""
         calls = getattr(self, "_calls", [])
+        conformer = getattr(self, "_conformer", None) or Conformer(self.report, what=f"the {self.format} reader")
         for key, at, own in self.branches():
             seen = {c for i, c in calls if i <= at}
-            yield key, at, _company(own, self.report, seen, None, where=f"fork {key}: ")
+            yield key, at, _company(_conformed(own, conformer, at + 1), self.report, seen, None, where=f"fork {key}: ")
 
     def materialize(self) -> Migrated:
         """Read everything into a :class:`Migrated` (its forks included)."""
@@ -164,22 +167,38 @@ class LogConversation:
         return Migrated(transcript, self.report, self.format, self.session_id, forks)
 
 
+def _conformed(items: Iterator[Any], conformer: Conformer, start: int = 0) -> Iterator[Any]:
+    """``items`` held to the canonical schema limits as they stream (ids renamed, the rest refused)."""
+    for j, item in enumerate(items, start):
+        yield conformer.item(item, j)
+
+
 def _company(items: Iterator[Any], report: Report, seen: set[str], calls: list[tuple[int, str]] | None, where: str = "") -> Iterator[Any]:
     from ..items import HandoffCallItem, HandoffResultItem, ToolCallItem, ToolResultItem
 
     n = 0
+    renamed: dict[str, str] = {}  # a reused call id -> the id its latest call got: its results follow it
     for item in items:
         kind = getattr(getattr(type(item), "__struct_config__", None), "tag", None)
         if isinstance(item, ToolCallItem | HandoffCallItem):
             if item.id in seen:
-                report.add("dropped", f"{where}a {kind} repeats the call id {item.id!r} of an earlier call", item_type=kind if isinstance(kind, str) else None)
-                continue
+                # the history rules' repair (docs/history.md): the later call and its results get a new id
+                k = 2
+                while f"{item.id}_{k}" in seen:
+                    k += 1
+                new = f"{item.id}_{k}"
+                report.add("changed", f"{where}a {kind} reuses the call id {item.id!r} of an earlier call; renamed {item.id!r} to {new!r} on the call and its results", item_type=kind if isinstance(kind, str) else None)
+                renamed[item.id] = new
+                item = msgspec.structs.replace(item, id=new)
             seen.add(item.id)
             if calls is not None:
                 calls.append((n, item.id))
-        elif isinstance(item, ToolResultItem | HandoffResultItem) and item.call_id not in seen:
-            report.add("dropped", f"{where}a {kind} for call {item.call_id!r}, which is not before it in this conversation", item_type=kind if isinstance(kind, str) else None)
-            continue
+        elif isinstance(item, ToolResultItem | HandoffResultItem):
+            if item.call_id in renamed:
+                item = msgspec.structs.replace(item, call_id=renamed[item.call_id])
+            elif item.call_id not in seen:
+                report.add("dropped", f"{where}a {kind} for call {item.call_id!r}, which is not before it in this conversation", item_type=kind if isinstance(kind, str) else None)
+                continue
         yield item
         n += 1
 

@@ -33,6 +33,7 @@ import msgspec
 from ..errors import MappingError
 from ..items import AudioItem, Base64Source, TextItem
 from ..mapping import Report, get_mapper
+from ..history._integrity import read_history  # a reused call id renamed (reported) before keep_company would drop the call
 from ..mapping.company import keep_company
 from ..mapping.wire import a_json_type
 from ._base import Migrated
@@ -152,7 +153,7 @@ def read(obj: Any) -> Migrated:
     if meta:
         changes["metadata"] = {**(transcript.metadata if transcript.metadata is not msgspec.UNSET else {}), FORMAT: meta}
     transcript = msgspec.structs.replace(transcript, **changes)
-    return Migrated(keep_company(transcript, report), report, FORMAT)
+    return Migrated(keep_company(read_history(transcript, report), report), report, FORMAT)
 
 
 def _stop_reason(raw: str) -> str:

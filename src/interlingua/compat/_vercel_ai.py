@@ -61,7 +61,7 @@ from ..items import (
 from ..mapping import Report
 from ..mapping.arguments import tool_call_from_text
 from ..mapping.wire import a_json_type
-from ._base import Migrated
+from ._base import Migrated, keep_on_message
 
 __all__ = ["MODEL_FORMAT", "UI_FORMAT", "read_model", "read_ui", "media_item", "ui_part_types"]
 
@@ -212,12 +212,7 @@ def _ui_message(msg: Any, i: int, report: Report) -> list[Item]:
             report.add("changed", f"part {t!r} has no canonical form; kept as a raw item", index=i, pointer=ptr)
             new.append(RawItem(provider=UI_FORMAT, value=copy.deepcopy(dict(part)), role=role, message=key))
         if step:
-            first = new[0]
-            pd = dict(first.provider_data) if first.provider_data is not U else {}
-            mine = dict(pd.get(UI_FORMAT, {}))
-            mine["step_start"] = True
-            pd[UI_FORMAT] = mine
-            new[0] = msgspec.structs.replace(first, provider_data=pd)
+            keep_on_message(new, UI_FORMAT, report, pointer=ptr, step_start=True)
             step = False
         inline = part.get("providerExecuted") is True  # the provider ran it: its result stays in the assistant message
         out.extend(it for it in new if inline or not isinstance(it, ToolResultItem))
@@ -233,13 +228,9 @@ def _ui_message(msg: Any, i: int, report: Report) -> list[Item]:
 
 
 def _keep_message(out: list[Any], fmt: str, message: dict[str, Any]) -> None:
-    """Keep the source message's own fields on its first item (``provider_data[fmt]["message"]``)."""
-    first = out[0]
-    pd = dict(first.provider_data) if first.provider_data is not U else {}
-    mine = dict(pd.get(fmt, {}))
-    mine["message"] = message
-    pd[fmt] = mine
-    out[0] = msgspec.structs.replace(first, provider_data=pd)
+    """Keep the source message's own fields on its first item that has ``provider_data`` (a raw
+    item has none) as ``provider_data[fmt]["message"]``."""
+    keep_on_message(out, fmt, message=message)
 
 
 def _read(obj: Any, fmt: str, message_items: Any) -> Migrated:

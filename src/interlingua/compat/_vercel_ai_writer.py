@@ -115,6 +115,16 @@ class _Writer:
         return {"type": "text", "text": msgspec.json.encode(item.data).decode()}
 
 
+def _message_fields(group: list[Any], fmt: str) -> dict[str, Any]:
+    """The source message's own fields the reader kept: on the first item of the message that has
+    ``provider_data`` (a raw first part has none)."""
+    for item in group:
+        mine = pd_of(item, fmt)
+        if "message" in mine and isinstance(mine["message"], dict):
+            return mine["message"]
+    return {}
+
+
 class _UiWriter(_Writer):
     def write(self) -> list[dict[str, Any]]:
         items = list(self.transcript.items)
@@ -122,7 +132,7 @@ class _UiWriter(_Writer):
         calls: dict[str, dict[str, Any]] = {}
         for start, group in groups(items):
             first = pd_of(group[0], self.fmt)
-            own = copy.deepcopy(first.get("message", {}))
+            own = copy.deepcopy(_message_fields(group, self.fmt))
             role = next((getattr(it, "role") for it in group if isinstance(getattr(it, "role", U), str)), None)
             if role is None:
                 role = "user" if all(isinstance(it, ToolResultItem) for it in group) else "assistant"
@@ -189,7 +199,7 @@ class _ModelWriter(_Writer):
         out: list[dict[str, Any]] = []
         for start, group in groups(items):
             first = pd_of(group[0], self.fmt)
-            own = copy.deepcopy(first.get("message", {}))
+            own = copy.deepcopy(_message_fields(group, self.fmt))
             role = own.pop("role", None)
             if role is None:
                 role = next((getattr(it, "role") for it in group if isinstance(getattr(it, "role", U), str)), None)

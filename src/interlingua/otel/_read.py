@@ -405,4 +405,12 @@ def _read_settings(attrs: Mapping[str, Any], report: Report) -> Any:
         elif field in ("temperature", "top_p", "presence_penalty", "frequency_penalty") and isinstance(value, int | float) and not isinstance(value, bool):
             values[field] = value
     values = {k: v for k, v in values.items() if v is not U}
+    for field in list(values):
+        # one rule for every setting: the canonical schema's bounds (top_p 0-1, ...), a value out of them
+        # dropped with a warning like the checks above, never the whole span refused
+        try:
+            msgspec.convert({field: values[field]}, Settings)
+        except msgspec.ValidationError as exc:
+            key = dict(_SETTINGS).get(field, field)
+            report.add("dropped", f"{values.pop(field)!r} is not a valid {field} setting ({str(exc).split(' - at ')[0]})", pointer=f"/{key}")
     return Settings(**values) if values else U

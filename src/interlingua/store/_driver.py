@@ -443,11 +443,12 @@ def _session_key(session_id: str) -> str:
 
 
 def _check_session_id(session_id: object) -> str:
-    if not isinstance(session_id, str) or not session_id or len(session_id) > _SESSION_ID_MAX:
-        raise DocumentError(Problem("/session_id", f"a session id is a non-empty string of at most {_SESSION_ID_MAX} characters"))
-    if any(ord(c) < 32 or ord(c) == 127 for c in session_id):
-        raise DocumentError(Problem("/session_id", "a session id must not contain control characters"))
-    return _session_key(session_id)
+    from ..session_rules import session_id_problem  # one rule with the envelope schema (validate, store import)
+
+    problem = session_id_problem(session_id)
+    if problem is not None:
+        raise DocumentError(Problem("/session_id", problem))
+    return _session_key(session_id)  # type: ignore[arg-type]  # a str: session_id_problem said so
 
 
 class StoreBase:

@@ -89,6 +89,15 @@ def normalize_url(url: str | os.PathLike[str] | None) -> str:
         raise StoreError("in-memory SQLite is not supported by the session store: use a file (a temporary directory will do)")
     if backend == "postgresql" and parsed.query:
         parsed = parsed.set(query=_asyncpg_query(parsed.query))
+    if backend == "sqlite" and parsed.query:
+        # SQLAlchemy ignores them with a warning (SQLite URI options need uri=true, which then reads the
+        # path differently): refused, naming the option, instead of a SAWarning and an option quietly unused
+        key = next(iter(parsed.query))
+        hint = (
+            "; the commands that only read (list, show, export, view) open the file read-only themselves"
+            if key == "mode" else ""
+        )
+        raise StoreError(f"unsupported SQLite URL option {key!r}: a SQLite store URL takes no query options (give sqlite:///PATH or PATH){hint}")
     return parsed.set(drivername=f"{backend}+{wanted}").render_as_string(hide_password=False)
 
 
@@ -101,10 +110,17 @@ def _parse_url(url: str) -> Any:
         raise StoreError(f"not a database URL: {exc}") from None
     except ValueError as exc:
         # SQLAlchemy's int() of the port: 'host:abc', or an unclosed IPv6 bracket ('[::1/db' reads ':1' as the port)
-        what = "an IPv6 address needs its closing ']'" if "[" in url.split("@")[-1].split("/")[0] and "]" not in url else (
+        netloc = url.split("://", 1)[-1].split("/")[0].split("@")[-1]
+        what = "an IPv6 address needs its closing ']'" if "[" in netloc and "]" not in url else (
+            "multiple hosts (h1:p1,h2:p2) are not supported: give one host" if "," in netloc else
             "the port is not a number" if "int()" in str(exc) else str(exc)
         )
         raise StoreError(f"not a database URL: {what}") from None
+    port = parsed.port
+    if port is not None and not 1 <= port <= 65535:
+        # int() read it, but a TCP port is 1-65535: 99999 ended in an OverflowError traceback inside the
+        # driver, and 0 quietly meant the default port 5432
+        raise StoreError(f"not a database URL: port {port} is out of range (a TCP port is 1 to 65535)")
     return parsed
 
 
@@ -115,6 +131,7 @@ _LIBPQ_TO_ASYNCPG = {"sslmode": "ssl", "connect_timeout": "timeout"}
 _SSLMODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
 # keywords asyncpg.connect() takes that make sense in a URL query (the others are Python objects)
 _ASYNCPG_QUERY = {
+    "application_name",  # asyncpg: server_settings={"application_name": ...} (moved there by _asyncpg_connect_args)
     "ssl", "timeout", "command_timeout", "statement_cache_size", "max_cached_statement_lifetime",
     "max_cacheable_statement_size", "direct_tls", "target_session_attrs", "krbsrvname", "gsslib",
     "prepared_statement_cache_size", "passfile",
@@ -173,7 +190,11 @@ def _asyncpg_connect_args(parsed: Any) -> tuple[Any, dict[str, Any]]:
     """Move the typed asyncpg options out of the URL's query (where every value is a string) into
     ``connect_args`` with their types; SQLAlchemy's asyncpg dialect passes query values on as text."""
     args = {name: _typed_option(name, name, v) for name, v in parsed.query.items() if name in _NUMERIC_OPTIONS or name == "direct_tls"}
-    return (parsed.difference_update_query(list(args)) if args else parsed), args
+    moved = list(args)
+    if "application_name" in parsed.query:  # a server setting in asyncpg (``server_settings``), a keyword in libpq
+        args["server_settings"] = {"application_name": parsed.query["application_name"]}
+        moved.append("application_name")
+    return (parsed.difference_update_query(moved) if moved else parsed), args
 
 
 def safe_url(url: str) -> str:
