@@ -221,7 +221,7 @@ class _Entries:
     whole transcript), then those it makes after them."""
 
     def __init__(self) -> None:
-        self.items: list[ReportEntry] = []
+        self.items = Report(aggregate=True)  # a million repeats of one entry are one aggregated entry (ADR 0047)
         self.globals: list[ReportEntry] = []
         self.place: dict[ReportEntry, str] = {}
         self.started = False
@@ -256,13 +256,13 @@ class _Entries:
                     if side is None or self.place.setdefault(entry, side) != side:
                         raise _Mismatch
             elif skip <= local < stop:
-                self.items.append(entry if offset == 0 else _moved(entry, local, offset, shift))
+                self.items.add_entry(entry if offset == 0 else _moved(entry, local, offset, shift))
         self.started = True
 
     def entries(self) -> list[ReportEntry]:
         before = [e for e in self.globals if self.place.get(e, "before") == "before"]
         after = [e for e in self.globals if self.place.get(e) == "after"]
-        return [*before, *self.items, *after]
+        return [*before, *self.items.entries, *after]
 
 
 def _tail(alone: _Window | None, key: str, front: list[Any]) -> list[Any]:
@@ -476,16 +476,16 @@ def write_windows(
     except (_Mismatch, InterlinguaError, StopIteration):
         return False
     if framework:
-        report.entries.extend(encodes.entries())
+        report.extend(encodes.entries())
         return True
-    report.entries.extend(noted.entries)
+    report.extend(noted.entries)
     if defaults is not None:
         report.add("changed", unknown_model_text(target, chosen, would))
     elif (past := deprecation_warning(target, chosen)) is not None:  # as the whole conversion says it
         report.add("changed", past, pointer="/model")
-    report.entries.extend(fits.entries())
+    report.extend(fits.entries())
     encoded = encodes.entries()
-    report.entries.extend(encoded)
+    report.extend(encoded)
     if chosen is None and not any(e.pointer == "/model" for e in encoded):
         note_model(report, None, settings, target, in_body=getattr(get_mapper(target), "model_in_body", True) is not False)
     return True

@@ -46,13 +46,13 @@ def whole(t: Transcript, target: str, policy: Any, model: str | None = None) -> 
             body = convert_request(t, source="canonical", target=target, policy=policy, model=model, report=report).value
     except InterlinguaError as exc:
         return exc
-    return _pretty(body), list(report)
+    return _pretty(body), list(report.aggregated())  # the windows aggregate repeats (ADR 0047): compared as aggregated
 
 
 def windowed(t: Transcript, target: str, policy: Any, window: int, model: str | None = None) -> tuple[bool, bytes, list[Any]]:
     out, report = io.BytesIO(), Report()
     ok = write_windows(iter(t.items), t, plan(iter(t.items), window=window), target=target, model=model, policy=policy, out=out, report=report)
-    return ok, out.getvalue(), list(report)
+    return ok, out.getvalue(), list(report.aggregated())
 
 
 def assert_same(t: Transcript, target: str, policy: Any, window: int, model: str | None = None) -> bool:
