@@ -172,7 +172,9 @@ def _write_framework(transcript: Transcript, target: str, policy: Policy) -> _Wi
     from .compat import write
 
     conv = write(transcript, target, policy=policy)
-    return _Window({"": conv.value}, [], list(conv.report))
+    # a record (an OpenAI fine-tuning line, a ShareGPT record) is a body like a provider's: its
+    # conversation is the one member that differs between windows
+    return _Window(conv.value if isinstance(conv.value, dict) else {"": conv.value}, [], list(conv.report))
 
 
 def _context_fits_whole(shell: Transcript, the_plan: Plan, target: str, model: str | None, policy: Policy) -> bool:
@@ -430,7 +432,7 @@ def write_windows(
         if list(win.body) != list(first.body):
             raise _Mismatch
         if "writer" not in state:  # the second window: find the array, write the head and the first window
-            differing = [""] if framework else [k for k in first.body if first.body[k] != win.body[k]]
+            differing = [""] if "" in first.body else [k for k in first.body if first.body[k] != win.body[k]]
             if len(differing) != 1:
                 raise _Mismatch
             key = differing[0]
