@@ -28,7 +28,7 @@ from interlingua.mapping.report import Report
 from interlingua.testing.strategies import generation_settings
 from interlingua.testing.strategies import items as item_lists
 
-WRITERS = ("pydantic-ai", "langchain", "vercel-ui", "vercel-model", "openai-finetune", "sharegpt")
+WRITERS = ("pydantic-ai", "langchain", "vercel-ui", "vercel-model", "openai-finetune", "sharegpt", "otel")
 """The framework and stored-conversation writers (a message list, or a record holding one: ADR 0047's run)."""
 TARGETS = (*available(), *WRITERS)
 """Every provider mapper, and every writer `convert --to` windows."""
@@ -42,7 +42,11 @@ FORMAT_DIRS = {"anthropic": "anthropic", "bedrock_converse": "bedrock-converse",
 def whole(t: Transcript, target: str, policy: Any, model: str | None = None) -> tuple[bytes, list[Any]] | InterlinguaError:
     report = Report()
     try:
-        if target in WRITERS:  # what `convert --to` of a framework writes (ADR 0011)
+        if target == "otel":
+            from interlingua.otel import to_otel
+
+            body = to_otel(t, policy=policy, report=report).value
+        elif target in WRITERS:  # what `convert --to` of a framework writes (ADR 0011)
             from interlingua.compat import write
 
             body = write(t, target, policy=policy, report=report).value
