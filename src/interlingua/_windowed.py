@@ -170,6 +170,16 @@ def _convert_request(transcript: Transcript, target: str, model: str | None, pol
     return _Window(conv.value, list(fitted.report), list(fitted.translate(conv.report)))
 
 
+_BY_PLACE = ("vercel-ui", "vercel-model", "openai-finetune", "sharegpt")
+"""Writers whose reader numbers the messages by their place (``m0``, ``msg-0``): the report of what
+does not come back (an item's ``message`` key) depends on where the item is in the whole list."""
+
+
+def _message_key(item: Any) -> bool:
+    """An item whose ``message`` key a by-place writer's report would judge by its place in the window."""
+    return getattr(item, "message", msgspec.UNSET) is not msgspec.UNSET
+
+
 OTEL = "otel"
 """The ``gen_ai.*`` attributes of an OpenTelemetry GenAI span (:func:`interlingua.otel.to_otel`): a record
 whose ``gen_ai.input.messages`` is the conversation, written window by window like a request body."""
@@ -407,7 +417,7 @@ def write_windows(
     # a framework writer keeps the system prompt in the first request message: no prompt before later windows
     prefix = [] if framework else the_plan.prefix
 
-    dependent = None if writes else getattr(get_mapper(target), "window_dependent", None)
+    dependent = _message_key if target in _BY_PLACE else None if writes else getattr(get_mapper(target), "window_dependent", None)
 
     def _convert(t: Transcript, target: str, model: str | None, policy: Policy) -> _Window:
         return _write_framework(t, target, policy) if writes else _convert_request(t, target, model, policy)
