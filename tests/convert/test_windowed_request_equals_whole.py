@@ -261,7 +261,7 @@ def _cli(args: list[str]) -> tuple[int, bytes, str]:
     return result.exit_code, result.stdout_bytes, result.stderr
 
 
-@pytest.mark.parametrize("target", ["openai-chat", "anthropic", "gemini", "openai-responses", "bedrock-converse", "pydantic-ai", "langchain"])
+@pytest.mark.parametrize("target", ["openai-chat", "anthropic", "gemini", "openai-responses", "bedrock-converse", *(w for w in WINDOWED if w in WRITERS)])
 def test_convert_writes_the_windowed_body_of_a_document_file(tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """``convert --from canonical --to <provider> FILE``: the same stdout, ``-o`` file and warnings
     whether the request is converted in windows of 3 items or whole."""
