@@ -63,9 +63,6 @@ FRAMEWORKS = FRAMEWORKS + STORED
 AGENTS = ("claude-code", "codex", "adk", "mcp-sampling")
 FRAMEWORKS = FRAMEWORKS + AGENTS
 
-_WINDOWED = ("otel", "pydantic-ai", "langchain", "vercel-ui", "vercel-model", "openai-finetune", "sharegpt")
-"""The non-provider targets written window by window from a canonical file (ADR 0036, ADR 0047)."""
-
 _STREAM_SUFFIXES = (".sse", ".ndjson")
 
 
@@ -526,7 +523,7 @@ def run(
         if to not in WRITERS:
             raise _Fail(2, f"{to} is read, not written; --to takes one of: {', '.join(WRITERS)}")
     if from_ in FRAMEWORKS or to in FRAMEWORKS:
-        if from_ == CANONICAL and to in _WINDOWED:  # a message list, or a record holding it: written window by window
+        if from_ == CANONICAL and to in (*STORED, "otel", "pydantic-ai", "langchain"):  # a message list or a record holding it: window by window (ADR 0047)
             streamed = _stream_canonical(to, kind=kind, policy=pol, model=model, source=source, report=report, output=output, session=session)
             if streamed is not None:
                 return streamed
