@@ -139,14 +139,15 @@ class _LazyGroup(Group):
             typer.echo(f"error: {os_error_text(exc)}", err=True)
             raise typer.Exit(2) from None
         except MemoryError:
-            # the last resort where a command still holds its whole input (a provider request body
-            # is one JSON object the mapper builds whole): a message, never a traceback
+            # the last resort where a command still holds its whole input (a conversation convert
+            # cannot cut into windows, ADR 0036/0047, is converted whole): a message, never a traceback
             import gc
 
             gc.collect()
             typer.echo(
                 f"error: out of memory: the input is too large for `interlingua {ctx.invoked_subcommand or ''}` on this machine "
-                "(validate, migrate, store import/export and view read item by item; a provider request body is built whole)",
+                "(validate, migrate, store import/export and view read item by item; convert writes a long conversation window by window, "
+                "but one with no place to cut it, or read from stdin, is converted whole)",
                 err=True,
             )
             raise typer.Exit(1) from None
