@@ -29,6 +29,9 @@ which gives the whole conversion's output or error):
 - the framework writers whose output is a message list (``pydantic-ai``, ``langchain``): their list
   is the array; no system prompt before later windows (they keep it in the first request message);
   the transcript's usage and stop reason go to the last window only, which must hold its last answer;
+  a writer whose output is a record (``openai-finetune``, ``sharegpt``; the ``otel`` span's
+  attributes, which get the system prompt before every window as a provider body does) is windowed
+  like a request body: its conversation is the one member that differs (ADR 0047);
 - report entries: the preflight entries of all windows, then the encode entries, with item indices
   and ``/items/N`` pointers moved to the item's index in the whole transcript; an entry about no
   item (the model, a setting) must be one the first window made (or, for a framework writer, the
@@ -167,12 +170,38 @@ def _convert_request(transcript: Transcript, target: str, model: str | None, pol
     return _Window(conv.value, list(fitted.report), list(fitted.translate(conv.report)))
 
 
+_BY_PLACE = ("vercel-ui", "vercel-model", "openai-finetune", "sharegpt")
+"""Writers whose reader numbers the messages by their place (``m0``, ``msg-0``): the report of what
+does not come back (an item's ``message`` key) depends on where the item is in the whole list."""
+
+
+def _message_key(item: Any) -> bool:
+    """An item whose ``message`` key a by-place writer's report would judge by its place in the window."""
+    return getattr(item, "message", msgspec.UNSET) is not msgspec.UNSET
+
+
+OTEL = "otel"
+"""The ``gen_ai.*`` attributes of an OpenTelemetry GenAI span (:func:`interlingua.otel.to_otel`): a record
+whose ``gen_ai.input.messages`` is the conversation, written window by window like a request body."""
+
+
 def _write_framework(transcript: Transcript, target: str, policy: Policy) -> _Window:
-    """:func:`interlingua.compat.write` of the window: the framework's message list as the one member ``""``."""
+    """:func:`interlingua.compat.write` (or, for ``otel``, :func:`interlingua.otel.to_otel`) of the window:
+    a message list as the one member ``""``, a record (a JSON object) as it is."""
     from .compat import write
 
-    conv = write(transcript, target, policy=policy)
-    return _Window({"": conv.value}, [], list(conv.report))
+    if target == OTEL:
+        from .otel import to_otel
+
+        conv = to_otel(transcript, policy=policy)
+    else:
+        conv = write(transcript, target, policy=policy)
+    # a record (an OpenAI fine-tuning line, a ShareGPT record) is a body like a provider's: its
+    # conversation is the one member that differs between windows
+    entries = list(conv.report)
+    if any(e.pointer == "" for e in entries):
+        raise _Mismatch  # an entry about the written value as a whole (it does not read back item for item): the whole decides
+    return _Window(conv.value if isinstance(conv.value, dict) else {"": conv.value}, [], entries)
 
 
 def _context_fits_whole(shell: Transcript, the_plan: Plan, target: str, model: str | None, policy: Policy) -> bool:
@@ -221,7 +250,7 @@ class _Entries:
     whole transcript), then those it makes after them."""
 
     def __init__(self) -> None:
-        self.items: list[ReportEntry] = []
+        self.items = Report(aggregate=True)  # a million repeats of one entry are one aggregated entry (ADR 0047)
         self.globals: list[ReportEntry] = []
         self.place: dict[ReportEntry, str] = {}
         self.started = False
@@ -256,13 +285,13 @@ class _Entries:
                     if side is None or self.place.setdefault(entry, side) != side:
                         raise _Mismatch
             elif skip <= local < stop:
-                self.items.append(entry if offset == 0 else _moved(entry, local, offset, shift))
+                self.items.add_entry(entry if offset == 0 else _moved(entry, local, offset, shift))
         self.started = True
 
     def entries(self) -> list[ReportEntry]:
         before = [e for e in self.globals if self.place.get(e, "before") == "before"]
         after = [e for e in self.globals if self.place.get(e) == "after"]
-        return [*before, *self.items, *after]
+        return [*before, *self.items.entries, *after]
 
 
 def _tail(alone: _Window | None, key: str, front: list[Any]) -> list[Any]:
@@ -362,10 +391,11 @@ def write_windows(
     settings = shell.settings if isinstance(shell.settings, Settings) else Settings()
     chosen = model
     noted = Report()  # what choosing the model reports (a carried model renamed): kept only on success
-    if chosen is None and target not in WRITERS:
+    writes = target in WRITERS or target == OTEL  # not a provider: no model, no preflight
+    if chosen is None and not writes:
         chosen = _recorded_model_of(the_plan.providers, settings, "canonical", target, noted)
     defaults = None  # an unknown model: the wire format's defaults, checked window by window for the warning
-    if target not in WRITERS:
+    if not writes:
         if _own(settings.provider_data, get_mapper(target).name):
             return False  # the source's spelling kept for the target (ADR 0027) is placed by the whole body's paths
         if not _context_fits_whole(shell, the_plan, target, chosen, policy):
@@ -387,10 +417,10 @@ def write_windows(
     # a framework writer keeps the system prompt in the first request message: no prompt before later windows
     prefix = [] if framework else the_plan.prefix
 
-    dependent = None if framework else getattr(get_mapper(target), "window_dependent", None)
+    dependent = _message_key if target in _BY_PLACE else None if writes else getattr(get_mapper(target), "window_dependent", None)
 
     def _convert(t: Transcript, target: str, model: str | None, policy: Policy) -> _Window:
-        return _write_framework(t, target, policy) if framework else _convert_request(t, target, model, policy)
+        return _write_framework(t, target, policy) if writes else _convert_request(t, target, model, policy)
 
     fits, encodes = _Entries(), _Entries()
     state: dict[str, Any] = {}  # "first": the first window, "writer", "front": what the prefix alone gives
@@ -430,7 +460,7 @@ def write_windows(
         if list(win.body) != list(first.body):
             raise _Mismatch
         if "writer" not in state:  # the second window: find the array, write the head and the first window
-            differing = [""] if framework else [k for k in first.body if first.body[k] != win.body[k]]
+            differing = [""] if "" in first.body else [k for k in first.body if first.body[k] != win.body[k]]
             if len(differing) != 1:
                 raise _Mismatch
             key = differing[0]
@@ -475,17 +505,17 @@ def write_windows(
         state["writer"].tail()
     except (_Mismatch, InterlinguaError, StopIteration):
         return False
-    if framework:
-        report.entries.extend(encodes.entries())
+    if writes:
+        report.extend(encodes.entries())
         return True
-    report.entries.extend(noted.entries)
+    report.extend(noted.entries)
     if defaults is not None:
         report.add("changed", unknown_model_text(target, chosen, would))
     elif (past := deprecation_warning(target, chosen)) is not None:  # as the whole conversion says it
         report.add("changed", past, pointer="/model")
-    report.entries.extend(fits.entries())
+    report.extend(fits.entries())
     encoded = encodes.entries()
-    report.entries.extend(encoded)
+    report.extend(encoded)
     if chosen is None and not any(e.pointer == "/model" for e in encoded):
         note_model(report, None, settings, target, in_body=getattr(get_mapper(target), "model_in_body", True) is not False)
     return True

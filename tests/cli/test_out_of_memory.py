@@ -27,9 +27,10 @@ def test_out_of_memory_is_a_message_and_exit_1(tmp_path: Path) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (300 << 20, 300 << 20))
 
     proc = subprocess.run(
-        # --policy drop: under error the context-fit check refuses this conversation before building it
-        [*CLI, "convert", "--from", "canonical", "--to", "anthropic", "--model", "claude-sonnet-4-5", "--policy", "drop", str(doc), "-o", str(out)],
-        capture_output=True, text=True, timeout=600, preexec_fn=limit, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
+        # --policy drop: under error the context-fit check refuses this conversation before building it;
+        # from stdin: a file is written window by window in a few MB (ADR 0036), standard input is read whole
+        [*CLI, "convert", "--from", "canonical", "--to", "anthropic", "--model", "claude-sonnet-4-5", "--policy", "drop", "-", "-o", str(out)],
+        input=doc.read_text(), capture_output=True, text=True, timeout=600, preexec_fn=limit, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
     )
     if proc.returncode == 0:
         pytest.skip("the conversion fit in 300 MB of address space here")

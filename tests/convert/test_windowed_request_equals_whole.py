@@ -28,8 +28,12 @@ from interlingua.mapping.report import Report
 from interlingua.testing.strategies import generation_settings
 from interlingua.testing.strategies import items as item_lists
 
-TARGETS = (*available(), "pydantic-ai", "langchain")
-"""Every provider mapper, and the framework writers whose output is a message list."""
+WRITERS = ("pydantic-ai", "langchain", "vercel-ui", "vercel-model", "openai-finetune", "sharegpt", "otel")
+"""The framework and stored-conversation writers (a message list, or a record holding one: ADR 0047's run)."""
+TARGETS = (*available(), *WRITERS)
+"""Every provider mapper, and every writer `convert --to` windows."""
+WINDOWED = tuple(t for t in TARGETS if t != "vercel-ui")
+"""The targets a long chat is written window by window for (a UIMessage list declines: the whole conversion writes it)."""
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 FORMAT_DIRS = {"anthropic": "anthropic", "bedrock_converse": "bedrock-converse", "cohere": "cohere", "gemini": "gemini", "mistral": "mistral",
                "ollama": "ollama", "openai_chat": "openai-chat", "openai_chat_extra": "openai-chat", "openai_responses": "openai-responses"}
@@ -38,7 +42,11 @@ FORMAT_DIRS = {"anthropic": "anthropic", "bedrock_converse": "bedrock-converse",
 def whole(t: Transcript, target: str, policy: Any, model: str | None = None) -> tuple[bytes, list[Any]] | InterlinguaError:
     report = Report()
     try:
-        if target in ("pydantic-ai", "langchain"):  # what `convert --to` of a framework writes (ADR 0011)
+        if target == "otel":
+            from interlingua.otel import to_otel
+
+            body = to_otel(t, policy=policy, report=report).value
+        elif target in WRITERS:  # what `convert --to` of a framework writes (ADR 0011)
             from interlingua.compat import write
 
             body = write(t, target, policy=policy, report=report).value
@@ -46,13 +54,13 @@ def whole(t: Transcript, target: str, policy: Any, model: str | None = None) -> 
             body = convert_request(t, source="canonical", target=target, policy=policy, model=model, report=report).value
     except InterlinguaError as exc:
         return exc
-    return _pretty(body), list(report)
+    return _pretty(body), list(report.aggregated())  # the windows aggregate repeats (ADR 0047): compared as aggregated
 
 
 def windowed(t: Transcript, target: str, policy: Any, window: int, model: str | None = None) -> tuple[bool, bytes, list[Any]]:
     out, report = io.BytesIO(), Report()
     ok = write_windows(iter(t.items), t, plan(iter(t.items), window=window), target=target, model=model, policy=policy, out=out, report=report)
-    return ok, out.getvalue(), list(report)
+    return ok, out.getvalue(), list(report.aggregated())
 
 
 def assert_same(t: Transcript, target: str, policy: Any, window: int, model: str | None = None) -> bool:
@@ -91,7 +99,7 @@ def chat(n: int, *, system: bool = True, origin: str | None = None) -> Transcrip
     return Transcript(schema_version="1.0", items=its)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", WINDOWED)
 @pytest.mark.parametrize("window", [1, 2, 7])
 def test_a_long_chat_is_written_window_by_window_as_the_whole(target: str, window: int) -> None:
     # a trailing space on every assistant text: a mapper that treats the last assistant message as a
@@ -100,7 +108,7 @@ def test_a_long_chat_is_written_window_by_window_as_the_whole(target: str, windo
     assert assert_same(chat(61, system=False), target, "error", window, model="some-model")
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", WINDOWED)
 def test_the_model_is_the_whole_transcripts_choice(target: str) -> None:
     # settings.model carried only when every item was made by the target: a window of user texts alone must not decide
     t = chat(40, origin=target)
@@ -168,6 +176,14 @@ def _segments(draw: st.DrawFn) -> Transcript:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data(), target=st.sampled_from(TARGETS), policy=st.sampled_from(("error", "drop", "degrade")), window=st.integers(1, 6))
 def test_any_transcript_windowed_equals_the_whole_conversion(data: st.DataObject, target: str, policy: Any, window: int) -> None:
+    t = data.draw(st.composite(_segments)())
+    event("windowed" if assert_same(t, target, policy, window) else "converted whole")
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data(), target=st.sampled_from(WRITERS), policy=st.sampled_from(("error", "drop", "degrade")), window=st.integers(1, 6))
+def test_any_transcript_written_by_a_writer_windowed_equals_the_whole(data: st.DataObject, target: str, policy: Any, window: int) -> None:
+    # the writers alone (a record holding the message list is windowed too: ADR 0047)
     t = data.draw(st.composite(_segments)())
     event("windowed" if assert_same(t, target, policy, window) else "converted whole")
 
@@ -245,7 +261,7 @@ def _cli(args: list[str]) -> tuple[int, bytes, str]:
     return result.exit_code, result.stdout_bytes, result.stderr
 
 
-@pytest.mark.parametrize("target", ["openai-chat", "anthropic", "gemini", "openai-responses", "bedrock-converse", "pydantic-ai", "langchain"])
+@pytest.mark.parametrize("target", ["openai-chat", "anthropic", "gemini", "openai-responses", "bedrock-converse", *(w for w in WINDOWED if w in WRITERS)])
 def test_convert_writes_the_windowed_body_of_a_document_file(tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """``convert --from canonical --to <provider> FILE``: the same stdout, ``-o`` file and warnings
     whether the request is converted in windows of 3 items or whole."""

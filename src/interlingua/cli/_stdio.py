@@ -36,5 +36,6 @@ def out_of_memory_text(command: str) -> str:
     """The message of a command that ran out of memory (``command``: its name)."""
     return (
         f"error: out of memory: the input is too large for `interlingua {command}` on this machine "
-        "(validate, migrate, store import/export and view read item by item; a provider request body is built whole)"
+        "(validate, migrate, store import/export and view read item by item; convert writes a long conversation window by window, "
+        "but one with no place to cut it, or read from stdin, is converted whole)"
     )

@@ -125,7 +125,7 @@ def run(
         if to not in WRITERS:
             raise Fail(2, f"{to} is read, not written; --to takes one of: {', '.join(WRITERS)}")
     if from_ in FRAMEWORKS or to in FRAMEWORKS:
-        if from_ == CANONICAL and to in ("pydantic-ai", "langchain"):  # a message list: written window by window
+        if from_ == CANONICAL and to in (*STORED, "otel", "pydantic-ai", "langchain"):  # a message list or a record holding it: window by window (ADR 0047)
             streamed = stream_canonical(to, kind=kind, policy=pol, model=model, source=source, report=report, output=output, session=session)
             if streamed is not None:
                 return streamed

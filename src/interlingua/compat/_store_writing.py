@@ -59,12 +59,12 @@ def report_round_trip(report: Report, fmt: str, original: list[Any], read_back: 
     try:
         back = read_back()
     except Exception as exc:  # noqa: BLE001 - what the writer made must read back; say why it does not
-        report.add("changed", f"the {fmt} written does not read back ({type(exc).__name__}: {exc})")
+        report.add("changed", f"the {fmt} written does not read back ({type(exc).__name__}: {exc})", pointer="")  # "": the written value as a whole
         return
     dropped = {e.index for e in report.entries[since:] if e.action == "dropped" and e.index is not None}
     kept = [(i, a) for i, a in enumerate(original) if i not in dropped]
     if len(back) != len(kept):
-        report.add("changed", f"{len(kept)} items written for {fmt} read back as {len(back)} items")
+        report.add("changed", f"{len(kept)} items written for {fmt} read back as {len(back)} items", pointer="")
         return
     for (i, a), b in zip(kept, back):
         if not isinstance(a, msgspec.Struct):
