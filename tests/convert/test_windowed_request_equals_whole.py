@@ -444,3 +444,23 @@ def test_a_kept_source_spelling_is_written_as_the_whole_conversion_writes_it() -
     assert json.loads(expected[0])["messages"][35]["content"] == messages[35]["content"]  # the source's spelling, written back
     assert_same(t, "openai-chat", "degrade", 3)
     assert assert_same(t, "anthropic", "degrade", 3)  # another target ignores the entries: windows
+
+
+@pytest.mark.parametrize("policy", ["drop", "degrade"])
+def test_a_refusal_mistral_cannot_carry_is_reported_at_its_item(policy: Any) -> None:
+    """Hypothesis found it: Mistral reported a dropped refusal with no item index, so the windowed
+    conversion placed the entry elsewhere in the report than the whole conversion did."""
+    from interlingua.items import ImageItem, RefusalItem
+    from interlingua.items import Base64Source
+
+    t = Transcript(schema_version="1.0", items=[
+        RefusalItem(text="0"), TextItem(text="0", role="user"), ImageItem(source=Base64Source(media_type="image/png", data="AA=="), role="user"),
+        RefusalItem(text=""), TextItem(text="answer 0", role="assistant"), TextItem(text="question 0", role="user"),
+        RefusalItem(text="no"), TextItem(text="question 1", role="user"),
+    ])
+    expected = whole(t, "mistral", policy)
+    assert not isinstance(expected, InterlinguaError)
+    refusals = [e for e in expected[1] if e.item_type == "refusal"]
+    assert [e.index for e in refusals] == [0, 6]
+    for window in (1, 2, 3):
+        assert_same(t, "mistral", policy, window)

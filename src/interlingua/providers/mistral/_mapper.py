@@ -39,7 +39,7 @@ from typing import Any, Literal
 import msgspec
 
 from ...errors import MalformedInputError
-from ...items import AudioItem, Base64Source, DocumentItem, ModelCapabilities, RawItem, StopReason, Transcript, UrlSource
+from ...items import AudioItem, Base64Source, DocumentItem, ModelCapabilities, RawItem, RefusalItem, StopReason, Transcript, UrlSource
 from ...mapping.ids import IdRule
 from ...mapping.spelling import keeps_spelling
 from ...mapping.protocol import Conversion, Framing, ModelResponse
@@ -310,10 +310,10 @@ def _tools(body: dict[str, Any], report: Report) -> None:
             report.add("changed", f"tool {fn.get('name')!r} has no parameters; sent with an empty object schema", item_type="tool")
 
 
-def _refusal(message: dict[str, Any], policy: Policy, report: Report) -> None:
+def _refusal(message: dict[str, Any], policy: Policy, report: Report, index: int | None = None) -> None:
     refusal = message.pop("refusal", None)
     if refusal:
-        for marker in report.unsupported(policy, "Mistral messages have no refusal field", item_type="refusal"):
+        for marker in report.unsupported(policy, "Mistral messages have no refusal field", index=index, item_type="refusal"):
             content = message.get("content")
             message["content"] = (content + marker.text) if isinstance(content, str) else [*(content or []), {"type": "text", "text": marker.text}]
 
@@ -350,7 +350,11 @@ def _tool_choice_without_tools(transcript: Transcript, body: dict[str, Any]) -> 
         body["tool_choice"] = "auto"
 
 
-def _write_body(body: dict[str, Any], policy: Policy, report: Report) -> dict[str, Any]:
+def _write_body(body: dict[str, Any], policy: Policy, report: Report, refusals: list[tuple[int, str]] | None = None) -> dict[str, Any]:
+    """Mistral's differences from the OpenAI Chat body (in place). ``refusals``: the transcript's refusal
+    items (index, text) in order; the OpenAI Chat engine writes a message's ``refusal`` field from exactly
+    one of them (any other refusal becomes a content part), found in order by its text, so the report
+    entry names that item (and a whole conversion and a windowed one agree)."""
     _tools(body, report)
     if body.get("tool_choice") == "required":
         body["tool_choice"] = "any"
@@ -358,11 +362,14 @@ def _write_body(body: dict[str, Any], policy: Policy, report: Report) -> dict[st
         body["random_seed"] = body.pop("seed")
     messages = body.get("messages")
     if isinstance(messages, list):
+        pending = iter(refusals or ())
         for n, msg in enumerate(messages):
             if isinstance(msg, dict):
                 _parts(msg, n, policy, report)
                 if msg.get("role") == "assistant":
-                    _refusal(msg, policy, report)
+                    text = msg.get("refusal")
+                    at = next((i for i, t in pending if t == text), None) if text else None
+                    _refusal(msg, policy, report, at)
                     _thinking(msg)
         if messages and isinstance(messages[-1], dict) and messages[-1].get("role") == "assistant":
             messages[-1]["prefix"] = True
@@ -491,7 +498,8 @@ class MistralMapper:
 
         body = encode_request(inner, dialect="mistral", rule=ID_RULE, model=model, policy=policy, report=report)
         _tool_choice_without_tools(transcript, body)
-        return Conversion(_write_body(body, policy, report), _report(report, _OUT))
+        refusals = [(i, item.text) for i, item in enumerate(transcript.items) if isinstance(item, RefusalItem)]
+        return Conversion(_write_body(body, policy, report, refusals), _report(report, _OUT))
 
     def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
         """``ChatCompletionResponse`` body -> items of ``choices[0]``, usage and stop reason.
