@@ -310,3 +310,11 @@ def test_no_stream_on_the_shipped_stream_fixture_says_the_exchange_streamed() ->
     code, out, err = _run(*args)  # as the message says: without --no-stream it answers
     assert code == 0, err
     assert json.loads(out)["items"]
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:18101", "ftp://host/v1", "http://", "localhost"])
+def test_replay_with_a_base_url_that_is_not_http_says_why(url: str) -> None:
+    """A new user typed the host without its scheme and got "the base URL cannot be used" (exit 1, no reason)."""
+    code, _, err = _run("replay", "--provider", "openai-chat", "--model", "gpt-4o", "--base-url", url, str(WEATHER))
+    assert code == 2
+    assert "is not an http(s) URL with a host" in err and "http://127.0.0.1:8000/v1" in err

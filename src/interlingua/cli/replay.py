@@ -107,6 +107,21 @@ def _load_fixture(path: Path) -> list[dict[str, Any]]:
         raise _Fail(2, f"cannot read fixture {path}: {exc.strerror or exc}") from None
 
 
+def _check_base_url(base_url: str) -> None:
+    """``--base-url`` must be an http(s) URL with a host (as ``check_config`` says); else exit 2 saying so."""
+    import httpx
+
+    try:
+        url = httpx.URL(base_url)
+        scheme, host = url.scheme, url.host
+    except (httpx.InvalidURL, TypeError, ValueError):
+        scheme = host = ""
+    if scheme not in ("http", "https") or not host:
+        from ..transport import redact
+
+        raise _Fail(2, f"--base-url {redact(base_url, (), kind='url')!r} is not an http(s) URL with a host (e.g. http://127.0.0.1:8000/v1)")
+
+
 def _default_stream(settings: Settings, exchanges: list[dict[str, Any]] | None) -> bool:
     """Stream or not when no flag says: as the recorded fixture's first exchange was made (its response
     a stream or a whole body), else as the conversation's settings say (``stream: false``: whole),
@@ -403,6 +418,8 @@ def replay(
         if fixture is not None and not fixture.is_file():
             raise _Fail(2, f"cannot read fixture {fixture}")
         exchanges = _load_fixture(fixture) if fixture is not None else None
+        if base_url is not None:
+            _check_base_url(base_url)
         timeouts = _timeouts(connect_timeout, read_timeout, idle_timeout, deadline)
         if transcript is None:
             if store is None or session is None:
