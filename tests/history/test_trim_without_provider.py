@@ -43,3 +43,19 @@ def test_unknown_model_without_budget_is_a_usage_error(tmp_path: Path) -> None:
     r = runner.invoke(app, ["trim", str(_doc(tmp_path)), "--model", "no-such-model-q"])
     assert r.exit_code == 2
     assert "--provider" in r.stderr and "--max-input-tokens" in r.stderr
+
+
+def test_the_conversations_own_model_gives_the_budget(tmp_path: Path) -> None:
+    """A new user's case: `trim long.json` asked for --model although settings.model named it."""
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({**DOC, "settings": {"model": "gpt-4o"}}))
+    own = runner.invoke(app, ["trim", str(path)])
+    named = runner.invoke(app, ["trim", str(path), "--model", "gpt-4o"])
+    assert own.exit_code == 0 == named.exit_code, own.output
+    assert own.stdout == named.stdout
+
+
+def test_no_budget_and_no_model_anywhere_is_a_usage_error(tmp_path: Path) -> None:
+    r = runner.invoke(app, ["trim", str(_doc(tmp_path))])
+    assert r.exit_code == 2
+    assert "give --max-input-tokens N, or --model" in r.output and "settings name no model" in r.output

@@ -232,7 +232,7 @@ def repair(
 def trim(
     input: Annotated[str | None, typer.Argument(metavar="INPUT", help="Transcript document (.json) or session file (.jsonl, one session or --session); `-` for stdin.", show_default=False)] = None,
     max_input_tokens: Annotated[int | None, typer.Option("--max-input-tokens", help="Budget in input tokens (default: the model's context window less its output budget).", show_default=False)] = None,
-    model: Annotated[str | None, typer.Option("--model", help="The model the history is for.", show_default=False)] = None,
+    model: Annotated[str | None, typer.Option("--model", help="The model the history is for (default: the conversation's settings.model).", show_default=False)] = None,
     provider: Annotated[str | None, typer.Option("--provider", help="Wire format of --model (anthropic, openai-chat, gemini, ...), for its limits.", show_default=False)] = None,
     keep_first: Annotated[int, typer.Option("--keep-first", help="Always keep the first N turns.")] = 0,
     marker: Annotated[bool, typer.Option("--marker", help="Put a user text item where turns were removed.")] = False,
@@ -257,8 +257,24 @@ def trim(
 
     if keep_first < 0:
         raise _fail(EXIT_USAGE, "--keep-first must be 0 or more")
+    if max_input_tokens is not None and max_input_tokens < 0:
+        raise _fail(EXIT_USAGE, "--max-input-tokens must be 0 or more")
+    data, label = _read(input, "trim")
+    try:
+        transcript = read_conversation(data, session=session, label=label)
+    except SessionChoiceError as exc:
+        raise _fail(EXIT_USAGE, str(exc)) from exc
+    except DocumentError as exc:
+        raise _fail(EXIT_INVALID, str(exc)) from exc
     if max_input_tokens is None and model is None:
-        raise _fail(EXIT_USAGE, "give --max-input-tokens N, or --model (with --provider when the catalogue does not tell) to use the model's context window")
+        # the conversation's own model (settings.model), as replay takes it
+        recorded = getattr(transcript.settings, "model", None)
+        if not isinstance(recorded, str) or not recorded:
+            raise _fail(EXIT_USAGE, "give --max-input-tokens N, or --model (with --provider when the catalogue does not tell) to use the model's context window "
+                        "(the conversation's settings name no model)")
+        model, given = recorded, f"the conversation's model {recorded}"
+    else:
+        given = f"--model {model}"
     if model is not None and not provider and max_input_tokens is None:
         # the budget comes from the model's limits, looked up per wire format: the one whose catalogue
         # rows or overrides describe the model (gpt-4o: openai-chat); a budget given needs none
@@ -266,14 +282,10 @@ def trim(
         if provider is None:
             raise _fail(
                 EXIT_USAGE,
-                f"--model {model} is in no wire format's catalogue: give --provider NAME (anthropic, openai-chat, gemini, ...) "
+                f"{given} is in no wire format's catalogue: give --provider NAME (anthropic, openai-chat, gemini, ...) "
                 "for its limits, or --max-input-tokens N",
             )
-    if max_input_tokens is not None and max_input_tokens < 0:
-        raise _fail(EXIT_USAGE, "--max-input-tokens must be 0 or more")
-    data, label = _read(input, "trim")
     try:
-        transcript = read_conversation(data, session=session, label=label)
         result = trim_transcript(transcript, max_input_tokens, model, provider=provider, keep_first=keep_first, marker=marker)
     except SessionChoiceError as exc:
         raise _fail(EXIT_USAGE, str(exc)) from exc
