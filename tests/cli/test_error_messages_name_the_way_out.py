@@ -318,3 +318,10 @@ def test_replay_with_a_base_url_that_is_not_http_says_why(url: str) -> None:
     code, _, err = _run("replay", "--provider", "openai-chat", "--model", "gpt-4o", "--base-url", url, str(WEATHER))
     assert code == 2
     assert "is not an http(s) URL with a host" in err and "http://127.0.0.1:8000/v1" in err
+
+
+def test_validate_names_standard_input_once() -> None:
+    """A new user's `validate - -` read standard input twice: the second read failed as an empty input."""
+    code, out, err = _run("validate", "-", "-", stdin=b'{"schema_version": "1.0", "items": []}')
+    assert code == 2 and out == ""
+    assert "standard input) is named more than once" in err

@@ -50,9 +50,15 @@ def run_validate(paths: list[str], *, strict: bool, fmt: OutputFormat, only_tran
     """Validate ``paths`` and print every problem, then a summary line, through ``echo`` (one line a call).
 
     Returns:
-        The exit code: 0 valid, 1 invalid, 2 unreadable input.
+        The exit code: 0 valid, 1 invalid, 2 unreadable input or standard input named twice.
     """
     from ._progress import Progress
+
+    if paths.count("-") > 1:
+        import sys
+
+        sys.stderr.write("error: '-' (standard input) is named more than once; it can be read only once\n")
+        return 2
 
     total = 0
     for _label, path in expand_paths(paths):
