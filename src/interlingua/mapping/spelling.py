@@ -235,8 +235,12 @@ def restore_spelling(body: dict[str, Any], entries: Any) -> None:
     entries are skipped (a spelling is never data)."""
     if type(entries) is not list:
         return
+    # an entry that names the object it was recorded in applies only where the encoder's fresh output
+    # holds that same object (judged before any entry changes the body)
+    moved = {id(e) for e in entries if type(e) is dict and type(e.get("in")) is str and type(e.get("at")) is list and e["at"]
+             and _fingerprint(_parent(body, e["at"])) != e["in"]}
     for e in entries:
-        if type(e) is not dict or type(e.get("at")) is not list or not e["at"]:
+        if type(e) is not dict or type(e.get("at")) is not list or not e["at"] or id(e) in moved:
             continue
         path = e["at"]
         parent = _parent(body, path)
@@ -455,6 +459,28 @@ def _spelling_of(write: Callable[[], Any], body: dict[str, Any]) -> list[dict[st
     except Exception:  # noqa: BLE001 - the real encode raises it again, where it belongs
         return []
     try:
-        return spelling_entries(body, written) if type(written) is dict else []
+        entries = spelling_entries(body, written) if type(written) is dict else []
     except RecursionError:  # nesting deeper than the walk can follow: no spelling kept, the decode stands
         return []
+    for e in entries:
+        if _needs_place(e):
+            e["in"] = _fingerprint(_parent(written, e["at"]))
+    return entries
+
+
+def _needs_place(e: dict[str, Any]) -> bool:
+    """An entry for a key the encoder leaves out (``was`` only) inside a nested object: ``restore_spelling``
+    finds the key absent wherever the object moved to (an edited transcript drops or reorders items), so
+    the entry also records which object it was in (``in``: a fingerprint of the encoder's object there)."""
+    return "was" in e and "is" not in e and "as" not in e and "key" not in e and len(e["at"]) > 1
+
+
+def _fingerprint(obj: Any) -> str:
+    """A short digest of ``obj`` as JSON (the object an entry's key sits in, as the encoder wrote it)."""
+    import hashlib
+
+    try:
+        data = msgspec.json.encode(obj)
+    except (TypeError, ValueError, OverflowError):
+        return ""
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
