@@ -197,3 +197,29 @@ def test_cli_import_of_migrated_claude_code_branches_restores_the_forks(tmp_path
     res = runner.invoke(app, ["store", "import", "--url", f"sqlite+aiosqlite:///{tmp_path / 'd.sqlite3'}", str(only_fork)])
     assert res.exit_code == 1
     assert f"{only_fork}:1" in res.stderr and "/session/parent_id" in res.stderr and "neither in this file nor in the store" in res.stderr
+
+
+async def test_pass_one_keeps_no_session_header(store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between the passes only each session's fork link is held, not its header (metadata, tools,
+    settings): holding them took `store import` of a 1 GB file of 270,000 sessions past 250 MB (issue 32).
+    The import still restores every header value and fork link (the test above compares the exports)."""
+    from interlingua.store import _import_plan
+
+    source, ids = await _source_store(tmp_path)
+    try:
+        await _export_all(source, ids, tmp_path / "all.jsonl")
+    finally:
+        await source.close()
+    held: list[object] = []
+    real = _import_plan.link_forks
+
+    def spy(plans: list[_import_plan.ImportPlan], label: str | None) -> list[int]:
+        held.extend(p.header for p in plans)
+        assert all(p.fork_link is not None for p in plans)
+        return real(plans, label)
+
+    monkeypatch.setattr(_import_plan, "link_forks", spy)
+    results = await store.import_sessions(tmp_path / "all.jsonl")
+    assert len(results) == 4 and held == [None] * 4
+    info = {i.id: i for i in await store.list_sessions()}
+    assert info["main@retry"].tools is not None and info["main@retry"].parent_id == "main"
