@@ -88,9 +88,22 @@ def test_data_after_the_terminal_event_must_be_json(provider: str, trailer: byte
 @pytest.mark.parametrize("provider", sorted(SSE_STREAMS))
 def test_json_after_the_terminal_event_is_reported_not_refused(provider: str) -> None:
     mapper = get_mapper(provider)
-    events = collect(mapper, _ended(_blob(provider)) + b'data: {"late": true}\n\ndata: [DONE]\n\n')
+    events = collect(mapper, _ended(_blob(provider)) + b'data: {"late": true}\n\n')
     assert isinstance(events[-1], StreamDone)
     assert any("after the end marker were ignored" in e.reason for e in events[-1].report.entries)
+
+
+@pytest.mark.parametrize("provider", sorted(SSE_STREAMS))
+def test_a_trailing_done_is_data_only_where_the_mapper_declares_it(provider: str) -> None:
+    """``[DONE]`` is OpenAI's end marker (the mappers of the OpenAI family declare it in
+    ``stream_end_markers``); after an Anthropic or Gemini stream it is data that is not JSON."""
+    mapper = get_mapper(provider)
+    events = collect(mapper, _ended(_blob(provider)) + b"data: [DONE]\n\n")
+    if "[DONE]" in getattr(mapper, "stream_end_markers", frozenset()):
+        assert isinstance(events[-1], StreamDone)
+    else:
+        assert "after the end marker is not JSON" in _error(events).message
+    assert {p for p in SSE_STREAMS if "[DONE]" in getattr(get_mapper(p), "stream_end_markers", frozenset())} == {"openai-chat", "openai-responses", "mistral"}
 
 
 @pytest.mark.parametrize("provider", sorted(SSE_STREAMS))

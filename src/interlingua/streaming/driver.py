@@ -2,8 +2,8 @@
 
 The drivers hold the provider-neutral rules: exactly one terminal event, nothing
 after it, and ``truncated`` when the input ends before the accumulator saw its
-completion marker. Every SSE event's ``data`` must be JSON (the ``[DONE]`` end
-marker of the OpenAI family aside): a named event with empty data ends the stream
+completion marker. Every SSE event's ``data`` must be JSON (an end marker the
+mapper declares in ``stream_end_markers`` aside: OpenAI's ``[DONE]``): a named event with empty data ends the stream
 with ``provider_error``, while an unnamed event without data (what an ``id:`` or
 ``retry:`` block, or a bare ``data:`` line, frames to) carries nothing and is skipped
 for every provider. A recorded stream is read to its end: events after the terminal
@@ -69,9 +69,6 @@ def _malformed(mapper: Mapper, acc: StreamAccumulator, index: int, exc: BaseExce
     return StreamError(error, partial=partial, pointer=f"/{index}{inner}")
 
 
-_END_MARKERS = frozenset({"[DONE]"})
-
-
 def _empty(frame: RawEvent) -> bool:
     data = frame.data
     return not data or data.isspace()
@@ -82,14 +79,15 @@ def _no_data(mapper: Mapper, acc: StreamAccumulator, index: int, frame: RawEvent
     return _malformed(mapper, acc, index, MalformedInputError("", reason))
 
 
-def _trailing(frames: Iterator[RawEvent], index: int) -> tuple[int, int | None]:
-    """Counts the frames after a recorded stream's terminal event; the index of the first whose data is not JSON."""
+def _trailing(frames: Iterator[RawEvent], index: int, markers: frozenset[str]) -> tuple[int, int | None]:
+    """Counts the frames after a recorded stream's terminal event; the index of the first whose data is not
+    JSON nor one of the mapper's end ``markers``."""
     extra = 0
     for frame in frames:
         index += 1
         extra += 1
         data = frame.data.strip()
-        if not data and frame.event is None or data in _END_MARKERS:
+        if not data and frame.event is None or data in markers:
             continue
         try:
             msgspec.json.decode(data)
@@ -144,7 +142,7 @@ def iter_stream(mapper: Mapper, source: bytes | Iterable[bytes] | httpx.Response
                     if isinstance(ev, StreamDone) and not isinstance(source, httpx.Response):
                         # A recorded stream is read to its end: data after the end marker is reported,
                         # and refused when it is not JSON (every event's data is).
-                        extra, bad = _trailing(frames, index)
+                        extra, bad = _trailing(frames, index, getattr(mapper, "stream_end_markers", frozenset()))
                         if bad is not None:
                             yield _malformed(mapper, acc, bad, MalformedInputError("", "an event after the end marker is not JSON"))
                             return

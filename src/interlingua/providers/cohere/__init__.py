@@ -43,6 +43,8 @@ class CohereMapper(MapperBase):
     name: str = NAME
     issuer: str = NAME
     framing: Framing = "sse"
+    stream_end_markers: frozenset[str] = frozenset({"[DONE]"})
+    """SSE data that ends a stream without being JSON (OpenAI-compatible servers send it; also after the terminal event)."""
     id_rule: IdRule | None = None
 
     wire = WireFunctions(decode_request, encode_request, decode_response, encode_response, CohereAccumulator)

@@ -457,6 +457,8 @@ class MistralMapper:
     name: str = NAME
     issuer: str = ISSUER
     framing: Framing = "sse"
+    stream_end_markers: frozenset[str] = frozenset({"[DONE]"})
+    """SSE data that ends a stream without being JSON (OpenAI-compatible servers send it; also after the terminal event)."""
     id_rule: IdRule | None = ID_RULE
     settings_table: SettingsTable = chat_settings_table("mistral").replace(NAME, seed=Wire("random_seed"))
     """The engine's ``mistral`` dialect table, the seed written as ``random_seed`` (ADR 0042)."""

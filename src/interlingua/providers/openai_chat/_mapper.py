@@ -82,6 +82,8 @@ class OpenAIChatMapper:
     name: str = NAME
     issuer: str = ISSUER
     framing: Framing = "sse"
+    stream_end_markers: frozenset[str] = frozenset({"[DONE]"})
+    """SSE data that ends a stream without being JSON (OpenAI-compatible servers send it; also after the terminal event)."""
     id_rule: IdRule | None = ID_RULE
 
     def __init__(self, dialect: Dialect = "openai") -> None:

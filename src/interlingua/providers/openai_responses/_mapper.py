@@ -42,6 +42,8 @@ class OpenAIResponsesMapper(MapperBase):
     name: str = NAME
     issuer: str = ISSUER
     framing: Framing = "sse"
+    stream_end_markers: frozenset[str] = frozenset({"[DONE]"})
+    """SSE data that ends a stream without being JSON (OpenAI-compatible servers send it; also after the terminal event)."""
     id_rule = ID_RULE
     vendor_models: tuple[VendorModels, ...] = (OPENAI_MODELS,)
     """OpenAI's model ids, the same as on Chat Completions (the model carries between the two)."""
