@@ -694,11 +694,13 @@ def convert_response(
             as for :func:`convert_request` (a request body given here is a MappingError).
     """
     policy = _check_policy(policy)
-    _mapper(target)
     report = Report() if report is None else report
     if source == CANONICAL and target == CANONICAL:
         return Conversion(_document(_canonical(response)), report)
-    value = _read_response(response, source, force, report)
+    dst = _mapper(target)
+    # the source's spelling is kept only for its own mapper (as in convert_request)
+    with contextlib.nullcontext() if dst is None or dst.name == source else spelling_unused():
+        value = _read_response(response, source, force, report)
     return _encode_response(value, source, target, model, policy, report)
 
 

@@ -26,6 +26,7 @@ REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 FORMAT_DIRS = {"anthropic": "anthropic", "bedrock_converse": "bedrock-converse", "cohere": "cohere", "gemini": "gemini", "mistral": "mistral",
                "ollama": "ollama", "openai_chat": "openai-chat", "openai_chat_extra": "openai-chat", "openai_responses": "openai-responses"}
 CASES = sorted((p, FORMAT_DIRS[p.parent.name]) for p in REAL.glob("*/*.request.json") if p.parent.name in FORMAT_DIRS)
+RESPONSES = sorted((p, FORMAT_DIRS[p.parent.name]) for p in REAL.glob("*/*.response.json") if p.parent.name in FORMAT_DIRS)
 
 
 def _outcome(body: dict[str, Any], source: str, target: str, policy: Any) -> Any:
@@ -72,3 +73,27 @@ def test_the_record_is_skipped_for_another_target_and_kept_for_its_own(monkeypat
     convert_request(body, source="openai-chat", target="openai-chat", policy="drop")
     convert_request(body, source="openai-chat", target="canonical")
     assert len(seen) == 2
+
+
+@pytest.mark.parametrize(("path", "source"), RESPONSES, ids=lambda v: v.name if isinstance(v, Path) else v)
+def test_convert_response_skips_the_record_alike(path: Path, source: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from interlingua.conversion import convert_response
+
+    body = json.loads(path.read_bytes())
+
+    def outcome(target: str) -> Any:
+        report = Report()
+        try:
+            value = convert_response(body, source=source, target=target, policy="drop", report=report).value
+        except InterlinguaError as exc:
+            return type(exc).__name__, str(exc)
+        return json.dumps(value, sort_keys=True), [repr(e) for e in report]
+
+    for target in available():
+        if target == source:
+            continue
+        skipped = outcome(target)
+        with monkeypatch.context() as m:
+            m.setattr(conversion, "spelling_unused", contextlib.nullcontext)
+            recorded = outcome(target)
+        assert skipped == recorded, target
