@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
@@ -477,8 +478,6 @@ def _needs_place(e: dict[str, Any]) -> bool:
 
 def _fingerprint(obj: Any) -> str:
     """A short digest of ``obj`` as JSON (the object an entry's key sits in, as the encoder wrote it)."""
-    import hashlib
-
     try:
         data = msgspec.json.encode(obj)
     except (TypeError, ValueError, OverflowError):

@@ -164,6 +164,16 @@ async def count_tokens(conn: Connection, endpoint: CountEndpoint, body: Any, mod
 _LOCAL = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 
 
+def url_parts(base_url: str) -> tuple[str, str]:
+    """``(scheme, host)`` of an http(s) ``base_url`` with a host; ``("", "")`` for anything else."""
+    try:
+        url = httpx.URL(base_url)
+        scheme, host = url.scheme, url.host
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return "", ""
+    return (scheme, host) if scheme in ("http", "https") and host else ("", "")
+
+
 def validate_config(conn: Connection, model: str | None = None, settings: Settings | None = None) -> list[ConfigProblem]:
     """What is wrong with the client's configuration, found without any network call (empty: nothing).
 
@@ -177,12 +187,8 @@ def validate_config(conn: Connection, model: str | None = None, settings: Settin
     problems: list[ConfigProblem] = []
     if conn.key is None and spec.requires_key:
         problems.append(ConfigProblem("api_key", spec.missing_key(conn.base_url)))
-    try:
-        url = httpx.URL(conn.base_url)
-        scheme, host = url.scheme, url.host
-    except (httpx.InvalidURL, TypeError, ValueError):
-        scheme = host = ""
-    if scheme not in ("http", "https") or not host:
+    scheme, host = url_parts(conn.base_url)
+    if not scheme:
         problems.append(ConfigProblem("base_url", f"{redact(conn.base_url, conn.secrets(), kind='url')!r} is not an http(s) URL with a host"))
     else:
         local = host in _LOCAL or _is_private(host)
