@@ -59,3 +59,11 @@ def test_no_budget_and_no_model_anywhere_is_a_usage_error(tmp_path: Path) -> Non
     r = runner.invoke(app, ["trim", str(_doc(tmp_path))])
     assert r.exit_code == 2
     assert "give --max-input-tokens N, or --model" in r.output and "settings name no model" in r.output
+
+
+def test_the_conversations_model_unknown_to_the_catalogue_is_named_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({**DOC, "settings": {"model": "no-such-model-xyz"}}))
+    r = runner.invoke(app, ["trim", str(path)])
+    assert r.exit_code == 2
+    assert "the conversation's model no-such-model-xyz is in no wire format's catalogue" in r.output
