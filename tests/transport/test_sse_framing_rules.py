@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interlingua.mapping import get_mapper
+from interlingua.mapping import available, get_mapper
 from interlingua.streaming import StreamDone, StreamError, collect, framing
 from interlingua.transport import Client, RetryPolicy, Timeouts
 
@@ -99,11 +99,37 @@ def test_a_trailing_done_is_data_only_where_the_mapper_declares_it(provider: str
     ``stream_end_markers``); after an Anthropic or Gemini stream it is data that is not JSON."""
     mapper = get_mapper(provider)
     events = collect(mapper, _ended(_blob(provider)) + b"data: [DONE]\n\n")
-    if "[DONE]" in getattr(mapper, "stream_end_markers", frozenset()):
+    if "[DONE]" in mapper.stream_end_markers:  # type: ignore[attr-defined]
         assert isinstance(events[-1], StreamDone)
     else:
         assert "after the end marker is not JSON" in _error(events).message
-    assert {p for p in SSE_STREAMS if "[DONE]" in getattr(get_mapper(p), "stream_end_markers", frozenset())} == {"openai-chat", "openai-responses", "mistral"}
+    assert {p for p in SSE_STREAMS if "[DONE]" in get_mapper(p).stream_end_markers} == {"openai-chat", "openai-responses", "mistral"}  # type: ignore[attr-defined]
+
+
+def test_every_built_in_mapper_declares_its_end_markers() -> None:
+    """The default (``[DONE]``) is for plugins written before the attribute; a built-in mapper says."""
+    for name in available():
+        assert isinstance(getattr(get_mapper(name), "stream_end_markers", None), frozenset), name
+
+
+@pytest.mark.parametrize("provider", ["openai-chat", "anthropic"])
+def test_a_mapper_without_end_markers_takes_the_openai_compatible_done(provider: str) -> None:
+    """A plugin mapper written before ``stream_end_markers`` (no attribute) still reads ``[DONE]``
+    after its terminal event, and still refuses other data that is not JSON."""
+
+    class Undeclared:
+        def __init__(self, inner: Any) -> None:
+            self._inner = inner
+
+        def __getattr__(self, name: str) -> Any:
+            if name == "stream_end_markers":
+                raise AttributeError(name)
+            return getattr(self._inner, name)
+
+    mapper = Undeclared(get_mapper(provider))
+    assert not hasattr(mapper, "stream_end_markers")
+    assert isinstance(collect(mapper, _ended(_blob(provider)) + b"data: [DONE]\n\n")[-1], StreamDone)  # type: ignore[arg-type]
+    assert "after the end marker is not JSON" in _error(collect(mapper, _ended(_blob(provider)) + b"data: [END]\n\n")).message  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("provider", sorted(SSE_STREAMS))

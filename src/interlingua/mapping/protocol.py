@@ -120,6 +120,11 @@ class Mapper(Protocol):
     tuple of :class:`~interlingua.mapping.vendor_models.VendorModels`) to say whose models its ids name, so
     ``convert_request`` carries a model between two wire formats of one vendor (ADR 0025).
 
+    A mapper may set ``stream_end_markers`` (a ``frozenset[str]``) to the ``data`` values that end its
+    SSE stream without being JSON (OpenAI's ``[DONE]``); any other non-JSON data after the terminal
+    event of a recorded stream is refused. Without the attribute the OpenAI-compatible ``[DONE]`` is
+    taken (``interlingua.streaming.driver.DEFAULT_END_MARKERS``); Anthropic and Gemini declare none.
+
     A mapper whose encoding of an item depends on the items before it in the conversation
     (beyond the tool-call ids, which :class:`~interlingua.mapping.ids.IdMap` derives from each id
     alone) sets ``window_dependent(item) -> bool``, true for such an item: a long request is then

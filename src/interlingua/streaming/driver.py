@@ -69,6 +69,12 @@ def _malformed(mapper: Mapper, acc: StreamAccumulator, index: int, exc: BaseExce
     return StreamError(error, partial=partial, pointer=f"/{index}{inner}")
 
 
+DEFAULT_END_MARKERS: frozenset[str] = frozenset({"[DONE]"})
+"""The end markers of a mapper that declares no ``stream_end_markers``: the OpenAI-compatible
+convention (``data: [DONE]``) every SSE mapper took before mappers declared their own, so a plugin
+written then still reads its streams. The built-in mappers all declare theirs."""
+
+
 def _empty(frame: RawEvent) -> bool:
     data = frame.data
     return not data or data.isspace()
@@ -142,7 +148,7 @@ def iter_stream(mapper: Mapper, source: bytes | Iterable[bytes] | httpx.Response
                     if isinstance(ev, StreamDone) and not isinstance(source, httpx.Response):
                         # A recorded stream is read to its end: data after the end marker is reported,
                         # and refused when it is not JSON (every event's data is).
-                        extra, bad = _trailing(frames, index, getattr(mapper, "stream_end_markers", frozenset()))
+                        extra, bad = _trailing(frames, index, getattr(mapper, "stream_end_markers", DEFAULT_END_MARKERS))
                         if bad is not None:
                             yield _malformed(mapper, acc, bad, MalformedInputError("", "an event after the end marker is not JSON"))
                             return

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from interlingua.errors import ConversionError, MalformedInputError
-from interlingua.items import OpaqueReasoning, ReasoningItem, TextItem, Transcript
+from interlingua.items import OpaqueReasoning, RawItem, ReasoningItem, TextItem, Transcript
 from interlingua.mapping import available, get_mapper
 from interlingua.providers.bedrock_converse import mapper
 from interlingua.streaming.driver import iter_stream
@@ -204,6 +204,25 @@ def test_stream_order_and_exceptions(lines: list[Any], code: str) -> None:
     end = _final(list(iter_stream(mapper, data)))
     assert isinstance(end, StreamError) and end.error.code == code
     assert "slow down" not in end.error.message  # upstream error text is not passed on
+
+
+@pytest.mark.parametrize("delta", [{"citation": {"title": "t", "location": {"documentChar": {"start": 0, "end": 4}}}}, {"type": []}, {"image": {"p": 1}}])
+def test_a_delta_the_accumulator_does_not_join_is_kept_beside_its_text(delta: dict[str, Any]) -> None:
+    """``ContentBlockDelta`` also carries ``citation`` (and members this mapper does not model) in a block
+    whose ``text`` deltas it joins: the text is kept and each such member becomes one ``raw`` item after it,
+    its deltas in order (a mixed block once failed at the end of the stream, pointing at no event)."""
+    lines = (HERE / "pai_bedrock_model_iter_stream_1.stream.ndjson").read_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if '"text"' in line and "contentBlockDelta" in line)
+    extra = json.dumps({"contentBlockDelta": {"contentBlockIndex": 0, "delta": delta}})
+    mixed = [*lines[: first + 1], extra, *lines[first + 1 : first + 2], extra, *lines[first + 2 :]]
+    plain = _final(list(iter_stream(mapper, ("\n".join(lines) + "\n").encode())))
+    end = _final(list(iter_stream(mapper, ("\n".join(mixed) + "\n").encode())))
+    assert isinstance(plain, StreamDone) and isinstance(end, StreamDone), end
+    (key, value), = delta.items()
+    assert end.response.items[0] == plain.response.items[0]
+    raw = end.response.items[1]
+    assert isinstance(raw, RawItem) and raw.value == {key: [value, value]}
+    assert end.response.items[2:] == plain.response.items[1:]
 
 
 def test_malformed_tool_input_keeps_its_text() -> None:

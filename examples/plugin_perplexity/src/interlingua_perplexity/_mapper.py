@@ -150,6 +150,7 @@ class PerplexityMapper:
     name = NAME
     issuer = NAME
     framing: Literal["sse"] = "sse"
+    stream_end_markers = frozenset({"[DONE]"})  # data values that end the stream without being JSON
     id_rule = None
 
     def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:

@@ -68,6 +68,7 @@ class AnthropicMapper(MapperBase):
     name: str = NAME
     issuer: str = ISSUER
     framing: Framing = "sse"
+    stream_end_markers: frozenset[str] = frozenset()
     id_rule: IdRule | None = ID_RULE
     vendor_models: tuple[VendorModels, ...] = (VendorModels("anthropic", ("claude-*",)),)
     """Anthropic's Claude ids (Bedrock names the dated ones too: the model carries there, renamed)."""

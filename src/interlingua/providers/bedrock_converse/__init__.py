@@ -47,6 +47,7 @@ class BedrockConverseMapper(MapperBase):
     name: str = NAME
     issuer: str = ISSUER
     framing: Framing = "ndjson"
+    stream_end_markers: frozenset[str] = frozenset()
     id_rule: IdRule | None = ID_RULE
     vendor_models: tuple[VendorModels, ...] = (CLAUDE_MODELS,)
     """Claude on Bedrock (``[region.]anthropic.<Anthropic id>-v<N>:0``): the model carries to and from Anthropic, renamed."""

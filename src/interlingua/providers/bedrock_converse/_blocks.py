@@ -239,7 +239,7 @@ def _decode_document(value: Any, ctx: DecodeContext, ptr: str, *, nested: bool, 
     return DocumentItem(source=source, **_with_data(fields, extra))
 
 
-def _raw(block: dict[str, Any], ctx: DecodeContext) -> RawItem:
+def raw_block(block: dict[str, Any], ctx: DecodeContext) -> RawItem:
     return RawItem(provider=NAME, value=copy.deepcopy(block), **_common(ctx, role=True))
 
 
@@ -281,12 +281,12 @@ def _decode_tool_result(value: Any, ctx: DecodeContext, ptr: str, block: dict[st
     if not isinstance(content, list):
         raise MalformedInputError(f"{ptr}/content", "toolResult.content is an array", provider=NAME)
     if ctx.role != "user":
-        return _raw(block, ctx)  # a server tool's result inside an assistant message has no canonical form
+        return raw_block(block, ctx)  # a server tool's result inside an assistant message has no canonical form
     parts = []
     for j, part in enumerate(content):
         item = _decode_result_part(part, ctx, f"{ptr}/content/{j}")
         if item is None:
-            return _raw(block, ctx)
+            return raw_block(block, ctx)
         parts.append(item)
     extra = {k: copy.deepcopy(v) for k, v in res.items() if k not in ("toolUseId", "content", "status")}
     fields = _with_data(_common(ctx, role=False), extra)
@@ -301,17 +301,17 @@ def _decode_tool_result(value: Any, ctx: DecodeContext, ptr: str, block: dict[st
 def _decode_reasoning(value: Any, ctx: DecodeContext, ptr: str, block: dict[str, Any]) -> Item:
     rc = _obj(value, ptr, "reasoningContent")
     if len(rc) != 1:
-        return _raw(block, ctx)
+        return raw_block(block, ctx)
     ((key, inner),) = rc.items()
     fields = _common(ctx, role=False)
     if key == "redactedContent":
         data = b64(inner, f"{ptr}/redactedContent")
         return ReasoningItem(redacted=True, opaque=OpaqueReasoning(namespace=REDACTED_NS, issuer=ISSUER, value=data), **fields)
     if key != "reasoningText":
-        return _raw(block, ctx)
+        return raw_block(block, ctx)
     rt = _obj(inner, f"{ptr}/reasoningText", "reasoningText")
     if not isinstance(rt.get("text"), str) or set(rt) - {"text", "signature"}:
-        return _raw(block, ctx)
+        return raw_block(block, ctx)
     signature = rt.get("signature")
     if signature is not None:
         if not isinstance(signature, str):
@@ -373,7 +373,7 @@ def decode_blocks(blocks: Any, ctx: DecodeContext) -> list[Item]:
                 prev.cache_breakpoint = CacheBreakpoint(ttl=cp["ttl"]) if "ttl" in cp else CacheBreakpoint()
                 continue
         if item is None:
-            item = _raw(block, ctx)
+            item = raw_block(block, ctx)
         items.append(item)
     return items
 

@@ -34,7 +34,7 @@ from ...mapping.protocol import ModelResponse
 from ...mapping.report import Report
 from ...mapping.wire import check_shape, decode_event
 from ...streaming.events import RawEvent, ReasoningDelta, StreamDone, StreamError, StreamEvent, TextDelta, ToolCallComplete, UsageUpdate
-from ._blocks import NAME, b64, decode_blocks
+from ._blocks import NAME, b64, decode_blocks, raw_block
 from ._response import decode_stop, decode_usage, message_context
 
 __all__ = ["BedrockConverseAccumulator", "ERROR_EVENTS", "EVENT_TYPES"]
@@ -170,10 +170,15 @@ class BedrockConverseAccumulator:
             if extra:
                 fields["provider_data"] = {NAME: copy.deepcopy(extra)}
             return [tool_call_from_text(use["toolUseId"], use["name"], text, **fields)]
-        if not block:
-            return []
+        # Deltas the accumulator does not join (citation, image, or a member it does not know) are kept
+        # beside the block they came with: one raw item a member, its deltas in order ({"citation": [...]}).
+        deltas = block.get("_deltas", {})
+        main = {k: v for k, v in block.items() if k != "_deltas"}
         ctx.pointer = f"/stream/{index}"
-        return decode_blocks([block], ctx)
+        items = decode_blocks([main], ctx) if main else []
+        if deltas:
+            items.extend(raw_block({key: values}, ctx) for key, values in deltas.items())
+        return items
 
     def _response(self) -> ModelResponse:
         items: list[Item] = []

@@ -35,6 +35,7 @@ class GeminiMapper(MapperBase):
     name: str = NAME
     issuer: str = ISSUER
     framing: Framing = "sse"
+    stream_end_markers: frozenset[str] = frozenset()
     id_rule: IdRule | None = None
     model_in_body: bool = False
     """Gemini takes the model in the URL (``models/{model}:generateContent``), never in the body."""

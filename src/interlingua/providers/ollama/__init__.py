@@ -83,6 +83,7 @@ class OllamaMapper(MapperBase):
     name: str = NAME
     issuer: str = NAME
     framing: Framing = "ndjson"
+    stream_end_markers: frozenset[str] = frozenset()
     id_rule: IdRule | None = None
     spelling_fixed: tuple[tuple[str, ...], ...] = (("stream",),)
     """``stream`` is always written (Ollama streams when it is absent): kept out of the source's spelling (ADR 0027)."""
