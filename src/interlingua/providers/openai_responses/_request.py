@@ -23,7 +23,7 @@ from ...mapping.report import Policy, Report
 from ...mapping.settings import note_model, settings_of
 from ...mapping.wire import a_json_type, guarded
 from ._common import ID_RULE, NAME, UNSET, plain
-from ._items import DecodeContext, EncodeContext, decode_wire_item
+from ._items import DecodeContext, EncodeContext, decode_wire_item, raw_item
 from ._sequence import encode_sequence
 from ._settings import decode_settings, encode_settings
 
@@ -114,8 +114,13 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     if isinstance(raw_input, str):
         items.append(TextItem(text=raw_input, role="user", message="m0"))
     elif isinstance(raw_input, list):
+        stateful = next((name for name in _STATEFUL if body.get(name) is not None), None)
+        calls: set[str] = set()
         for i, raw in enumerate(raw_input):
-            items.extend(decode_wire_item(raw, f"m{i}", ctx, i, f"/input/{i}"))
+            decoded = decode_wire_item(raw, f"m{i}", ctx, i, f"/input/{i}")
+            if stateful is not None:
+                decoded = _held_result(decoded, raw, calls, stateful, report, i)
+            items.extend(decoded)
     elif raw_input is not None:
         report.add("dropped", f"input is {a_json_type(raw_input)}", pointer="/input")
     for name in _STATEFUL:
@@ -151,6 +156,26 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
         Transcript(schema_version=SCHEMA_VERSION, items=items, tools=tools, tool_choice=choice, settings=settings),  # type: ignore[arg-type]
         report,
     )
+
+
+def _held_result(decoded: list[Item], raw: Any, calls: set[str], stateful: str, report: Report, index: int) -> list[Item]:
+    """A ``function_call_output`` answering a call the request does not hold (the call is in the
+    provider's stored state that ``previous_response_id``/``conversation`` points at) -> one ``raw``
+    item of the wire item as sent: a result without its call is no canonical history, yet the request
+    is complete for its provider, which gets it back as it was (every other target drops it, reported).
+    The usual continuation of a tool call on the Responses API (OpenAI function-calling guide)."""
+    for item in decoded:
+        if isinstance(item, ToolCallItem):
+            calls.add(item.id)
+    results = [item for item in decoded if isinstance(item, ToolResultItem)]
+    if not results or all(r.call_id in calls for r in results) or not isinstance(raw, Mapping):
+        return decoded
+    report.add(
+        "changed",
+        f"function_call_output answers call {results[0].call_id!r} held in the provider's stored state ({stateful}): kept as a raw openai-responses item",
+        pointer=f"/input/{index}",
+    )
+    return [raw_item(raw, f"m{index}")]
 
 
 def _with_own(settings: Any, key: str, value: Any) -> Settings:
