@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import Problem
 from ..validation import ValidationResult
 
-__all__ = ["FIRST_LINES", "MAX_JSON_BYTES", "SHOWN", "add_stored_format_hints", "stored_format"]
+__all__ = ["FIRST_LINES", "MAX_JSON_BYTES", "SHOWN", "add_stored_format_hints", "file_kind", "stored_format"]
 
 SHOWN = 3
 """Problems of a stored-format file shown before the hint."""
@@ -79,6 +79,37 @@ def stored_format(path: str) -> str | None:
     return _detect(records) or _detect(records[0])
 
 
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def file_kind(path: str) -> str | None:
+    """What file ``path`` is when it cannot be JSON or JSON Lines at all, as the sentence a hint gives.
+
+    A SQLite database (an interlingua session store is one); a ``.jsonl`` file whose first non-blank line
+    is only ``{`` or ``[`` (pretty-printed JSON: one value over many lines, so every line fails on its
+    own). ``None`` for anything else, an unreadable file included."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 12)
+    except OSError:
+        return None
+    if head.startswith(_SQLITE_MAGIC):
+        return (
+            "this is a SQLite database, not JSON: if it is an interlingua session store, "
+            f"`interlingua store list --url {path}` lists its sessions and `interlingua store export ID --url {path}` writes one as JSON Lines"
+        )
+    if path.endswith(".jsonl"):
+        for n, line in enumerate(head.splitlines()[:-1] or head.splitlines(), 1):
+            if line.strip():
+                if line.strip() in (b"{", b"["):
+                    return (
+                        f"this looks like pretty-printed JSON, not JSON Lines (line {n} holds only {line.strip().decode()!r}): "
+                        f"a .jsonl file holds one JSON value a line; `jq -c . {path}` writes it so"
+                    )
+                break
+    return None
+
+
 def _is_jsonl(head: bytes) -> bool:
     """Whether the first line of ``head`` is a whole JSON value (a JSON Lines file)."""
     first = head.split(b"\n", 1)[0]
@@ -98,6 +129,34 @@ def add_stored_format_hints(result: ValidationResult) -> int:
     The hint is a problem of its own (no line, pointer ``/``): ``this looks like a <format> file, not
     an interlingua transcript (N more like this not shown): read it with `interlingua migrate --from
     <format> FILE -o OUT.jsonl```. Files whose problems already carry a format hint are left alone."""
+    hidden = _add_file_kind_hints(result)
+    return hidden + _add_format_hints(result)
+
+
+def _add_file_kind_hints(result: ValidationResult) -> int:
+    """A file that cannot be JSON at all (:func:`file_kind`): its problems cut to the first :data:`SHOWN`
+    (one for a database), plus the hint."""
+    by_file: dict[str, list[int]] = {}
+    for i, p in enumerate(result.problems):
+        if p.file and p.file != "-" and "this looks like" not in p.message and "this is a" not in p.message:
+            by_file.setdefault(p.file, []).append(i)
+    drop: set[int] = set()
+    hints: dict[int, Problem] = {}
+    for file, indexes in by_file.items():
+        kind = file_kind(file)
+        if kind is None:
+            continue
+        shown, rest = (indexes[:1], indexes[1:]) if kind.startswith("this is a SQLite") else (indexes[:SHOWN], indexes[SHOWN:])
+        drop.update(rest)
+        more = f" ({len(rest)} more error{'s' if len(rest) != 1 else ''} of this file not shown)" if rest else ""
+        hints[shown[-1]] = Problem("", kind + more, file, None)
+    if not hints:
+        return 0
+    result.problems = [q for i, p in enumerate(result.problems) if i not in drop for q in ((p, hints[i]) if i in hints else (p,))]
+    return len(drop) - len(hints)
+
+
+def _add_format_hints(result: ValidationResult) -> int:
     by_file: dict[str, list[int]] = {}
     for i, p in enumerate(result.problems):
         if p.file and p.file != "-" and any(m in p.message for m in _NOT_A_TRANSCRIPT) and "this looks like" not in p.message:

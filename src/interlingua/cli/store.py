@@ -55,6 +55,12 @@ def _run(body: Callable[[], Coroutine[Any, Any, T]]) -> T:
     except DocumentError as exc:
         for p in exc.problems:
             _err(str(p))
+        files = {p.file for p in exc.problems if p.file and p.file != "-"}
+        if files:
+            from ._validate_hints import file_kind
+
+            for kind in filter(None, map(file_kind, sorted(files))):
+                _err(kind)
         raise typer.Exit(1) from None
     except (ConflictError, SessionExistsError, SessionNotFoundError, CorruptRowError) as exc:
         _err(str(exc))
