@@ -103,6 +103,40 @@ def test_empty_session_files_are_refused_by_import_and_validate(text: str, tmp_p
     assert invoke("validate", "-", input=text).exit_code == 1
 
 
+HEADER_PLACES = {
+    # (where the header line goes among the envelope lines, the message both commands give at its line)
+    "after two envelopes": (2, "comes after its envelopes (from line 1): a header is the first line of its session's block"),
+    "at the end": (-1, "comes after its envelopes (from line 1): a header is the first line of its session's block"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HEADER_PLACES))
+def test_a_late_header_is_one_problem_named_alike_by_import_and_validate(case: str, session_file: Path, tmp_path: Path) -> None:
+    """A header after envelopes of its own session: one problem at the header's line, the same words from
+    ``store import`` and ``validate``, and no cascade of seq errors after it (``expected seq -2``)."""
+    place, message = HEADER_PLACES[case]
+    header, *envelopes = session_file.read_text().splitlines()
+    at = place if place >= 0 else len(envelopes)
+    bad = tmp_path / "late.jsonl"
+    bad.write_text("\n".join([*envelopes[:at], header, *envelopes[at:]]) + "\n")
+    imported = invoke("store", "import", "--url", str(tmp_path / "s.sqlite3"), str(bad), "-q")
+    assert imported.exit_code == 1 and message in imported.stderr and f"{bad}:{at + 1}:" in imported.stderr
+    checked = invoke("validate", str(bad))
+    errors = checked.stdout.splitlines()[:-1]
+    assert checked.exit_code == 1 and len(errors) == 1, checked.stdout
+    assert errors[0].startswith(f"{bad}:{at + 1}:") and message in errors[0]
+
+
+def test_a_session_met_twice_is_one_problem_without_a_seq_cascade(session_file: Path, tmp_path: Path) -> None:
+    header, *envelopes = session_file.read_text().splitlines()
+    bad = tmp_path / "twice.jsonl"
+    bad.write_text("\n".join([header, *envelopes[:2], header, *envelopes[2:]]) + "\n")
+    checked = invoke("validate", str(bad))
+    errors = checked.stdout.splitlines()[:-1]
+    assert len(errors) == 1 and "appears twice in the file" in errors[0] and errors[0].startswith(f"{bad}:4:"), checked.stdout
+    assert "appears twice in the file" in invoke("store", "import", "--url", str(tmp_path / "s.sqlite3"), str(bad), "-q").stderr
+
+
 def test_a_header_only_session_is_still_valid(tmp_path: Path) -> None:
     path = tmp_path / "h.jsonl"
     path.write_text('{"schema_version":"1.0","session":{"id":"a"}}\n')

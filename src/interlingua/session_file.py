@@ -32,7 +32,7 @@ import msgspec
 
 from .codec import DEFAULT_LIMITS, SCHEMA_VERSION, Item, Limits, Mode, decode_transcript, encode_envelope, iter_jsonl
 from .errors import DocumentError, Problem, SessionChoiceError
-from .session_rules import check_header
+from .session_rules import check_header, late_header_message
 from .validation import ItemChecker
 from .items import Envelope, ResponseRecord, SessionHeader, SessionRecord, Settings, StopReason, ToolChoice, ToolDefinition, Transcript, Usage
 
@@ -233,6 +233,8 @@ def iter_session_parts(
                 check_header(rec.header.session)
             except DocumentError as exc:
                 raise exc.located(file=label, line=rec.line) from exc
+            if current is not None and current.header is None and current.session_id == rec.header.session.id:
+                raise fail(late_header_message(current.session_id, current.line), rec.line)
             if current is not None:
                 count += 1
                 yield from end(current)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .errors import DocumentError, Problem
 from .items import SessionRecord
 
-__all__ = ["SESSION_ID_MAX", "check_header", "session_id_problem"]
+__all__ = ["SESSION_ID_MAX", "check_header", "late_header_message", "session_id_problem"]
 
 SESSION_ID_MAX = 128
 """Longest session id (characters): the envelope schema's ``session_id`` and the session store's rule."""
@@ -27,6 +27,12 @@ def session_id_problem(session_id: object) -> str | None:
     if any(ord(c) < 32 or ord(c) == 127 for c in session_id):
         return "a session id must not contain control characters"
     return None
+
+
+def late_header_message(session_id: str, first_line: int) -> str:
+    """The message for a session header that follows envelopes of its own session (the block began at
+    ``first_line`` without it): a header is the first line of its session's block."""
+    return f"the session header of {session_id!r} comes after its envelopes (from line {first_line}): a header is the first line of its session's block"
 
 
 def check_header(record: SessionRecord) -> None:

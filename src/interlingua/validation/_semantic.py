@@ -169,6 +169,8 @@ class SessionTable:
         self.db: Any = None
         self.last: str | None = None
         self.spills = 0
+        self.block_line = 0
+        """The line the current session block began on (the late-header message names it)."""
 
     def get(self, sid: str) -> _CompactChecker:
         """The checker of session ``sid`` (a new one for a session not seen before)."""

@@ -11,7 +11,7 @@ import msgspec
 from ..codec import DEFAULT_LIMITS, Limits, Mode
 from ..codec._jsonl import jsonl_parts
 from ..errors import DocumentError, Problem
-from ..session_rules import check_header
+from ..session_rules import check_header, late_header_message
 from ._semantic import SessionTable, _CALL, _CONTENT, _CONTENT_KIND, _CompactChecker, _HANDOFF, _HANDOFF_CALL, _HANDOFF_RESULT, _ID, _KINDS, _TOOL_CALL, _TOOL_RESULT
 from ._integrity import _Integrity
 from ._documents import ValidationResult, _explain_failures
@@ -84,10 +84,17 @@ def _validate_jsonl_lines(
         rec = part
         if rec.header is not None:
             sid = rec.header.session.id
+            late = current == sid and header_session is None
             if current is not None:
                 _close(table, current)
-            if table.seen(sid):
+            if late:
+                problems.append(Problem("", late_header_message(sid, table.block_line), file, rec.line))
+                _reopen(table, sid)
+            elif table.seen(sid):
                 problems.append(_twice_problem(sid, file, rec.line))
+                _reopen(table, sid)
+            else:
+                table.block_line = rec.line
             table.get(sid)  # a header-only session counts too (it may not appear again)
             current, header_session, header_line = sid, sid, rec.line
             problems.extend(p.located(file, rec.line) for p in _header_problems(rec.header.session))
@@ -251,10 +258,16 @@ def _switch(
         _close(table, current)
     if table.seen(sid):
         problems.append(_twice_problem(sid, file, line))
-        checker = table.get(sid)  # reopened: its seqs go on being checked from where they were
-        if checker.seq is not None and checker.seq < 0:
-            checker.seq = None if checker.seq == -1 else -checker.seq - 2
+        _reopen(table, sid)
+    table.block_line = line
     return sid, None
+
+
+def _reopen(table: SessionTable, sid: str) -> None:
+    """A session's block met again: its seqs go on being checked from where they were."""
+    checker = table.get(sid)
+    if checker.seq is not None and checker.seq < 0:
+        checker.seq = None if checker.seq == -1 else -checker.seq - 2
 
 
 def _header_problems(record: Any) -> list[Problem]:
