@@ -407,9 +407,16 @@ def _longest_string(item: Any) -> int:
 
 
 def _company(value: Any, report: Report) -> Any:
-    """A call that could not be decoded keeps its results company (:mod:`interlingua.mapping.company`)."""
+    """A call that could not be decoded keeps its results company (:mod:`interlingua.mapping.company`).
+
+    A request's history first goes through the readers' rule for reused call ids
+    (:func:`~interlingua.history._integrity.read_history`): two calls given one id, each answered in
+    its own turn, keep both calls and results under unique ids (the company rule alone would drop the
+    later call and leave its result a second result of the earlier one)."""
     if isinstance(value, Transcript):
-        return keep_company(value, report)
+        from .history._integrity import read_history
+
+        return keep_company(read_history(value, report, rules=("duplicate_call_id",)), report)
     if isinstance(value, ModelResponse):
         kept = keep_company_items(value.items, report)
         if kept is not None:
