@@ -49,7 +49,7 @@ import contextlib
 import contextvars
 import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import msgspec
 
@@ -406,6 +406,13 @@ def _longest_string(item: Any) -> int:
     return longest
 
 
+if TYPE_CHECKING:
+    from .history._integrity import Rule
+
+_REUSED_IDS: tuple[Rule, ...] = ("duplicate_call_id",)
+"""The reader rule a decoded request history goes through here (orphan results: the company rule)."""
+
+
 def _company(value: Any, report: Report) -> Any:
     """A call that could not be decoded keeps its results company (:mod:`interlingua.mapping.company`).
 
@@ -416,7 +423,7 @@ def _company(value: Any, report: Report) -> Any:
     if isinstance(value, Transcript):
         from .history._integrity import read_history
 
-        return keep_company(read_history(value, report, rules=("duplicate_call_id",)), report)
+        return keep_company(read_history(value, report, rules=_REUSED_IDS), report)
     if isinstance(value, ModelResponse):
         kept = keep_company_items(value.items, report)
         if kept is not None:
