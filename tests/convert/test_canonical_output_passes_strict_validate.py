@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from interlingua import convert_response, convert_stream
+from interlingua import convert_request, convert_response, convert_stream
 from interlingua.cli import app
 from interlingua.codec import decode_transcript
 from interlingua.items import TextItem
@@ -110,8 +110,6 @@ def _rules(doc: dict) -> set[str]:
 
 
 def _canonical(body: dict, fmt: str) -> dict:
-    from interlingua import convert_request
-
     return convert_request(body, source=fmt, target="canonical", policy="drop").value
 
 
@@ -159,3 +157,24 @@ def test_reused_id_cli_convert_then_validate_strict(tmp_path: Path) -> None:
     migrated = runner.invoke(app, ["migrate", "--from", "openai-chat", str(src), "-o", str(tmp_path / "m.jsonl"), "-q"])
     assert migrated.exit_code == 0, migrated.output
     assert runner.invoke(app, ["validate", "--strict", str(tmp_path / "m.jsonl")]).exit_code == 0
+
+
+@pytest.mark.parametrize("fmt", ["pydantic-ai", "langchain", "vercel-model", "vercel-ui"])
+def test_a_framework_history_repeated_reads_back_with_unique_ids(fmt: str) -> None:
+    """The framework readers apply the same rule: a real history written to the framework's form and
+    given twice (every call id reused, each call answered in its own turn) reads back with every call
+    kept under a unique id with its own result, and passes ``validate --strict``."""
+    from interlingua.codec import encode_transcript
+    from interlingua.compat import read, write
+
+    body = json.loads(REUSED.read_text())
+    t = decode_transcript(json.dumps(convert_request(body, source="openai-chat", target="canonical").value).encode())
+    written = write(t, fmt, policy="drop").value
+    assert isinstance(written, list)
+    back = read(written + json.loads(json.dumps(written)), fmt)
+    doc = json.loads(encode_transcript(back.transcript))
+    calls = [i for i in doc["items"] if i["type"] == "tool_call"]
+    results = [i for i in doc["items"] if i["type"] == "tool_result"]
+    assert len(calls) == 2 and len(results) == 2 and len({c["id"] for c in calls}) == 2
+    assert [r["call_id"] for r in results] == [c["id"] for c in calls]
+    assert _strict_errors(doc) == []
