@@ -421,9 +421,11 @@ def _company(value: Any, report: Report) -> Any:
     its own turn, keep both calls and results under unique ids (the company rule alone would drop the
     later call and leave its result a second result of the earlier one)."""
     if isinstance(value, Transcript):
-        from .history._integrity import read_history
+        from .history._integrity import read_history, reuses_call_ids
 
-        return keep_company(read_history(value, report, rules=_REUSED_IDS), report)
+        if reuses_call_ids(value.items):
+            value = read_history(value, report, rules=_REUSED_IDS)
+        return keep_company(value, report)
     if isinstance(value, ModelResponse):
         kept = keep_company_items(value.items, report)
         if kept is not None:

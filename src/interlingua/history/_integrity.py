@@ -480,6 +480,20 @@ def repair_items(
     raise AssertionError("history repair did not converge")  # pragma: no cover - each pass removes or fixes a finding
 
 
+def reuses_call_ids(items: Sequence[Any]) -> bool:
+    """Whether two calls of one kind in ``items`` share an id (a ``duplicate_call_id`` finding): a set
+    look-up per call, so that a caller applying only that rule skips the scan when none does."""
+    seen: set[tuple[bool, Any]] = set()
+    for item in items:
+        cls = type(item)
+        if cls is ToolCallItem or cls is HandoffCallItem or isinstance(item, _CALLS):
+            key = (isinstance(item, HandoffCallItem), item.id)
+            if key in seen:
+                return True
+            seen.add(key)
+    return False
+
+
 def read_history(transcript: Any, report: Report, *, rules: Collection[Rule] = READER_RULES) -> Any:
     """``transcript`` as every reader hands it on: :data:`READER_RULES` applied (orphan results left
     out; a reused call id renamed on the call and its result, except a call repeating the id of a call

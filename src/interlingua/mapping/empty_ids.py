@@ -35,6 +35,16 @@ _CALLS = (ToolCallItem, HandoffCallItem)
 _RESULTS = (ToolResultItem, HandoffResultItem)
 
 
+_ID_FIELD: dict[type, str | None] = {ToolCallItem: "id", HandoffCallItem: "id", ToolResultItem: "call_id", HandoffResultItem: "call_id"}
+"""The id field of each item class (``None``: not a call or a result), decided once per class."""
+
+
+def _id_field(cls: type) -> str | None:
+    name = "id" if issubclass(cls, _CALLS) else "call_id" if issubclass(cls, _RESULTS) else None
+    _ID_FIELD[cls] = name
+    return name
+
+
 def _empty(item: Any) -> bool:
     if isinstance(item, _CALLS):
         return item.id == ""
@@ -56,7 +66,13 @@ def link_empty_ids(items: Sequence[Any], report: Report, *, where: Sequence[str 
     Returns:
         The items with the ids filled in, or ``None`` when no item has an empty id (nothing to copy).
     """
-    if not any(_empty(item) for item in items):
+    fields = _ID_FIELD
+    for item in items:  # the usual history has no empty id: one dict look-up per item, nothing copied
+        cls = type(item)
+        name = fields[cls] if cls in fields else _id_field(cls)
+        if name is not None and getattr(item, name) == "":
+            break
+    else:
         return None
     taken: set[str] = set()
     for item in items:
