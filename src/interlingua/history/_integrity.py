@@ -484,14 +484,26 @@ def reuses_call_ids(items: Sequence[Any]) -> bool:
     """Whether two calls of one kind in ``items`` share an id (a ``duplicate_call_id`` finding): a set
     look-up per call, so that a caller applying only that rule skips the scan when none does."""
     seen: set[tuple[bool, Any]] = set()
+    kinds = _CALL_KIND
     for item in items:
         cls = type(item)
-        if cls is ToolCallItem or cls is HandoffCallItem or isinstance(item, _CALLS):
-            key = (isinstance(item, HandoffCallItem), item.id)
+        handoff = kinds[cls] if cls in kinds else _call_kind(cls)
+        if handoff is not None:
+            key = (handoff, item.id)
             if key in seen:
                 return True
             seen.add(key)
     return False
+
+
+_CALL_KIND: dict[type, bool | None] = {ToolCallItem: False, HandoffCallItem: True}
+"""Per item class: ``True`` a handoff call, ``False`` a tool call, ``None`` no call (decided once per class)."""
+
+
+def _call_kind(cls: type) -> bool | None:
+    kind = issubclass(cls, HandoffCallItem) if issubclass(cls, _CALLS) else None
+    _CALL_KIND[cls] = kind
+    return kind
 
 
 def read_history(transcript: Any, report: Report, *, rules: Collection[Rule] = READER_RULES) -> Any:
