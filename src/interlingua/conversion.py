@@ -49,7 +49,7 @@ import contextlib
 import contextvars
 import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import msgspec
 
@@ -406,9 +406,25 @@ def _longest_string(item: Any) -> int:
     return longest
 
 
+if TYPE_CHECKING:
+    from .history._integrity import Rule
+
+_REUSED_IDS: tuple[Rule, ...] = ("duplicate_call_id",)
+"""The reader rule a decoded request history goes through here (orphan results: the company rule)."""
+
+
 def _company(value: Any, report: Report) -> Any:
-    """A call that could not be decoded keeps its results company (:mod:`interlingua.mapping.company`)."""
+    """A call that could not be decoded keeps its results company (:mod:`interlingua.mapping.company`).
+
+    A request's history first goes through the readers' rule for reused call ids
+    (:func:`~interlingua.history._integrity.read_history`): two calls given one id, each answered in
+    its own turn, keep both calls and results under unique ids (the company rule alone would drop the
+    later call and leave its result a second result of the earlier one)."""
     if isinstance(value, Transcript):
+        from .history._integrity import read_history, reuses_call_ids
+
+        if reuses_call_ids(value.items):
+            value = read_history(value, report, rules=_REUSED_IDS)
         return keep_company(value, report)
     if isinstance(value, ModelResponse):
         kept = keep_company_items(value.items, report)

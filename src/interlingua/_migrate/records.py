@@ -15,7 +15,7 @@ from ..compat import Migrated, read_any
 from ..compat import _adk
 from . import logs as _logs
 from . import stores as _stores
-from ..errors import InterlinguaError, LimitError
+from ..errors import DocumentError, InterlinguaError
 from .common import Record, _LINE_SUFFIXES, _MALFORMED, _SUFFIXES, _Usage, _decoder
 
 def _why_unreadable(path: Path) -> str:
@@ -201,17 +201,64 @@ def _records(path: Path, *, streaming: bool = False, fmt: str = "auto") -> Itera
         yield Record(str(path), None, text=data.decode("utf-8", "replace"), error="nesting too deep", size=len(data))
         return
     size = len(data)
-    del data  # not held while the conversation is converted and written
     cases = _adk.split(value) if fmt in ("auto", "adk") else None  # issue 26: an ADK eval set, one conversation per case
     if cases:
+        del data
         for v in cases:
             yield Record(str(path), None, value=v, size=size // len(cases))
         return
     if isinstance(value, list) and value and all(isinstance(v, list) or (isinstance(v, dict) and _classify(v) == "conversation") for v in value):
-        for v in value:  # a JSON list of conversations (message lists, documents or request bodies)
-            yield Record(str(path), None, value=v, size=size // len(value))
+        lines = _element_lines(data, len(value))
+        del data  # not held while the conversations are converted and written
+        for v, line in zip(value, lines, strict=True):  # a JSON list of conversations (message lists, documents or request bodies)
+            yield Record(str(path), line, value=v, size=size // len(value))
         return
-    yield Record(str(path), None, value=value, size=size)
+    del data  # not held while the conversation is converted and written
+    yield Record(str(path), None, value=value, size=size)  # the whole file: no line
+
+
+def _element_lines(data: bytes, count: int) -> list[int | None]:
+    """The line (1-based) where each of the ``count`` elements of the JSON array ``data`` starts
+    (``None`` each when the array's structure cannot be read here)."""
+    import io
+
+    lines: list[int | None] = []
+    line, at = 1, 0
+    try:
+        for offset, _raw in _stores.iter_json_array(io.BytesIO(data)):
+            line += data.count(b"\n", at, offset)
+            at = offset
+            lines.append(line)
+    except _stores.ArrayError:
+        return [None] * count
+    return lines if len(lines) == count else [None] * count
+
+
+class _LineCounter:
+    """Lines of a file at increasing byte offsets, counted by a second read of the file (chunks of
+    1 MiB; nothing held): the line where each element of a large JSON array starts."""
+
+    def __init__(self, path: Path) -> None:
+        self.fh: IO[bytes] | None = open(path, "rb")  # noqa: SIM115 - closed by close()
+        self.at = 0
+        self.line = 1
+
+    def line_at(self, offset: int) -> int | None:
+        fh = self.fh
+        if fh is None or offset < self.at:
+            return None
+        while self.at < offset:
+            chunk = fh.read(min(offset - self.at, 1 << 20))
+            if not chunk:
+                return None
+            self.line += chunk.count(b"\n")
+            self.at += len(chunk)
+        return self.line
+
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+            self.fh = None
 
 
 def _array_records(path: Path) -> Iterator[Record] | None:
@@ -231,18 +278,21 @@ def _array_records(path: Path) -> Iterator[Record] | None:
 
     def records() -> Iterator[Record]:
         source = str(path)
+        lines = _LineCounter(path)
         try:
             assert first is not None
-            yield Record(source, None, value=value, size=len(first[1]))
+            yield Record(source, lines.line_at(first[0]), value=value, size=len(first[1]))
             for offset, raw in elements:
+                line = lines.line_at(offset)
                 try:
-                    yield Record(source, None, value=_decoder.decode(raw), size=len(raw))
+                    yield Record(source, line, value=_decoder.decode(raw), size=len(raw))
                 except (msgspec.DecodeError, RecursionError) as exc:
-                    yield Record(source, None, text=raw.decode("utf-8", "replace"), error=f"the array element at byte {offset}: {_not_json(raw, exc)}", size=len(raw))
+                    yield Record(source, line, text=raw.decode("utf-8", "replace"), error=f"the array element at byte {offset}: {_not_json(raw, exc)}", size=len(raw))
         except _stores.ArrayError as exc:
-            yield Record(source, None, error=f"not JSON: at byte {exc.offset}: {exc}")
+            yield Record(source, lines.line_at(exc.offset), error=f"not JSON: at byte {exc.offset}: {exc}")
         finally:
             fh.close()
+            lines.close()
 
     return records()
 
@@ -257,7 +307,7 @@ def _convert(record: Record, fmt: str) -> tuple[Migrated | None, str | None]:
     try:
         migrated = read_any(record.value, fmt)
         check_limits(migrated.transcript.items, what=f"the {migrated.format or fmt} conversation")
-    except LimitError as exc:
+    except DocumentError as exc:  # a limit, or a document refused: where (the file, the record's line)
         return None, f"{type(exc).__name__}: {exc.located(file=record.source, line=record.line)}"
     except InterlinguaError as exc:
         return None, f"{type(exc).__name__}: {exc}"

@@ -28,13 +28,15 @@ def kind(item: Any) -> str:
 
 
 def lost_fields(original: Any, back: Any) -> list[str]:
-    """Top-level fields of ``original`` that ``back`` does not reproduce (the ``message`` key aside).
+    """Top-level fields ``original`` has that ``back`` does not reproduce (the ``message`` key aside).
 
-    Every difference counts, ``is_error: false`` read back as absent too: the canonical document
-    would not come back identical."""
+    Every difference of a field the item had counts, ``is_error: false`` read back as absent too: the
+    canonical document would not come back identical. A field the item did not have and the reader
+    fills in (a tool result's ``name`` from its call, an ``origin``, a format's ``provider_data``
+    record of how it was written) is nothing the write lost: a report names only fields the item had."""
     a: dict[str, Any] = msgspec.to_builtins(original)
     b: dict[str, Any] = msgspec.to_builtins(back) if back is not None else {}
-    return sorted(k for k in set(a) | set(b) if k != "message" and a.get(k) != b.get(k))
+    return sorted(k for k in a if k != "message" and a[k] != b.get(k))
 
 
 def report_loss(report: Report, fmt: str, original: Any, back: list[Any], index: int) -> None:

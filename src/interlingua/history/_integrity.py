@@ -15,7 +15,9 @@ unknown items interrupt nothing. The rules (:data:`RULES`):
 * ``dangling_call``: a ``tool_call``/``handoff_call`` whose segment is closed (a user, system or
   developer item follows, or a new assistant segment starts after its results) without its result.
   A call still awaiting its result at the very end is *pending*: normal in a stored session in
-  progress (``open_end=True``), a dangling call in a request (``open_end=False``).
+  progress (``open_end=True``), a dangling call in a request (``open_end=False``). A call the
+  assistant's output went on after (text, a refusal, structured output) is not awaiting anything:
+  without a result it is dangling at the end in both.
 * ``orphan_result``: a result whose call is not earlier in the history.
 * ``duplicate_call_id``: a second call with an id an earlier call already used.
 * ``duplicate_result``: a second result for one call.
@@ -174,6 +176,10 @@ class IntegrityScanner:
         self.close_at: dict[int, int] = {}
         self.late_result: dict[int, int] = {}
         self.where: dict[int, Any] = {}
+        self.repeated_in_turn: set[int] = set()
+        self._went_on: dict[int, int] = {}
+        """Open call -> the first assistant output (not a call, not reasoning) that followed it."""
+        """Calls reusing the id of a call of their own turn that is still awaiting its result."""
         self._open: dict[tuple[str, str], list[int]] = {}
         self._calls: dict[tuple[str, str], int] = {}
         self._answered: set[tuple[str, str]] = set()
@@ -216,11 +222,18 @@ class IntegrityScanner:
             if cls is ReasoningItem:
                 self._reasoning = i
                 self.where[i] = where
-            elif cls is ToolCallItem or cls is HandoffCallItem:
+            elif cls is not ToolCallItem and cls is not HandoffCallItem and not isinstance(item, _CALLS):
+                if self._open:
+                    for idxs in self._open.values():
+                        for ci in idxs:
+                            self._went_on.setdefault(ci, i)
+            elif cls is ToolCallItem or cls is HandoffCallItem or isinstance(item, _CALLS):
                 key = (_kind(item), item.id)
                 first = self._calls.get(key)
                 if first is not None:
                     self._add(Finding("duplicate_call_id", i, f"call id {item.id!r} was already used by item {first}", item.id, first))
+                    if self._open.get(key):
+                        self.repeated_in_turn.add(i)
                 else:
                     self._calls[key] = i
                 self._open.setdefault(key, []).append(i)
@@ -253,7 +266,20 @@ class IntegrityScanner:
 
     def finish(self) -> list[Finding]:
         """End of the history: under ``open_end=False`` pending calls and trailing reasoning are
-        findings. Returns every finding, by item index."""
+        findings; under ``open_end=True`` a call still open is pending only while nothing but calls
+        and reasoning followed it (the assistant's output going on after a call means its turn did
+        not stop to wait for the result: a ``dangling_call``). Returns every finding, by item index."""
+        if self.open_end and self._went_on:
+            for key, idxs in list(self._open.items()):
+                for ci in [c for c in idxs if c in self._went_on]:
+                    what = "handoff_call" if key[0] == "handoff" else "tool_call"
+                    later = self._went_on[ci]
+                    self._add(Finding("dangling_call", ci, f"{what} {key[1]!r} has no result, and the assistant went on after it (item {later}) to the end of the history", key[1], later))
+                    self.close_at[ci] = self._n
+                    self._closed[key] = ci
+                    idxs.remove(ci)
+                if not idxs:
+                    del self._open[key]
         if not self.open_end:
             if self._reasoning is not None:
                 self._add(Finding("separated_reasoning", self._reasoning, "reasoning ends the history without the assistant output it belongs to"))
@@ -302,8 +328,10 @@ def _stub(call: Any) -> Any:
     return ToolResultItem(call_id=call.id, content=content, is_error=True, name=call.name)  # type: ignore[arg-type]
 
 
-def _pass(items: list[Any], origin: list[int], scan: IntegrityScanner, policy: Policy, report: Report) -> tuple[list[Any], list[int]]:
-    """One rewrite of every finding of ``scan``; indices in ``report`` are ``origin``'s."""
+def _pass(items: list[Any], origin: list[int], scan: IntegrityScanner, policy: Policy, report: Report, reading: bool = False) -> tuple[list[Any], list[int]]:
+    """One rewrite of every finding of ``scan``; indices in ``report`` are ``origin``'s. ``reading``:
+    a call reusing the id of a call of its own turn, closed without a result of its own, is a repeated
+    call, left out (see :func:`read_history`), not renamed into a dangling call."""
     drop: set[int] = set()
     replace: dict[int, Any] = {}
     insert: dict[int, list[tuple[Any, int]]] = {}
@@ -337,7 +365,10 @@ def _pass(items: list[Any], origin: list[int], scan: IntegrityScanner, policy: P
                 drop.add(i)
                 add("dropped", f"{f.message}; result left out", i)
         elif f.rule == "duplicate_call_id":
-            if policy == "degrade":
+            if reading and policy == "degrade" and i in scan.repeated_in_turn and i in scan.close_at and i not in scan.result_of:
+                drop.add(i)
+                add("dropped", f"{f.message} in its own turn and has no result of its own (a repeated call); left out, the id's result stays with the earlier call", i)
+            elif policy == "degrade":
                 call = items[i]
                 new = _fresh_id(call.id, taken)
                 replace[i] = msgspec.structs.replace(call, id=new)
@@ -404,6 +435,7 @@ def repair_items(
     report: Report | None = None,
     rules: Collection[Rule] | None = None,
     sending: bool = False,
+    reading: bool = False,
 ) -> tuple[list[Any], list[int], Report]:
     """Rewrite ``items`` until no integrity rule is broken.
 
@@ -415,6 +447,8 @@ def repair_items(
         report: Entries are appended here (a new report when ``None``).
         rules: Only these rules (default: all of :data:`RULES`).
         sending: Only what stops a request (:data:`SEND_RULES`), as ``convert`` and the ``Client`` apply them.
+        reading: As a reader applies the rules (:func:`read_history`): a call reusing the id of a
+            call of its own turn, closed without a result of its own, is left out rather than renamed.
 
     Returns:
         ``(items, origin, report)``: the rewritten items (the input list's items where unchanged),
@@ -442,23 +476,52 @@ def repair_items(
             return current, origin, report
         if policy == "error":
             raise IntegrityError(scan.findings)
-        current, origin = _pass(current, origin, scan, policy, report)
+        current, origin = _pass(current, origin, scan, policy, report, reading)
     raise AssertionError("history repair did not converge")  # pragma: no cover - each pass removes or fixes a finding
 
 
-def read_history(transcript: Any, report: Report) -> Any:
+def reuses_call_ids(items: Sequence[Any]) -> bool:
+    """Whether two calls of one kind in ``items`` share an id (a ``duplicate_call_id`` finding): a set
+    look-up per call, so that a caller applying only that rule skips the scan when none does."""
+    seen: set[tuple[bool, Any]] = set()
+    kinds = _CALL_KIND
+    for item in items:
+        cls = type(item)
+        handoff = kinds[cls] if cls in kinds else _call_kind(cls)
+        if handoff is not None:
+            key = (handoff, item.id)
+            if key in seen:
+                return True
+            seen.add(key)
+    return False
+
+
+_CALL_KIND: dict[type, bool | None] = {ToolCallItem: False, HandoffCallItem: True}
+"""Per item class: ``True`` a handoff call, ``False`` a tool call, ``None`` no call (decided once per class)."""
+
+
+def _call_kind(cls: type) -> bool | None:
+    kind = issubclass(cls, HandoffCallItem) if issubclass(cls, _CALLS) else None
+    _CALL_KIND[cls] = kind
+    return kind
+
+
+def read_history(transcript: Any, report: Report, *, rules: Collection[Rule] = READER_RULES) -> Any:
     """``transcript`` as every reader hands it on: :data:`READER_RULES` applied (orphan results left
-    out, reused call ids renamed on the call and its result), each change added to ``report``; the
-    transcript itself when nothing breaks them. What ``interlingua migrate``, the framework readers
+    out; a reused call id renamed on the call and its result, except a call repeating the id of a call
+    of its own turn that is closed without a result of its own: a repeated call, left out), each change added to ``report``; the transcript itself when nothing breaks them. What
+    ``interlingua convert`` (a request body's history), ``interlingua migrate``, the framework readers
     (pydantic-ai, LangChain), the provider-format readers and ``from_otel`` share, so that what they
-    write passes ``interlingua validate``."""
-    return read_history_origin(transcript, report)[0]
+    write passes ``interlingua validate --strict`` as far as these rules go. ``rules``: a subset of
+    :data:`READER_RULES` (``convert`` leaves orphan results to :mod:`interlingua.mapping.company`,
+    which also names a call kept raw)."""
+    return read_history_origin(transcript, report, rules=rules)[0]
 
 
-def read_history_origin(transcript: Any, report: Report) -> tuple[Any, list[int] | None]:
+def read_history_origin(transcript: Any, report: Report, *, rules: Collection[Rule] = READER_RULES) -> tuple[Any, list[int] | None]:
     """:func:`read_history`, and for each item of the result the index it had in ``transcript``
     (``None`` when nothing changed), so that what points into the items (a fork's ``at``) can follow."""
-    items, _origin, _ = repair_items(transcript.items, policy="degrade", open_end=True, report=report, rules=READER_RULES)
+    items, _origin, _ = repair_items(transcript.items, policy="degrade", open_end=True, report=report, rules=rules, reading=True)
     if len(items) == len(transcript.items) and all(a is b for a, b in zip(items, transcript.items, strict=True)):
         return transcript, None
     return msgspec.structs.replace(transcript, items=items, responses=kept_responses(transcript, items, _origin)), list(_origin)

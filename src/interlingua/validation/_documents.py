@@ -152,12 +152,29 @@ def validate_document_bytes(data: bytes, *, mode: Mode = "preserving", limits: L
             for i, item in enumerate(exc.partial):
                 if item is not None:
                     result.problems.extend(p.located(file) for p in checker.check(item, f"/items/{i}"))
+            result.warnings.extend(_partial_warnings(exc.partial, exc.problems, file))
         result.problems.sort(key=_pointer_key)
         return result
     result.items = len(transcript.items)
     result.problems.extend(p.located(file) for p in check_transcript(transcript))
     result.warnings.extend(integrity_warnings(transcript.items, file))
     return result
+
+
+_ITEM_RULES = ("empty_text",)
+"""Integrity rules decided by one item alone: found beside items that failed to decode."""
+
+
+def _partial_warnings(partial: Sequence[Any], problems: Sequence[Problem], file: str | None) -> list[Problem]:
+    """The integrity warnings of a document some of whose items failed to decode (``None`` in
+    ``partial``): a failed item is neutral to the rules, as a preserved unknown item is. When only
+    unknown item types failed (``--strict`` refuses them, the preserving reader keeps them as neutral
+    items), every rule applies; otherwise a failed call or result would make its partner look broken,
+    so only the rules one item decides (:data:`_ITEM_RULES`) are reported."""
+    found = integrity_warnings(partial, file)
+    if all("unknown item type" in p.message for p in problems):
+        return found
+    return [w for w in found if any(f"[{rule}]" in w.message for rule in _ITEM_RULES)]
 
 
 def _validate_document_file(path: Path, *, mode: Mode, limits: Limits, file: str) -> ValidationResult | None:

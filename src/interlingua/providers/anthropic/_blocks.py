@@ -350,7 +350,9 @@ def _opaque(namespace: str, value: str, ctx: DecodeContext) -> OpaqueReasoning:
 
 def _decode_tool_use(block: dict[str, Any], ctx: DecodeContext, ptr: str) -> ToolCallItem | None:
     call_id, name, args = block.get("id"), block.get("name"), block.get("input")
-    if not (isinstance(call_id, str) and call_id and isinstance(name, str) and name and isinstance(args, dict)):
+    # an empty id ("") is passed through: the decoder's caller gives it an id linked to its result
+    # (interlingua.mapping.empty_ids)
+    if not (isinstance(call_id, str) and isinstance(name, str) and name and isinstance(args, dict)):
         return None
     caller = block.get("caller")
     if caller is not None and caller != _DIRECT_CALLER:
@@ -366,9 +368,10 @@ def call_fields(ctx: DecodeContext, block: dict[str, Any] | None = None) -> dict
 
 def _decode_tool_result(block: dict[str, Any], ctx: DecodeContext, ptr: str) -> ToolResultItem | None:
     call_id = block.get("tool_use_id")
-    if not isinstance(call_id, str) or not call_id:
+    if not isinstance(call_id, str):
         # Required by the API (ToolResultBlockParam.tool_use_id): a result that names no call is bad input.
-        raise MalformedInputError(f"{ptr}/tool_use_id", f"a tool_result needs tool_use_id, a non-empty string (got {'an empty string' if call_id == '' else a_json_type(call_id) if 'tool_use_id' in block else 'none'})", provider=NAME)
+        # An empty string is passed through, linked to its call by position (interlingua.mapping.empty_ids).
+        raise MalformedInputError(f"{ptr}/tool_use_id", f"a tool_result needs tool_use_id, a string (got {a_json_type(call_id) if 'tool_use_id' in block else 'none'})", provider=NAME)
     raw_content = block.get("content")
     content: list[Any] = []
     if isinstance(raw_content, str):

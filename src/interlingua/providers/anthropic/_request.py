@@ -24,6 +24,7 @@ from ...mapping.report import Policy, Report
 from ...mapping.settings import settings_of
 from ...mapping.turns import call_turn_keys
 from ...mapping.wire import guarded, json_copy
+from ...mapping.empty_ids import links_empty_ids
 from ._blocks import NAME, DecodeContext, Encoder, decode_block, item_type, speaker
 from ._settings import decode_settings, encode_settings
 
@@ -86,6 +87,7 @@ def _decode_system(system: Any, report: Report) -> list[Item]:
     return [decode_block(block, ctx, j) for j, block in enumerate(system)]
 
 
+@links_empty_ids
 @guarded("anthropic", "request")
 def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     """Anthropic Messages request body -> transcript.

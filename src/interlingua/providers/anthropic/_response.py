@@ -20,6 +20,7 @@ from ...mapping.extras import response_fields, restore_fields, unknown_fields
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded, json_copy
+from ...mapping.empty_ids import links_empty_ids
 from ._blocks import NAME, DecodeContext, Encoder, decode_block, item_type, speaker
 
 __all__ = [
@@ -173,6 +174,7 @@ def refusal_item(stop_reason: Any, stop_details: Any, ctx: DecodeContext) -> Ref
     return RefusalItem(text=explanation if isinstance(explanation, str) else "", message=ctx.message or msgspec.UNSET, origin=origin)
 
 
+@links_empty_ids
 @guarded("anthropic", "response")
 def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     """Anthropic ``Message`` body -> output items, usage and stop reason.

@@ -39,6 +39,7 @@ from ...mapping.report import Policy, Report
 from ...mapping.settings import approximated_setting, note_model, own_provider_data, settings_of, unsupported_setting
 from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, report_unsupported
 from ...mapping.wire import guarded
+from ...mapping.empty_ids import links_empty_ids
 from ._blocks import NAME, DecodeContext, Encoder, decode_blocks, item_type, speaker
 
 __all__ = ["PROVIDER_DATA_KEYS", "SETTINGS_TABLE", "decode_request", "encode_request"]
@@ -244,6 +245,7 @@ def _decode_settings(body: Mapping[str, Any]) -> Settings | None:
 _CONVERSATION_KEYS = frozenset({"messages", "system", "toolConfig"})
 
 
+@links_empty_ids
 @guarded(NAME, "request")
 def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     """Converse request body (REST JSON or boto3 kwargs) -> transcript.

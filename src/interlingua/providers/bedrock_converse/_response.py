@@ -21,6 +21,7 @@ from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.extras import response_fields
 from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded
+from ...mapping.empty_ids import links_empty_ids
 from ._blocks import NAME, DecodeContext, Encoder, decode_blocks, item_type, speaker
 
 __all__ = ["STOP_REASONS", "decode_response", "decode_stop", "decode_usage", "encode_response", "encode_usage", "message_context"]
@@ -109,6 +110,7 @@ def message_context(report: Report, model: str | None = None) -> DecodeContext:
     return DecodeContext(role="assistant", message="resp", origin=origin, report=report, pointer="/output/message/content")
 
 
+@links_empty_ids
 @guarded(NAME, "response")
 def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     """Converse response body -> output items, usage and stop reason.

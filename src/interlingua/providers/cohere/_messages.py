@@ -111,8 +111,7 @@ def _call_ok(call: Any) -> bool:
     fn = call.get("function") if isinstance(call, Mapping) else None
     return (
         isinstance(call, Mapping)
-        and isinstance(call.get("id"), str)
-        and bool(call["id"])
+        and isinstance(call.get("id"), str)  # "" is linked to its result by position (interlingua.mapping.empty_ids)
         and call.get("type", "function") == "function"
         and isinstance(fn, Mapping)
         and isinstance(fn.get("name"), str)

@@ -27,6 +27,7 @@ from ...mapping.report import Policy, Report
 from ...mapping.tool_definitions import require_tool_definitions
 from ...mapping.settings import note_model, settings_of
 from ...mapping.wire import guarded
+from ...mapping.empty_ids import links_empty_ids
 from ._common import NAME, jcopy
 from ._messages import MessageDecoder, MessageEncoder
 from ._settings import decode_settings, encode_settings
@@ -92,6 +93,7 @@ def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, 
     return out
 
 
+@links_empty_ids
 @guarded(NAME, "request")
 def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     """Cohere v2 chat request body -> transcript (rules in the module docstring).

@@ -27,6 +27,7 @@ from ...mapping.extras import response_fields, restore_fields, unknown_fields
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded
+from ...mapping.empty_ids import links_empty_ids
 from ._common import NAME, decode_usage, encode_usage, finish_reason, stop_reason
 from ._messages import MessageDecoder, MessageEncoder
 
@@ -38,6 +39,7 @@ _TOP = {"id", "finish_reason", "message", "usage"}
 _MESSAGE = {"role", "content", "tool_plan", "tool_calls", "citations"}
 
 
+@links_empty_ids
 @guarded(NAME, "response")
 def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     """Cohere v2 chat response body -> model response (rules in the module docstring).

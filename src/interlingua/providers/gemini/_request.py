@@ -52,6 +52,7 @@ from ...mapping.report import Policy, Report
 from ...mapping.extras import restore_fields
 from ...mapping.settings import settings_of
 from ...mapping.wire import guarded
+from ...mapping.empty_ids import links_empty_ids
 from ._common import NAME, camel, get, jcopy, keyset, tag_of
 from ._parts import PartDecoder, PartEncoder
 from ._settings import decode_settings, encode_settings
@@ -403,6 +404,7 @@ def encode_tool_choice(choice: ToolChoice, report: Report) -> dict[str, Any]:
     return {"functionCallingConfig": {"mode": "AUTO"}}
 
 
+@links_empty_ids
 @guarded("gemini", "request")
 def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     """Gemini request body -> transcript (rules in the module docstring).

@@ -33,6 +33,7 @@ from ...mapping.extras import response_fields, restore_fields, unknown_fields
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded
+from ...mapping.empty_ids import links_empty_ids
 from ._common import NAME, error_item, get, has, jcopy, keyset, snake
 from ._parts import PartDecoder, PartEncoder
 
@@ -126,6 +127,7 @@ def decoder_for(response_id: str | None, model: str | None, report: Report) -> P
     return PartDecoder("assistant", key, report, response_call_id(response_id), result_id, origin=origin, model=model)
 
 
+@links_empty_ids
 @guarded("gemini", "response")
 def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     """Gemini response body -> model response (rules in the module docstring).

@@ -50,6 +50,7 @@ from ..openai_chat import OpenAIChatMapper
 from ..openai_chat._settings import settings_table as chat_settings_table
 from ...mapping.item_fields import ItemFieldTable
 from ...mapping.settings_table import SettingsTable, Wire
+from ...mapping.empty_ids import links_empty_ids
 from ._fields import ITEM_FIELDS
 from ..openai_chat._common import NAME as ENGINE
 from ..openai_chat._common import data_url, parse_data_url
@@ -468,6 +469,7 @@ class MistralMapper:
     def __repr__(self) -> str:
         return "MistralMapper()"
 
+    @links_empty_ids
     def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
         """``ChatCompletionRequest`` body -> transcript (module docstring for the rules).
 
@@ -503,6 +505,7 @@ class MistralMapper:
         refusals = [(i, item.text) for i, item in enumerate(transcript.items) if isinstance(item, RefusalItem)]
         return Conversion(_write_body(body, policy, report, refusals), _report(report, _OUT))
 
+    @links_empty_ids
     def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
         """``ChatCompletionResponse`` body -> items of ``choices[0]``, usage and stop reason.
 

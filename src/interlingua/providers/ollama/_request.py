@@ -25,6 +25,7 @@ from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
 from ...mapping.settings import note_model, settings_of
 from ...mapping.wire import guarded
+from ...mapping.empty_ids import links_empty_ids
 from ._common import NAME, jcopy
 from ._messages import MessageDecoder, MessageEncoder
 from ._settings import decode_settings, encode_settings
@@ -81,6 +82,7 @@ def encode_tools(tools: list[ToolDefinition], report: Report) -> list[dict[str, 
     return out
 
 
+@links_empty_ids
 @guarded("ollama", "request")
 def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     """Ollama chat request body -> transcript (rules in the module docstring).

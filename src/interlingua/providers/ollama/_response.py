@@ -36,6 +36,7 @@ from ...mapping.extras import response_fields, restore_fields, unknown_fields
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded
+from ...mapping.empty_ids import links_empty_ids
 from ._common import NAME, error_item, jcopy
 from ._messages import MessageDecoder, MessageEncoder
 
@@ -93,6 +94,7 @@ def stop_reason(done_reason: str, has_calls: bool) -> StopReason:
     return StopReason(reason=reason, raw=done_reason)  # type: ignore[arg-type]
 
 
+@links_empty_ids
 @guarded("ollama", "response")
 def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     """Ollama chat response body -> model response (rules in the module docstring).

@@ -404,7 +404,9 @@ class MessageDecoder:
             return RawItem(provider=NAME, value=_json_copy(entry), message=key, role="assistant", origin=self.origin)
         call_id = entry.get("id")
         extra = unknown_fields(entry, ("id", "type", "function"))
-        if not isinstance(call_id, str) or not call_id:
+        if call_id == "" and self.request:
+            pass  # an empty id: linked to its result by position after decoding (interlingua.mapping.empty_ids)
+        elif not isinstance(call_id, str) or not call_id:
             if call_id == "" and not self.request:
                 extra[WIRE_ID_KEY] = ""  # a host's empty id goes back into its response as it was
             call_id = f"call_{index}_{position}"
@@ -525,7 +527,7 @@ class MessageDecoder:
 
     def _tool_message(self, msg: dict[str, Any], *, index: int, key: str) -> list[Item]:
         call_id = msg.get("tool_call_id")
-        if not isinstance(call_id, str) or not call_id:
+        if not isinstance(call_id, str) or (not call_id and not self.request):  # "" in a request: linked by position
             self.report.add("changed", "tool message without tool_call_id; kept as a raw item", index=index, item_type="tool_result")
             return [RawItem(provider=NAME, value=_json_copy(msg), message=key)]
         items: list[Item] = [ToolResultItem(call_id=call_id, content=self._tool_text(msg.get("content"), index=index), message=key)]

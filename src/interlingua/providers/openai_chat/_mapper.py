@@ -25,6 +25,7 @@ from ._fields import item_field_table
 from ._settings import settings_table
 from ...mapping.item_fields import ItemFieldTable
 from ...mapping.settings_table import SettingsTable
+from ...mapping.empty_ids import links_empty_ids
 from ._response import decode_response, encode_response
 from ._settings import settings_mirrors
 from ._stream import ChatStreamAccumulator
@@ -105,6 +106,7 @@ class OpenAIChatMapper:
         (``max_tokens`` beside ``max_output_tokens``, ...): not reported as lost by another mapper."""
         return settings_mirrors(data, settings)
 
+    @links_empty_ids
     def decode_request(self, body: Mapping[str, Any]) -> Conversion[Transcript]:
         """Request body (``messages``, ``tools``, ``tool_choice``, ``parallel_tool_calls``) -> transcript."""
         report = Report()
@@ -129,6 +131,7 @@ class OpenAIChatMapper:
             del body["tool_choice"]
         return Conversion(body, report)
 
+    @links_empty_ids
     def decode_response(self, body: Mapping[str, Any]) -> Conversion[ModelResponse]:
         """``chat.completion`` body -> items of ``choices[0]``, usage and stop reason."""
         report = Report()

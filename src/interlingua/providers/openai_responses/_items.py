@@ -263,7 +263,8 @@ def decode_function_call(raw: Mapping[str, Any], key: str, ctx: DecodeContext, i
     Malformed ``arguments`` are kept raw with the reason (never ``{}``).
     """
     call_id, name, args = raw.get("call_id"), raw.get("name"), raw.get("arguments")
-    if not (isinstance(call_id, str) and call_id and isinstance(name, str) and name and isinstance(args, str)):
+    # an empty call_id ("") is passed through, linked to its output by position (interlingua.mapping.empty_ids)
+    if not (isinstance(call_id, str) and isinstance(name, str) and name and isinstance(args, str)):
         return raw_item(raw, key)
     item_id = raw.get("id")
     call = tool_call_from_text(call_id, name, args, origin=ctx.origin(item_id if isinstance(item_id, str) else None), message=key)
@@ -276,7 +277,7 @@ def decode_function_call(raw: Mapping[str, Any], key: str, ctx: DecodeContext, i
 def decode_function_call_output(raw: Mapping[str, Any], key: str, ctx: DecodeContext, index: int, pointer: str) -> Item:
     """``function_call_output`` -> :class:`ToolResultItem`; a string output becomes one text item."""
     call_id, output = raw.get("call_id"), raw.get("output")
-    if not (isinstance(call_id, str) and call_id):
+    if not isinstance(call_id, str):  # "" is linked to its call by position (interlingua.mapping.empty_ids)
         return raw_item(raw, key)
     if isinstance(output, str):
         content: list[Any] = [TextItem(text=output)]

@@ -22,6 +22,7 @@ from ...mapping.protocol import Conversion
 from ...mapping.report import Policy, Report
 from ...mapping.settings import note_model, settings_of
 from ...mapping.wire import a_json_type, guarded
+from ...mapping.empty_ids import links_empty_ids
 from ._common import ID_RULE, NAME, UNSET, plain
 from ._items import DecodeContext, EncodeContext, decode_wire_item, raw_item
 from ._sequence import encode_sequence
@@ -88,6 +89,7 @@ def _decode_tool_choice(body: Mapping[str, Any], report: Report) -> ToolChoice |
     return ToolChoice(mode="auto", parallel=parallel_value) if parallel_value is not UNSET else UNSET
 
 
+@links_empty_ids
 @guarded("openai-responses", "request")
 def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
     """A Responses request body -> transcript.

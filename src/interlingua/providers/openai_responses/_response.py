@@ -17,6 +17,7 @@ from ...mapping.ids import IdMap
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded
+from ...mapping.empty_ids import links_empty_ids
 from ._common import ID_RULE, NAME, UNSET, error_item, plain
 from ._items import DecodeContext, EncodeContext, decode_wire_item, describe
 from ._sequence import encode_sequence
@@ -85,6 +86,7 @@ def stop_reason(body: Mapping[str, Any], items: list[Item]) -> StopReason:
     return StopReason(reason="other", raw=status if isinstance(status, str) else None)
 
 
+@links_empty_ids
 @guarded("openai-responses", "response")
 def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     """A Response object -> output items, usage and stop reason.
