@@ -234,6 +234,8 @@ def test_figures_are_equal_on_the_fixtures() -> None:
         for start, end in _spans(data):
             for limit in (1, 3, 63):
                 assert COMPILED(data, start, end, limit) == pure_line_shape(data, start, end, limit), (path, start, end, limit)
+            assert COMPILED_LINES is not None
+            assert COMPILED_LINES(data, start, end) == pure_header_lines(data, start, end), (path, start, end)
 
 
 # --------------------------------------------------------------------------- what users see
@@ -371,6 +373,8 @@ def test_the_corpus_reads_the_same_both_ways(tmp_path_factory: pytest.TempPathFa
         raw = (root / rel).read_bytes()
         for start, end in _spans(raw):  # pretty JSON bodies and SSE streams: many lines, many brackets
             assert COMPILED(raw, start, end, 63) == pure_line_shape(raw, start, end, 63), rel
+            assert COMPILED_LINES is not None
+            assert COMPILED_LINES(raw, start, end) == pure_header_lines(raw, start, end), rel
         if not rel.name.endswith(".request.json"):
             continue
         try:
