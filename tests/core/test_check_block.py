@@ -134,7 +134,7 @@ def test_integrity_warnings_agree_across_blocks_and_sessions() -> None:
     assert len(data) > 2 * _jsonl._BLOCK_BYTES  # several blocks
     block, line = _problems(data, block=True), _problems(data, block=False)
     assert block == line
-    warned = sorted({(n - 1) % len(turn) for n, _p, _m in block[2]})
+    warned = sorted({((n or 0) - 1) % len(turn) for n, _p, _m in block[2]})
     assert warned == [1, 2, 4, 5, 8], block[2][:10]  # (a separated reasoning is located at the item after it)
 
 
