@@ -54,7 +54,7 @@ def _line(seq: int, item: bytes, session: str) -> bytes:
     return b'{"schema_version":"1.0","session_id":"%s","seq":%d,"item":%s}' % (session.encode(), seq, item)
 
 
-def _problems(data: bytes, *, block: bool, **budget: int) -> tuple[int, list[tuple[int | None, str, str]]]:
+def _problems(data: bytes, *, block: bool, **budget: int) -> tuple[int, list[tuple[int | None, str, str]], list[tuple[int | None, str, str]]]:
     old_block, old_budget = _jsonl._decode_block, dict(_streams._TABLE_BUDGET)
     if not block:
         _jsonl._decode_block = lambda *args: None
@@ -66,7 +66,7 @@ def _problems(data: bytes, *, block: bool, **budget: int) -> tuple[int, list[tup
         _jsonl._decode_block = old_block  # type: ignore[assignment]
         _streams._TABLE_BUDGET.clear()
         _streams._TABLE_BUDGET.update(old_budget)
-    return r.items, [(p.line, p.pointer, p.message) for p in r.problems]
+    return r.items, [(p.line, p.pointer, p.message) for p in r.problems], [(p.line, p.pointer, p.message) for p in r.warnings]
 
 
 def _assert_same(data: bytes, **budget: int) -> list[tuple[int | None, str, str]]:
@@ -111,6 +111,31 @@ def test_every_rule_fires_in_the_block_path() -> None:
     lines[180] = _line(170, b'{"type":"text","text":"x","role":"user"}', "s1")
     got = _assert_same(b"\n".join(lines) + b"\n")
     assert [line for line, _p, _m in got] == [21, 41, 61, 81, 101, 121, 141, 161, 181]
+
+
+def test_integrity_warnings_agree_across_blocks_and_sessions() -> None:
+    # the integrity rules are fed inside the block loop: each warning keeps its line, whichever
+    # block and session it falls in (a dangling call, a reasoning cut off, an empty text, a result
+    # out of its turn, a duplicate result; the pending call at a session's end is no warning)
+    turn = [
+        b'{"type":"reasoning","text":"r"}',
+        b'{"type":"text","text":"q","role":"user"}',
+        b'{"type":"tool_call","id":"c1","name":"f","arguments":{}}',
+        b'{"type":"text","text":"next","role":"user"}',
+        b'{"type":"tool_result","call_id":"c1","content":[]}',
+        b'{"type":"text","text":" ","role":"assistant"}',
+        b'{"type":"tool_call","id":"c2","name":"f","arguments":{}}',
+        b'{"type":"tool_result","call_id":"c2","content":[]}',
+        b'{"type":"tool_result","call_id":"c2","content":[]}',
+        b'{"type":"tool_call","id":"c3","name":"f","arguments":{}}',
+    ]
+    lines = [_line(i, item, f"s{s}") for s in range(3000) for i, item in enumerate(turn)]
+    data = b"\n".join(lines) + b"\n"
+    assert len(data) > 2 * _jsonl._BLOCK_BYTES  # several blocks
+    block, line = _problems(data, block=True), _problems(data, block=False)
+    assert block == line
+    warned = sorted({((n or 0) - 1) % len(turn) for n, _p, _m in block[2]})
+    assert warned == [1, 2, 4, 5, 8], block[2][:10]  # (a separated reasoning is located at the item after it)
 
 
 def test_interleaved_sessions_agree() -> None:

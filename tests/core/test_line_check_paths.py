@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 from interlingua import codec
 from interlingua.codec import Limits, iter_jsonl
 from interlingua.codec import _jsonl, _line_shape
-from interlingua.codec._line_shape import pure_header_hint, pure_line_shape
+from interlingua.codec._line_shape import pure_header_hint, pure_header_lines, pure_line_shape
 from interlingua.items import Envelope
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,15 +53,15 @@ sys.path.insert(0, str(ROOT / "tests"))
 from corpus import _engine  # type: ignore[import-not-found,unused-ignore]  # noqa: E402
 
 
-def _compiled() -> tuple[Callable[..., tuple[int, int, bool]] | None, Callable[..., bool] | None]:
+def _compiled() -> tuple[Callable[..., tuple[int, int, bool]] | None, Callable[..., bool] | None, Callable[..., list[int]] | None]:
     try:
         from interlingua.codec import _linecheck  # type: ignore[attr-defined,unused-ignore]  # noqa: PLC0415
     except ImportError:
-        return None, None
-    return _linecheck.line_shape, _linecheck.header_hint
+        return None, None, None
+    return _linecheck.line_shape, _linecheck.header_hint, _linecheck.header_lines
 
 
-COMPILED, COMPILED_HINT = _compiled()
+COMPILED, COMPILED_HINT, COMPILED_LINES = _compiled()
 needs_compiled = pytest.mark.skipif(
     COMPILED is None, reason="the compiled line check is not built here (no C compiler at install time, or INTERLINGUA_NO_EXTENSIONS=1)"
 )
@@ -162,6 +162,45 @@ def test_the_header_hint_finds_every_header_line(lines: list[bytes], end: bytes)
         assert not hint or pure_header_hint(data, start, stop)  # it looks at fewer places than the search
 
 
+_NEAR_HEADERS = [
+    _HEADER,
+    b'{"schema_version":"1.0","session_id":"s","seq":0,"item":{"type":"text","text":"\\"session\\""}}',
+    b'{"a":"' + b"x" * 40 + b'","session":1}',  # the word at offset 49: a candidate
+    b'{"a":"' + b"x" * 41 + b'","session":1}',  # at 50: not one
+    b'{"a":"' + b"x" * 41 + b'","session":1,"session":2}',
+    b'{"session":1,"a":"' + b"x" * 60 + b'","session":2}',
+    b" " + _HEADER,  # not at the line start
+    b"[" + _HEADER[1:],
+    b'{"session"',
+    b'{"sessio',
+    b"",
+    b'"session"',
+    b"{",
+]
+
+
+@needs_compiled
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(_NEAR_HEADERS), max_size=8), st.sampled_from([b"\n", b"\r\n"]), st.booleans(), st.booleans())
+@example([_HEADER], b"\n", False, False)
+@example([b'{"a":"' + b"x" * 40 + b'","session":1}'], b"\n", True, False)
+def test_the_header_lines_are_the_same_both_ways(lines: list[bytes], end: bytes, last_open: bool, as_bytearray: bool) -> None:
+    # the candidate header lines, compiled and pure, on every span starting at a line start
+    assert COMPILED_LINES is not None
+    data: bytes | bytearray = end.join(lines) + (b"" if last_open else end)
+    if as_bytearray:
+        data = bytearray(data)
+    for start, stop in _spans(bytes(data)):
+        got = COMPILED_LINES(data, start, stop)
+        assert got == pure_header_lines(data, start, stop), (bytes(data[start:stop]), got)
+        # a candidate is a line start, and every header line the regex finds is among them
+        assert all(at == start or data[at - 1 : at] == b"\n" for at in got)
+        span = bytes(data[start:stop])
+        whole = span[: span.rfind(b"\n") + 1]
+        expected = [start + m.start() for m in _jsonl._HEADER_LINE.finditer(whole)]
+        assert expected == got
+
+
 @needs_compiled
 def test_a_span_outside_the_data_is_refused() -> None:
     assert COMPILED is not None
@@ -174,6 +213,11 @@ def test_a_span_outside_the_data_is_refused() -> None:
     assert COMPILED_HINT is not None
     with pytest.raises(ValueError, match="not within"):
         COMPILED_HINT(b"{}\n", 0, 4)
+    assert COMPILED_LINES is not None
+    with pytest.raises(ValueError, match="not within"):
+        COMPILED_LINES(b"{}\n", 2, 1)
+    with pytest.raises(TypeError):
+        COMPILED_LINES("{}\n", 0, 3)
 
 
 def _fixture_files() -> list[Path]:
@@ -190,6 +234,8 @@ def test_figures_are_equal_on_the_fixtures() -> None:
         for start, end in _spans(data):
             for limit in (1, 3, 63):
                 assert COMPILED(data, start, end, limit) == pure_line_shape(data, start, end, limit), (path, start, end, limit)
+            assert COMPILED_LINES is not None
+            assert COMPILED_LINES(data, start, end) == pure_header_lines(data, start, end), (path, start, end)
 
 
 # --------------------------------------------------------------------------- what users see
@@ -260,11 +306,11 @@ def _both(monkeypatch: pytest.MonkeyPatch, read: Callable[[], Any]) -> tuple[Any
     assert COMPILED is not None
     with monkeypatch.context() as m:
         m.setattr(_jsonl, "line_shape", COMPILED)
-        m.setattr(_jsonl, "header_hint", COMPILED_HINT)
+        m.setattr(_jsonl, "header_lines", COMPILED_LINES)
         compiled = read()
     with monkeypatch.context() as m:
         m.setattr(_jsonl, "line_shape", pure_line_shape)
-        m.setattr(_jsonl, "header_hint", pure_header_hint)
+        m.setattr(_jsonl, "header_lines", pure_header_lines)
         pure = read()
     return compiled, pure
 
@@ -327,6 +373,8 @@ def test_the_corpus_reads_the_same_both_ways(tmp_path_factory: pytest.TempPathFa
         raw = (root / rel).read_bytes()
         for start, end in _spans(raw):  # pretty JSON bodies and SSE streams: many lines, many brackets
             assert COMPILED(raw, start, end, 63) == pure_line_shape(raw, start, end, 63), rel
+            assert COMPILED_LINES is not None
+            assert COMPILED_LINES(raw, start, end) == pure_header_lines(raw, start, end), rel
         if not rel.name.endswith(".request.json"):
             continue
         try:

@@ -68,9 +68,11 @@ def run_validate(paths: list[str], *, strict: bool, fmt: OutputFormat, only_tran
             pass
     with Progress("validating", total=total, quiet=quiet) as bar:
         result = validate_path(paths, mode="strict" if strict else "preserving", only_transcripts=only_transcripts, progress=bar.advance)
-    from ._validate_hints import add_stored_format_hints
+    hidden = 0
+    if result.problems:  # (the hints' module and the json it reads with are imported only then)
+        from ._validate_hints import add_stored_format_hints
 
-    hidden = add_stored_format_hints(result)  # errors not shown, less the hint lines
+        hidden = add_stored_format_hints(result)  # errors not shown, less the hint lines
     if strict and result.warnings:
         result.problems.extend(result.warnings)
         result.problems.sort(key=lambda p: (p.file or "", p.line or 0))

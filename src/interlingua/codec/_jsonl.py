@@ -19,7 +19,7 @@ from ._model import DEFAULT_LIMITS, Limits, MINOR, Mode, SCHEMA_VERSION, _ITEM_C
 from ._json_safety import _MEDIA_CLASSES, _depth, check_base64, check_json_safe, item_too_deep, split_msgspec_error, syntax_problem
 from ._items import _checked_encode, _item_decoder, decode_one_item
 from ._transcripts import read_version
-from ._line_shape import header_hint, line_shape
+from ._line_shape import header_lines, line_shape
 
 
 # --------------------------------------------------------------------------- envelopes / JSON Lines
@@ -296,13 +296,12 @@ def jsonl_parts(
             start = nl
         if start >= end:
             return
-        # The whole span first: a session header never decodes as an envelope (its required
-        # `session` key is no Envelope field), so success proves there is none in it and the
-        # search for header lines is needed only when the span does not decode.
-        # (a span that `header_hint` says may hold a header line is cut into runs first, not decoded
-        # whole only to fail at its first header: the pure hint is a search for `"session"`, the
-        # compiled one looks only where a header line has it, the first 50 bytes of each line)
-        whole = batch_ok and not header_hint(buf, start, end)
+        # The whole span first when no line of it may be a session header (`header_lines`: the
+        # candidate lines, compiled when it could be built; a header never decodes as an envelope,
+        # its required `session` key is no Envelope field). A span with candidates is cut into runs
+        # at them first, not decoded whole only to fail at its first header.
+        candidates = header_lines(buf, start, end)
+        whole = batch_ok and not candidates
         envs = _decode_block(buf, limits, start, end) if whole else None
         if envs is not None:
             first = state.line_no + 1
@@ -310,7 +309,7 @@ def jsonl_parts(
             yield (first, envs)
             return
         # (the runs are read where they are: spans of the block, no copy)
-        for run_start, run_end, is_header in _header_spans(buf, start, end):
+        for run_start, run_end, is_header in _header_spans(buf, start, end, candidates):
             if is_header:  # a session header line (session files hold one per session)
                 yield from careful(bytes(buf[run_start:run_end]))
                 continue
@@ -335,20 +334,22 @@ def jsonl_parts(
         while True:
             # Each block is decoded where it was read (no copy): only the line it shares with the
             # previous block (`pending` + its first line) is joined, and read on its own.
+            # (a short last block is read in the buffer too: its `size` bytes, no copy)
             block: bytes | bytearray
             if buffer is None or readinto is None:
                 block = fh.read(_BLOCK_BYTES)
+                size = len(block)
             else:
-                n = readinto(buffer)
-                block = buffer if n == len(buffer) else bytes(memoryview(buffer)[: n or 0])
-            if not block:
+                block = buffer
+                size = readinto(buffer) or 0
+            if not size:
                 if pending:
                     yield from careful(pending)
                 break
-            start = block.find(b"\n") + 1
+            start = block.find(b"\n", 0, size) + 1
             if start == 0:
                 # no line end in a whole block: a long line; finish it with the bounded line reader
-                data = pending + block
+                data = pending + block[:size]
                 yield from careful(data + fh.readline(max(limits.max_line_bytes + 1 - len(data), 1)))
                 pending = b""
                 continue
@@ -357,8 +358,8 @@ def jsonl_parts(
                 yield from whole_lines(head, 0, len(head))
             else:
                 start = 0
-            cut = block.rfind(b"\n") + 1
-            pending = bytes(block[cut:])
+            cut = block.rfind(b"\n", 0, size) + 1
+            pending = bytes(block[cut:size])
             yield from whole_lines(block, start, cut)
     finally:
         if owned:
@@ -374,29 +375,24 @@ def _header_runs(data: bytes) -> Iterator[tuple[bytes, bool]]:
         yield data[start:end], is_header
 
 
-def _header_spans(data: bytes | bytearray, start: int, end: int) -> Iterator[tuple[int, int, bool]]:
+def _header_spans(data: bytes | bytearray, start: int, end: int, candidates: list[int] | None = None) -> Iterator[tuple[int, int, bool]]:
     """``data[start:end]`` (whole lines; ``start`` a line start) cut into spans ``(start, end, is_header)``
     of envelope lines and single session header lines.
 
     A header line is what ``_HEADER_LINE`` matches (a line starting with ``{`` that has ``"session"``
-    within its first 49 bytes and ends with a line end) and :func:`_looks_like_header` accepts. Found
-    by C-speed searches for ``"session"`` (quotes included: an envelope's key is ``"session_id"``),
-    one per line that holds it, not by the regex, which tries every byte as a line start (it was
-    most of the time a session file took to read: 2.6x a bare envelope stream)."""
+    within its first 49 bytes and ends with a line end) and :func:`_looks_like_header` accepts. The
+    lines ``_HEADER_LINE`` matches are ``candidates`` (default: ``header_lines(data, start, end)``,
+    compiled when it could be built; its pure form searches for ``"session"``, one search per line
+    that holds it), not the regex's, which tries every byte as a line start (it was most of the time
+    a session file took to read: 2.6x a bare envelope stream)."""
     run = start
-    pos = data.find(b'"session"', start, end)
-    while pos >= 0:
-        line_start = data.rfind(b"\n", start, pos) + 1 or start
-        line_end = data.find(b"\n", pos, end) + 1
-        if not line_end:
-            break  # a last line without its line end is no header line (the regex needs the `\n`)
-        # the first "session" of a line decides: a later one is further from the line start
-        if pos - line_start <= 49 and data[line_start : line_start + 1] == b"{" and _looks_like_header(bytes(data[line_start:line_end]).strip()):
+    for line_start in header_lines(data, start, end) if candidates is None else candidates:
+        line_end = data.find(b"\n", line_start, end) + 1
+        if _looks_like_header(bytes(data[line_start:line_end]).strip()):
             if line_start > run:
                 yield run, line_start, False
             yield line_start, line_end, True
             run = line_end
-        pos = data.find(b'"session"', line_end, end)
     if run < end:
         yield run, end, False
 

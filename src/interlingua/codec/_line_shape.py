@@ -61,21 +61,49 @@ def pure_header_hint(data: bytes | bytearray, start: int, end: int) -> bool:
     return data.find(b'"session"', start, end) >= 0
 
 
+_HEADER_WORD = b'"session"'
+
+
+def pure_header_lines(data: bytes | bytearray, start: int, end: int) -> list[int]:
+    """The starts (offsets into ``data``) of the lines of ``data[start:end]`` that may be session
+    header lines, in order: the line starts with ``{``, holds ``"session"`` (quotes included: an
+    envelope's key is ``"session_id"``) starting within its first 50 bytes, and ends with a line
+    end within the span. ``start`` is a line start; ``0 <= start <= end <= len(data)``.
+
+    Found by C-speed searches for the word, one per line that holds it (the first one of a line
+    decides: a later one is further from its start). The reader checks each candidate line itself
+    (``codec._jsonl._header_spans``); a span without a candidate holds no header line.
+    """
+    out: list[int] = []
+    pos = data.find(_HEADER_WORD, start, end)
+    while pos >= 0:
+        line_start = data.rfind(b"\n", start, pos) + 1 or start
+        line_end = data.find(b"\n", pos, end) + 1
+        if not line_end:
+            break  # a last line without its line end is no header line
+        if pos - line_start <= 49 and data[line_start : line_start + 1] == b"{":
+            out.append(line_start)
+        pos = data.find(_HEADER_WORD, line_end, end)
+    return out
+
+
 _Shape = Callable[[bytes | bytearray, int, int, int], tuple[int, int, bool]]
 _Hint = Callable[[bytes | bytearray, int, int], bool]
+_Lines = Callable[[bytes | bytearray, int, int], list[int]]
 
 
-def _choose() -> tuple[_Shape, _Hint, bool]:
+def _choose() -> tuple[_Shape, _Hint, _Lines, bool]:
     if os.environ.get("INTERLINGUA_PURE_PYTHON", "") not in ("", "0"):
-        return pure_line_shape, pure_header_hint, False
+        return pure_line_shape, pure_header_hint, pure_header_lines, False
     try:
-        from ._linecheck import header_hint, line_shape  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # not built (no compiler at install time, or INTERLINGUA_NO_EXTENSIONS=1)
-        return pure_line_shape, pure_header_hint, False
-    return line_shape, header_hint, True
+        from ._linecheck import header_hint, header_lines, line_shape  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # not built (no compiler at install time, or INTERLINGUA_NO_EXTENSIONS=1; or built before header_lines)
+        return pure_line_shape, pure_header_hint, pure_header_lines, False
+    return line_shape, header_hint, header_lines, True
 
 
-line_shape, header_hint, ACCELERATED = _choose()
+line_shape, header_hint, header_lines, ACCELERATED = _choose()
 """``line_shape(data, start, end, limit) -> (lines, pairs, deep)`` (see :func:`pure_line_shape`),
-``header_hint(data, start, end) -> bool`` (see :func:`pure_header_hint`), and whether they are the
+``header_hint(data, start, end) -> bool`` (see :func:`pure_header_hint`), ``header_lines(data,
+start, end) -> [line start, ...]`` (see :func:`pure_header_lines`), and whether they are the
 compiled ones."""

@@ -192,12 +192,83 @@ header_hint(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(found);
 }
 
+/* The line starts (offsets into data) of the lines of data[start:end] that may be session header lines:
+ * the line starts with "{", holds "session" (quotes included) starting within its first 50 bytes, and
+ * ends with a line end within the span. The same list as interlingua.codec._line_shape.pure_header_lines
+ * (the reader checks each candidate line itself: codec._jsonl._header_spans). */
+static PyObject *
+header_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "header_lines(data, start, end) takes 3 arguments");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]);
+    if (start == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t end = PyLong_AsSsize_t(args[2]);
+    if (end == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    if (start < 0 || end < start || end > view.len) {
+        PyBuffer_Release(&view);
+        PyErr_Format(PyExc_ValueError, "header_lines: span %zd:%zd is not within the %zd bytes given", start, end, view.len);
+        return NULL;
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    static const char word[] = "\"session\"";
+    const Py_ssize_t wlen = (Py_ssize_t)(sizeof word - 1);
+    const unsigned char *base = (const unsigned char *)view.buf;
+    const unsigned char *p = base + start, *stop = base + end;
+    while (p < stop) {
+        const unsigned char *nl = memchr(p, '\n', (size_t)(stop - p));
+        if (nl == NULL) {
+            break; /* a last line without its line end is no header line */
+        }
+        if (*p == '{') {
+            Py_ssize_t last = nl - p - wlen; /* the last start the word fits at */
+            if (last > 49) {
+                last = 49;
+            }
+            for (Py_ssize_t k = 1; k <= last; k++) {
+                if (p[k] == '"' && memcmp(p + k, word, (size_t)wlen) == 0) {
+                    PyObject *at = PyLong_FromSsize_t(p - base);
+                    if (at == NULL || PyList_Append(out, at) < 0) {
+                        Py_XDECREF(at);
+                        Py_DECREF(out);
+                        PyBuffer_Release(&view);
+                        return NULL;
+                    }
+                    Py_DECREF(at);
+                    break;
+                }
+            }
+        }
+        p = nl + 1;
+    }
+    PyBuffer_Release(&view);
+    return out;
+}
+
 static PyMethodDef linecheck_methods[] = {
     {"line_shape", (PyCFunction)(void (*)(void))line_shape, METH_FASTCALL,
      "line_shape(data, start, end, limit) -> (lines, pairs, deep): the JSON Lines block proof's figures for "
      "data[start:end] (see interlingua.codec._line_shape.pure_line_shape)."},
     {"header_hint", (PyCFunction)(void (*)(void))header_hint, METH_FASTCALL,
      "header_hint(data, start, end) -> bool: some line of data[start:end] holds \"session\" within its first 50 bytes."},
+    {"header_lines", (PyCFunction)(void (*)(void))header_lines, METH_FASTCALL,
+     "header_lines(data, start, end) -> list[int]: the starts of the lines of data[start:end] that may be session header "
+     "lines (see interlingua.codec._line_shape.pure_header_lines)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -206,14 +206,20 @@ class IntegrityScanner:
         """Take the next item (``where``: how to locate it, kept for findings about it)."""
         i = self._n
         self._n += 1
-        side = _side(item)
+        cls = type(item)
+        side = _FIXED_SIDE.get(cls)
+        if side is None:
+            if cls in _ROLED:  # `_side` inline for the exact content classes (most items of a history)
+                role = item.role
+                side = _NEUTRAL if role is msgspec.UNSET or role is None else _ROLE_SIDE.get(role, _USER)
+            else:
+                side = _side(item)
         if side == _NEUTRAL:
             return
         if self._reasoning is not None and side != _ASSISTANT:
             self._add(Finding("separated_reasoning", self._reasoning, f"reasoning is not followed by the assistant output it belongs to (item {i} follows)", related=i))
             self.where.pop(self._reasoning, None)
         self._reasoning = None
-        cls = type(item)
         if cls is TextItem and not item.text.strip():
             self._add(Finding("empty_text", i, "text item holds no visible text"))
         if side == _ASSISTANT:

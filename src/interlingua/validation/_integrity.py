@@ -51,6 +51,41 @@ class _Integrity:
         self.done = len(found)
 
 
+class _StreamIntegrity:
+    """The integrity rules over a JSON Lines stream: one :class:`_Integrity` per run of envelopes of
+    one session (a new one whenever ``session_id`` changes), its warnings located by line.
+
+    ``sid`` is the session of the current run; the block loop of ``validate`` reads ``scanner`` and
+    ``current`` to feed items without a call per item through :meth:`feed` (see ``_check_block``)."""
+
+    __slots__ = ("current", "file", "out", "sid")
+
+    def __init__(self, out: list[Problem], file: str | None) -> None:
+        self.out = out
+        self.file = file
+        self.sid: str | None = None
+        self.current: _Integrity | None = None
+
+    def switch(self, sid: str) -> _Integrity:
+        """End the current run (its warnings) and start one for ``sid``."""
+        if self.current is not None:
+            self.current.finish()
+        self.sid = sid
+        self.current = _Integrity(self.out, self.file, jsonl=True)
+        return self.current
+
+    def feed(self, sid: str, item: Any, line: int) -> None:
+        """The next envelope's item (``line``: its line number)."""
+        current = self.current if sid == self.sid else self.switch(sid)
+        current.feed(item, line)  # type: ignore[union-attr]
+
+    def finish(self) -> None:
+        """End of the stream: the last run's warnings."""
+        if self.current is not None:
+            self.current.finish()
+            self.current = None
+
+
 def integrity_warnings(items: Iterable[Any], file: str | None = None) -> list[Problem]:
     """The integrity warnings of a stored history (``open_end``: calls may await their results at the end)."""
     out: list[Problem] = []

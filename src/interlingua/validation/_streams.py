@@ -13,7 +13,7 @@ from ..codec._jsonl import jsonl_parts
 from ..errors import DocumentError, Problem
 from ..session_rules import check_header, late_header_message
 from ._semantic import SessionTable, _CALL, _CONTENT, _CONTENT_KIND, _CompactChecker, _HANDOFF, _HANDOFF_CALL, _HANDOFF_RESULT, _ID, _KINDS, _TOOL_CALL, _TOOL_RESULT
-from ._integrity import _Integrity
+from ._integrity import _StreamIntegrity
 from ._documents import ValidationResult, _explain_failures
 
 def validate_jsonl_stream(
@@ -63,8 +63,7 @@ def _validate_jsonl_lines(
     current: str | None = None  # the session whose block the last line belongs to
     problems = result.problems
     reported = 0
-    integ_sid: str | None = None
-    integrity: _Integrity | None = None
+    integrity = _StreamIntegrity(result.warnings, file)
     for n, part in enumerate(jsonl_parts(reader, mode=mode, limits=limits, errors="yield", file_label=file)):
         if progress is not None and (type(part) is tuple or n % 512 == 0):
             pos = reader.tell()
@@ -73,13 +72,7 @@ def _validate_jsonl_lines(
         if type(part) is tuple:  # a block of consecutive lines, each decoded
             first, envs = part
             result.items += len(envs)
-            current, header_session = _check_block(table, envs, first, current, header_session, header_line, file, problems)
-            for line, env in enumerate(envs, first):
-                if env.session_id != integ_sid:
-                    if integrity is not None:
-                        integrity.finish()
-                    integ_sid, integrity = env.session_id, _Integrity(result.warnings, file, jsonl=True)
-                integrity.feed(env.item, line)  # type: ignore[union-attr]
+            current, header_session = _check_block(table, envs, first, current, header_session, header_line, file, problems, integrity)
             continue
         rec = part
         if rec.header is not None:
@@ -117,13 +110,8 @@ def _validate_jsonl_lines(
         problems.extend(p.located(file, rec.line) for p in checker.check(env.item, "/item"))
         if len(checker.seen) != before:
             table.grew(len(checker.seen) - before)
-        if env.session_id != integ_sid:
-            if integrity is not None:
-                integrity.finish()
-            integ_sid, integrity = env.session_id, _Integrity(result.warnings, file, jsonl=True)
-        integrity.feed(env.item, rec.line)  # type: ignore[union-attr]
-    if integrity is not None:
-        integrity.finish()
+        integrity.feed(env.session_id, env.item, rec.line)
+    integrity.finish()
     if progress is not None:
         progress(reader.tell() - reported)
     if result.items == 0 and header_session is None and not problems:
@@ -133,11 +121,20 @@ def _validate_jsonl_lines(
 
 
 def _check_block(
-    table: SessionTable, envs: list[Any], first: int, current: str | None, header_session: str | None, header_line: int, file: str | None, problems: list[Problem]
+    table: SessionTable,
+    envs: list[Any],
+    first: int,
+    current: str | None,
+    header_session: str | None,
+    header_line: int,
+    file: str | None,
+    problems: list[Problem],
+    integrity: _StreamIntegrity,
 ) -> tuple[str | None, str | None]:
     """The per-line checks of ``_validate_jsonl_lines`` (session blocks and header session through
-    :func:`_switch`, ``seq`` 0, 1, 2, ..., :meth:`_CompactChecker.check`) over a block of decoded
-    envelopes, in one loop; returns the new ``(current, header_session)``.
+    :func:`_switch`, ``seq`` 0, 1, 2, ..., :meth:`_CompactChecker.check`, the integrity rules
+    through ``integrity``) over a block of decoded envelopes, in one loop; returns the new
+    ``(current, header_session)``.
 
     An item the fast path proves clean (no duplicate id, a role where one is needed, its call
     known, well-formed arguments, no role in nested content) only updates the session's state
@@ -154,8 +151,23 @@ def _check_block(
     checker: _CompactChecker = _CompactChecker()
     seen: dict[str, int] = checker.seen
     plain = True  # the session's ids are all in a plain dict (not partly in the spill database)
+    # the integrity rules, fed here rather than through `integrity.feed` (a call less per item)
+    integ = integrity.current
+    integ_sid = integrity.sid if integ is not None else None
+    scan_feed: Any = None
+    findings: list[Any] = []
+    if integ is not None:
+        scan_feed, findings = integ.scanner.feed, integ.scanner.findings
     for line, env in enumerate(envs, first):
         sid = env.session_id
+        item = env.item
+        if sid != integ_sid:
+            integ = integrity.switch(sid)
+            integ_sid = sid
+            scan_feed, findings = integ.scanner.feed, integ.scanner.findings
+        scan_feed(item, line)
+        if len(findings) != integ.done:  # type: ignore[union-attr]
+            integ._flush(line)  # type: ignore[union-attr]
         if sid != current:
             current, header_session = _switch(table, problems, current, sid, header_session, header_line, file, line)
             last_sid = None  # _switch may have touched the table: fetch the checker again
@@ -168,8 +180,7 @@ def _check_block(
         prev = checker.seq
         if seq != (0 if prev is None else prev + 1):
             problems.append(_seq_problem(seq, prev, sid, file, line))
-        checker.seq = _next_seq(seq, prev)
-        item = env.item
+        checker.seq = seq if prev is None or seq > prev else prev + 1  # `_next_seq` inline
         kind = kinds.get(type(item))
         item_id = getattr(item, "id", unset)
         flags: int | None = None
