@@ -35,6 +35,7 @@ from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded
 from ._common import NAME, error_item, get, has, jcopy, keyset, snake
 from ._parts import PartDecoder, PartEncoder
+from ._request import report_breakpoints
 
 UNSET = msgspec.UNSET
 
@@ -256,7 +257,8 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
     A response holding only an ``error`` item (other than ``content_filter``) becomes the API's error body
     ``{"error": {code, message, status}}`` (HTTP code and status from the item; its safe message). An ``error``
     item with code ``content_filter`` and no other output becomes ``promptFeedback.blockReason`` (the stop
-    reason's raw value); other ``error`` items are left out and reported.
+    reason's raw value); other ``error`` items are left out and reported. A ``cache_breakpoint`` has no place in
+    a response body either (no per-part breakpoint): it is left out and reported.
     """
     report = Report()
     use_model = model or response.model
@@ -273,6 +275,7 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
             else:
                 report.add("dropped", "error item has no Gemini response form", index=idx, item_type="error")
             continue
+        report_breakpoints(item, idx, report)
         enc.add(idx, item)
     parts: list[dict[str, Any]] = []
     for content in enc.finish():
