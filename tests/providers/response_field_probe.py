@@ -26,6 +26,10 @@ from .item_field_probe import _CALL, CANDIDATES, MODEL
 _ASSISTANT_OUTPUT: dict[str, list[str]] = {
     "image": ['{"type":"image","role":"assistant","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}'],
     "audio": ['{"type":"audio","role":"assistant","format":"wav","source":{"type":"base64","media_type":"audio/wav","data":"UklGRg=="},"transcript":"hi"}'],
+    "error": [
+        '{"type":"error","code":"provider_error","message":"Ollama reported an error","retryable":false,"provider":"ollama"}',
+        '{"type":"error","code":"server","message":"Gemini reported INTERNAL (HTTP 500)","retryable":true,"status":500,"provider":"gemini"}',
+    ],
     "raw": [
         '{"type":"raw","provider":"openai-chat","value":{"type":"custom","id":"call_1","custom":{"name":"grammar","input":"x"}}}',
         '{"type":"raw","provider":"ollama","value":{"role":"assistant","content":"hi","images":null,"x_custom":1}}',

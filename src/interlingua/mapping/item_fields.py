@@ -35,6 +35,7 @@ from typing import Literal, Union
 import msgspec
 
 from .. import items as _items
+from .report import Report
 
 __all__ = [
     "CALL_IDS",
@@ -50,6 +51,7 @@ __all__ = [
     "WholeItem",
     "as_in_request",
     "item_kinds",
+    "report_not_read_back",
     "bookkeeping",
     "required_item_fields",
     "rows_for",
@@ -349,3 +351,22 @@ _BOOKKEEPING = {
     "metadata": "the application's own annotations, kept by the transcript, never sent to a model",
     "origin": "provenance (which provider, model and response produced the item), kept by the transcript",
 }
+
+
+def report_not_read_back(item: msgspec.Struct, back: msgspec.Struct, fields: Iterable[str], report: Report, *, index: int | None, where: str) -> None:
+    """Report (``changed``) each of ``fields`` set on ``item`` that ``back`` (the item the mapper's own reader
+    makes of what it wrote) does not hold: the fields an :class:`Unsupported` row declares for a wire form
+    that keeps them only in part (an error body keeps a code only as its HTTP status).
+
+    Args:
+        item: The canonical item written.
+        back: The same kind, read back from the body written.
+        fields: The field names to compare (``code``, ``retryable``, ``status``).
+        report: Where the entry goes.
+        index: The item's index.
+        where: The wire form, for the message (``an Ollama error body``).
+    """
+    lost = [f"{name} {getattr(item, name)!r} (read back as {getattr(back, name)!r})" for name in fields if getattr(item, name) is not msgspec.UNSET and getattr(item, name) != getattr(back, name)]
+    if lost:
+        tag = item.__struct_config__.tag
+        report.add("changed", f"{where} does not keep the item's {', '.join(lost)}", index=index, item_type=str(tag))

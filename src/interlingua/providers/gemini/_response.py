@@ -30,6 +30,7 @@ from ...codec import Item
 from ...errors import ConversionError
 from ...items import ErrorItem, Origin, StopReason, ToolCallItem, Usage
 from ...mapping.extras import response_fields, restore_fields, unknown_fields
+from ...mapping.item_fields import report_not_read_back
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded
@@ -264,7 +265,9 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
     use_model = model or response.model
     items = list(response.items)
     if len(items) == 1 and isinstance(items[0], ErrorItem) and items[0].code != "content_filter":
-        return Conversion({"error": _error_body(items[0])}, report)
+        error = _error_body(items[0])
+        report_not_read_back(items[0], error_item(error), ("code", "retryable", "status"), report, index=0, where="a Gemini error body ({code, message, status})")
+        return Conversion({"error": error}, report)
     enc = PartEncoder(policy, report, use_model)
     enc.index_calls(items)
     block: ErrorItem | None = None
