@@ -59,10 +59,10 @@ _ROWS: dict[str, ItemRow] = {
 """The request direction: ``messages`` / ``contents`` / ``input`` as the request writes them."""
 
 _RESPONSE_KINDS: dict[str, WholeItem] = {
-    "video": WholeItem("not model output: written as a model part, reported as changed, reported"),
-    "document": WholeItem("not model output: written as a model part, reported as changed, reported"),
-    "tool_result": WholeItem("not model output: written as a model part, reported as changed, reported"),
-    "handoff_result": WholeItem("not model output: written as a model part, reported as changed, reported"),
+    "video": WholeItem("not model output: written as a model part (changed) or degraded, reported"),
+    "document": WholeItem("not model output: written as a model part (changed) or degraded, reported"),
+    "tool_result": WholeItem("not model output: written as a model part (changed) or degraded, reported"),
+    "handoff_result": WholeItem("not model output: written as a model part (changed) or degraded, reported"),
     "audio": WholeItem("audio is written as inlineData only in the media types Gemini documents: others dropped, reported"),
     "artifact_ref": WholeItem("no part for a reference kept elsewhere: degraded to a text marker, reported"),
     "handoff_call": WholeItem("no handoff part: degraded to a text marker, reported"),

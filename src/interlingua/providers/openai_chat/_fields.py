@@ -97,7 +97,7 @@ def _table(dialect: str) -> ItemFieldTable:
         response_kinds["reasoning"] = WholeItem("a chat.completion has no reasoning field: left out, reported")
     else:
         carried.append("reasoning")
-    response = {**as_in_request(rows, *carried, at={"messages[].": "choices[0].message."}), **_RESPONSE_ROWS}
+    response = {**as_in_request(rows, *carried, at={"messages[].": "choices[0].message.", "messages[] /": "choices[0].message /"}), **_RESPONSE_ROWS}
     return ItemFieldTable(NAME if dialect == "openai" else f"{NAME}:{dialect}", kinds, rows, response, response_kinds)
 
 

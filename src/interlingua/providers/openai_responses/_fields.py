@@ -76,7 +76,7 @@ _RESPONSE_KINDS: dict[str, WholeItem] = {
 """Kinds a response body (``encode_response``) does not carry as themselves."""
 
 _RESPONSE: dict[str, ItemRow] = {
-    **as_in_request(_ROWS, "text", "tool_call", "reasoning", "raw", at={"input[]": "output[]"}),
+    **as_in_request(_ROWS, "text", "tool_call", "reasoning", "raw", at={"input[]": "output[]", "the input item": "the output item"}),
     **rows_for(("text", "raw"), "role", RESPONSE_ROLE),
     "refusal.text": Mapped("output[].content[].refusal", "a refusal part of an assistant output message"),
     "refusal.origin": Mapped("output[].id", _OWN_ID),
