@@ -120,7 +120,7 @@ def _rows(mapper: Any) -> list[tuple[str, Any]]:
     return [(name, row) for name, row in mapper.item_fields.declared("response") if not isinstance(row, WholeItem)]
 
 
-_property = settings(max_examples=int(__import__("os").environ.get("RF_EXAMPLES", "120")), deadline=None, database=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+_property = settings(max_examples=120, deadline=None, database=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 @pytest.mark.parametrize("mapper", MAPPERS, ids=IDS)
