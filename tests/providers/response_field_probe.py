@@ -29,6 +29,7 @@ _ASSISTANT_OUTPUT: dict[str, list[str]] = {
     "error": [
         '{"type":"error","code":"provider_error","message":"Ollama reported an error","retryable":false,"provider":"ollama"}',
         '{"type":"error","code":"server","message":"Gemini reported INTERNAL (HTTP 500)","retryable":true,"status":500,"provider":"gemini"}',
+        '{"type":"error","code":"server","message":"OpenAI Responses response failed (code server_error)","retryable":true,"provider":"openai-responses"}',
     ],
     "raw": [
         '{"type":"raw","provider":"openai-chat","value":{"type":"custom","id":"call_1","custom":{"name":"grammar","input":"x"}}}',

@@ -114,3 +114,18 @@ def test_an_error_item_an_ollama_error_body_cannot_keep_is_reported() -> None:
     assert entry.action == "changed" and entry.index == 0
     for lost in ("code 'server'", "retryable True", "status 500"):
         assert lost in entry.reason
+
+
+def test_an_error_item_a_responses_error_object_cannot_keep_is_reported() -> None:
+    """Ollama's documented error, by way of a Gemini error body (code server, retryable, HTTP 500), as a
+    Responses error object {code, message}: the code is written (server_error), the HTTP status has no place
+    and is reported; the Responses API's own error item goes back unreported."""
+    gemini_body = get_mapper("gemini").encode_response(ModelResponse(items=[_error(_body("ollama/ollama_docs.error.response.json"), "ollama")])).value
+    item = _error(gemini_body, "gemini")
+    responses = get_mapper("openai-responses")
+    conv = responses.encode_response(ModelResponse(items=[item]), policy="error")
+    assert conv.value["status"] == "failed" and conv.value["error"]["code"] == "server_error"
+    (entry,) = conv.report
+    assert entry.action == "changed" and entry.index == 0 and entry.reason.endswith("does not keep the item's status 500")
+    own = _error(conv.value, "openai-responses")
+    assert not responses.encode_response(ModelResponse(items=[own]), policy="error").report

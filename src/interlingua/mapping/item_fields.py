@@ -366,7 +366,11 @@ def report_not_read_back(item: msgspec.Struct, back: msgspec.Struct, fields: Ite
         index: The item's index.
         where: The wire form, for the message (``an Ollama error body``).
     """
-    lost = [f"{name} {getattr(item, name)!r} (read back as {getattr(back, name)!r})" for name in fields if getattr(item, name) is not msgspec.UNSET and getattr(item, name) != getattr(back, name)]
+    lost = []
+    for name in fields:
+        value, read = getattr(item, name), getattr(back, name)
+        if value is not msgspec.UNSET and value != read:
+            lost.append(f"{name} {value!r}" + ("" if read is msgspec.UNSET else f" (read back as {read!r})"))
     if lost:
         tag = item.__struct_config__.tag
         report.add("changed", f"{where} does not keep the item's {', '.join(lost)}", index=index, item_type=str(tag))

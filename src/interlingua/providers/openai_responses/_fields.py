@@ -71,7 +71,6 @@ _RESPONSE_KINDS: dict[str, WholeItem] = {
     "handoff_call": WholeItem("no handoff item: degraded to a text marker, reported"),
     "handoff_result": WholeItem("no handoff item: degraded to a text marker, reported"),
     "structured": WholeItem("written as JSON text, reported as changed"),
-    "error": WholeItem("written as the response's error object; a code with no ResponseError.code equivalent is changed, reported"),
 }
 """Kinds a response body (``encode_response``) does not carry as themselves."""
 
@@ -82,6 +81,13 @@ _RESPONSE: dict[str, ItemRow] = {
     "refusal.origin": Mapped("output[].id", _OWN_ID),
     "refusal.id": NotSent("the item's canonical id within the transcript, not conversation content"),
     "refusal.metadata": NotSent("the application's own annotations, kept by the transcript, never sent to a model"),
+    "error.code": Mapped("error.code", "rate_limit and server as ResponseError codes (status failed); another is written server_error, reported"),
+    "error.status": Unsupported("a ResponseError has no HTTP status: reported"),
+    "error.retryable": Unsupported("no field: derived from the code when read back; another value is reported"),
+    "error.provider": NotSent("provenance: the error object is the Responses API's own and is read back as its"),
+    "error.id": NotSent("the item's canonical id within the transcript, not conversation content"),
+    "error.metadata": NotSent("the application's own annotations, kept by the transcript, never sent to a model"),
+    "error.origin": NotSent("provenance (which provider, model and response produced the item), kept by the transcript"),
 }
 """The response direction (``encode_response`` / ``decode_response``)."""
 
