@@ -3,6 +3,9 @@
 Source: Anthropic API reference "Messages" (``anthropic.types.MessageParam`` and its block params:
 ``TextBlockParam``, ``ImageBlockParam``, ``DocumentBlockParam``, ``ToolUseBlockParam``,
 ``ToolResultBlockParam``, ``ThinkingBlockParam``, ``RedactedThinkingBlockParam``).
+
+Response: ``anthropic.types.Message`` (``content``: ``TextBlock``, ``ToolUseBlock``, ``ThinkingBlock``,
+``RedactedThinkingBlock``, server tool blocks).
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ _ROWS: dict[str, ItemRow] = {
     "raw.value": Mapped("content[] (the block as given)", "a JSON object only; anything else is dropped, reported"),
     "raw.role": Mapped("messages[].role"),
 }
-"""The request direction: ``messages`` / ``contents`` / ``input`` as the request writes them."""
+"""The request direction (``encode_request`` / ``decode_request``)."""
 
 _RESPONSE_KINDS: dict[str, WholeItem] = {
     "audio": WholeItem("not model output: degraded to a text marker in the response's content, reported"),

@@ -2,6 +2,8 @@
 
 Source: Amazon Bedrock API reference "Converse" (``Message``, ``ContentBlock``, ``SystemContentBlock``,
 ``ToolUseBlock``, ``ToolResultBlock``, ``ReasoningContentBlock``, ``CachePointBlock``).
+
+Response: Converse ``ConverseOutput`` (``output.message``, the same ``ContentBlock`` union).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ _ROWS: dict[str, ItemRow] = {
     "raw.value": Mapped("content[] (the block as given)", "a JSON object only; anything else is dropped, reported"),
     "raw.role": Mapped("messages[].role"),
 }
-"""The request direction: ``messages`` / ``contents`` / ``input`` as the request writes them."""
+"""The request direction (``encode_request`` / ``decode_request``)."""
 
 _RESPONSE_KINDS: dict[str, WholeItem] = {
     "audio": WholeItem("not model output: degraded to a text marker in output.message, reported"),

@@ -3,6 +3,8 @@
 Source: Cohere API reference "Chat" v2 (``cohere.ChatMessageV2``: ``UserChatMessageV2``,
 ``AssistantChatMessageV2`` with ``tool_calls`` and thinking content, ``ToolChatMessageV2``,
 ``SystemChatMessageV2``; ``ImageUrlContent``).
+
+Response: ``cohere.ChatResponse`` v2 (``message``: ``AssistantMessageResponse`` with ``content``, ``tool_calls``).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ _ROWS: dict[str, ItemRow] = {
     "raw.value": Mapped("messages[] (the message as given)", "a JSON object only; anything else is dropped, reported"),
     "raw.role": NotSent("the raw message carries its own role"),
 }
-"""The request direction: ``messages`` / ``contents`` / ``input`` as the request writes them."""
+"""The request direction (``encode_request`` / ``decode_request``)."""
 
 _RESPONSE_KINDS: dict[str, WholeItem] = {
     "image": WholeItem("not model output: a response holds the assistant message only; left out, reported"),

@@ -3,6 +3,9 @@
 Source: Gemini API reference "generateContent" (``Content``, ``Part``: ``text``, ``inlineData``,
 ``fileData``, ``functionCall``, ``functionResponse``, ``thought``, ``thoughtSignature``;
 ``google.genai.types.Part``).
+
+Response: ``google.genai.types.GenerateContentResponse`` (``candidates[0].content.parts``); an error body
+``{error: {code, message, status}}`` (Gemini API troubleshooting guide).
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ _ROWS: dict[str, ItemRow] = {
     "raw.value": Mapped("contents[].parts[] (the part as given)", "a JSON object only; anything else is dropped, reported"),
     "raw.role": Mapped("contents[].role"),
 }
-"""The request direction: ``messages`` / ``contents`` / ``input`` as the request writes them."""
+"""The request direction (``encode_request`` / ``decode_request``)."""
 
 _RESPONSE_KINDS: dict[str, WholeItem] = {
     "video": WholeItem("not model output: written as a model part (changed) or degraded, reported"),

@@ -4,6 +4,8 @@ with what Mistral's own chunks change.
 Source: Mistral API reference "Chat Completion" (``mistralai.models``: ``UserMessage``,
 ``AssistantMessage``, ``ToolMessage``, ``ImageURLChunk``, ``InputAudioChunk``, ``DocumentURLChunk``,
 ``ThinkChunk``; tool call ids of nine letters and digits).
+
+Response: ``mistralai.models.ChatCompletionResponse`` (``choices[0].message``: ``AssistantMessage``).
 """
 
 from __future__ import annotations

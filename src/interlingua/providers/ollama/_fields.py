@@ -2,6 +2,8 @@
 
 Source: Ollama API reference "Generate a chat completion" (``POST /api/chat``: ``messages[]`` with
 ``role``, ``content``, ``images``, ``tool_calls``, ``tool_name``, ``thinking``; ``ollama.Message``).
+
+Response: ``ollama.ChatResponse`` (``message``); an error body ``{error: text}`` (Ollama API reference "Errors").
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ _ROWS: dict[str, ItemRow] = {
     "raw.value": Mapped("messages[] (the message as given)", "a JSON object only; anything else is dropped, reported"),
     "raw.role": NotSent("the raw message carries its own role"),
 }
-"""The request direction: ``messages`` / ``contents`` / ``input`` as the request writes them."""
+"""The request direction (``encode_request`` / ``decode_request``)."""
 
 _RESPONSE_KINDS: dict[str, WholeItem] = {
     "audio": WholeItem("not model output: a response holds the assistant message only; left out, reported"),

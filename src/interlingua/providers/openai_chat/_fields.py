@@ -4,6 +4,9 @@ Source: OpenAI API reference "Create chat completion" (``openai.types.chat.ChatC
 and its content parts: ``ChatCompletionContentPartTextParam``, ``...ImageParam``, ``...InputAudioParam``,
 ``File``); the dialects' reasoning fields from the host registry (:data:`interlingua.hosts.HOSTS`, each
 with its public source).
+
+Response: ``openai.types.chat.ChatCompletion`` (``choices[0].message``: ``ChatCompletionMessage``, whose
+``content`` is a string).
 """
 
 from __future__ import annotations

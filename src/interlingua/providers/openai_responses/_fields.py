@@ -3,6 +3,8 @@
 Source: OpenAI API reference "Create a model response" (``openai.types.responses.ResponseInputItemParam``:
 ``EasyInputMessageParam`` with ``input_text``/``input_image``/``input_file`` parts,
 ``ResponseFunctionToolCallParam``, ``FunctionCallOutput``, ``ResponseReasoningItemParam``).
+
+Response: ``openai.types.responses.Response`` (``output`` items, ``error``: ``ResponseError``).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ _ROWS: dict[str, ItemRow] = {
     "raw.value": Mapped("input[] (the item as given)", "a JSON object only; anything else is dropped, reported"),
     "raw.role": NotSent("the raw input item carries its own role"),
 }
-"""The request direction: ``messages`` / ``contents`` / ``input`` as the request writes them."""
+"""The request direction (``encode_request`` / ``decode_request``)."""
 
 _RESPONSE_KINDS: dict[str, WholeItem] = {
     "image": WholeItem("not model output: a response holds only assistant output; left out, reported"),
