@@ -249,9 +249,9 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
         if code not in _ERROR_BACK:
             report.add("changed", f"error code {code!r} has no ResponseError.code equivalent; written 'server_error'", index=items.index(errors[0]) if errors else None, item_type="error")
         body["error"] = {"code": _ERROR_BACK.get(code, "server_error"), "message": errors[0].message if errors else "response failed"}
-        if errors:  # the code is reported above; the object has no status and derives retryable from the code
-            back = error_item(body["error"]["code"])
-            report_not_read_back(errors[0], back, ("retryable", "status"), report, index=items.index(errors[0]), where="a Responses error object ({code, message})")
+        if errors:  # no status; retryable comes from the code (a code changed above changes it with it: one entry)
+            fields = ("retryable", "status") if code in _ERROR_BACK else ("status",)
+            report_not_read_back(errors[0], error_item(body["error"]["code"]), fields, report, index=items.index(errors[0]), where="a Responses error object ({code, message})")
     elif reason == "other" and response.stop_reason is not None and response.stop_reason.raw in ("cancelled", "queued", "in_progress"):
         body["status"] = response.stop_reason.raw
     own = response_fields(response.provider_data, NAME, report)
