@@ -21,7 +21,9 @@ The declared table (between ``<!-- declared:begin -->`` and ``<!-- declared:end 
 The item-field table (between ``<!-- item-fields:begin -->`` and ``<!-- item-fields:end -->``) is each mapper's
 ``item_fields`` as written (ADR 0044): for every field of every item kind, its wire path, "dropped, reported",
 "not sent", or "whole item" for a kind the target does not carry as itself (tests/providers/test_item_field_tables.py
-proves the declarations are what the mappers do).
+proves the declarations are what the mappers do). The response table (between ``<!-- response-fields:begin -->`` and
+``<!-- response-fields:end -->``) is the same for a response body, ``encode_response`` / ``decode_response``
+(tests/providers/test_response_item_field_tables.py).
 
 Usage: ``python tools/gen_provider_matrix.py [--check]``.
 """
@@ -47,6 +49,7 @@ BEGIN, END = "<!-- matrix:begin -->", "<!-- matrix:end -->"
 SETTINGS_BEGIN, SETTINGS_END = "<!-- settings:begin -->", "<!-- settings:end -->"
 DECLARED_BEGIN, DECLARED_END = "<!-- declared:begin -->", "<!-- declared:end -->"
 FIELDS_BEGIN, FIELDS_END = "<!-- item-fields:begin -->", "<!-- item-fields:end -->"
+RESPONSE_FIELDS_BEGIN, RESPONSE_FIELDS_END = "<!-- response-fields:begin -->", "<!-- response-fields:end -->"
 DIALECTS = ["deepseek", "openrouter", "ollama"]
 """Further ``openai-chat`` dialects shown as their own settings columns."""
 MODEL = "test-model"
@@ -251,8 +254,9 @@ def render_declared() -> str:
     return head + "\n".join(rows) + "\n\n" + "\n".join(notes) + "\n"
 
 
-def render_item_fields() -> str:
-    """The item-field tables as declared (ADR 0044): one row per field of every item kind, then each mapper's notes."""
+def render_item_fields(direction: str = "request") -> str:
+    """The item-field tables as declared (ADR 0044) for ``direction`` (``request`` or ``response``): one row per
+    field of every item kind, then each mapper's notes."""
     from interlingua.mapping.item_fields import CALL_IDS, Mapped, NotSent, Unsupported, WholeItem, item_kinds, required_item_fields
 
     mappers = _setting_mappers()
@@ -264,7 +268,7 @@ def render_item_fields() -> str:
             field = name.partition(".")[2]
             cells = []
             for _, m in mappers:
-                row = m.item_fields.row(name)  # type: ignore[attr-defined]
+                row = m.item_fields.row(name, direction=direction)  # type: ignore[attr-defined]
                 if isinstance(row, WholeItem):
                     cells.append("whole item")
                 elif isinstance(row, Mapped):
@@ -281,12 +285,12 @@ def render_item_fields() -> str:
     notes = []
     for label, m in mappers:
         table = m.item_fields  # type: ignore[attr-defined]
-        whole = [f"`{kind}` {row.why}" for kind, row in table.kinds.items()]
+        whole = [f"`{kind}` {row.why}" for kind, row in table.whole_kinds(direction).items()]
         why: dict[str, list[str]] = {}
-        for name, row in table.declared():
+        for name, row in table.declared(direction):
             if isinstance(row, (Unsupported, NotSent)) and not (isinstance(row, NotSent) and name.partition(".")[2] in common):
                 why.setdefault(("dropped, reported: " if isinstance(row, Unsupported) else "not sent: ") + row.why, []).append(f"`{name}`")
-        how = [f"`{name}`: {row.how}" for name, row in table.declared() if isinstance(row, Mapped) and row.how]
+        how = [f"`{name}`: {row.how}" for name, row in table.declared(direction) if isinstance(row, Mapped) and row.how]
         parts = whole + [f"{', '.join(names)} {text}" for text, names in why.items()] + how
         notes.append(f"- **`{label}`**: " + "; ".join(parts) + ".")
     tail = (
@@ -295,6 +299,11 @@ def render_item_fields() -> str:
         "handled the same way by every mapper (a provider's own fields written back to it, others reported; items "
         "sharing a `message` key written as one message).\n\n"
     )
+    if direction == "response":
+        tail = (
+            "\nAs in a request, the transcript's own `id`, `metadata` and `origin` are left out but where a row above "
+            "says otherwise, and `provider_data` is written back to its own provider only.\n\n"
+        )
     return head + "\n".join(rows) + "\n" + tail + "\n".join(notes) + "\n"
 
 
@@ -312,6 +321,7 @@ def main() -> int:
     new = _replace(new, SETTINGS_BEGIN, SETTINGS_END, render_settings())
     new = _replace(new, DECLARED_BEGIN, DECLARED_END, render_declared())
     new = _replace(new, FIELDS_BEGIN, FIELDS_END, render_item_fields())
+    new = _replace(new, RESPONSE_FIELDS_BEGIN, RESPONSE_FIELDS_END, render_item_fields("response"))
     if args.check:
         if new != doc:
             print("docs/providers.md matrix, settings or item-field table is out of date: run `python tools/gen_provider_matrix.py`", file=sys.stderr)

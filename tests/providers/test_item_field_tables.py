@@ -65,14 +65,15 @@ def test_required_fields_follow_the_generated_models() -> None:
 def test_a_table_that_neither_maps_nor_declares_a_field_is_refused() -> None:
     table = get_mapper("anthropic").item_fields
     rows = dict(table.rows)
-    ItemFieldTable("complete", table.kinds, rows)  # complete: accepted
+    response = (table.response, table.response_kinds)  # the response direction: test_response_item_field_tables.py
+    ItemFieldTable("complete", table.kinds, rows, *response)  # complete: accepted
     del rows["image.detail"]
     with pytest.raises(ItemFieldTableError, match=r"mapper 'forgetful': no row for image\.detail"):
-        ItemFieldTable("forgetful", table.kinds, rows)
+        ItemFieldTable("forgetful", table.kinds, rows, *response)
     with pytest.raises(ItemFieldTableError, match=r"do not exist: image\.blur"):
-        ItemFieldTable("inventive", table.kinds, {**table.rows, "image.blur": Mapped("blur")})
+        ItemFieldTable("inventive", table.kinds, {**table.rows, "image.blur": Mapped("blur")}, *response)
     with pytest.raises(ItemFieldTableError, match="kinds that do not exist: hologram"):
-        ItemFieldTable("inventive", {**table.kinds, "hologram": WholeItem("no")}, table.rows)
+        ItemFieldTable("inventive", {**table.kinds, "hologram": WholeItem("no")}, table.rows, *response)
 
 
 class _TextWithTone(TextItem, tag="text"):
@@ -88,7 +89,7 @@ def test_a_new_item_field_without_a_row_fails_every_table(mapper: Any, monkeypat
     monkeypatch.setattr(item_fields, "item_kinds", lambda: kinds)
     table = mapper.item_fields
     with pytest.raises(ItemFieldTableError, match=rf"item-field table of mapper '{_re(table.mapper)}': no row for text\.tone"):
-        ItemFieldTable(table.mapper, table.kinds, table.rows, table.response)
+        ItemFieldTable(table.mapper, table.kinds, table.rows, table.response, table.response_kinds)
 
 
 def _re(text: str) -> str:

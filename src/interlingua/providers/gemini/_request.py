@@ -487,7 +487,7 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     system_parts: list[dict[str, Any]] = []
     seen_turn = False
     for idx, item in enumerate(items):
-        _report_breakpoints(item, idx, report)
+        report_breakpoints(item, idx, report)
         role = getattr(item, "role", UNSET)
         if role in ("system", "developer"):
             if isinstance(item, RawItem):
@@ -537,8 +537,12 @@ def encode_request(transcript: Transcript, *, model: str | None = None, policy: 
     return Conversion(body, report)
 
 
-def _report_breakpoints(item: Any, idx: int, report: Report) -> None:
-    """Gemini has no per-item cache breakpoint (context caching is the separate cachedContents API)."""
+def report_breakpoints(item: Any, idx: int, report: Report) -> None:
+    """Report (``dropped``) the prompt-cache breakpoint of ``item`` and of each part of its ``content``.
+
+    Gemini has no per-part cache breakpoint, in a request or a response body (context caching is the
+    separate cachedContents API; Gemini API reference "Context caching").
+    """
     nested = getattr(item, "content", None)
     for part in [item, *(nested if isinstance(nested, list) else [])]:
         if getattr(part, "cache_breakpoint", UNSET) is not UNSET:

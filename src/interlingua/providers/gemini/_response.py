@@ -30,12 +30,14 @@ from ...codec import Item
 from ...errors import ConversionError
 from ...items import ErrorItem, Origin, StopReason, ToolCallItem, Usage
 from ...mapping.extras import response_fields, restore_fields, unknown_fields
+from ...mapping.item_fields import report_not_read_back
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded
 from ...mapping.empty_ids import links_empty_ids
 from ._common import NAME, error_item, get, has, jcopy, keyset, snake
 from ._parts import PartDecoder, PartEncoder
+from ._request import report_breakpoints
 
 UNSET = msgspec.UNSET
 
@@ -258,13 +260,16 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
     A response holding only an ``error`` item (other than ``content_filter``) becomes the API's error body
     ``{"error": {code, message, status}}`` (HTTP code and status from the item; its safe message). An ``error``
     item with code ``content_filter`` and no other output becomes ``promptFeedback.blockReason`` (the stop
-    reason's raw value); other ``error`` items are left out and reported.
+    reason's raw value); other ``error`` items are left out and reported. A ``cache_breakpoint`` has no place in
+    a response body either (no per-part breakpoint): it is left out and reported.
     """
     report = Report()
     use_model = model or response.model
     items = list(response.items)
     if len(items) == 1 and isinstance(items[0], ErrorItem) and items[0].code != "content_filter":
-        return Conversion({"error": _error_body(items[0])}, report)
+        error = _error_body(items[0])
+        report_not_read_back(items[0], error_item(error), ("code", "retryable", "status"), report, index=0, where="a Gemini error body ({code, message, status})")
+        return Conversion({"error": error}, report)
     enc = PartEncoder(policy, report, use_model)
     enc.index_calls(items)
     block: ErrorItem | None = None
@@ -275,6 +280,7 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
             else:
                 report.add("dropped", "error item has no Gemini response form", index=idx, item_type="error")
             continue
+        report_breakpoints(item, idx, report)
         enc.add(idx, item)
     parts: list[dict[str, Any]] = []
     for content in enc.finish():

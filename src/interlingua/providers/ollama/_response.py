@@ -33,6 +33,7 @@ from ...codec import Item
 from ...errors import ConversionError
 from ...items import ErrorItem, Origin, StopReason, ToolCallItem, Usage
 from ...mapping.extras import response_fields, restore_fields, unknown_fields
+from ...mapping.item_fields import report_not_read_back
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded
@@ -143,6 +144,10 @@ def decode_response(body: Mapping[str, Any]) -> Conversion[ModelResponse]:
     return Conversion(ModelResponse(items=items, usage=usage, stop_reason=stop, model=model, provider_data={NAME: own} if own else None), report)
 
 
+_ERROR_FIELDS = ("code", "retryable", "status")
+"""The error item's fields an Ollama error body can lose (it is ``{"error": text}``; the code is read from the text)."""
+
+
 CALL_INDEX = "tool_call_index"
 """Key of ``provider_data["ollama"]``: ``true`` when the response numbered its tool calls (``function.index``)."""
 
@@ -168,11 +173,14 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
     """Model response -> Ollama chat response body (``done: true``; ``created_at`` and the other kept
     top-level fields written back from the response's own provider data).
 
-    A response holding only an ``error`` item becomes ``{"error": <its safe message>}``.
+    A response holding only an ``error`` item becomes ``{"error": <its safe message>}``; its code, ``retryable``
+    and ``status``, which that body does not keep (the code is read back from the text), are reported where
+    they would come back otherwise.
     """
     report = Report()
     items = list(response.items)
     if len(items) == 1 and isinstance(items[0], ErrorItem):
+        report_not_read_back(items[0], error_item(items[0].message), _ERROR_FIELDS, report, index=0, where="an Ollama error body ({error: text})")
         return Conversion({"error": items[0].message}, report)
     enc = MessageEncoder(policy, report)
     enc.index_calls(items)

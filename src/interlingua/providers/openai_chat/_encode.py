@@ -590,6 +590,8 @@ class MessageEncoder:
             if isinstance(item, TextItem):
                 if item.annotations is not U and item.annotations and not self.response:
                     self.report.add("dropped", "text annotations are not sent back in a request", index=i, item_type="text")
+                if self.response and item.cache_breakpoint is not U:
+                    self.report.add("dropped", "prompt-cache breakpoint left out: a response message's content is a string, no part carries it", index=i, item_type="text")
                 entries.append(("text", item))
             elif isinstance(item, RefusalItem):
                 entries.append(("refusal", item.text))

@@ -4,11 +4,14 @@ Source: OpenAI API reference "Create chat completion" (``openai.types.chat.ChatC
 and its content parts: ``ChatCompletionContentPartTextParam``, ``...ImageParam``, ``...InputAudioParam``,
 ``File``); the dialects' reasoning fields from the host registry (:data:`interlingua.hosts.HOSTS`, each
 with its public source).
+
+Response: ``openai.types.chat.ChatCompletion`` (``choices[0].message``: ``ChatCompletionMessage``, whose
+``content`` is a string).
 """
 
 from __future__ import annotations
 
-from ...mapping.item_fields import ItemFieldTable, ItemRow, Mapped, NotSent, Unsupported, WholeItem, bookkeeping, rows_for
+from ...mapping.item_fields import RESPONSE_ROLE, ItemFieldTable, ItemRow, Mapped, NotSent, Unsupported, WholeItem, as_in_request, bookkeeping, rows_for
 from ._common import DIALECTS, NAME
 from ._dialects import DIALECT_RULES
 
@@ -83,7 +86,30 @@ def _table(dialect: str) -> ItemFieldTable:
         kinds["reasoning"] = WholeItem(f"the {dialect} dialect takes no reasoning input: left out, reported")
     elif rules.reasoning_with_calls_only:
         kinds["reasoning"] = WholeItem(f"written to `{rules.reasoning_field}` on assistant turns with tool calls only; elsewhere left out, reported")
-    return ItemFieldTable(NAME if dialect == "openai" else f"{NAME}:{dialect}", kinds, _rows(dialect))
+    rows = _rows(dialect)
+    response_kinds = {
+        **{kind: WholeItem("not model output: a response holds assistant output only; left out, reported") for kind in ("image", "audio", "video", "document", "artifact_ref")},
+        "tool_result": WholeItem("not model output: degraded to a text marker, reported"),
+        "handoff_call": WholeItem("no handoff message: degraded to a text marker, reported"),
+        "handoff_result": WholeItem("no handoff message: degraded to a text marker, reported"),
+        "structured": WholeItem("written as JSON text, reported as changed"),
+        "error": WholeItem("a runtime record with no place in a chat.completion: left out, reported"),
+    }
+    carried = ["text", "tool_call", "refusal", "raw"]
+    if dialect == "openai":  # a compatible host's response may carry `reasoning` whatever its request takes
+        response_kinds["reasoning"] = WholeItem("a chat.completion has no reasoning field: left out, reported")
+    else:
+        carried.append("reasoning")
+    response = {**as_in_request(rows, *carried, at={"messages[].": "choices[0].message.", "messages[] /": "choices[0].message /"}), **_RESPONSE_ROWS}
+    return ItemFieldTable(NAME if dialect == "openai" else f"{NAME}:{dialect}", kinds, rows, response, response_kinds)
+
+
+_RESPONSE_ROWS: dict[str, ItemRow] = {
+    **rows_for(("text", "tool_call"), "cache_breakpoint", Unsupported("a chat.completion message holds its text as a string and its calls as tool_calls entries: no part carries cache_control")),
+    **rows_for(("text", "raw"), "role", RESPONSE_ROLE),
+    "text.text": Mapped("choices[0].message.content", "the texts joined as one string"),
+}
+"""Where a ``chat.completion`` body (``choices[0].message``) differs from a request message, in every dialect."""
 
 
 ITEM_FIELD_TABLES: dict[str, ItemFieldTable] = {dialect: _table(dialect) for dialect in DIALECTS}

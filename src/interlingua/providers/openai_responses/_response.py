@@ -14,6 +14,7 @@ from ...errors import ConversionError
 from ...items import ErrorItem, RefusalItem, StopReason, TextItem, ToolCallItem, ToolResultItem, Usage
 from ...mapping.extras import response_fields, restore_fields, unknown_fields
 from ...mapping.ids import IdMap
+from ...mapping.item_fields import report_not_read_back
 from ...mapping.protocol import Conversion, ModelResponse
 from ...mapping.report import Policy, Report
 from ...mapping.wire import guarded
@@ -203,7 +204,9 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
     requires ``created_at``, ``parallel_tool_calls``, ``tool_choice`` and ``tools``, which a
     :class:`ModelResponse` does not hold: they are written as ``0`` (no timestamp is carried), ``true``,
     ``"auto"`` and ``[]`` (the request's defaults). ``error.code`` is one of ``ResponseError.code``: a
-    canonical code with no equivalent is written ``server_error`` and reported as changed.
+    canonical code with no equivalent is written ``server_error`` and reported as changed; the error item's
+    ``status`` and a ``retryable`` its code does not imply have no place in a ``ResponseError`` and are
+    reported as well.
 
     Raises:
         ConversionError: under policy ``error`` for items a response cannot carry.
@@ -248,6 +251,9 @@ def encode_response(response: ModelResponse, *, model: str | None = None, policy
         if code not in _ERROR_BACK:
             report.add("changed", f"error code {code!r} has no ResponseError.code equivalent; written 'server_error'", index=items.index(errors[0]) if errors else None, item_type="error")
         body["error"] = {"code": _ERROR_BACK.get(code, "server_error"), "message": errors[0].message if errors else "response failed"}
+        if errors:  # no status; retryable comes from the code (a code changed above changes it with it: one entry)
+            fields = ("retryable", "status") if code in _ERROR_BACK else ("status",)
+            report_not_read_back(errors[0], error_item(body["error"]["code"]), fields, report, index=items.index(errors[0]), where="a Responses error object ({code, message})")
     elif reason == "other" and response.stop_reason is not None and response.stop_reason.raw in ("cancelled", "queued", "in_progress"):
         body["status"] = response.stop_reason.raw
     own = response_fields(response.provider_data, NAME, report)
