@@ -31,7 +31,11 @@ which gives the whole conversion's output or error):
   the transcript's usage and stop reason go to the last window only, which must hold its last answer;
   a writer whose output is a record (``openai-finetune``, ``sharegpt``; the ``otel`` span's
   attributes, which get the system prompt before every window as a provider body does) is windowed
-  like a request body: its conversation is the one member that differs (ADR 0047);
+  like a request body: its conversation is the one member that differs (ADR 0047); a writer that
+  numbers by place (:data:`_BY_PLACE`: ``vercel-ui``'s ``msg-N`` ids, the readers' ``m<i>``/``t<i>``
+  keys its round-trip check compares) numbers each window from where the previous one ended (the
+  items and the messages before it); a rule about the whole record (fine-tuning weights, ShareGPT's
+  ``images`` list) sends the transcript whole (:data:`_WHOLE_IF`);
 - report entries: the preflight entries of all windows, then the encode entries, with item indices
   and ``/items/N`` pointers moved to the item's index in the whole transcript; an entry about no
   item (the model, a setting) must be one the first window made (or, for a framework writer, the
