@@ -134,22 +134,23 @@ def test_the_vercel_ui_ids_past_the_first_window_are_the_whole_lists_places() ->
 
 
 def test_real_conversations_windowed_equal_the_whole_for_every_by_place_writer() -> None:
-    # every real conversation, every window size up to its length, both policies: equal bytes and report, or declined
+    # every real conversation at the smallest window sizes (the most cuts): equal bytes and report, or declined
+    # (the other policies and window sizes: the property test below)
     written: Counter[str] = Counter()
     keyed: Counter[str] = Counter()  # windowed conversations whose items carry a reader's place key past the first window
     assert len(REAL) > 40
     for name, t in REAL:
         for target in BY_PLACE:
-            for policy in ("degrade", "error"):
+            for policy in ("degrade",):
                 for window in (1, 2, 3):
                     if _same(t, target, policy, window):
                         written[target] += 1
                         keyed[target] += any(getattr(it, "message", None) is not None for it in t.items[plan(iter(t.items), window=window).cuts[0]:])
     # before: an item with a message key past the first window sent every by-place writer to the whole conversion
-    assert all(keyed[target] > 20 for target in BY_PLACE), (written, keyed)
+    assert all(keyed[target] > 10 for target in BY_PLACE), (written, keyed)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(case=st.sampled_from(REAL), target=st.sampled_from(BY_PLACE), policy=st.sampled_from(("error", "drop", "degrade")),
        window=st.integers(1, 12), repeat=st.integers(1, 3))
 def test_any_real_conversation_and_window_size_written_by_place_equals_the_whole(case: tuple[str, Transcript], target: str, policy: Any, window: int, repeat: int) -> None:
@@ -206,7 +207,7 @@ def _peak(n: int, target: str) -> tuple[int, int]:
     out: Any = sink  # a binary output (IO[bytes]) that keeps nothing
     tracemalloc.start()
     try:
-        if not write_windows(_items(n), shell, plan(_items(n), window=200), target=target, model=None, policy="degrade", out=out, report=Report()):
+        if not write_windows(_items(n), shell, plan(_items(n), window=100), target=target, model=None, policy="degrade", out=out, report=Report()):
             out.write(pretty(write(Transcript(schema_version="1.0", items=list(_items(n))), target, policy="degrade").value))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
@@ -216,9 +217,9 @@ def _peak(n: int, target: str) -> tuple[int, int]:
 
 @pytest.mark.parametrize("target", BY_PLACE)
 def test_peak_memory_of_a_by_place_writer_grows_sub_linearly(target: str) -> None:
-    _peak(400, target)  # imports and caches first
-    small, small_size = _peak(2_000, target)
-    large, large_size = _peak(20_000, target)
+    _peak(300, target)  # imports and caches first
+    small, small_size = _peak(1_000, target)
+    large, large_size = _peak(10_000, target)
     assert large_size > 9 * small_size  # ten times the conversation was written
     # converted whole (before, vercel-ui): ~10x; window by window: one window's worth, the same
-    assert large < 2 * small, f"tracemalloc peak {small:,} B at 2,000 items, {large:,} B at 20,000"
+    assert large < 2 * small, f"tracemalloc peak {small:,} B at 1,000 items, {large:,} B at 10,000"
