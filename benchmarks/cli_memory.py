@@ -58,14 +58,17 @@ def run(work: Path, label: str, what: str, args: list[str]) -> dict[str, object]
 
 def every(work: Path, path: Path, what: str, *, session: str | None, only: set[str] | None) -> None:
     """Every command on ``path``: ``convert --to`` each format, ``migrate -o``, ``validate``, ``view -o``,
-    ``store import`` (a new SQLite file) and, when ``session`` is given, ``store export`` of it."""
+    ``repair -o``, ``trim -o`` (to 2,000 tokens; of ``session`` in a file of many sessions), ``store import``
+    (a new SQLite file) and, when ``session`` is given, ``store export`` of it."""
     extra = ["--session", session] if session and what.startswith("JSON Lines") else []
     for t in TARGETS:
         if only is None or f"convert:{t}" in only:
             run(work, f"convert --from canonical --to {t} --policy degrade" + (" " + " ".join(extra) if extra else ""), what,
                 ["convert", "--from", "canonical", "--to", t, "--policy", "degrade", str(path), *extra, "-o", str(work / "o.json")])
     for name, args in (("migrate -o", ["migrate", "-q", str(path), "-o", str(work / "o.jsonl")]), ("validate", ["validate", str(path)]),
-                       ("view -o", ["view", str(path), "-o", str(work / "o.html")])):
+                       ("view -o", ["view", str(path), "-o", str(work / "o.html")]),
+                       ("repair -o", ["repair", str(path), "-o", str(work / ("o.jsonl" if path.suffix == ".jsonl" else "o.json"))]),
+                       ("trim -o", ["trim", "-q", "--max-input-tokens", "2000", str(path), *extra, "-o", str(work / "o.json")])):
         if only is None or name in only:
             run(work, name, what, args)
     if only is None or "store" in only:
@@ -82,7 +85,7 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("input", choices=("doc", "session", "big"))
-    ap.add_argument("--only", default="", help="comma-separated: convert:<format>, migrate -o, validate, view -o, store")
+    ap.add_argument("--only", default="", help="comma-separated: convert:<format>, migrate -o, validate, view -o, repair -o, trim -o, store")
     ap.add_argument("--dir", type=Path, default=None)
     a = ap.parse_args()
     work = a.dir or Path(tempfile.mkdtemp(prefix="cli-memory-"))

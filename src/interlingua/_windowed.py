@@ -31,7 +31,11 @@ which gives the whole conversion's output or error):
   the transcript's usage and stop reason go to the last window only, which must hold its last answer;
   a writer whose output is a record (``openai-finetune``, ``sharegpt``; the ``otel`` span's
   attributes, which get the system prompt before every window as a provider body does) is windowed
-  like a request body: its conversation is the one member that differs (ADR 0047);
+  like a request body: its conversation is the one member that differs (ADR 0047); a writer that
+  numbers by place (:data:`_BY_PLACE`: ``vercel-ui``'s ``msg-N`` ids, the readers' ``m<i>``/``t<i>``
+  keys its round-trip check compares) numbers each window from where the previous one ended (the
+  items and the messages before it); a rule about the whole record (fine-tuning weights, ShareGPT's
+  ``images`` list) sends the transcript whole (:data:`_WHOLE_IF`);
 - report entries: the preflight entries of all windows, then the encode entries, with item indices
   and ``/items/N`` pointers moved to the item's index in the whole transcript; an entry about no
   item (the model, a setting) must be one the first window made (or, for a framework writer, the
@@ -170,14 +174,34 @@ def _convert_request(transcript: Transcript, target: str, model: str | None, pol
     return _Window(conv.value, list(fitted.report), list(fitted.translate(conv.report)))
 
 
-_BY_PLACE = ("vercel-ui", "vercel-model", "openai-finetune", "sharegpt")
-"""Writers whose reader numbers the messages by their place (``m0``, ``msg-0``): the report of what
-does not come back (an item's ``message`` key) depends on where the item is in the whole list."""
+_BY_PLACE = {"vercel-ui": "", "vercel-model": "", "openai-finetune": "messages", "sharegpt": "conversations"}
+"""Writers that number by place, and the member holding the messages they number (``""``: the
+output is the list): a UIMessage without an id gets ``msg-<item index>``, and each reader gives a
+message without a key of its own the key of its place (``m<i>``, ShareGPT ``t<i>`` and its call ids),
+which the writer's round-trip check compares. Each window is written numbered from where the
+previous one ended (:class:`~interlingua.compat._store_writing.Start`: the items and the messages
+before it), so its bytes and report are the whole conversion's."""
 
 
-def _message_key(item: Any) -> bool:
-    """An item whose ``message`` key a by-place writer's report would judge by its place in the window."""
-    return getattr(item, "message", msgspec.UNSET) is not msgspec.UNSET
+def _weighted(item: Any) -> bool:
+    """An item carrying an OpenAI fine-tuning ``weight``: the writer puts the weights back only when
+    the whole transcript's messages and the messages written match one to one, a rule about the whole."""
+    pd = getattr(item, "provider_data", msgspec.UNSET)
+    mine = pd.get("openai-finetune") if isinstance(pd, dict) else None
+    return isinstance(mine, dict) and mine.get("weight") is not None
+
+
+def _placeholder_media(item: Any) -> bool:
+    """An image, video or audio by URL: ShareGPT writes it as a ``<image>`` placeholder and its URL in
+    the record's ``images`` list, which gathers the whole conversation's in order (two windows each
+    with one image of the same path have equal lists, the whole has both: found on a real file)."""
+    from .items import AudioItem, ImageItem, UrlSource, VideoItem
+
+    return isinstance(item, (ImageItem, VideoItem, AudioItem)) and isinstance(item.source, UrlSource)
+
+
+_WHOLE_IF = {"openai-finetune": _weighted, "sharegpt": _placeholder_media}
+"""Per writer: an item anywhere in the transcript (the first window too) that means the whole conversion."""
 
 
 OTEL = "otel"
@@ -185,15 +209,19 @@ OTEL = "otel"
 whose ``gen_ai.input.messages`` is the conversation, written window by window like a request body."""
 
 
-def _write_framework(transcript: Transcript, target: str, policy: Policy) -> _Window:
+def _write_framework(transcript: Transcript, target: str, policy: Policy, start: tuple[int, int] = (0, 0)) -> _Window:
     """:func:`interlingua.compat.write` (or, for ``otel``, :func:`interlingua.otel.to_otel`) of the window:
-    a message list as the one member ``""``, a record (a JSON object) as it is."""
-    from .compat import write
+    a message list as the one member ``""``, a record (a JSON object) as it is. ``start``: the items
+    and the messages of the whole conversation before the window, for a writer of :data:`_BY_PLACE`."""
+    from .compat import _WRITERS, write
+    from .compat._store_writing import Start
 
     if target == OTEL:
         from .otel import to_otel
 
         conv = to_otel(transcript, policy=policy)
+    elif target in _BY_PLACE:
+        conv = _WRITERS[target](transcript, policy=policy, start=Start(*start))
     else:
         conv = write(transcript, target, policy=policy)
     # a record (an OpenAI fine-tuning line, a ShareGPT record) is a body like a provider's: its
@@ -417,17 +445,21 @@ def write_windows(
     # a framework writer keeps the system prompt in the first request message: no prompt before later windows
     prefix = [] if framework else the_plan.prefix
 
-    dependent = _message_key if target in _BY_PLACE else None if writes else getattr(get_mapper(target), "window_dependent", None)
+    dependent = None if writes else getattr(get_mapper(target), "window_dependent", None)
+    whole_if = _WHOLE_IF.get(target)
+    placed = _BY_PLACE.get(target)  # the member whose messages the writer numbers by place, or None
 
-    def _convert(t: Transcript, target: str, model: str | None, policy: Policy) -> _Window:
-        return _write_framework(t, target, policy) if writes else _convert_request(t, target, model, policy)
+    def _convert(t: Transcript, target: str, model: str | None, policy: Policy, start: tuple[int, int] = (0, 0)) -> _Window:
+        return _write_framework(t, target, policy, start) if writes else _convert_request(t, target, model, policy)
 
     fits, encodes = _Entries(), _Entries()
-    state: dict[str, Any] = {}  # "first": the first window, "writer", "front": what the prefix alone gives
+    # "first": the first window, "writer", "front": what the prefix alone gives; "messages": the
+    # elements of the conversation array before the window (a by-place writer numbers from there)
+    state: dict[str, Any] = {"messages": 0}
 
     def array(win: _Window, key: str, front: list[Any], tail: list[Any]) -> list[Any]:
         """The window's own elements: without ``front`` (what the prefix gives) and ``tail`` (what the next window's first item gives)."""
-        elements = win.body[key]
+        elements = win.body.get(key)
         if not isinstance(elements, list) or elements[: len(front)] != front:
             raise _Mismatch
         if tail:
@@ -438,18 +470,26 @@ def write_windows(
 
     def flush(its: list[Any], at: int, after: Any) -> None:
         """Convert the window ``its`` (its first item is item ``at``); ``after``: the next window's first item, or None."""
-        skip = len(prefix) if state else 0
-        head = [*prefix, *its] if state else its
+        later = "first" in state
+        skip = len(prefix) if later else 0
+        head = [*prefix, *its] if later else its
         last = after is None
+        if whole_if is not None and any(whole_if(it) for it in its):
+            raise _Mismatch  # a rule about the whole transcript: the whole conversion decides
         whole_window = transcript([*head, after] if after is not None else head, last)
-        win = _convert(whole_window, target, chosen, policy)
+        start = (at - skip, state["messages"])
+        win = _convert(whole_window, target, chosen, policy, start)
         if defaults is not None:  # the reasons the defaults give, spans of items moved to the whole transcript's
             offset = at - skip
             would.update(_ITEMS_SPAN.sub(lambda m: f"(items {int(m.group(1)) + offset}-{int(m.group(2)) + offset})", v.reason) for v in check(whole_window, defaults, provider=target))
-        if last and ends and _convert(transcript(head, False), target, chosen, policy).body == win.body:
+        if last and ends and _convert(transcript(head, False), target, chosen, policy, start).body == win.body:
             raise _Mismatch  # the usage and stop reason found no place in the last window: the whole conversion decides
-        alone = _convert(transcript([*prefix, after], False), target, chosen, policy) if after is not None else None
-        if not state:  # the first window: kept until the second says which member is the conversation
+        # what the next item alone gives: only its body is read (its place numbers, msg-<item index>,
+        # are the item's; the messages before it only number the round-trip check's report, not read here)
+        alone = _convert(transcript([*prefix, after], False), target, chosen, policy, (at + len(its) - len(prefix), 0)) if after is not None else None
+        if placed is not None:  # the next window's messages are numbered after this one's own
+            state["messages"] += len(array(win, placed, [], _tail(alone, placed, [])))
+        if not later:  # the first window: kept until the second says which member is the conversation
             state["first"] = (win, alone)
             fits.take(win.fit, 0, 0, len(its), first=True)
             encodes.take(win.encode, 0, 0, len(its), first=True)
@@ -464,6 +504,8 @@ def write_windows(
             if len(differing) != 1:
                 raise _Mismatch
             key = differing[0]
+            if placed is not None and key != placed:
+                raise _Mismatch  # the messages numbered by place are not the conversation that differs
             front: list[Any] = []
             if prefix:
                 front = _convert(transcript(list(prefix)), target, chosen, policy).body.get(key, [])

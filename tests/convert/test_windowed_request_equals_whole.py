@@ -32,8 +32,9 @@ WRITERS = ("pydantic-ai", "langchain", "vercel-ui", "vercel-model", "openai-fine
 """The framework and stored-conversation writers (a message list, or a record holding one: ADR 0047's run)."""
 TARGETS = (*available(), *WRITERS)
 """Every provider mapper, and every writer `convert --to` windows."""
-WINDOWED = tuple(t for t in TARGETS if t != "vercel-ui")
-"""The targets a long chat is written window by window for (a UIMessage list declines: the whole conversion writes it)."""
+WINDOWED = TARGETS
+"""The targets a long chat is written window by window for (every one: the writers that number by place,
+``vercel-ui``'s ``msg-N`` ids, number each window from where the previous one ended)."""
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 FORMAT_DIRS = {"anthropic": "anthropic", "bedrock_converse": "bedrock-converse", "cohere": "cohere", "gemini": "gemini", "mistral": "mistral",
                "ollama": "ollama", "openai_chat": "openai-chat", "openai_chat_extra": "openai-chat", "openai_responses": "openai-responses"}

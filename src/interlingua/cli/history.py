@@ -259,13 +259,20 @@ def trim(
         raise _fail(EXIT_USAGE, "--keep-first must be 0 or more")
     if max_input_tokens is not None and max_input_tokens < 0:
         raise _fail(EXIT_USAGE, "--max-input-tokens must be 0 or more")
-    data, label = _read(input, "trim")
+    # a file is read by path: a session file is then read a session at a time up to the one chosen,
+    # never its bytes whole (issue 32: a 1 GB session file held in memory to trim one session of it)
+    source: str | bytes
+    source, label = _read(input, "trim") if input in (None, "-") else (input, input)
     try:
-        transcript = read_conversation(data, session=session, label=label)
+        transcript = read_conversation(source, session=session, label=label)
     except SessionChoiceError as exc:
         raise _fail(EXIT_USAGE, str(exc)) from exc
     except DocumentError as exc:
         raise _fail(EXIT_INVALID, str(exc)) from exc
+    except OSError as exc:
+        from ._common import os_error_text
+
+        raise _fail(EXIT_USAGE, os_error_text(exc, label)) from exc
     if max_input_tokens is None and model is None:
         # the conversation's own model (settings.model), as replay takes it
         recorded = getattr(transcript.settings, "model", None)

@@ -242,6 +242,12 @@ def read_sharegpt(obj: Any) -> Migrated:
     Raises:
         MappingError: not a ``{"conversations": [{"from", "value"}]}`` record (the message names the JSON pointer).
     """
+    return _read_sharegpt(obj)
+
+
+def _read_sharegpt(obj: Any, first: int = 0) -> Migrated:
+    """:func:`read_sharegpt` of a record whose first turn is turn ``first`` of a longer conversation
+    (the turns' place keys ``t<i>``, the call ids ``call_t<i>_<n>`` and the pointers count from there)."""
     record = _record(obj, SHAREGPT, "conversations")
     report = Report()
     items: list[Item] = []
@@ -254,7 +260,7 @@ def read_sharegpt(obj: Any) -> Migrated:
         items.append(_set_pd(TextItem(text=record["system"], role="system", message="system"), SHAREGPT, top_system=True))
     pending = _Pending()
     generated = 0
-    for i, turn in enumerate(record["conversations"]):
+    for i, turn in enumerate(record["conversations"], first):
         ptr = f"/conversations/{i}"
         if not isinstance(turn, Mapping) or not isinstance(turn.get("from"), str) or not isinstance(turn.get("value"), str):
             raise _fail(SHAREGPT, ptr, "a turn is {'from': str, 'value': str}")
@@ -367,6 +373,15 @@ def read_openai_finetune(obj: Any) -> Migrated:
     Raises:
         MappingError: not a ``{"messages": [...]}`` line, a ``weight`` other than 0 or 1, or what the mapper refuses.
     """
+    return _read_openai_finetune(obj)
+
+
+_PLACE_KEY = re.compile(r"m(\d+)")
+
+
+def _read_openai_finetune(obj: Any, first: int = 0) -> Migrated:
+    """:func:`read_openai_finetune` of a line whose first message is message ``first`` of a longer
+    conversation: the items' place keys (``m<i>``, the ``openai-chat`` mapper's) count from there."""
     record = _record(obj, OPENAI_FINETUNE, "messages")
     weights: dict[int, Any] = {}
     messages = []
@@ -390,6 +405,11 @@ def read_openai_finetune(obj: Any) -> Migrated:
                 items[n] = _set_pd(item, OPENAI_FINETUNE, weight=weights[int(key[1:])])
         if len(seen) != len(weights):
             raise _fail(OPENAI_FINETUNE, "/messages", "a message with a weight has no content to carry it")
+    if first:
+        for n, item in enumerate(items):
+            key = getattr(item, "message", U)
+            if isinstance(key, str) and (m := _PLACE_KEY.fullmatch(key)):
+                items[n] = msgspec.structs.replace(item, message=f"m{int(m.group(1)) + first}")
     rest = {k: copy.deepcopy(v) for k, v in record.items() if k not in ("messages", "tools", "parallel_tool_calls", "functions")}
     t = migrated.transcript
     meta = dict(t.metadata) if t.metadata is not U else {}

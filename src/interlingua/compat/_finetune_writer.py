@@ -25,7 +25,7 @@ import msgspec
 from ..items import AudioItem, ImageItem, RefusalItem, StructuredItem, TextItem, ToolCallItem, ToolResultItem, Transcript, UrlSource, VideoItem
 from ..mapping import Conversion, Policy, Report, get_mapper
 from . import _finetune
-from ._store_writing import groups, pd_of, report_round_trip, report_unkept
+from ._store_writing import START, Start, groups, pd_of, report_round_trip, report_unkept
 from ._writing import kind
 
 __all__ = ["write_openai_finetune", "write_sharegpt"]
@@ -41,8 +41,12 @@ def _strip_pd(item: Any, fmt: str) -> Any:
     return msgspec.structs.replace(item, provider_data=rest if rest else U)
 
 
-def write_openai_finetune(transcript: Transcript, *, policy: Policy = "error", report: Report | None = None) -> Conversion[Any]:
+def write_openai_finetune(transcript: Transcript, *, policy: Policy = "error", report: Report | None = None, start: Start = START) -> Conversion[Any]:
     """``transcript`` -> an OpenAI chat fine-tuning line (``{"messages", "tools"?, "parallel_tool_calls"?}``).
+
+    ``start``: where the transcript begins in a longer conversation (the round-trip check reads the
+    messages back with their place keys counted from ``start.message``;
+    :class:`~interlingua.compat._store_writing.Start`).
 
     Raises:
         ConversionError: under policy ``error``, content OpenAI Chat cannot carry (as the ``openai-chat`` mapper).
@@ -79,7 +83,7 @@ def write_openai_finetune(transcript: Transcript, *, policy: Policy = "error", r
     if other_meta:
         report.add("dropped", "a fine-tuning line has no place for the transcript's metadata")
     report_unkept(report, transcript, fmt, kept=("tools", "tool_choice", "metadata"))
-    report_round_trip(report, fmt, items, lambda: list(_finetune.read_openai_finetune(copy.deepcopy(out)).transcript.items), since)
+    report_round_trip(report, fmt, items, lambda: list(_finetune._read_openai_finetune(copy.deepcopy(out), start.message).transcript.items), since)
     return Conversion(out, report)
 
 
@@ -193,8 +197,12 @@ class _ShareGpt:
         return {"from": "function_call", "value": _dump(entries if as_list else entries[0]), **copy.deepcopy(first.get("turn", {}))}
 
 
-def write_sharegpt(transcript: Transcript, *, policy: Policy = "error", report: Report | None = None) -> Conversion[Any]:
+def write_sharegpt(transcript: Transcript, *, policy: Policy = "error", report: Report | None = None, start: Start = START) -> Conversion[Any]:
     """``transcript`` -> a ShareGPT record (``{"conversations": [{"from", "value"}], "system"?, "tools"?, "images"?}``).
+
+    ``start``: where the transcript begins in a longer conversation (the round-trip check reads the
+    turns back with their place keys and call ids counted from ``start.message``;
+    :class:`~interlingua.compat._store_writing.Start`).
 
     Raises:
         ConversionError: under policy ``error``, an item ShareGPT has no form for (reasoning, documents, base64
@@ -204,5 +212,5 @@ def write_sharegpt(transcript: Transcript, *, policy: Policy = "error", report: 
     since = len(report.entries)
     value = _ShareGpt(transcript, policy, report).write()
     report_unkept(report, transcript, _finetune.SHAREGPT, kept=("tools", "metadata"))
-    report_round_trip(report, _finetune.SHAREGPT, list(transcript.items), lambda: list(_finetune.read_sharegpt(copy.deepcopy(value)).transcript.items), since)
+    report_round_trip(report, _finetune.SHAREGPT, list(transcript.items), lambda: list(_finetune._read_sharegpt(copy.deepcopy(value), start.message).transcript.items), since)
     return Conversion(value, report)

@@ -195,17 +195,25 @@ class _Writer:
             self.add(current, mtype, item, index)
         # The reader drops an empty text beside other content of an ai message (LangChain stores "" beside
         # tool calls): such a text is not written, reported.
+        # (each message's pieces looked up by the message, not searched for in every piece: a scan per
+        # message made a window's write quadratic in its items)
+        by_message: dict[int, list[tuple[dict[str, Any], dict[str, Any], Any, int]]] = {}
+        for entry in self.pending:
+            by_message.setdefault(id(entry[0]), []).append(entry)
+        removed: set[int] = set()
         for m in messages:
-            pieces = [p for p in self.pending if p[0] is m]
+            pieces = by_message.get(id(m), [])
             if m["type"] != "ai" or len(pieces) < 2:
                 continue
             for entry in list(pieces):
                 _, piece, item, index = entry
                 if isinstance(item, TextItem) and item.text == "" and len(pieces) > 1:
                     m["data"]["content"].remove(piece["content"][0])
-                    self.pending.remove(entry)
+                    removed.add(id(entry))
                     pieces.remove(entry)
                     self.report.add("dropped", "empty text beside other content of an ai message (LangChain reads it as no content)", index=index, item_type="text")
+        if removed:
+            self.pending = [entry for entry in self.pending if id(entry) not in removed]
         # A message nothing was written into (its only item was left out) is no message.
         used = {id(m) for m, _, _, _ in self.pending} | {id(m) for m in whole}
         messages = [m for m in messages if id(m) in used]
@@ -315,13 +323,16 @@ class _Writer:
 
     def run_checks(self) -> None:
         """Read each written piece alone, in its final message, and report what does not come back."""
+        first_of: dict[int, Any] = {}  # each message's first written item
+        for msg, _, item, _ in self.pending:
+            first_of.setdefault(id(msg), item)
         for msg, piece, item, index in self.pending:
             data = msg["data"]
             if msg["type"] == "tool":
                 mini = copy.deepcopy(msg)
             else:
                 base = {k: v for k, v in data.items() if k not in ("content", "tool_calls", "invalid_tool_calls", "additional_kwargs")}
-                first = self.pending_first(msg) is item
+                first = first_of[id(msg)] is item
                 if msg["type"] == "ai" and not first:  # the reader keeps the message's fields on its first item only
                     base = {k: v for k, v in base.items() if k != "usage_metadata"}
                     if "response_metadata" in base:
@@ -332,9 +343,6 @@ class _Writer:
             except Exception:  # noqa: BLE001 - a piece the reader refuses reads back as nothing: reported as such
                 back = []
             report_loss(self.report, FORMAT, item, back, index)
-
-    def pending_first(self, msg: dict[str, Any]) -> Any:
-        return next((it for m, _, it, _ in self.pending if m is msg), None)
 
     def document(self, messages: list[dict[str, Any]]) -> None:
         t: Any = self.transcript

@@ -9,7 +9,7 @@ format loses. Transcript fields the format has no place for are reported once ea
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -17,9 +17,32 @@ from ..items import Transcript
 from ..mapping import Report
 from ._writing import kind, lost_fields
 
-__all__ = ["groups", "pd_of", "report_round_trip", "report_unkept"]
+__all__ = ["START", "Start", "groups", "pd_of", "report_round_trip", "report_unkept"]
 
 U = msgspec.UNSET
+
+
+class Start(NamedTuple):
+    """Where a transcript begins in the longer conversation it is a part of (a window of a long
+    conversation written window by window, ADR 0036): what these writers number by place continues
+    from there, so the parts written one after another are the whole conversation's bytes and report.
+
+    Attributes:
+        item: Items of the whole conversation before the transcript's first item (Vercel UIMessage
+            ids of messages without one are ``msg-<index of the message's first item>``).
+        message: Messages (array elements) written before the transcript's first one (the readers
+            give a message without a key of its own the key of its place: ``m<i>``, ShareGPT ``t<i>``
+            and the call ids ``call_t<i>_<n>``; the round-trip check reads the part back numbered from here).
+
+    Report entries keep the transcript's own item indices (the windowed conversion moves them).
+    """
+
+    item: int = 0
+    message: int = 0
+
+
+START = Start()
+"""A transcript written on its own: numbered from the start."""
 
 
 def pd_of(item: Any, fmt: str) -> dict[str, Any]:

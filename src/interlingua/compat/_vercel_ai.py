@@ -233,12 +233,14 @@ def _keep_message(out: list[Any], fmt: str, message: dict[str, Any]) -> None:
     keep_on_message(out, fmt, message=message)
 
 
-def _read(obj: Any, fmt: str, message_items: Any) -> Migrated:
-    """The messages of ``obj`` (checked as ``fmt``'s list) read one by one with ``message_items``."""
+def _read(obj: Any, fmt: str, message_items: Any, first: int = 0) -> Migrated:
+    """The messages of ``obj`` (checked as ``fmt``'s list) read one by one with ``message_items``;
+    ``first``: the index of its first message in a longer list it is a part of (a message's place
+    key, ``m<i>``, and the pointers count from there)."""
     messages = _check_list(obj, fmt)
     report = Report()
     items: list[Item] = []
-    for i, msg in enumerate(messages):
+    for i, msg in enumerate(messages, first):
         items.extend(message_items(msg, i, report))
     return Migrated(Transcript(schema_version=SCHEMA_VERSION, items=items), report, fmt)  # type: ignore[arg-type]
 

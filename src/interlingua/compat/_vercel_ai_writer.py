@@ -39,7 +39,7 @@ from ..items import (
 )
 from ..mapping import Conversion, Policy, Report
 from . import _vercel_ai
-from ._store_writing import groups, pd_of, report_round_trip, report_unkept
+from ._store_writing import START, Start, groups, pd_of, report_round_trip, report_unkept
 from ._writing import kind
 
 __all__ = ["write_model", "write_ui"]
@@ -83,11 +83,12 @@ def _output(result: ToolResultItem) -> Any:
 
 
 class _Writer:
-    def __init__(self, transcript: Transcript, fmt: str, policy: Policy, report: Report) -> None:
+    def __init__(self, transcript: Transcript, fmt: str, policy: Policy, report: Report, start: Start = START) -> None:
         self.transcript = transcript
         self.fmt = fmt
         self.policy = policy
         self.report = report
+        self.start = start
 
     def unsupported(self, item: Any, index: int) -> list[dict[str, Any]]:
         t = kind(item)
@@ -184,7 +185,7 @@ class _UiWriter(_Writer):
                 continue  # results that joined their calls in earlier messages
             if not own.pop("no_id", False) and "id" not in own:  # UIMessage.id is required: the message key, else a new one
                 key = getattr(group[0], "message", U)
-                own["id"] = key if isinstance(key, str) else f"msg-{start}"
+                own["id"] = key if isinstance(key, str) else f"msg-{self.start.item + start}"
             out.append({**own, "role": role, "parts": parts})
         return out
 
@@ -309,30 +310,37 @@ class _ModelWriter(_Writer):
         return part
 
 
-def _write(transcript: Transcript, fmt: str, cls: type[_UiWriter] | type[_ModelWriter], policy: Policy, report: Report | None) -> Conversion[Any]:
+def _write(transcript: Transcript, fmt: str, cls: type[_UiWriter] | type[_ModelWriter], policy: Policy, report: Report | None, start: Start) -> Conversion[Any]:
     report = report if report is not None else Report()
     since = len(report.entries)
-    value = cls(transcript, fmt, policy, report).write()
+    value = cls(transcript, fmt, policy, report, start).write()
     report_unkept(report, transcript, fmt)
-    reader = _vercel_ai.read_ui if fmt == _vercel_ai.UI_FORMAT else _vercel_ai.read_model
-    report_round_trip(report, fmt, list(transcript.items), lambda: list(reader(copy.deepcopy(value)).transcript.items), since)
+    message = _vercel_ai._ui_message if fmt == _vercel_ai.UI_FORMAT else _vercel_ai._model_message
+    report_round_trip(report, fmt, list(transcript.items), lambda: list(_vercel_ai._read(copy.deepcopy(value), fmt, message, start.message).transcript.items), since)
     return Conversion(value, report)
 
 
-def write_ui(transcript: Transcript, *, policy: Policy = "error", report: Report | None = None) -> Conversion[Any]:
+def write_ui(transcript: Transcript, *, policy: Policy = "error", report: Report | None = None, start: Start = START) -> Conversion[Any]:
     """``transcript`` -> a ``UIMessage[]`` (``[{"id", "role", "parts": [...]}, ...]``), with the report of what it does not keep.
+
+    A message without an id of its own (no ``message`` key) gets ``msg-<index of its first item>``,
+    counted from ``start.item`` (``start``: where the transcript begins in a longer conversation, see
+    :class:`~interlingua.compat._store_writing.Start`).
 
     Raises:
         ConversionError: under policy ``error``, an item UIMessage has no form for (``error``, another
             format's ``raw``, a tool result whose call is not in the transcript).
     """
-    return _write(transcript, _vercel_ai.UI_FORMAT, _UiWriter, policy, report)
+    return _write(transcript, _vercel_ai.UI_FORMAT, _UiWriter, policy, report, start)
 
 
-def write_model(transcript: Transcript, *, policy: Policy = "error", report: Report | None = None) -> Conversion[Any]:
+def write_model(transcript: Transcript, *, policy: Policy = "error", report: Report | None = None, start: Start = START) -> Conversion[Any]:
     """``transcript`` -> a ``ModelMessage[]`` (``[{"role", "content"}, ...]``), with the report of what it does not keep.
+
+    ``start``: where the transcript begins in a longer conversation (the round-trip check reads the
+    messages back with their place keys counted from ``start.message``).
 
     Raises:
         ConversionError: under policy ``error``, an item ModelMessage has no form for (``error``, another format's ``raw``).
     """
-    return _write(transcript, _vercel_ai.MODEL_FORMAT, _ModelWriter, policy, report)
+    return _write(transcript, _vercel_ai.MODEL_FORMAT, _ModelWriter, policy, report, start)
