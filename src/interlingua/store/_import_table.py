@@ -27,6 +27,9 @@ _CODE = {"imported": 1, "unchanged": 2}
 KEEP = 1000
 """Results an :class:`ImportResults` holds in memory (the first ones); the rest are read from its table."""
 
+PAGE = 512
+"""Rows a :class:`PlanTable` holds before writing them, and reads at a time (tests set small ones)."""
+
 PlanRow = tuple[int, str, str, "int | None", int, "str | None", "int | None", "int | None", "int | None"]
 """``(index, source_id, target, header_line, count, parent_id, fork_seq, parent_index, status)``: one
 session of the file (index: 0-based place in the file; status: ``None`` until written, 1 imported,
@@ -47,8 +50,8 @@ class PlanTable:
         StoreError: SQLite cannot keep the table (a full temporary disk): every method.
     """
 
-    def __init__(self, *, page: int = 512) -> None:
-        self.page = page
+    def __init__(self, *, page: int | None = None) -> None:
+        self.page = page or PAGE
         self.size = 0
         self.pending: list[tuple[Any, ...]] = []
         self.pending_ids: set[str] = set()
@@ -253,7 +256,7 @@ class ImportResults(Sequence[ImportResult]):
         """The results of an import whose every row of ``table`` is written; the table is closed
         here when its first 1,000 rows are all of it, else kept for the rest."""
         first = [_result(row) for row in table.rows(stop=KEEP - 1)]
-        keep = table if len(table) > KEEP else None
+        keep = table if len(table) > len(first) else None
         if keep is None:
             table.close()
         return cls(first, len(table), keep, imported=imported, unchanged=unchanged, items=items)
