@@ -110,7 +110,8 @@ def _forests(draw: st.DrawFn) -> tuple[list[tuple[str, int, dict[str, object]]],
     if draw(st.booleans()) and size >= 2:  # a cycle: an earlier session names a later one as its parent
         a = draw(st.integers(0, size - 2))
         b = draw(st.integers(a + 1, size - 1))
-        chain, at = set(), b
+        chain: set[int] = set()
+        at: int | None = b
         while at is not None:
             chain.add(at)
             at = made[at]
