@@ -26,7 +26,7 @@ import os
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import msgspec
 
@@ -38,6 +38,7 @@ from .items import Envelope, ResponseRecord, SessionHeader, SessionRecord, Setti
 
 __all__ = [
     "EnvelopeBatch",
+    "SeenIds",
     "SessionBlock",
     "SessionEnd",
     "SessionPart",
@@ -168,6 +169,14 @@ class SessionEnd:
 
 SessionPart = SessionStart | EnvelopeBatch | SessionEnd
 
+
+class SeenIds(Protocol):
+    """The session ids :func:`iter_session_parts` has read (a ``set[str]`` is one)."""
+
+    def __contains__(self, session_id: object, /) -> bool: ...
+
+    def add(self, session_id: str, /) -> None: ...
+
 _PART_ENVELOPES = 2000
 """Envelopes per :class:`EnvelopeBatch` (memory is bounded by this many envelopes, not by the session)."""
 
@@ -180,6 +189,7 @@ def iter_session_parts(
     label: str | None = None,
     batch: int = _PART_ENVELOPES,
     semantic: bool = True,
+    seen_ids: SeenIds | None = None,
 ) -> Generator[SessionPart, None, None]:
     """Read a session file as a stream: for each session a :class:`SessionStart`, its envelopes in
     :class:`EnvelopeBatch` es of at most ``batch``, then a :class:`SessionEnd`.
@@ -193,6 +203,10 @@ def iter_session_parts(
     ``semantic=False`` leaves out the semantic checks of ``validate`` (ids, a result after its call):
     what ``interlingua repair`` reads, to rewrite a history that breaks them.
 
+    ``seen_ids`` holds the session ids read so far, for the check that each session appears once
+    (anything with ``in`` and ``add``; default a new ``set``): the store's import passes one kept
+    on disk, so that memory does not grow with the number of sessions either.
+
     Raises:
         DocumentError: with file and line of the first problem.
     """
@@ -202,7 +216,7 @@ def iter_session_parts(
     n = 0  # envelopes of the current session so far
     buf: list[Envelope] = []
     nos: list[int] = []
-    seen: set[str] = set()
+    seen: SeenIds = set() if seen_ids is None else seen_ids
     count = 0
 
     def fail(message: str, line: int, pointer: str = "") -> DocumentError:

@@ -92,7 +92,7 @@ def test_public_surface() -> None:
     import interlingua.store as store
 
     assert sorted(store.__all__) == [
-        "ConflictError", "CorruptRowError", "CorruptRowWarning", "DEFAULT_URL", "ImportResult", "MigrationRequiredError", "NewSession", "QuarantinedRow",
+        "ConflictError", "CorruptRowError", "CorruptRowWarning", "DEFAULT_URL", "ImportResult", "ImportResults", "MigrationRequiredError", "NewSession", "QuarantinedRow",
         "SessionChange", "SessionExistsError", "SessionInfo", "SessionNotFoundError", "SessionStore", "StoreError", "head_revision",
         "normalize_url", "upgrade",
     ]

@@ -200,9 +200,10 @@ def test_cli_import_of_migrated_claude_code_branches_restores_the_forks(tmp_path
 
 
 async def test_pass_one_keeps_no_session_header(store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Between the passes only each session's fork link is held, not its header (metadata, tools,
-    settings): holding them took `store import` of a 1 GB file of 270,000 sessions past 250 MB (issue 32).
-    The import still restores every header value and fork link (the test above compares the exports)."""
+    """Between the passes each session is a row of the import's temporary table (its ids, header line,
+    item count and fork link), not its header (metadata, tools, settings) nor a Python object: holding
+    them took `store import` of a 1 GB file of 270,000 sessions past 250 MB (issue 32). The import
+    still restores every header value and fork link (the test above compares the exports)."""
     from interlingua.store import _import_plan
 
     source, ids = await _source_store(tmp_path)
@@ -210,16 +211,18 @@ async def test_pass_one_keeps_no_session_header(store: SessionStore, tmp_path: P
         await _export_all(source, ids, tmp_path / "all.jsonl")
     finally:
         await source.close()
-    held: list[object] = []
+    held: list[tuple[object, ...]] = []
     real = _import_plan.link_forks
 
-    def spy(plans: list[_import_plan.ImportPlan], label: str | None) -> list[int]:
-        held.extend(p.header for p in plans)
-        assert all(p.fork_link is not None for p in plans)
-        return real(plans, label)
+    def spy(table: _import_plan.PlanTable, label: str | None) -> None:
+        held.extend((row[1], row[4], parent, seq) for row, parent, seq in table.links())
+        assert len(table) == 4 and [row[1] for row in table.rows()] == ids
+        real(table, label)
 
     monkeypatch.setattr(_import_plan, "link_forks", spy)
     results = await store.import_sessions(tmp_path / "all.jsonl")
-    assert len(results) == 4 and held == [None] * 4
+    assert len(results) == 4 and (results.imported, results.unchanged) == (4, 0)
+    # the forks' links as the headers wrote them; the root's header has none
+    assert held == [("main@retry@again", 9, "main@retry", 7), ("main@empty", 0, "main", -1), ("main@retry", 8, "main", 6)]
     info = {i.id: i for i in await store.list_sessions()}
     assert info["main@retry"].tools is not None and info["main@retry"].parent_id == "main"

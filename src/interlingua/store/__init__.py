@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..errors import ConflictError, MigrationRequiredError, SessionExistsError, SessionNotFoundError, StoreError
 from ._engine import DEFAULT_URL, normalize_url
+from ._import_table import ImportResults
 from ._migrate import head_revision
 from ._store import SessionStore
 from ._types import CorruptRowError, CorruptRowWarning, ImportResult, NewSession, QuarantinedRow, SessionChange, SessionInfo
@@ -22,6 +23,7 @@ __all__ = [
     "CorruptRowError",
     "CorruptRowWarning",
     "ImportResult",
+    "ImportResults",
     "MigrationRequiredError",
     "NewSession",
     "QuarantinedRow",
@@ -36,7 +38,7 @@ __all__ = [
     "upgrade",
 ]
 
-for _name in ("SessionStore", "CorruptRowError", "CorruptRowWarning", "ImportResult", "NewSession", "QuarantinedRow", "SessionChange", "SessionInfo"):
+for _name in ("SessionStore", "CorruptRowError", "CorruptRowWarning", "ImportResult", "ImportResults", "NewSession", "QuarantinedRow", "SessionChange", "SessionInfo"):
     globals()[_name].__module__ = __name__
 
 

@@ -1,11 +1,13 @@
-"""Importing a session file: one plan per session, and the fork links between them.
+"""Importing a session file: each session's plan, and the fork links between them.
 
 A session file written by ``store export`` (or ``migrate -o`` for a tree-shaped history) names, in a
 fork's header, the session it was forked from (``parent_id``) and the last seq they share
 (``fork_seq``). :func:`link_forks` resolves those links before anything is written: a parent in the
 same file (whatever the order of the two in the file), else one the store must already hold, and
 refuses a link that cannot hold (see ``adr/0038-response-metadata-and-fork-links-in-the-store.md``).
-:func:`import_rounds` then gives the order that writes every parent before its forks.
+Pass 2 then writes every parent before its forks (one more pass over the file for a fork that
+stands before its parent). Between the passes the sessions are rows of a temporary table
+(:class:`~._import_table.PlanTable`), so memory does not grow with their number (issue 32).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import IO, Any, Protocol, cast
+from typing import IO, Any, Literal, Protocol, cast
 
 import msgspec
 import sqlalchemy as sa
@@ -26,18 +28,19 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..errors import DocumentError, Problem, SessionExistsError, SessionNotFoundError, StoreError
 from ..items import Envelope, SessionRecord
-from ..session_file import EnvelopeBatch, SessionEnd, SessionPart, SessionStart, iter_session_parts
+from ..session_file import EnvelopeBatch, SeenIds, SessionEnd, SessionPart, SessionStart, iter_session_parts
 from ._driver import _UNSET, _check_session_id, _now
 from ._rows import PreparedRow, parse_ts, prepare_rows
 from ._schema import SESSION_CHANGES, SESSIONS
-from ._types import ImportResult, SessionInfo
+from ._import_table import ImportResults, PlanRow, PlanTable
+from ._types import SessionInfo
 
 __all__ = [
     "ImportPlan",
     "ImportingStore",
     "check_stored_parent",
+    "check_stored_parents",
     "import_difference",
-    "import_rounds",
     "import_sessions",
     "link_forks",
     "plan_created_at",
@@ -63,22 +66,22 @@ class ImportingStore(Protocol):
     def stream(self, session_id: str, since_seq: int = 0, *, page_size: int = ...) -> AsyncIterator[Envelope]: ...
 
 
-@dataclass
+@dataclass(slots=True)
 class ImportPlan:
-    """One session of a file being imported: found in pass 1, written in pass 2.
+    """One session of a file being imported, as pass 2 writes it (one at a time; between the passes
+    the sessions are rows of a :class:`~._import_table.PlanTable`).
 
     Attributes:
         source_id: The session's id in the file.
         target: The id it is stored under.
-        header: Its header record, ``None`` for a block of bare envelopes.
+        header: Its header record, ``None`` for a block of bare envelopes (and between the passes).
         header_line: Line of the header (1-based), when there is one.
         count: Its number of envelopes.
         created_at: The header's ``created_at``, kept as the stored session's creation time.
         parent_id: The stored id of the session it was forked from (``None``: not a fork).
         fork_seq: The last seq it shares with that parent.
         parent_index: Index of the parent's plan when the parent is in the same file.
-        fork_link: The header's ``(parent_id, fork_seq)`` as written (``UNSET`` where absent), kept
-            when pass 1 lets go of the header (pass 2 reads it again), ``None`` without a header.
+        index: Its place in the file (0-based).
     """
 
     source_id: str
@@ -90,7 +93,13 @@ class ImportPlan:
     parent_id: str | None = None
     fork_seq: int | None = None
     parent_index: int | None = None
-    fork_link: tuple[Any, Any] | None = None
+    index: int = 0
+
+    @classmethod
+    def of(cls, row: PlanRow) -> ImportPlan:
+        """The plan of a table row (its header is read again in pass 2)."""
+        n, source_id, target, header_line, count, parent_id, fork_seq, parent_index, _status = row
+        return cls(source_id, target, None, header_line, count, None, parent_id, fork_seq, parent_index, n)
 
 
 def plan_created_at(plan: ImportPlan, label: str | None) -> None:
@@ -112,56 +121,55 @@ def _located(plan: ImportPlan, pointer: str, message: str, label: str | None) ->
     return DocumentError(Problem(pointer, message)).located(file=label, line=plan.header_line)
 
 
-def link_forks(plans: list[ImportPlan], label: str | None) -> list[int]:
-    """Resolve the fork links of a file's sessions in place; return the indexes of the forks whose
-    parent is not in the file (the caller checks the store holds it, with :func:`check_stored_parent`).
+def link_forks(table: PlanTable, label: str | None) -> None:
+    """Resolve the fork links of a file's sessions (rows of ``table``) in place. A fork whose
+    parent is not in the file is left for :func:`check_stored_parents` (the store must hold it).
 
     A parent in the file is found by its id in the file and stored under that session's target id
     (so ``new_ids`` and ``session_ids`` keep the links). ``fork_seq`` must lie in ``-1..count - 1``
-    of the fork and of an in-file parent.
+    of the fork and of an in-file parent. Memory: one page of rows and the chain of forks being
+    checked for a cycle, whatever the number of sessions.
 
     Raises:
         DocumentError: a ``fork_seq`` without ``parent_id`` or the reverse, a fork beyond its own or
             its parent's items, or a cycle of forks (file and header line, pointer ``/session/...``).
     """
-    by_source = {p.source_id: n for n, p in enumerate(plans)}
-    outside: list[int] = []
-    for n, plan in enumerate(plans):
-        link = plan.fork_link if plan.fork_link is not None else (None if plan.header is None else (plan.header.parent_id, plan.header.fork_seq))
-        if link is None:
+    for row, parent, seq in table.links():
+        plan = ImportPlan.of(row)
+        if parent is None and seq is None:
             continue
-        parent, seq = link
-        if parent is msgspec.UNSET and seq is msgspec.UNSET:
-            continue
-        if parent is msgspec.UNSET or seq is msgspec.UNSET:
-            missing = "parent_id" if parent is msgspec.UNSET else "fork_seq"
+        if parent is None or seq is None:
+            missing = "parent_id" if parent is None else "fork_seq"
             raise _located(plan, f"/session/{missing}", "a fork's header needs both parent_id and fork_seq", label)
         if seq > plan.count - 1:
             raise _located(plan, "/session/fork_seq", f"fork_seq {seq} is beyond this session's own items (0..{plan.count - 1})", label)
-        plan.fork_seq = seq
-        index = by_source.get(parent)
+        index = table.index_of(parent)
         if index is None:
-            plan.parent_id = parent
-            outside.append(n)
+            table.set_link(plan.index, parent, seq, None)
             continue
-        if index == n:
+        if index == plan.index:
             raise _located(plan, "/session/parent_id", f"session {plan.source_id!r} names itself as its parent", label)
-        parent_plan = plans[index]
+        parent_plan = ImportPlan.of(table.get(index))
         if seq > parent_plan.count - 1:
             raise _located(
                 plan, "/session/fork_seq", f"fork_seq {seq} is beyond the items of its parent {parent!r} in this file (0..{parent_plan.count - 1})", label
             )
-        plan.parent_index = index
-        plan.parent_id = parent_plan.target
-    for n, plan in enumerate(plans):
-        seen = {n}
-        at = plan.parent_index
-        while at is not None:
-            if at in seen:
-                raise _located(plan, "/session/parent_id", f"session {plan.source_id!r} is its own ancestor through parent_id (a cycle of forks)", label)
-            seen.add(at)
-            at = plans[at].parent_index
-    return outside
+        table.set_link(plan.index, parent_plan.target, seq, index)
+    cycle = table.first_cycle()
+    if cycle is not None:
+        plan = ImportPlan.of(table.get(cycle))
+        raise _located(plan, "/session/parent_id", f"session {plan.source_id!r} is its own ancestor through parent_id (a cycle of forks)", label)
+
+
+async def check_stored_parents(store: ImportingStore, table: PlanTable, label: str | None) -> None:
+    """Check every fork whose parent is not in the file against the stored parent.
+
+    Raises:
+        DocumentError: as :func:`check_stored_parent`, for the first such fork in the file.
+    """
+    for row in table.rows(where="outside"):
+        plan = ImportPlan.of(row)
+        check_stored_parent(plan, await _length_or_none(store, cast(str, plan.parent_id)), label)
 
 
 def check_stored_parent(plan: ImportPlan, length: int | None, label: str | None) -> None:
@@ -182,20 +190,6 @@ def check_stored_parent(plan: ImportPlan, length: int | None, label: str | None)
     assert plan.fork_seq is not None
     if plan.fork_seq > length - 1:
         raise _located(plan, "/session/fork_seq", f"fork_seq {plan.fork_seq} is beyond the items of the stored parent {plan.parent_id!r} (0..{length - 1})", label)
-
-
-def import_rounds(plans: list[ImportPlan], done: set[int]) -> list[int]:
-    """The plans (indexes, in file order) one pass over the file can import now: not done, and
-    their parent (if in the file) done or earlier in this same pass."""
-    ready: list[int] = []
-    now = set(done)
-    for n, plan in enumerate(plans):
-        if n in done:
-            continue
-        if plan.parent_index is None or plan.parent_index in now:
-            ready.append(n)
-            now.add(n)
-    return ready
 
 
 def skip_session(parts: Iterator[SessionPart]) -> None:
@@ -241,12 +235,16 @@ async def import_difference(store: ImportingStore, parts: Iterator[SessionPart],
 
 async def import_sessions(
     store: ImportingStore, source: str | os.PathLike[str] | IO[bytes], *, new_ids: bool = False, session_ids: Sequence[str] | None = None
-) -> list[ImportResult]:
+) -> ImportResults:
     """:meth:`SessionStore.import_sessions <interlingua.store.SessionStore.import_sessions>`: check the whole
     file (pass 1), link the forks, then write each session in one transaction (pass 2), parents first.
 
+    Between the passes each session is a row of a :class:`PlanTable` (a private temporary SQLite
+    database), not an object: memory does not grow with the number of sessions (issue 32).
+
     Raises:
         DocumentError, SessionExistsError: as that method.
+        StoreError: the file changed between the passes, or the temporary table cannot be written.
     """
     label = str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None)
     label = str(label) if label is not None else None
@@ -256,52 +254,96 @@ async def import_sessions(
             spool = stack.enter_context(tempfile.TemporaryFile())
             shutil.copyfileobj(source, spool)
             source = spool
-        # Pass 1: the whole file is checked before any session is written (every line, the ids,
-        # the header values, every row as it will be written), a batch of envelopes at a time.
-        plans: list[ImportPlan] = []
-        now = _now()
-        for part in _parts(source, label):
-            if isinstance(part, SessionStart):
-                n = len(plans)
-                if session_ids is not None:
-                    if n >= len(session_ids):
-                        raise DocumentError(Problem("", f"the file holds more than {len(session_ids)} session(s); import it without an id", label, part.line))
-                    target = _check_session_id(session_ids[n])
-                else:
-                    target = str(uuid.uuid4()) if new_ids else _located_id(part, label)
-                plan = ImportPlan(part.session_id, target, part.header, part.header_line)
-                _located_settings(store, plan, now, label, part.header_line)
-                plan_created_at(plan, label)
-                if plan.header is not None:
-                    # Only the fork link is needed before pass 2, which reads the header again: holding
-                    # every header kept the metadata, tools and settings of every session of the file
-                    # (a 1 GB file of 270,000 sessions passed 250 MB, issue 32).
-                    plan.fork_link = (plan.header.parent_id, plan.header.fork_seq)
-                    plan.header = None
-                plans.append(plan)
-            elif isinstance(part, EnvelopeBatch):
-                _located_rows(store, part, label)
+        table = PlanTable()
+        try:
+            await _check_file(store, source, table, label, new_ids=new_ids, session_ids=session_ids)
+            imported, unchanged, items = await _write_sessions(store, source, table, label)
+            return ImportResults.from_table(table, imported=imported, unchanged=unchanged, items=items)
+        except BaseException:
+            table.close()
+            raise
+
+
+async def _check_file(
+    store: ImportingStore, source: str | os.PathLike[str] | IO[bytes], table: PlanTable, label: str | None, *, new_ids: bool, session_ids: Sequence[str] | None
+) -> None:
+    """Pass 1: the whole file is checked before any session is written (every line, the ids, the
+    header values, every row as it will be written), a batch of envelopes at a time; each session
+    becomes a row of ``table``; then the fork links are resolved (a parent in the file, else in the store)."""
+    now = _now()
+    plan: ImportPlan | None = None
+    link: tuple[Any, Any] | None = None
+    for part in _parts(source, label, table):
+        if isinstance(part, SessionStart):
+            n = len(table)
+            if session_ids is not None:
+                if n >= len(session_ids):
+                    raise DocumentError(Problem("", f"the file holds more than {len(session_ids)} session(s); import it without an id", label, part.line))
+                target = _check_session_id(session_ids[n])
             else:
-                plans[-1].count = part.count
-        # Fork links: a parent in the file, else in the store; checked before anything is written.
-        for n in link_forks(plans, label):
-            check_stored_parent(plans[n], await _length_or_none(store, cast(str, plans[n].parent_id)), label)
-        # Pass 2: each session in one transaction, its rows inserted a batch at a time; a parent
-        # before its forks (a fork the file holds before its parent takes one more pass).
-        results: list[ImportResult | None] = [None] * len(plans)
-        done: set[int] = set()
-        while len(done) < len(plans):
-            ready = set(import_rounds(plans, done))
-            parts = _parts(source, label)
-            with contextlib.closing(parts):
-                last = max(ready)
-                for n, plan in enumerate(plans[: last + 1]):
-                    if n in ready:
-                        results[n] = await _import_streamed(store, parts, plan, label)
-                        done.add(n)
-                    else:
-                        skip_session(parts)
-        return cast("list[ImportResult]", results)
+                target = str(uuid.uuid4()) if new_ids else _located_id(part, label)
+            plan = ImportPlan(part.session_id, target, part.header, part.header_line, index=n)
+            _located_settings(store, plan, now, label, part.header_line)
+            plan_created_at(plan, label)
+            header = part.header
+            link = None if header is None else tuple(None if v is msgspec.UNSET else v for v in (header.parent_id, header.fork_seq))  # type: ignore[assignment]
+            if link == (None, None):
+                link = None
+        elif isinstance(part, EnvelopeBatch):
+            _located_rows(store, part, label)
+        else:
+            assert plan is not None
+            table.append(plan.source_id, plan.target, plan.header_line, part.count, link)
+    table.flush()
+    link_forks(table, label)
+    await check_stored_parents(store, table, label)
+
+
+async def _write_sessions(store: ImportingStore, source: str | os.PathLike[str] | IO[bytes], table: PlanTable, label: str | None) -> tuple[int, int, int]:
+    """Pass 2: each session in one transaction, its rows inserted a batch at a time; a parent before
+    its forks (a fork the file holds before its parent is written by one more pass over the file,
+    up to the last session left). Returns the numbers of sessions imported and unchanged, and of items."""
+    imported = unchanged = items = 0
+    last = table.last_pending()
+    while last is not None:
+        progress = False
+        parts = _parts(source, label, _NO_CHECK)  # pass 1 checked that each session appears once
+        with contextlib.closing(parts):
+            for row in table.rows(stop=last):
+                plan = ImportPlan.of(row)
+                start = next(parts, None)
+                if not isinstance(start, SessionStart) or start.session_id != plan.source_id:
+                    raise _changed(label, plan)
+                if row[8] is not None or (plan.parent_index is not None and not table.written(plan.parent_index)):
+                    skip_session(parts)  # written by an earlier pass, or its parent is still to come
+                    continue
+                status = await _import_streamed(store, parts, plan, label, start)
+                table.set_status(plan.index, status)
+                progress = True
+                imported += status == "imported"
+                unchanged += status == "unchanged"
+                items += plan.count
+        last = table.last_pending()
+        if last is not None and not progress:  # a cycle would stop here; link_forks refuses one
+            raise StoreError(f"{label or 'the file'}: forks whose parents can never be written first")
+    return imported, unchanged, items
+
+
+def _changed(label: str | None, plan: ImportPlan) -> StoreError:
+    return StoreError(f"{label or 'the file'} changed while it was imported (session {plan.source_id!r} is no longer session {plan.index + 1} of the file)")
+
+
+class _NoCheck:
+    """The ``seen_ids`` of pass 2: pass 1 has checked that each session appears once."""
+
+    def __contains__(self, source_id: object) -> bool:
+        return False
+
+    def add(self, source_id: str) -> None:
+        pass
+
+
+_NO_CHECK = _NoCheck()
 
 
 async def _length_or_none(store: ImportingStore, session_id: str) -> int | None:
@@ -311,10 +353,10 @@ async def _length_or_none(store: ImportingStore, session_id: str) -> int | None:
         return None
 
 
-def _parts(source: str | os.PathLike[str] | IO[bytes], label: str | None) -> Generator[SessionPart, None, None]:
+def _parts(source: str | os.PathLike[str] | IO[bytes], label: str | None, seen: SeenIds) -> Generator[SessionPart, None, None]:
     if not isinstance(source, (str, os.PathLike)):
         source.seek(0)
-    return iter_session_parts(source, label=label)
+    return iter_session_parts(source, label=label, seen_ids=seen)
 
 
 def _located_id(part: SessionStart, label: str | None) -> str:
@@ -344,18 +386,20 @@ def _located_rows(store: ImportingStore, part: EnvelopeBatch, label: str | None)
         raise DocumentError([Problem("/" + rest if rest else "", p.message) for p in exc.problems[:1]]).located(file=label, line=line) from exc
 
 
-async def _import_streamed(store: ImportingStore, parts: Iterator[SessionPart], plan: ImportPlan, label: str | None) -> ImportResult:
-    """Import the session ``parts`` is at (pass 2): one transaction; or compare it with the stored one."""
-    start = next(parts)
-    assert isinstance(start, SessionStart) and start.session_id == plan.source_id, "the file changed between the two passes"
-    plan.header = start.header  # let go of in pass 1 (see import_sessions); held while this session is written
+async def _import_streamed(
+    store: ImportingStore, parts: Iterator[SessionPart], plan: ImportPlan, label: str | None, start: SessionStart
+) -> Literal["imported", "unchanged"]:
+    """Import the session ``parts`` is in (pass 2, its start read): one transaction; or compare it
+    with the stored one. The header is held only while this session is written."""
+    plan.header = start.header
+    plan_created_at(plan, label)
     try:
         return await _import_one(store, parts, plan, label, start)
     finally:
         plan.header = None
 
 
-async def _import_one(store: ImportingStore, parts: Iterator[SessionPart], plan: ImportPlan, label: str | None, start: SessionStart) -> ImportResult:
+async def _import_one(store: ImportingStore, parts: Iterator[SessionPart], plan: ImportPlan, label: str | None, start: SessionStart) -> Literal["imported", "unchanged"]:
     now = _now()
     values, change_rows = _located_settings(store, plan, now, label, start.header_line)
     async with store._write("importing a session") as conn:
@@ -388,11 +432,11 @@ async def _import_one(store: ImportingStore, parts: Iterator[SessionPart], plan:
                 written += len(rows)
             if written != plan.count:
                 raise StoreError(f"{label or 'the file'} changed while it was imported (session {plan.source_id!r}); nothing of it was written")
-            return ImportResult(plan.target, "imported", plan.count, plan.source_id)
+            return "imported"
     differs = await import_difference(store, parts, plan)
     if differs:
         raise SessionExistsError(plan.target, differs)
-    return ImportResult(plan.target, "unchanged", plan.count, plan.source_id)
+    return "unchanged"
 
 
 def _import_settings(store: ImportingStore, new_id: str, sess: dict[str, Any], now: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -30,11 +30,12 @@ from ..session_file import response_records
 from ._driver import _JSON_NULL, _PAGE, _UNSET, StoreBase, _check_session_id, _insert_sessions_driver, _now, _session_key
 from ._engine import JsonText, create_engine, normalize_url, safe_url, sqlite_read_only, translate_errors
 from ._import_plan import import_sessions as _import_sessions
+from ._import_table import ImportResults
 from ._jsonl import header_line
 from ._migrate import head_revision, read_state, upgrade_sync
 from ._rows import PreparedRow, _relocate, decode_choice, decode_json, decode_settings, decode_tools, format_ts, prepare_rows
 from ._schema import ITEMS, QUARANTINE, SESSION_CHANGES, SESSIONS, VERSION_TABLE
-from ._types import CorruptRowError, CorruptRowWarning, ImportResult, NewSession, QuarantinedRow, SessionChange, SessionInfo
+from ._types import CorruptRowError, CorruptRowWarning, NewSession, QuarantinedRow, SessionChange, SessionInfo
 
 __all__ = ["SessionStore"]
 
@@ -729,7 +730,7 @@ class SessionStore(StoreBase):
         *,
         new_ids: bool = False,
         session_ids: Sequence[str] | None = None,
-    ) -> list[ImportResult]:
+    ) -> ImportResults:
         """Import every session of a session file (as ``migrate -o`` and :meth:`export_jsonl` write).
 
         The whole file is checked before anything is written (versions, items, header fields, seqs
@@ -743,6 +744,9 @@ class SessionStore(StoreBase):
         A session is imported under the id in the file. Re-importing the same content is a no-op
         (status ``unchanged``); different content under a stored id is a :class:`SessionExistsError`.
 
+        Memory does not grow with the number of sessions: between the two passes each session is a
+        row of a private temporary SQLite database, and so are the results past the first 1,000.
+
         Args:
             source: A path or a binary file object.
             new_ids: Import every session as a copy under a new UUID4 id.
@@ -750,13 +754,16 @@ class SessionStore(StoreBase):
                 than ids is refused before anything is written).
 
         Returns:
-            One :class:`ImportResult` per session, in file order.
+            One :class:`ImportResult` per session, in file order, as an :class:`ImportResults`: a
+            read-only sequence (``len``, indexing, iteration, ``==`` with a list, as the list this
+            returned before) with the counts ``imported``, ``unchanged`` and ``items``.
 
         Raises:
             DocumentError: with file and line of the first problem; a fork whose parent is neither
                 in the file nor in the store, a ``fork_seq`` beyond the fork's or its parent's items,
                 a cycle of forks (nothing written).
             SessionExistsError: a stored session with the same id holds other content.
+            StoreError: the file changed between the two passes, or the temporary table cannot be
+                written (a full temporary directory).
         """
-        label = str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", None)
         return await _import_sessions(self, source, new_ids=new_ids, session_ids=session_ids)
