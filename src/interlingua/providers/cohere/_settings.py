@@ -20,8 +20,8 @@ import msgspec
 
 from ...items import ReasoningSettings, Settings
 from ...mapping.report import Policy, Report
-from ...mapping.settings import approximated_setting, build_settings, merge_provider_fields, own_provider_data, unsupported_setting, valid_setting
-from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, plain_fields, report_unsupported
+from ...mapping.settings import approximated_setting, build_settings, merge_provider_fields, own_provider_data, unsupported_setting
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, report_unsupported
 from ._common import NAME
 
 __all__ = ["SETTINGS_TABLE", "decode_settings", "encode_settings"]
@@ -61,10 +61,6 @@ SETTINGS_TABLE = SettingsTable(
 """What Cohere v2 chat does with every canonical setting (ADR 0042); the plain rows are written and read by
 the shared loop (ADR 0044)."""
 
-_PLAIN = plain_fields(SETTINGS_TABLE)
-"""Wire field -> canonical setting, same value."""
-
-
 def _response_format(value: Any) -> dict[str, Any] | None:
     if not isinstance(value, Mapping) or not set(value) <= {"type", "json_schema"}:
         return None
@@ -103,13 +99,11 @@ def decode_settings(body: Mapping[str, Any]) -> Settings | msgspec.UnsetType:
     """
     fields: dict[str, Any] = {}
     rest: dict[str, Any] = {}
+    plain = SETTINGS_TABLE.reader()
     for key, value in body.items():
-        if key in _CONVERSATION:
+        if key in _CONVERSATION or plain.take(key, value, fields, rest):
             continue
-        canonical = _PLAIN.get(key)
-        if canonical is not None and valid_setting(canonical, value):
-            fields[canonical] = copy.deepcopy(value)
-        elif key == "response_format" and _response_format(value) is not None:
+        if key == "response_format" and _response_format(value) is not None:
             fields["response_format"] = _response_format(value)
         elif key == "thinking" and _thinking(value) is not None:
             fields["reasoning"] = _thinking(value)
