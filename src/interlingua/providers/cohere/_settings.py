@@ -119,6 +119,7 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
     """
     own = own_provider_data(settings.provider_data, NAME, report, what="settings", settings=settings)
     encode_plain(settings, SETTINGS_TABLE, body)
+    report_unsupported(settings, SETTINGS_TABLE, policy=policy, report=report)  # (none today: a row added later)
     fmt = settings.response_format
     if fmt is not U:
         if fmt.type == "text":

@@ -119,6 +119,7 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
     own = own_provider_data(settings.provider_data, NAME, report, what="settings", settings=settings)
     options: dict[str, Any] = {}
     encode_plain(settings, SETTINGS_TABLE, options, under="options")
+    report_unsupported(settings, SETTINGS_TABLE, policy=policy, report=report)  # (none today: a row added later)
     if settings.response_format is not U:
         fmt = settings.response_format
         if fmt.type == "json_object":
