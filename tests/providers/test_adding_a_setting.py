@@ -22,7 +22,7 @@ import pytest
 
 import interlingua.items
 from interlingua.codec import SCHEMA_VERSION
-from interlingua.items import Settings, TextItem, Transcript
+from interlingua.items import ReasoningSettings, ResponseFormat, Settings, TextItem, Transcript
 from interlingua.mapping import available, get_mapper
 from interlingua.mapping.settings import settings_of
 from interlingua.mapping.settings_table import SettingsTable, SettingsTableError, Unsupported, Wire, required_settings
@@ -147,3 +147,59 @@ def test_the_tables_are_back_after_the_fixtures() -> None:
     assert "min_p" not in required_settings()
     assert all("min_p" not in m.settings_table.rows for m in _mappers())
     assert interlingua.items.Settings is Settings
+
+
+class ReasoningWithSample(ReasoningSettings):
+    """A new field of a nested settings object (``reasoning.sample``)."""
+
+    sample: bool | msgspec.UnsetType = msgspec.UNSET
+
+
+class ResponseFormatWithExample(ResponseFormat):
+    """A new field of a nested settings object (``response_format.example``)."""
+
+    example: str | msgspec.UnsetType = msgspec.UNSET
+
+
+class SettingsWithSample(Settings):
+    reasoning: ReasoningWithSample | msgspec.UnsetType = msgspec.UNSET
+
+
+class SettingsWithExample(Settings):
+    response_format: ResponseFormatWithExample | msgspec.UnsetType = msgspec.UNSET
+
+
+@pytest.mark.parametrize(
+    ("name", "settings"),
+    [
+        ("reasoning.sample", SettingsWithSample(reasoning=ReasoningWithSample(sample=True))),
+        ("reasoning.sample", SettingsWithSample(reasoning=ReasoningWithSample(effort="low", sample=True))),
+        ("response_format.example", SettingsWithExample(response_format=ResponseFormatWithExample(type="json_object", example="{}"))),
+        ("response_format.example", SettingsWithExample(response_format=ResponseFormatWithExample(type="text", example="hi"))),
+        ("response_format.example", SettingsWithExample(response_format=ResponseFormatWithExample(type="json_schema", schema={"type": "object"}, example="{}"))),
+    ],
+)
+def test_a_new_field_of_a_nested_setting_unsupported_everywhere_is_reported_everywhere(name: str, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    nested = (ReasoningSettings, ReasoningWithSample) if name.startswith("reasoning.") else (ResponseFormat, ResponseFormatWithExample)
+    for module in _interlingua_modules():
+        for old, new in ((Settings, type(settings)), nested):
+            if vars(module).get(old.__name__) is old:
+                monkeypatch.setattr(module, old.__name__, new)
+    assert name in required_settings()
+    new_tables: dict[int, SettingsTable] = {}
+    for holder, key, table in list(_tables()):
+        new_tables.setdefault(id(table), SettingsTable(table.mapper, table.target, {**table.rows, name: Unsupported(why=WHY)}))
+        if isinstance(holder, dict):
+            monkeypatch.setitem(holder, key, new_tables[id(table)])
+        else:
+            monkeypatch.setattr(holder, key, new_tables[id(table)])
+    missing = []
+    for mapper in _mappers():
+        t = Transcript(schema_version=SCHEMA_VERSION, items=[TextItem(role="user", text="hi")], settings=settings)
+        conv = mapper.encode_request(t, model=MODEL.get(mapper.name, "test-model"), policy="drop")
+        pointer = "/settings/" + name.replace(".", "/")
+        itself = any(e.pointer == pointer and e.action == "dropped" and WHY in e.reason for e in conv.report)
+        whole = any(e.pointer == pointer.rpartition("/")[0] and e.action == "dropped" for e in conv.report)  # the whole object left out
+        if not (itself or whole):
+            missing.append(mapper.settings_table.mapper)
+    assert not missing, f"{name} set, declared unsupported, not reported by {missing}"

@@ -147,6 +147,8 @@ class Unsupported:
             the source's own field is kept (``keep``) it goes back as it came (:func:`encode_plain`).
         keep: Reading ``read`` also keeps the field in the provider's data, so a round trip to this
             mapper writes it back as the source sent it, unreported.
+        by_mapper: The mapper reports it by its own rule (in some cases only, or in its own words:
+            Anthropic's ``strict`` only when ``false``); :func:`report_unsupported` leaves it alone.
     """
 
     why: str = ""
@@ -154,6 +156,7 @@ class Unsupported:
     target: str | None = None
     read: Wire | None = None
     keep: bool = False
+    by_mapper: bool = False
 
 
 Row = Union[Wire, Unsupported]
@@ -273,18 +276,23 @@ def report_unsupported(
         table: The target mapper's table.
         policy: The conversion policy (``error`` refuses a row with ``meaning_changes``).
         report: Where the ``dropped`` entries go (pointer ``/settings/<field>``).
-        group: Which rows: ``""`` the top-level settings; ``"reasoning"`` the ``reasoning.*`` rows; so a
+        group: Which rows: ``""`` the top-level settings; ``"reasoning"`` the ``reasoning.*`` rows (``"response_format"``
+            the ``response_format.*`` ones); so a
             mapper reports each group where its encoder handles that group (report order unchanged).
         kept: Rows the encoder wrote all the same because the source carried the field itself with this
             value (the source's own representation kept, e.g. OpenRouter's ``top_k`` read as plain Chat):
             not reported.
+
+    A mapper calls it for every group its settings set (``""`` always, ``"reasoning"`` when reasoning settings
+    are, ``"response_format"`` when a format is), so a row added later is reported with no other change; rows
+    marked ``by_mapper`` are the mapper's own to report.
 
     Raises:
         ConversionError: policy ``error`` and a set row with ``meaning_changes``.
     """
     for name, row in table.unsupported():
         head, _, _ = name.rpartition(".")
-        if head != group or name in kept:
+        if head != group or name in kept or row.by_mapper:
             continue
         if isinstance(settings, Settings):
             value = setting_value(settings, name)

@@ -110,10 +110,10 @@ SETTINGS_TABLE = SettingsTable(
         "presence_penalty": _SAMPLING,
         "frequency_penalty": _SAMPLING,
         "response_format.type": Wire("output_config.format", "json_schema with a schema (or output_format when the source used it); text writes nothing; json_object refused"),
-        "response_format.name": Unsupported(why="the output format has a schema only"),
-        "response_format.description": Unsupported(why="the output format has a schema only"),
+        "response_format.name": Unsupported(why="the output format has a schema only", by_mapper=True),
+        "response_format.description": Unsupported(why="the output format has a schema only", by_mapper=True),
         "response_format.schema": Wire("output_config.format.schema"),
-        "response_format.strict": Unsupported(why="Anthropic always enforces the schema"),
+        "response_format.strict": Unsupported(why="Anthropic always enforces the schema", by_mapper=True),
         "reasoning.effort": Wire("output_config.effort", "or a thinking.budget_tokens from EFFORT_BUDGET when the model takes no effort (changed); none -> thinking disabled"),
         "reasoning.budget_tokens": Wire("thinking.budget_tokens", "0 -> thinking disabled; below 1024 raised to 1024 (changed)"),
         "reasoning.summary": Unsupported(why="Claude 4 models return summarized thinking by default"),
@@ -319,6 +319,7 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
         thinking = _encode_reasoning(s, extra, out, report, effort_levels(model)) if s.reasoning is not UNSET or "thinking" in extra else None
         if s.response_format is not UNSET:
             _encode_format(s, extra, out, policy, report, entry)
+            report_unsupported(s.response_format, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
         if thinking is not None:
             thinking = _fit_budget(thinking, out, cap, report)
         if thinking is not None:

@@ -79,7 +79,7 @@ SETTINGS_TABLE = SettingsTable(
         "response_format.name": Wire("outputConfig.textFormat.structure.jsonSchema.name"),
         "response_format.description": Wire("outputConfig.textFormat.structure.jsonSchema.description"),
         "response_format.schema": Wire("outputConfig.textFormat.structure.jsonSchema.schema", "as a JSON string"),
-        "response_format.strict": Unsupported(why="outputConfig enforces the schema"),
+        "response_format.strict": Unsupported(why="outputConfig enforces the schema", by_mapper=True),
         "reasoning.effort": Wire("additionalModelRequestFields.reasoning_effort", "Claude: a thinking budget (changed)"),
         "reasoning.budget_tokens": Wire("additionalModelRequestFields.thinking.budget_tokens", "0 -> thinking disabled"),
         "reasoning.summary": Unsupported(),
@@ -366,6 +366,8 @@ def _encode_settings(settings: Settings, body: dict[str, Any], model: str | None
                 report.add("dropped", "response_format.strict has no Converse field (outputConfig enforces the schema)", item_type="settings", pointer="/settings/response_format/strict")
         else:
             unsupported_setting(report, policy, NAME, "response_format", fmt, meaning_changes=True, why="Converse outputConfig takes a JSON schema only")
+    if isinstance(fmt, ResponseFormat):
+        report_unsupported(fmt, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
     if inference or had_inference:
         body["inferenceConfig"] = inference
     if extra or had_extra:

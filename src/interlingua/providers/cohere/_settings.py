@@ -132,8 +132,8 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
                 out["json_schema"] = copy.deepcopy(fmt.schema)
             else:
                 approximated_setting(report, "response_format", fmt, "response_format", out, why="a json_schema format without a schema")
-            report_unsupported(fmt, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
             body["response_format"] = out
+        report_unsupported(fmt, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
     if settings.reasoning is not U:
         thinking = _encode_thinking(settings.reasoning, policy, report)
         if thinking is not None:

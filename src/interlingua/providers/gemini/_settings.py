@@ -83,10 +83,10 @@ SETTINGS_TABLE = SettingsTable(
         "presence_penalty": Wire("generationConfig.presencePenalty", plain=True, check=NUMBER),
         "frequency_penalty": Wire("generationConfig.frequencyPenalty", plain=True, check=NUMBER),
         "response_format.type": Wire("generationConfig.responseMimeType", "text -> text/plain; JSON -> application/json"),
-        "response_format.name": Unsupported(why="Gemini takes the schema only"),
-        "response_format.description": Unsupported(why="Gemini takes the schema only"),
+        "response_format.name": Unsupported(why="Gemini takes the schema only", by_mapper=True),
+        "response_format.description": Unsupported(why="Gemini takes the schema only", by_mapper=True),
         "response_format.schema": Wire("generationConfig.responseJsonSchema", "responseSchema (OpenAPI subset, changed) for Gemini 1.x/2.0"),
-        "response_format.strict": Unsupported(why="Gemini always constrains output to the schema"),
+        "response_format.strict": Unsupported(why="Gemini always constrains output to the schema", by_mapper=True),
         "reasoning.effort": Wire("generationConfig.thinkingConfig.thinkingLevel", "a thinkingBudget for models that take budgets (changed)"),
         "reasoning.budget_tokens": Wire("generationConfig.thinkingConfig.thinkingBudget"),
         "reasoning.summary": Unsupported(why="includeThoughts returns thought summaries"),
@@ -306,6 +306,8 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
     gc: dict[str, Any] = {}
     encode_plain(s, SETTINGS_TABLE, gc, under=_GC)
     _encode_format(s, saved, gc, model, report)
+    if s.response_format is not UNSET:
+        report_unsupported(s.response_format, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
     saved_tc = saved.pop(_TC, None)
     thinking = _encode_reasoning(s, saved_tc, report, thinking_rule(model))
     if thinking or isinstance(saved_tc, Mapping):

@@ -126,12 +126,13 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
             body["format"] = "json"
         elif fmt.type == "json_schema" and fmt.schema is not U:
             body["format"] = copy.deepcopy(fmt.schema)
-            report_unsupported(fmt, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
         elif fmt.type == "json_schema":
             body["format"] = "json"
             approximated_setting(report, "response_format", fmt, "format", "json", why="a json_schema format without a schema")
         else:
             unsupported_setting(report, policy, "Ollama", "response_format", fmt, why="free text is Ollama's default")
+        if fmt.type != "text":  # (a text format is left out whole)
+            report_unsupported(fmt, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
     if settings.reasoning is not U:
         think = _think(settings.reasoning, policy, report)
         if think is not None:

@@ -266,6 +266,7 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, dialect: Dialec
         body["stop"] = stop[0] if len(stop) == 1 and claim_provider_field(own, ("stop",), stop[0]) else stop
     if settings.response_format is not U:
         _encode_response_format(settings.response_format, body, dialect=dialect, policy=policy, report=report)
+        report_unsupported(settings.response_format, table, policy=policy, report=report, group="response_format")
     if settings.reasoning is not U:
         _encode_reasoning(settings.reasoning, body, own, dialect=dialect, policy=policy, report=report)
     merge_provider_fields(body, own, report, target=NAME)

@@ -140,8 +140,10 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
     report_unsupported(settings, SETTINGS_TABLE, policy=policy, report=report)
     if settings.response_format is not U:
         body["text"] = {"format": _format_to_wire(settings.response_format, report)}
+        report_unsupported(settings.response_format, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
     if settings.reasoning is not U:
         reasoning = _reasoning_to_wire(settings.reasoning, policy, report)
+        report_unsupported(settings.reasoning, SETTINGS_TABLE, policy=policy, report=report, group="reasoning")
         if reasoning:
             body["reasoning"] = reasoning
     merge_provider_fields(body, own, report, target=NAME)
