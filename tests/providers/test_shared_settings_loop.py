@@ -21,6 +21,7 @@ from interlingua.items import Settings, TextItem, Transcript
 from interlingua.mapping import available, get_mapper
 from interlingua.mapping.settings import settings_of
 from interlingua.mapping.settings_table import NOT_FROM_SETTINGS, SettingsTable, Wire, encode_plain, plain_fields, required_settings
+from interlingua.providers.openai_chat import DIALECTS, OpenAIChatMapper
 from interlingua.testing.model_strategies import from_model
 
 MODEL = {"gemini": "gemini-2.5-flash", "bedrock-converse": "anthropic.claude-3-5-sonnet-20240620-v1:0"}
@@ -30,11 +31,14 @@ def _plain(mapper: Any) -> list[tuple[str, Wire]]:
     return [(n, r) for n, r in mapper.settings_table.rows.items() if isinstance(r, Wire) and r.plain and n not in NOT_FROM_SETTINGS]
 
 
-PLAIN_MAPPERS = [get_mapper(name) for name in available() if _plain(get_mapper(name))]
+ALL_MAPPERS = [get_mapper(name) for name in available()] + [OpenAIChatMapper(dialect=d) for d in DIALECTS if d not in ("openai", "mistral")]
+"""Every registered mapper and every OpenAI Chat dialect."""
+PLAIN_MAPPERS = [m for m in ALL_MAPPERS if _plain(m)]
 
 
-def test_the_providers_moved_onto_the_loop() -> None:
-    assert {m.name for m in PLAIN_MAPPERS} >= {"cohere", "ollama", "openai-responses", "gemini", "bedrock-converse"}
+def test_every_provider_is_on_the_loop() -> None:
+    assert {m.name for m in PLAIN_MAPPERS} == set(available())
+    assert len(PLAIN_MAPPERS) == len(ALL_MAPPERS)
 
 
 def _at(body: Any, path: str) -> Any:
@@ -61,7 +65,7 @@ _VALUES = st.fixed_dictionaries(
 )
 
 
-@pytest.mark.parametrize("mapper", PLAIN_MAPPERS, ids=lambda m: m.name)
+@pytest.mark.parametrize("mapper", PLAIN_MAPPERS, ids=lambda m: m.settings_table.mapper)
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(values=_VALUES)
 def test_plain_rows_are_written_as_given_and_read_back(mapper: Any, values: dict[str, Any]) -> None:

@@ -45,7 +45,20 @@ from ...errors import MappingError
 from ...items import ReasoningSettings, ResponseFormat, Settings
 from ...mapping.report import Policy, Report
 from ...mapping.settings import approximated_setting, note_model, own_provider_data, unsupported_setting
-from ...mapping.settings_table import SettingsTable, Unsupported, Wire, report_unsupported
+from ...mapping.settings_table import (
+    BOOLEAN,
+    INTEGER_AT_LEAST_0,
+    NONEMPTY_STRING,
+    NONEMPTY_STRINGS,
+    NUMBER_0_TO_1,
+    NUMBER_AT_LEAST_0,
+    POSITIVE_INTEGER,
+    SettingsTable,
+    Unsupported,
+    Wire,
+    encode_plain,
+    report_unsupported,
+)
 from ._models import NONSTREAMING_TOKEN_RULE, effort_levels, nonstreaming_max_tokens
 
 __all__ = ["DEFAULT_MAX_TOKENS", "EFFORT_BUDGET", "MIN_BUDGET_TOKENS", "SAMPLING_SETTINGS", "SETTINGS_KEYS", "SETTINGS_TABLE", "decode_settings", "encode_settings"]
@@ -75,32 +88,43 @@ _NO_SAMPLING = "the current Messages API takes no sampling parameters (anthropic
 
 _SAMPLING = Unsupported(why=_NO_SAMPLING, meaning_changes=True)
 
+
+def _older(path: str, check: Any) -> Unsupported:
+    """A sampling setting the current API lacks, still read back from an older request's ``path``."""
+    return Unsupported(why=_NO_SAMPLING, meaning_changes=True, read=Wire(path, plain=True, check=check))
+
+
 SETTINGS_TABLE = SettingsTable(
     "anthropic",
     "Anthropic",
     {
-        "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)"),
-        "max_output_tokens": Wire("max_tokens", "required: from the model table or a default when not set (reported changed)"),
-        "temperature": _SAMPLING,
-        "top_p": _SAMPLING,
-        "top_k": _SAMPLING,
-        "stop": Wire("stop_sequences"),
+        "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)", plain=True, check=NONEMPTY_STRING),
+        "max_output_tokens": Wire(
+            "max_tokens", "required: from the model table or a default when not set (reported changed)", plain=True, check=POSITIVE_INTEGER, write=False
+        ),
+        "temperature": _older("temperature", NUMBER_AT_LEAST_0),
+        "top_p": _older("top_p", NUMBER_0_TO_1),
+        "top_k": _older("top_k", INTEGER_AT_LEAST_0),
+        "stop": Wire("stop_sequences", plain=True, check=NONEMPTY_STRINGS),
         "seed": _SAMPLING,
         "presence_penalty": _SAMPLING,
         "frequency_penalty": _SAMPLING,
         "response_format.type": Wire("output_config.format", "json_schema with a schema (or output_format when the source used it); text writes nothing; json_object refused"),
-        "response_format.name": Unsupported(why="the output format has a schema only"),
-        "response_format.description": Unsupported(why="the output format has a schema only"),
+        "response_format.name": Unsupported(why="the output format has a schema only", by_mapper=True),
+        "response_format.description": Unsupported(why="the output format has a schema only", by_mapper=True),
         "response_format.schema": Wire("output_config.format.schema"),
-        "response_format.strict": Unsupported(why="Anthropic always enforces the schema"),
+        "response_format.strict": Unsupported(why="Anthropic always enforces the schema", by_mapper=True),
         "reasoning.effort": Wire("output_config.effort", "or a thinking.budget_tokens from EFFORT_BUDGET when the model takes no effort (changed); none -> thinking disabled"),
         "reasoning.budget_tokens": Wire("thinking.budget_tokens", "0 -> thinking disabled; below 1024 raised to 1024 (changed)"),
         "reasoning.summary": Unsupported(why="Claude 4 models return summarized thinking by default"),
         "reasoning.include_thoughts": Wire("thinking.display", "false -> omitted while thinking (changed); otherwise reported dropped"),
-        "stream": Wire("stream"),
+        "stream": Wire("stream", plain=True, check=BOOLEAN),
     },
 )
-"""What Anthropic Messages does with every canonical setting (ADR 0042); sampling rows: :data:`SAMPLING_SETTINGS`."""
+"""What Anthropic Messages does with every canonical setting (ADR 0042); sampling rows: :data:`SAMPLING_SETTINGS`.
+The plain rows are written and read back by the shared loop (ADR 0044, ADR 0049), which refuses a value of the
+wrong wire type with its place; ``max_tokens`` is written by :func:`encode_settings` (required), the sampling
+fields of older requests are read back, never written."""
 
 _NATIVE_EFFORT = ("low", "medium", "high", "xhigh")
 """Canonical effort levels ``output_config.effort`` takes as they are."""
@@ -113,10 +137,6 @@ _CONVERSATION = frozenset({"messages", "system", "tools", "tool_choice"})
 
 def _bad(key: str, what: str) -> MappingError:
     return MappingError(f"anthropic request: {key!r} must be {what} (at /{key})")
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _json_schema_format(fmt: Any) -> dict[str, Any] | None:
@@ -138,37 +158,14 @@ def decode_settings(body: Mapping[str, Any]) -> Settings | msgspec.UnsetType:
     fields: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     reasoning: dict[str, Any] = {}
+    plain = SETTINGS_TABLE.reader()
     for key, value in body.items():
-        if key in _CONVERSATION:
+        if key in _CONVERSATION or plain.take(key, value, fields, extra, refuse=_bad):
             continue
         if value is None and key in SETTINGS_KEYS:
             extra[key] = None
             continue
-        if key == "model":
-            if not isinstance(value, str) or not value:
-                raise _bad(key, "a non-empty string")
-            fields["model"] = value
-        elif key == "max_tokens":
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise _bad(key, "a positive integer")
-            fields["max_output_tokens"] = value
-        elif key in ("temperature", "top_p"):
-            if not _number(value) or value < 0 or (key == "top_p" and value > 1):
-                raise _bad(key, "a number from 0 to 1" if key == "top_p" else "a number >= 0")
-            fields[key] = value
-        elif key == "top_k":
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise _bad(key, "an integer >= 0")
-            fields[key] = value
-        elif key == "stop_sequences":
-            if not isinstance(value, list) or not all(isinstance(s, str) and s for s in value):
-                raise _bad(key, "a list of non-empty strings")
-            fields["stop"] = list(value)
-        elif key == "stream":
-            if not isinstance(value, bool):
-                raise _bad(key, "a boolean")
-            fields["stream"] = value
-        elif key == "thinking":
+        if key == "thinking":
             _decode_thinking(value, reasoning, extra)
         elif key in ("output_config", "output_format"):
             continue  # after thinking: a disabled thinking wins over an effort
@@ -316,23 +313,24 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
     out["max_tokens"] = max_tokens
 
     report_unsupported(s, SETTINGS_TABLE, policy=policy, report=report)
-    if s.stop is not UNSET:
-        out["stop_sequences"] = list(s.stop)
 
-    # (without reasoning settings or a saved thinking, and without a response format, both write nothing)
-    thinking = _encode_reasoning(s, extra, out, report, effort_levels(model)) if s.reasoning is not UNSET or "thinking" in extra else None
-    if s.response_format is not UNSET:
-        _encode_format(s, extra, out, policy, report, entry)
-    if thinking is not None:
-        thinking = _fit_budget(thinking, out, cap, report)
-    if thinking is not None:
-        out["thinking"] = thinking
-    if "output_config" in extra:
-        out["output_config"] = {**extra.pop("output_config"), **out.get("output_config", {})}
-    if "output_format" in extra:
-        out["output_format"] = {**extra.pop("output_format"), **out.get("output_format", {})}
-    if s.stream is not UNSET:
-        out["stream"] = s.stream
+    def reasoning_and_format() -> None:
+        # (without reasoning settings or a saved thinking, and without a response format, both write nothing)
+        thinking = _encode_reasoning(s, extra, out, report, effort_levels(model)) if s.reasoning is not UNSET or "thinking" in extra else None
+        if s.response_format is not UNSET:
+            _encode_format(s, extra, out, policy, report, entry)
+            report_unsupported(s.response_format, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
+        if thinking is not None:
+            thinking = _fit_budget(thinking, out, cap, report)
+        if thinking is not None:
+            out["thinking"] = thinking
+        if "output_config" in extra:
+            out["output_config"] = {**extra.pop("output_config"), **out.get("output_config", {})}
+        if "output_format" in extra:
+            out["output_format"] = {**extra.pop("output_format"), **out.get("output_format", {})}
+
+    # the plain rows (stop_sequences, stream) in the table's order, thinking and the output format at theirs
+    encode_plain(s, SETTINGS_TABLE, out, rules={"response_format.type": reasoning_and_format})
     if extra or nulls:
         for key, value in {**extra, **nulls}.items():
             out.setdefault(key, value)

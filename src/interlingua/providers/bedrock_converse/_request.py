@@ -80,7 +80,7 @@ SETTINGS_TABLE = SettingsTable(
         "response_format.name": Wire("outputConfig.textFormat.structure.jsonSchema.name"),
         "response_format.description": Wire("outputConfig.textFormat.structure.jsonSchema.description"),
         "response_format.schema": Wire("outputConfig.textFormat.structure.jsonSchema.schema", "as a JSON string"),
-        "response_format.strict": Unsupported(why="outputConfig enforces the schema"),
+        "response_format.strict": Unsupported(why="outputConfig enforces the schema", by_mapper=True),
         "reasoning.effort": Wire("additionalModelRequestFields.reasoning_effort", "Claude: a thinking budget (changed)"),
         "reasoning.budget_tokens": Wire("additionalModelRequestFields.thinking.budget_tokens", "0 -> thinking disabled"),
         "reasoning.summary": Unsupported(),
@@ -88,7 +88,8 @@ SETTINGS_TABLE = SettingsTable(
     },
 )
 """What Bedrock Converse does with every canonical setting (ADR 0042); rows in the order they are reported; the
-plain rows are written by the shared loop (ADR 0044), read back by ``decode_request`` (which checks each value)."""
+plain rows are written and read back by the shared loop (ADR 0044; a value that does not fit its setting stays in
+provider data)."""
 
 
 _BEDROCK_ID = re.compile(r"^(?:[a-z]{2,6}\.)?[a-z0-9-]+\.[A-Za-z0-9._:-]+$|^arn:aws")
@@ -186,17 +187,10 @@ def _decode_settings(body: Mapping[str, Any]) -> Settings | None:
     if inference is not None:
         if not isinstance(inference, dict):
             raise MalformedInputError("/inferenceConfig", "inferenceConfig is an object", provider=NAME)
-        rest = {}
+        rest: dict[str, Any] = {}
+        plain = SETTINGS_TABLE.reader("inferenceConfig")
         for key, value in inference.items():
-            if key == "maxTokens" and isinstance(value, int) and not isinstance(value, bool) and value >= 1:
-                fields["max_output_tokens"] = value
-            elif key == "temperature" and isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
-                fields["temperature"] = value
-            elif key == "topP" and isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1:
-                fields["top_p"] = value
-            elif key == "stopSequences" and isinstance(value, list) and all(isinstance(s, str) and s for s in value):
-                fields["stop"] = list(value)
-            else:
+            if not plain.take(key, value, fields, rest):
                 rest[key] = copy.deepcopy(value)
         if rest or not inference:
             data["inferenceConfig"] = rest  # kept as given (an empty inferenceConfig round-trips too)
@@ -206,10 +200,11 @@ def _decode_settings(body: Mapping[str, Any]) -> Settings | None:
             raise MalformedInputError("/additionalModelRequestFields", "additionalModelRequestFields is an object", provider=NAME)
         rest = {}
         reasoning: dict[str, Any] = {}
+        in_extra = SETTINGS_TABLE.reader("additionalModelRequestFields")
         for key, value in extra.items():
-            if key == "top_k" and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                fields["top_k"] = value
-            elif key == "thinking" and isinstance(value, dict) and value.get("type") == "enabled" and set(value) == {"type", "budget_tokens"} and isinstance(value["budget_tokens"], int) and not isinstance(value["budget_tokens"], bool) and value["budget_tokens"] >= 0:
+            if in_extra.take(key, value, fields, rest):
+                continue
+            if key == "thinking" and isinstance(value, dict) and value.get("type") == "enabled" and set(value) == {"type", "budget_tokens"} and isinstance(value["budget_tokens"], int) and not isinstance(value["budget_tokens"], bool) and value["budget_tokens"] >= 0:
                 reasoning["budget_tokens"] = value["budget_tokens"]
             elif key == "reasoning_effort" and value in _EFFORTS:
                 reasoning["effort"] = value
@@ -373,6 +368,8 @@ def _encode_settings(settings: Settings, body: dict[str, Any], model: str | None
                 report.add("dropped", "response_format.strict has no Converse field (outputConfig enforces the schema)", item_type="settings", pointer="/settings/response_format/strict")
         else:
             unsupported_setting(report, policy, NAME, "response_format", fmt, meaning_changes=True, why="Converse outputConfig takes a JSON schema only")
+    if isinstance(fmt, ResponseFormat):
+        report_unsupported(fmt, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
     if inference or had_inference:
         body["inferenceConfig"] = inference
     if extra or had_extra:

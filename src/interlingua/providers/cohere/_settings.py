@@ -20,8 +20,8 @@ import msgspec
 
 from ...items import ReasoningSettings, Settings
 from ...mapping.report import Policy, Report
-from ...mapping.settings import approximated_setting, build_settings, merge_provider_fields, own_provider_data, unsupported_setting, valid_setting
-from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, plain_fields, report_unsupported
+from ...mapping.settings import approximated_setting, build_settings, merge_provider_fields, own_provider_data, unsupported_setting
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, report_unsupported
 from ._common import NAME
 
 __all__ = ["SETTINGS_TABLE", "decode_settings", "encode_settings"]
@@ -61,10 +61,6 @@ SETTINGS_TABLE = SettingsTable(
 """What Cohere v2 chat does with every canonical setting (ADR 0042); the plain rows are written and read by
 the shared loop (ADR 0044)."""
 
-_PLAIN = plain_fields(SETTINGS_TABLE)
-"""Wire field -> canonical setting, same value."""
-
-
 def _response_format(value: Any) -> dict[str, Any] | None:
     if not isinstance(value, Mapping) or not set(value) <= {"type", "json_schema"}:
         return None
@@ -103,13 +99,11 @@ def decode_settings(body: Mapping[str, Any]) -> Settings | msgspec.UnsetType:
     """
     fields: dict[str, Any] = {}
     rest: dict[str, Any] = {}
+    plain = SETTINGS_TABLE.reader()
     for key, value in body.items():
-        if key in _CONVERSATION:
+        if key in _CONVERSATION or plain.take(key, value, fields, rest):
             continue
-        canonical = _PLAIN.get(key)
-        if canonical is not None and valid_setting(canonical, value):
-            fields[canonical] = copy.deepcopy(value)
-        elif key == "response_format" and _response_format(value) is not None:
+        if key == "response_format" and _response_format(value) is not None:
             fields["response_format"] = _response_format(value)
         elif key == "thinking" and _thinking(value) is not None:
             fields["reasoning"] = _thinking(value)
@@ -125,6 +119,7 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
     """
     own = own_provider_data(settings.provider_data, NAME, report, what="settings", settings=settings)
     encode_plain(settings, SETTINGS_TABLE, body)
+    report_unsupported(settings, SETTINGS_TABLE, policy=policy, report=report)  # (none today: a row added later)
     fmt = settings.response_format
     if fmt is not U:
         if fmt.type == "text":
@@ -137,8 +132,8 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
                 out["json_schema"] = copy.deepcopy(fmt.schema)
             else:
                 approximated_setting(report, "response_format", fmt, "response_format", out, why="a json_schema format without a schema")
-            report_unsupported(fmt, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
             body["response_format"] = out
+        report_unsupported(fmt, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
     if settings.reasoning is not U:
         thinking = _encode_thinking(settings.reasoning, policy, report)
         if thinking is not None:

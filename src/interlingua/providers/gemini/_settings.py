@@ -43,7 +43,19 @@ from ...errors import ConversionError
 from ...items import ReasoningSettings, ResponseFormat, Settings
 from ...mapping.report import Policy, Report
 from ...mapping.settings import approximated_setting, own_provider_data, unsupported_setting
-from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, report_unsupported
+from ...mapping.settings_table import (
+    INTEGER,
+    NUMBER,
+    NUMBER_0_TO_1,
+    NUMBER_AT_LEAST_0,
+    POSITIVE_INTEGER,
+    STRINGS,
+    SettingsTable,
+    Unsupported,
+    Wire,
+    encode_plain,
+    report_unsupported,
+)
 from ._common import NAME, camel
 from ._models import EFFORT_THINKING_BUDGET, ThinkingRule, thinking_rule
 
@@ -62,19 +74,19 @@ SETTINGS_TABLE = SettingsTable(
     "Gemini",
     {
         "model": Wire("URL path models/{model}", "never in the body: passed to the call (model_in_body = False)"),
-        "max_output_tokens": Wire("generationConfig.maxOutputTokens", plain=True),
-        "temperature": Wire("generationConfig.temperature", plain=True),
-        "top_p": Wire("generationConfig.topP", plain=True),
-        "top_k": Wire("generationConfig.topK", plain=True),
-        "stop": Wire("generationConfig.stopSequences", plain=True),
-        "seed": Wire("generationConfig.seed", plain=True),
-        "presence_penalty": Wire("generationConfig.presencePenalty", plain=True),
-        "frequency_penalty": Wire("generationConfig.frequencyPenalty", plain=True),
+        "max_output_tokens": Wire("generationConfig.maxOutputTokens", plain=True, check=POSITIVE_INTEGER),
+        "temperature": Wire("generationConfig.temperature", plain=True, check=NUMBER_AT_LEAST_0),
+        "top_p": Wire("generationConfig.topP", plain=True, check=NUMBER_0_TO_1),
+        "top_k": Wire("generationConfig.topK", plain=True, check=NUMBER_AT_LEAST_0),
+        "stop": Wire("generationConfig.stopSequences", plain=True, check=STRINGS),
+        "seed": Wire("generationConfig.seed", plain=True, check=INTEGER),
+        "presence_penalty": Wire("generationConfig.presencePenalty", plain=True, check=NUMBER),
+        "frequency_penalty": Wire("generationConfig.frequencyPenalty", plain=True, check=NUMBER),
         "response_format.type": Wire("generationConfig.responseMimeType", "text -> text/plain; JSON -> application/json"),
-        "response_format.name": Unsupported(why="Gemini takes the schema only"),
-        "response_format.description": Unsupported(why="Gemini takes the schema only"),
+        "response_format.name": Unsupported(why="Gemini takes the schema only", by_mapper=True),
+        "response_format.description": Unsupported(why="Gemini takes the schema only", by_mapper=True),
         "response_format.schema": Wire("generationConfig.responseJsonSchema", "responseSchema (OpenAPI subset, changed) for Gemini 1.x/2.0"),
-        "response_format.strict": Unsupported(why="Gemini always constrains output to the schema"),
+        "response_format.strict": Unsupported(why="Gemini always constrains output to the schema", by_mapper=True),
         "reasoning.effort": Wire("generationConfig.thinkingConfig.thinkingLevel", "a thinkingBudget for models that take budgets (changed)"),
         "reasoning.budget_tokens": Wire("generationConfig.thinkingConfig.thinkingBudget"),
         "reasoning.summary": Unsupported(why="includeThoughts returns thought summaries"),
@@ -82,16 +94,13 @@ SETTINGS_TABLE = SettingsTable(
         "stream": Unsupported(why="Gemini picks streaming by URL: streamGenerateContent or generateContent", target="Gemini body"),
     },
 )
-"""What Gemini ``generateContent`` does with every canonical setting (ADR 0042); the plain rows are written by
-the shared loop (ADR 0044), read back by :func:`_decode_generation_config` (which refuses a bad value)."""
+"""What Gemini ``generateContent`` does with every canonical setting (ADR 0042); the plain rows are written and
+read back by the shared loop (ADR 0044, ADR 0049), which refuses a value of the wrong wire type (the row's check)
+with its place."""
 
 
 def _bad(where: str, what: str) -> ConversionError:
     return ConversionError(f"Gemini request: {where} must be {what} (at /{where.replace('.', '/')})", item_type="settings")
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _int(value: Any) -> bool:
@@ -205,45 +214,14 @@ def _decode_generation_config(gc: Mapping[str, Any], fields: dict[str, Any]) -> 
     rest: dict[str, Any] = {}
     reasoning: dict[str, Any] = {}
     camelled = {camel(k): k for k in gc}
+    plain = SETTINGS_TABLE.reader(_GC)
     for key, value in gc.items():
         ck = camel(key)
+        if plain.take(key, value, fields, rest, as_key=ck, refuse=_bad):
+            continue
         where = f"{_GC}.{ck}"
         if value is None:
             rest[key] = None
-        elif ck == "maxOutputTokens":
-            if not _int(value) or value < 1:
-                raise _bad(where, "a positive integer")
-            fields["max_output_tokens"] = value
-        elif ck == "temperature":
-            if not _number(value) or value < 0:
-                raise _bad(where, "a number >= 0")
-            fields["temperature"] = value
-        elif ck == "topP":
-            if not _number(value) or not 0 <= value <= 1:
-                raise _bad(where, "a number from 0 to 1")
-            fields["top_p"] = value
-        elif ck == "topK":
-            if not _number(value) or value < 0:
-                raise _bad(where, "a number >= 0")
-            if _int(value):
-                fields["top_k"] = value
-            else:
-                rest[key] = value  # a fractional topK (the API types it as a number): kept exactly
-        elif ck == "stopSequences":
-            if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
-                raise _bad(where, "a list of strings")
-            if all(value):
-                fields["stop"] = list(value)
-            else:
-                rest[key] = list(value)
-        elif ck == "seed":
-            if not _int(value):
-                raise _bad(where, "an integer")
-            fields["seed"] = value
-        elif ck in ("presencePenalty", "frequencyPenalty"):
-            if not _number(value):
-                raise _bad(where, "a number")
-            fields["presence_penalty" if ck == "presencePenalty" else "frequency_penalty"] = value
         elif ck == _TC:
             if not isinstance(value, Mapping):
                 raise _bad(where, "an object")
@@ -328,6 +306,8 @@ def encode_settings(settings: Settings, model: str | None, policy: Policy, repor
     gc: dict[str, Any] = {}
     encode_plain(s, SETTINGS_TABLE, gc, under=_GC)
     _encode_format(s, saved, gc, model, report)
+    if s.response_format is not UNSET:
+        report_unsupported(s.response_format, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
     saved_tc = saved.pop(_TC, None)
     thinking = _encode_reasoning(s, saved_tc, report, thinking_rule(model))
     if thinking or isinstance(saved_tc, Mapping):

@@ -30,9 +30,8 @@ from ...mapping.settings import (
     merge_provider_fields,
     own_provider_data,
     unsupported_setting,
-    valid_setting,
 )
-from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, plain_fields, report_unsupported
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, report_unsupported
 from ._common import NAME
 
 __all__ = ["SETTINGS_TABLE", "decode_settings", "encode_settings"]
@@ -47,7 +46,7 @@ SETTINGS_TABLE = SettingsTable(
     NAME,
     "Ollama",
     {
-        "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)"),
+        "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)", plain=True),
         # the plain rows, in the order they are written into ``options`` (OLL ``api/types.go`` ``Options``)
         "max_output_tokens": Wire("options.num_predict", plain=True),
         "temperature": Wire("options.temperature", plain=True),
@@ -66,14 +65,12 @@ SETTINGS_TABLE = SettingsTable(
         "reasoning.budget_tokens": Wire("think", "a level for the budget (changed); dropped beside an effort"),
         "reasoning.summary": Unsupported(why="Ollama returns the thinking itself, no summary"),
         "reasoning.include_thoughts": Wire("think", "true -> true; false reported dropped"),
-        "stream": Wire("stream", "always written: false when not set (reported changed)"),
+        "stream": Wire("stream", "always written: false when not set (reported changed)", plain=True),
     },
 )
 """What Ollama ``/api/chat`` does with every canonical setting (ADR 0042); the plain rows are written and read
 by the shared loop (ADR 0044)."""
 
-_OPTIONS = plain_fields(SETTINGS_TABLE, under="options")
-"""``options`` field -> canonical setting."""
 _CONVERSATION = frozenset({"messages", "tools"})
 
 
@@ -86,14 +83,11 @@ def decode_settings(body: Mapping[str, Any]) -> Settings | msgspec.UnsetType:
     """
     fields: dict[str, Any] = {}
     rest: dict[str, Any] = {}
+    plain, in_options = SETTINGS_TABLE.reader(), SETTINGS_TABLE.reader("options")
     for key, value in body.items():
-        if key in _CONVERSATION:
+        if key in _CONVERSATION or plain.take(key, value, fields, rest):
             continue
-        if key == "model" and valid_setting("model", value):
-            fields["model"] = value
-        elif key == "stream" and isinstance(value, bool):
-            fields["stream"] = value
-        elif key == "format" and value == "json":
+        if key == "format" and value == "json":
             fields["response_format"] = {"type": "json_object"}
         elif key == "format" and isinstance(value, Mapping):
             fields["response_format"] = {"type": "json_schema", "schema": copy.deepcopy(dict(value))}
@@ -106,10 +100,7 @@ def decode_settings(body: Mapping[str, Any]) -> Settings | msgspec.UnsetType:
         elif key == "options" and isinstance(value, Mapping):
             left: dict[str, Any] = {}
             for name, v in value.items():
-                canonical = _OPTIONS.get(name)
-                if canonical is not None and valid_setting(canonical, v):
-                    fields[canonical] = copy.deepcopy(v)
-                else:
+                if not in_options.take(name, v, fields, left):
                     left[name] = copy.deepcopy(v)
             if left or not value:
                 rest["options"] = left
@@ -128,27 +119,28 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
     own = own_provider_data(settings.provider_data, NAME, report, what="settings", settings=settings)
     options: dict[str, Any] = {}
     encode_plain(settings, SETTINGS_TABLE, options, under="options")
+    report_unsupported(settings, SETTINGS_TABLE, policy=policy, report=report)  # (none today: a row added later)
     if settings.response_format is not U:
         fmt = settings.response_format
         if fmt.type == "json_object":
             body["format"] = "json"
         elif fmt.type == "json_schema" and fmt.schema is not U:
             body["format"] = copy.deepcopy(fmt.schema)
-            report_unsupported(fmt, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
         elif fmt.type == "json_schema":
             body["format"] = "json"
             approximated_setting(report, "response_format", fmt, "format", "json", why="a json_schema format without a schema")
         else:
             unsupported_setting(report, policy, "Ollama", "response_format", fmt, why="free text is Ollama's default")
+        if fmt.type != "text":  # (a text format is left out whole)
+            report_unsupported(fmt, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
     if settings.reasoning is not U:
         think = _think(settings.reasoning, policy, report)
         if think is not None:
             body["think"] = think
     if options:
         body["options"] = options
-    if settings.stream is not U:
-        body["stream"] = settings.stream
-    elif "stream" not in own:  # a stream value that fit no canonical field goes back as given
+    encode_plain(settings, SETTINGS_TABLE, body)  # the top-level plain rows: stream (the model is never from the settings)
+    if settings.stream is U and "stream" not in own:  # a stream value that fit no canonical field goes back as given
         body["stream"] = False
         report.add(
             "changed",

@@ -52,7 +52,7 @@ from ...mapping.settings import (
     unsupported_setting,
     valid_setting,
 )
-from ...mapping.settings_table import SettingsTable, Unsupported, Wire, report_unsupported
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, report_unsupported
 from ._common import DIALECTS, NAME, Dialect
 from ._dialects import DIALECT_RULES
 
@@ -60,14 +60,14 @@ __all__ = ["SETTINGS_TABLES", "decode_settings", "encode_settings", "settings_ta
 
 U = msgspec.UNSET
 
-_MAX_TOKENS_FIELD: dict[str, str] = {name: rules.max_tokens_field for name, rules in DIALECT_RULES.items()}
-"""The field each dialect's reference documents for the output budget (module docstring)."""
-
 _EFFORT_PATH: dict[str, tuple[str, ...]] = {name: rules.effort_path for name, rules in DIALECT_RULES.items()}
-_SIMPLE = ("temperature", "top_p", "seed", "presence_penalty", "frequency_penalty", "top_k")
-"""Settings with the same name and value on the Chat wire (``top_k``: OpenRouter only)."""
 
 _CONVERSATION = frozenset({"messages", "tools", "functions"})
+
+
+_MAX_TOKENS_FIELDS = ("max_completion_tokens", "max_tokens")
+"""The two output budget fields of the Chat wire; a dialect's table names the one its reference documents
+(``DIALECT_RULES``): the other is read too, and written back where the source used it."""
 
 
 def _table(dialect: str) -> SettingsTable:
@@ -88,22 +88,25 @@ def _table(dialect: str) -> SettingsTable:
         NAME if dialect == "openai" else f"{NAME}:{dialect}",
         target,
         {
-            "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)"),
-            "max_output_tokens": Wire(rules.max_tokens_field, "the field the source used when it kept one"),
-            "temperature": Wire("temperature"),
-            "top_p": Wire("top_p"),
+            "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)", plain=True),
+            # the plain rows, in the order they are written (the shared loop, ADR 0044)
+            "stream": Wire("stream", plain=True),
+            "max_output_tokens": Wire(rules.max_tokens_field, "the field the source used when it kept one", plain=True, spelled=_MAX_TOKENS_FIELDS),
+            "temperature": Wire("temperature", plain=True),
+            "top_p": Wire("top_p", plain=True),
             # seed before top_k: the order the two are reported in
-            "seed": Unsupported(target="DeepSeek") if dialect == "deepseek" else Wire("seed"),
-            "top_k": Wire("top_k") if rules.top_k else Unsupported(why=f"the {dialect} dialect takes no top_k"),
+            "seed": Unsupported(target="DeepSeek", read=Wire("seed", plain=True)) if dialect == "deepseek" else Wire("seed", plain=True),
+            "presence_penalty": Wire("presence_penalty", plain=True),
+            "frequency_penalty": Wire("frequency_penalty", plain=True),
+            "top_k": Wire("top_k", plain=True)
+            if rules.top_k
+            else Unsupported(why=f"the {dialect} dialect takes no top_k", read=Wire("top_k", plain=True), keep=True),
             "stop": Wire("stop", "a one-element list as the string the source sent"),
-            "presence_penalty": Wire("presence_penalty"),
-            "frequency_penalty": Wire("frequency_penalty"),
             **fmt,
             "reasoning.effort": Wire(effort, "DeepSeek none -> thinking disabled (changed)" if dialect == "deepseek" else ""),
             "reasoning.budget_tokens": Wire("reasoning.max_tokens") if dialect == "openrouter" else Wire(effort, "an effort level for the budget (changed); dropped beside an effort"),
             "reasoning.include_thoughts": Wire("reasoning.exclude", "negated") if dialect == "openrouter" else Unsupported(why="whether reasoning is returned is the model's"),
             "reasoning.summary": Unsupported(why="reasoning summaries are a Responses API setting", target="OpenAI Chat"),
-            "stream": Wire("stream"),
         },
     )
 
@@ -166,18 +169,11 @@ def decode_settings(body: Mapping[str, Any], dialect: Dialect, consumed: frozens
     fields: dict[str, Any] = {}
     reasoning: dict[str, Any] = {}
     rest: dict[str, Any] = {}
+    plain = settings_table(dialect).reader()
     for key, value in body.items():
-        if key in _CONVERSATION or key in consumed:
+        if key in _CONVERSATION or key in consumed or plain.take(key, value, fields, rest):
             continue
-        if key == "model" and ((type(value) is str and value != "") or valid_setting("model", value)):  # a non-empty str is valid
-            fields["model"] = value
-        elif key == "stream" and isinstance(value, bool):
-            fields["stream"] = value
-        elif key in _SIMPLE and valid_setting(key, value):
-            fields[key] = value
-            if key == "top_k" and not DIALECT_RULES[dialect].top_k:
-                rest["top_k"] = value  # the source sent it (an OpenRouter body read as plain Chat): written back as given
-        elif key == "stop" and isinstance(value, str) and valid_setting("stop", [value]):
+        if key == "stop" and isinstance(value, str) and valid_setting("stop", [value]):
             fields["stop"] = [value]
             rest["stop"] = value  # the string form, written back as a string
         elif key == "stop" and valid_setting("stop", value):
@@ -190,9 +186,9 @@ def decode_settings(body: Mapping[str, Any], dialect: Dialect, consumed: frozens
                 rest["reasoning_effort"] = value
         elif key == "reasoning" and isinstance(value, Mapping):
             _openrouter_reasoning(value, reasoning, rest, dialect)
-        elif key not in ("max_tokens", "max_completion_tokens"):
+        else:
             rest[key] = copy.deepcopy(value)
-    _max_tokens(body, fields, rest, dialect)
+    plain.finish(body, fields, rest)  # the output budget, in whichever of its fields the source used
     if reasoning:
         fields["reasoning"] = reasoning
     return build_settings(fields, rest, NAME)
@@ -238,21 +234,6 @@ def _openrouter_reasoning(value: Mapping[str, Any], reasoning: dict[str, Any], r
         rest["reasoning"] = left  # the fields with no canonical form (an empty object stays as given)
 
 
-def _max_tokens(body: Mapping[str, Any], fields: dict[str, Any], rest: dict[str, Any], dialect: Dialect) -> None:
-    if "max_tokens" not in body and "max_completion_tokens" not in body:
-        return
-    own = _MAX_TOKENS_FIELD[dialect]
-    other = "max_tokens" if own == "max_completion_tokens" else "max_completion_tokens"
-    used = None
-    for key in (own, other):
-        if key in body and used is None and valid_setting("max_output_tokens", body[key]):
-            fields["max_output_tokens"] = body[key]
-            used = key
-    for key in (own, other):
-        if key in body and (key != used or used != own):
-            rest[key] = copy.deepcopy(body[key])  # not the dialect's field: kept so it is written back the same
-
-
 # --------------------------------------------------------------------------- encode
 
 
@@ -275,34 +256,17 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, dialect: Dialec
     # The field a source used (kept in the own provider_data, see decode_settings) is honoured in every
     # dialect, like any other provider_data field: it is this mapper's, written back as given.
     own = own_provider_data(settings.provider_data, NAME, report, what="settings", settings=settings)
-    if settings.stream is not U:
-        body["stream"] = settings.stream
-    if settings.max_output_tokens is not U:
-        value = settings.max_output_tokens
-        keys = [k for k in ("max_completion_tokens", "max_tokens") if claim_provider_field(own, (k,), value)] or [_MAX_TOKENS_FIELD[dialect]]
-        for key in keys:
-            body[key] = value
     table = settings_table(dialect)
-    kept: set[str] = set()
-    for name in _SIMPLE:
-        value = getattr(settings, name)
-        if value is U:
-            continue
-        if isinstance(table.rows[name], Wire):
-            body[name] = value
-        elif claim_provider_field(own, (name,), value):
-            # a field this dialect does not take, which the source itself sent with this value (an
-            # OpenRouter body's top_k read as plain Chat): written back as it was, not reported
-            body[name] = value
-            kept.add(name)
-        else:
-            own.pop(name, None)  # a kept field of another value is not written either
-    report_unsupported(settings, table, policy=policy, report=report, kept=frozenset(kept))
+    # the plain rows; a field this dialect does not take which the source itself sent with this value (an
+    # OpenRouter body's top_k read as plain Chat) is written back as it was (kept), not reported
+    kept = encode_plain(settings, table, body, own=own)
+    report_unsupported(settings, table, policy=policy, report=report, kept=kept)
     if settings.stop is not U:
         stop = list(settings.stop)
         body["stop"] = stop[0] if len(stop) == 1 and claim_provider_field(own, ("stop",), stop[0]) else stop
     if settings.response_format is not U:
         _encode_response_format(settings.response_format, body, dialect=dialect, policy=policy, report=report)
+        report_unsupported(settings.response_format, table, policy=policy, report=report, group="response_format")
     if settings.reasoning is not U:
         _encode_reasoning(settings.reasoning, body, own, dialect=dialect, policy=policy, report=report)
     merge_provider_fields(body, own, report, target=NAME)

@@ -31,7 +31,7 @@ from ...mapping.settings import (
     unsupported_setting,
     valid_setting,
 )
-from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, plain_fields, report_unsupported
+from ...mapping.settings_table import SettingsTable, Unsupported, Wire, encode_plain, report_unsupported
 from ._common import NAME
 
 __all__ = ["SETTINGS_TABLE", "decode_settings", "encode_settings"]
@@ -45,7 +45,7 @@ SETTINGS_TABLE = SettingsTable(
     NAME,
     "OpenAI Responses",
     {
-        "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)"),
+        "model": Wire("model", "from encode_request(model=...); the settings' model is not written (ADR 0007)", plain=True),
         # the plain rows, in the order they are written
         "stream": Wire("stream", plain=True),
         "temperature": Wire("temperature", plain=True),
@@ -70,8 +70,6 @@ SETTINGS_TABLE = SettingsTable(
 """What OpenAI Responses does with every canonical setting (ADR 0042); the plain rows are written and read by
 the shared loop (ADR 0044)."""
 
-_PLAIN = plain_fields(SETTINGS_TABLE)
-"""Body field -> canonical setting, same value (``stream`` is read by its own rule: a boolean)."""
 _SUMMARIES = ("auto", "concise", "detailed")
 
 
@@ -103,16 +101,11 @@ def decode_settings(body: Mapping[str, Any], conversation: frozenset[str]) -> Se
     """
     fields: dict[str, Any] = {}
     rest: dict[str, Any] = {}
+    plain = SETTINGS_TABLE.reader()
     for key, value in body.items():
-        if key in conversation:
+        if key in conversation or plain.take(key, value, fields, rest):
             continue
-        if key == "model" and valid_setting("model", value):
-            fields["model"] = value
-        elif key == "stream" and isinstance(value, bool):
-            fields["stream"] = value
-        elif key in _PLAIN and valid_setting(_PLAIN[key], value):
-            fields[_PLAIN[key]] = value
-        elif key == "reasoning" and isinstance(value, Mapping):
+        if key == "reasoning" and isinstance(value, Mapping):
             reasoning: dict[str, Any] = {}
             left: dict[str, Any] = {}
             for k, v in value.items():
@@ -147,8 +140,10 @@ def encode_settings(settings: Settings, body: dict[str, Any], *, policy: Policy,
     report_unsupported(settings, SETTINGS_TABLE, policy=policy, report=report)
     if settings.response_format is not U:
         body["text"] = {"format": _format_to_wire(settings.response_format, report)}
+        report_unsupported(settings.response_format, SETTINGS_TABLE, policy=policy, report=report, group="response_format")
     if settings.reasoning is not U:
         reasoning = _reasoning_to_wire(settings.reasoning, policy, report)
+        report_unsupported(settings.reasoning, SETTINGS_TABLE, policy=policy, report=report, group="reasoning")
         if reasoning:
             body["reasoning"] = reasoning
     merge_provider_fields(body, own, report, target=NAME)
