@@ -119,10 +119,10 @@ def decode_request(body: Mapping[str, Any]) -> Conversion[Transcript]:
         stateful = next((name for name in _STATEFUL if body.get(name) is not None), None)
         calls: set[str] = set()
         for i, raw in enumerate(raw_input):
-            decoded = decode_wire_item(raw, f"m{i}", ctx, i, f"/input/{i}")
+            wire_items = decode_wire_item(raw, f"m{i}", ctx, i, f"/input/{i}")
             if stateful is not None:
-                decoded = _held_result(decoded, raw, calls, stateful, report, i)
-            items.extend(decoded)
+                wire_items = _held_result(wire_items, raw, calls, stateful, report, i)
+            items.extend(wire_items)
     elif raw_input is not None:
         report.add("dropped", f"input is {a_json_type(raw_input)}", pointer="/input")
     for name in _STATEFUL:
