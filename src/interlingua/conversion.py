@@ -333,11 +333,8 @@ def check_limits(items: Iterable[Any], *, limits: Limits = DEFAULT_LIMITS, what:
         _check_each(enumerate(items), limits, what, measure_strings)
 
 
-_CHUNK = 256
-"""Items :func:`_check_chunks` encodes in one call (a copy bounded by ``max_item_bytes`` is kept)."""
-_CHUNKED = ACCELERATED
-"""Chunks with the compiled line proof only: it reads a chunk at about an instruction a byte, where
-the pure one (two ``translate`` copies) costs more than the per-item pre-check it would replace."""
+_CHUNK = 256  # items _check_chunks encodes in one call (a copy bounded by max_item_bytes)
+_CHUNKED = ACCELERATED  # the pure line proof (two translate copies) costs more than the per-item pre-check
 
 
 def _check_chunks(items: list[Any] | tuple[Any, ...], limits: Limits, what: str) -> None:
@@ -356,7 +353,7 @@ def _check_chunks(items: list[Any] | tuple[Any, ...], limits: Limits, what: str)
         except (TypeError, ValueError, OverflowError):
             block = None  # an item that is not JSON-safe: the encoder's own check says where
         if block is None or len(block) > max_bytes:
-            del block
+            del block  # not held while a huge item is checked
             _check_each(enumerate(part, k), limits, what, False)
         elif line_shape(block, 0, len(block), limit)[2]:
             for i, line in enumerate(block.split(b"\n")[: len(part)], k):

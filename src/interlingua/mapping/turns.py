@@ -35,9 +35,8 @@ _UNSET = msgspec.UNSET
 
 def _assistant_side(item: Any) -> bool:
     """Whether the model speaks ``item`` (calls, reasoning, refusals, structured output, assistant content)."""
-    side = _SIDES.get(type(item), 0)
-    if side == 0:
-        side = _class_side(type(item))
+    cls = type(item)
+    side = _SIDES[cls] if cls in _SIDES else _class_side(cls)
     if side is None:
         return getattr(item, "role", _UNSET) == "assistant"  # content items and raw items with a role
     return side
