@@ -49,6 +49,10 @@ def steps(src: Path) -> dict[str, tuple[Callable[[], Any], Callable[[], Any]]]:
         with spelling_unused():
             return [oc.decode_request(b).value for b in chat]
 
+    def limits(t: Any) -> int:
+        check_limits(t.items, measure_strings=False)
+        return len(t.items)
+
     nothing: Callable[[], Any] = lambda: None  # noqa: E731
     out: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {
         "call": (nothing, lambda: [interlingua.convert_request(b, source="openai-chat", target="anthropic", model=MODEL, policy="drop").value for b in chat]),
@@ -56,7 +60,7 @@ def steps(src: Path) -> dict[str, tuple[Callable[[], Any], Callable[[], Any]]]:
         "decode": (nothing, decode),
         "encode": (nothing, lambda: [an.encode_request(t, model=MODEL, policy="drop").value for t in fitted]),
         "fit": (nothing, lambda: [fit(t, caps, model=MODEL, provider="anthropic", policy="drop") for t in ts]),
-        "limits": (nothing, lambda: [check_limits(t.items, measure_strings=False) or len(t.items) for t in ts]),
+        "limits": (nothing, lambda: [limits(t) for t in ts]),
         "kind_of": (nothing, lambda: [oc.kind_of(b) for b in chat]),
         "company": (nothing, lambda: [keep_company(t, Report()) for t in ts]),
         "resolve": (nothing, lambda: [resolve("anthropic", MODEL, mapper=an) for _ in chat]),
