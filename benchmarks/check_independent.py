@@ -28,7 +28,9 @@ Checks (``--only`` names):
 * ``store-session`` (15, 15b): ``SessionStore.append`` of 10,000 items in one call, and ``load``, vs the
   Agents SDK's ``SQLiteSession`` and ``SQLAlchemySession``;
 * ``growth`` (16): per-item CPU of convert, validate, store load and view at two sizes (``--growth-mb``),
-  as many conversations and as one; the figure is each operation's max/min over the cells.
+  as many conversations and as one, and row (12)'s call on both sides (``convert_request`` from
+  OpenAI Chat and LiteLLM's ``transform_request``, per message, on hand-written bodies of about the
+  same size); the figure is each operation's max/min over the cells, and LiteLLM / ours per cell.
 
 Usage::
 
@@ -534,9 +536,18 @@ def check_growth(sizes_mb: list[float], n: int, tmp: Path) -> None:
     from interlingua.view import iter_html, session_sections
 
     per_conv = len(to_jsonl(conversations(4))) / 4
+    per_body = len(json.dumps(chat_requests(4))) / 4
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        import litellm
+
+        cfg: Any = litellm.AnthropicConfig()
+    except ImportError:
+        cfg = None
+        print("(16) growth: LiteLLM not installed (its column is left out)")
     loop = asyncio.new_event_loop()
     run = loop.run_until_complete
-    ops = ("convert", "validate", "load", "view")
+    ops = ("convert", "validate", "load", "view", "convert-chat")
     cells: dict[str, dict[str, list[float]]] = {}
     for mb in sizes_mb:
         envs = list(iter_jsonl(io.BytesIO(to_jsonl(conversations(max(1, round(mb * 1e6 / per_conv)), seed=29)))))
@@ -566,28 +577,56 @@ def check_growth(sizes_mb: list[float], n: int, tmp: Path) -> None:
                 for _chunk in iter_html(sections, items=count_items, conversations=count):
                     pass
 
-            t = samples({
+            # row (12)'s call on both sides: hand-written OpenAI Chat bodies of about the same size
+            # (one body holding every conversation's messages for the one-conversation shape)
+            bodies = chat_requests(max(1, round(mb * 1e6 / per_body)), seed=31)
+            if shape == "one":
+                bodies = [{"model": "gpt-4.1", "messages": [m for b in bodies for m in b["messages"]]}]
+            msgs = sum(len(b["messages"]) for b in bodies)
+            copies: list[Any] = []
+
+            def chat(bodies: list[dict[str, Any]] = bodies) -> list[Any]:
+                return [interlingua.convert_request(b, source="openai-chat", target="anthropic", model=MODEL, policy="drop") for b in bodies]
+
+            def fresh(bodies: list[dict[str, Any]] = bodies) -> None:  # LiteLLM changes the messages it is given
+                copies[:] = [_copy(b["messages"]) for b in bodies]
+
+            def peer() -> list[Any]:
+                return [cfg.transform_request(model=MODEL, messages=m, optional_params={"max_tokens": 64000}, litellm_params={}, headers={}) for m in copies]
+
+            fns: dict[str, Contender] = {
                 "convert": lambda: [interlingua.convert_request(x, source="canonical", target="anthropic", model=MODEL, policy="drop") for x in transcripts],
                 "validate": lambda path=path: validate_path([str(path)]),
                 "load": lambda: [run(store.load(s)) for s in sids],
                 "view": view,
-            }, n)
+                "convert-chat": chat,
+            }
+            if cfg is not None:
+                fns["litellm"] = (fresh, peer)
+            t = samples(fns, n)
             run(store.close())
-            cells[f"{mb:g} MB, {'one conversation' if shape == 'one' else f'{len(convs)} conversations'} ({items:,} items)"] = {
-                op: [x / items for x in t[op]] for op in ops
+            cells[f"{mb:g} MB, {'one conversation' if shape == 'one' else f'{len(convs)} conversations'} ({items:,} items, {msgs:,} messages)"] = {
+                op: [x / (msgs if op in ("convert-chat", "litellm") else items) for x in t[op]] for op in t
             }
     loop.close()
-    print(f"(16) growth, per-item CPU (us, median of {n} rounds) at {', '.join(f'{m:g}' for m in sizes_mb)} MB:")
+    print(f"(16) growth, per-item CPU (us, median of {n} rounds; convert-chat and litellm per message) at {', '.join(f'{m:g}' for m in sizes_mb)} MB:")
     for key, c in cells.items():
-        print(f"    {key}: " + ", ".join(f"{op} {statistics.median(c[op]) * 1e6:.1f}" for op in ops))
+        print(f"    {key}: " + ", ".join(f"{op} {statistics.median(c[op]) * 1e6:.1f}" for op in c))
     rep = REPORT.get("growth")
+    if cfg is not None:
+        ll = [statistics.median(c["litellm"]) for c in cells.values()]
+        print(f"  litellm per message max/min over the cells: {max(ll) / min(ll):.2f}x; LiteLLM / our convert-chat per cell: "
+              + ", ".join(f"{statistics.median(c['litellm']) / statistics.median(c['convert-chat']):.2f}x" for c in cells.values()))
     for op in ops:
         meds = [statistics.median(c[op]) for c in cells.values()]
         spread = max(meds) / min(meds)
         noise = max((max(c[op]) - min(c[op])) / statistics.median(c[op]) for c in cells.values())
         line = f"  {op} max/min over the cells: independent {spread:.2f}x (noise: per-cell samples spread up to {noise:.0%})"
         if rep is not None:
-            table = rep["extra"]["growth"]
+            table = {k: r for k, r in rep["extra"]["growth"].items() if op in r}
+            if not table:
+                print(line + f" | report: no {op} column", flush=True)
+                continue
             theirs = max(r[op] for r in table.values()) / min(r[op] for r in table.values())
             agree = abs(theirs - spread) <= max(noise, 0.1) * max(theirs, spread)
             line += f" | report {theirs:.2f}x over {len(table)} cells: {'agree (within the noise)' if agree else 'DIFFER (beyond the noise)'}"

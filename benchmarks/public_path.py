@@ -456,7 +456,9 @@ def row_growth(R: ModuleType, ctx: Any) -> Any:
     from interlingua.store import SessionStore
     from interlingua.validation import validate_path
     from interlingua.view import iter_html, session_sections
+    from interlingua.mapping import get_mapper
 
+    ll, ll_fn = _litellm_request(R)
     env = os.environ.get("INTERLINGUA_BENCH_GROWTH_MB")
     sizes = tuple(float(x) for x in env.split(",")) if env else GROWTH_MB.get(ctx.size_name, (1, 4))
     rounds = max(3, min(ctx.size.rounds, 3))
@@ -464,12 +466,14 @@ def row_growth(R: ModuleType, ctx: Any) -> Any:
     run_ = loop.run_until_complete
     table: dict[str, dict[str, float]] = {}
 
-    def per_item(fn: Callable[[], Any], n: int) -> float:
+    def per_item(fn: Callable[[], Any], n: int, prep: Callable[[], Any] = lambda: None) -> float:
+        prep()
         fn()  # warm-up
         samples = []
         for _ in range(rounds):
             import gc
 
+            prep()  # outside the timing (LiteLLM changes the messages it is given: a fresh copy)
             gc.collect()
             t = time.process_time()
             fn()
@@ -497,6 +501,16 @@ def row_growth(R: ModuleType, ctx: Any) -> Any:
                     pass
 
             row["view"] = per_item(view, n)
+            # row (12)'s call on both sides, the same OpenAI Chat bodies (per message)
+            oc = get_mapper("openai-chat")
+            bodies = [oc.encode_request(t, model="gpt-4.1", policy="drop").value for t in transcripts]
+            msgs = sum(len(b["messages"]) for b in bodies)
+            row["messages"] = msgs
+            row["convert-chat"] = per_item(lambda: [interlingua.convert_request(b, source="openai-chat", target="anthropic", model=MODEL, policy="drop") for b in bodies], msgs)
+            if ll_fn is not None:
+                copies: list[Any] = []
+                row["litellm"] = per_item(lambda: [ll_fn(m) for m in copies], msgs, prep=lambda: copies.__setitem__(slice(None), [R._dict_copy(b["messages"]) for b in bodies]))
+            del bodies
             db = ctx.workdir / f"growth-{shape}-{mb:g}.sqlite3"
             store = run_(SessionStore.open(f"sqlite+aiosqlite:///{db}", create=True))
             sids = []
@@ -511,20 +525,28 @@ def row_growth(R: ModuleType, ctx: Any) -> Any:
             path.unlink()
             del transcripts, convs
             table[key] = row
-    ops = ("convert", "validate", "load", "view")
+    ops = ("convert", "validate", "load", "view", "convert-chat")
     spread = {op: max(r[op] for r in table.values()) / min(r[op] for r in table.values()) for op in ops}
     il = R.Measure("per-item CPU of each operation, at each size (see the table in the notes)", "interlingua")
     row_ = R.Row("growth", "(16) growth: per-item cost from the smallest to the largest input, and one huge conversation", il, [], None)
     row_.targets = [R.Target(f"{op} per item flat within 10% (max/min over every size and shape)", spread[op] <= 1.10, f"{spread[op]:.2f}x") for op in ops]
+    if all("litellm" in r for r in table.values()):
+        ll_spread = max(r["litellm"] for r in table.values()) / min(r["litellm"] for r in table.values())
+        ratios = [r["litellm"] / r["convert-chat"] for r in table.values()]
+        row_.targets.append(R.Target("report: LiteLLM per message (max/min), and LiteLLM / our convert-chat per cell", None, f"{ll_spread:.2f}x; " + ", ".join(f"{x:.2f}x" for x in ratios)))
     row_.extra["growth"] = table
-    lines = ["| input | items | " + " | ".join(f"{op} (us/item)" for op in ops) + " |", "|---|---:|" + "---:|" * len(ops)]
+    cols = (*ops, "litellm")
+    lines = ["| input | items | messages | " + " | ".join(f"{op} (us/{'message' if op in ('convert-chat', 'litellm') else 'item'})" for op in cols) + " |", "|---|---:|---:|" + "---:|" * len(cols)]
     for key, r in table.items():
-        lines.append(f"| {key} ({r['mb']:.1f} MB) | {int(r['items']):,} | " + " | ".join(f"{r[op] * 1e6:.1f}" for op in ops) + " |")
+        lines.append(f"| {key} ({r['mb']:.1f} MB) | {int(r['items']):,} | {int(r['messages']):,} | " + " | ".join(f"{r[op] * 1e6:.1f}" if op in r else "" for op in cols) + " |")
     row_.notes.append("\n".join(lines))
     row_.notes.append(
         f"CPU medians of {rounds} runs per cell (process time, this process; aiosqlite's worker thread included for load); convert = "
         "`convert_request(transcript, source='canonical', target='anthropic', policy='drop')` per conversation; validate = "
-        "`validate_path` of the session file; view = `session_sections` + `iter_html` streamed to nowhere; load = `SessionStore.load` per session"
+        "`validate_path` of the session file; view = `session_sections` + `iter_html` streamed to nowhere; load = `SessionStore.load` per session; "
+        "convert-chat = row (12)'s call `convert_request(body, source='openai-chat', target='anthropic')` on the conversations as OpenAI Chat "
+        "bodies, litellm = LiteLLM `AnthropicConfig().transform_request` on the same bodies' messages (a fresh copy each run, outside the timing), "
+        f"both per message (the peer: {ll.name}{'' if ll_fn is not None else ', not installed'})"
     )
     return row_
 

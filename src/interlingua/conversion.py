@@ -58,6 +58,7 @@ from .capabilities import Resolver, deprecation_warning, fit, lookup, resolve, u
 from .codec import DEFAULT_LIMITS, Limits, UnknownItem, check_item_limits, check_json_safe, decode_transcript, encode_transcript
 from .codec._items import encoder
 from .codec._json_safety import FREE_FORM, check_base64, item_too_deep
+from .codec._line_shape import ACCELERATED, line_shape
 from .errors import ConversionError, DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, Problem, StreamFailedError, UnknownFormatError
 from .items import Base64Source, Origin, Settings, TextItem, Transcript
 from .mapping.company import keep_company, keep_company_items
@@ -307,10 +308,11 @@ def check_limits(items: Iterable[Any], *, limits: Limits = DEFAULT_LIMITS, what:
     deeper than ``max_depth``. So nothing a conversion or ``migrate`` writes is refused later by
     ``validate`` or ``store import``.
 
-    Each item is encoded once into one reused buffer (msgspec, C speed); its length is the exact
-    size. Nesting is walked only for an item whose JSON holds more brackets than ``max_depth``
-    (fewer cannot nest deeper), inline base64 checked only for an item whose JSON holds a
-    ``"base64"`` source tag: the checks of :func:`~interlingua.codec.check_item_limits`.
+    Each item is encoded once (msgspec, C speed: items in a list 256 at a time as JSON Lines when
+    the compiled line check is there, else into one reused buffer); its length is the exact size. Nesting is walked only for an item whose
+    JSON holds more brackets than ``max_depth`` (fewer cannot nest deeper), inline base64 checked
+    only for an item whose JSON holds a ``"base64"`` source tag: the checks of
+    :func:`~interlingua.codec.check_item_limits`.
 
     Args:
         items: Canonical items (a transcript's or a response's).
@@ -325,10 +327,52 @@ def check_limits(items: Iterable[Any], *, limits: Limits = DEFAULT_LIMITS, what:
     Raises:
         LimitError: the first such item (pointer ``/items/N`` of the canonical transcript).
     """
+    if _CHUNKED and not measure_strings and isinstance(items, (list, tuple)):
+        _check_chunks(items, limits, what)
+    else:
+        _check_each(enumerate(items), limits, what, measure_strings)
+
+
+_CHUNK = 256  # items _check_chunks encodes in one call (a copy bounded by max_item_bytes)
+_CHUNKED = ACCELERATED  # the pure line proof (two translate copies) costs more than the per-item pre-check
+
+
+def _check_chunks(items: list[Any] | tuple[Any, ...], limits: Limits, what: str) -> None:
+    """:func:`check_limits` for items in memory, ``_CHUNK`` at a time encoded as JSON Lines (one C call).
+
+    A chunk of at most ``max_item_bytes`` holds no item over it. When no line holds more than
+    ``max_depth`` opening brackets (``line_shape``, the codec's line proof) no item nests too deep,
+    and only the items whose line holds a ``"base64"`` tag are checked further (found by ``find``);
+    else every line is checked. A chunk over ``max_item_bytes`` (or not JSON-safe) is checked item by
+    item (:func:`_check_each`: one reused buffer, no second copy of a huge item)."""
+    max_bytes, limit = limits.max_item_bytes, limits.max_depth + 1
+    for k in range(0, len(items), _CHUNK):
+        part = items[k : k + _CHUNK]
+        try:
+            block = encoder.encode_lines(part)
+        except (TypeError, ValueError, OverflowError):
+            block = None  # an item that is not JSON-safe: the encoder's own check says where
+        if block is None or len(block) > max_bytes:
+            del block  # not held while a huge item is checked
+            _check_each(enumerate(part, k), limits, what, False)
+        elif line_shape(block, 0, len(block), limit)[2]:
+            for i, line in enumerate(block.split(b"\n")[: len(part)], k):
+                _check_encoded(items[i], line, f"/items/{i}", limits, what)
+        else:
+            i, seen, at = k, 0, block.find(b'"base64"')
+            while at >= 0:  # each item whose line holds the tag, in order
+                i += block.count(b"\n", seen, at)
+                check_base64(items[i], f"/items/{i}", limits)
+                seen = block.find(b"\n", at) + 1
+                at = block.find(b'"base64"', seen)
+
+
+def _check_each(items: Iterable[tuple[int, Any]], limits: Limits, what: str, measure_strings: bool) -> None:
+    """:func:`check_limits` item by item (``items``: index and item), one reused buffer."""
     buf = bytearray()
     encode, max_bytes = encoder.encode_into, limits.max_item_bytes
     try:
-        for i, item in enumerate(items):
+        for i, item in items:
             if measure_strings:
                 longest = _longest_string(item)
                 if longest > max_bytes:  # refused without encoding it (a copy as large again)
@@ -343,7 +387,7 @@ def check_limits(items: Iterable[Any], *, limits: Limits = DEFAULT_LIMITS, what:
         del buf  # an over-limit item's copy is not held past the check
 
 
-def _check_encoded(item: Any, encoded: bytearray, pointer: str, limits: Limits, what: str) -> None:
+def _check_encoded(item: Any, encoded: bytes | bytearray, pointer: str, limits: Limits, what: str) -> None:
     """The checks of :func:`check_limits` for one item (``encoded``: its JSON)."""
     if len(encoded) > limits.max_item_bytes:
         raise LimitError(Problem(pointer, f"{what} gives a canonical item of {len(encoded)} bytes; the limit is {limits.max_item_bytes} (max_item_bytes)"))

@@ -77,6 +77,27 @@ def test_the_callgrind_driver_runs_every_row_on_its_prepared_input(tmp_path: Pat
     assert cg._ir_from_text("events: Ir\nsummary: 12345\n") == 12345
 
 
+def test_the_growth_counter_prepares_every_cell_and_runs_each_operation(tmp_path: Path) -> None:
+    import shutil
+
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler for the callgrind start/stop helper")
+    gc_ = _load("growth_callgrind")
+    gc_.prepare(tmp_path, [0.05])
+    meta = __import__("json").loads((tmp_path / "meta.json").read_text())
+    assert set(meta) == {"many-0.05", "one-0.05"} and meta["one-0.05"]["conversations"] == 1
+    assert meta["one-0.05"]["items"] == meta["many-0.05"]["items"] > 0
+    ops = [op for op in gc_.OPS if op != "litellm" or importlib.util.find_spec("litellm") is not None]
+    for shape in gc_.SHAPES:
+        for op in ops:
+            run, prep = gc_._work(op, shape, 0.05, tmp_path)
+            prep()
+            assert run() is not None or op == "view", (op, shape)
+        gc_.cell("validate", shape, 0.05, tmp_path)  # outside valgrind the start/stop requests do nothing
+    res = {"many-0.05": {"convert": {"ir": 2000, "n": 10, "per_item": 200.0}}}
+    assert "| 0.05 MB, " in gc_.table(res, meta) and "| 0.2 |" in gc_.table(res, meta)
+
+
 def test_check_independent_reads_a_reports_figures_with_their_range(capsys: pytest.CaptureFixture[str]) -> None:
     ci = _load("check_independent")
     fig = ci.Figure.of([1.0, 2.0, 1.0], [2.0, 2.0, 3.0])

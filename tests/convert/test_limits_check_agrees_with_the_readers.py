@@ -1,13 +1,16 @@
 """``check_limits`` (what a conversion applies to the items a mapper made) refuses exactly what the
 readers refuse (``codec.check_item_limits``, the check of ``decode_item`` and ``iter_jsonl``): same
 item, same kind of error, whether or not it measures strings first. Its fast path (one encode per
-item into a reused buffer; nesting and base64 looked at only where an item holds a free-form value
-or an inline source) must not let through anything the readers refuse."""
+item into a reused buffer, or items in a list encoded in chunks as JSON Lines and looked at one by
+one only in a chunk that is large, holds a base64 tag or a line of many brackets; nesting and base64
+looked at only where an item holds a free-form value or an inline source) must not let through
+anything the readers refuse, and names the same first item."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from unittest import mock
 from typing import Any
 
 import msgspec
@@ -56,6 +59,27 @@ small_limits = st.builds(
 @given(items=item_lists(max_size=8), limits=small_limits, measure_strings=st.booleans())
 def test_the_same_items_are_refused_as_by_the_readers(items: list[Any], limits: Limits, measure_strings: bool) -> None:
     assert _verdict(items, limits, measure_strings) == _readers_verdict(items, limits)
+
+
+@settings(max_examples=300, deadline=None)
+@given(items=item_lists(max_size=12), limits=small_limits, chunk=st.integers(1, 4))
+def test_the_chunked_check_names_the_same_first_item_across_chunk_ends(items: list[Any], limits: Limits, chunk: int) -> None:
+    # items in memory are encoded a chunk at a time: a refused item in a later chunk, or after a
+    # clean chunk, keeps its index in the whole list
+    with mock.patch("interlingua.conversion._CHUNK", chunk), mock.patch("interlingua.conversion._CHUNKED", True):
+        assert _verdict(items, limits, False) == _readers_verdict(items, limits)
+
+
+def test_an_item_refused_after_the_first_chunk_is_named_by_its_index() -> None:
+    clean = [ToolCallItem(id=f"c{i}", name="f", arguments={"q": i}) for i in range(600)]
+    deep = ToolCallItem(id="deep", name="f", arguments={"a": {"b": {"c": {"d": {}}}}})
+    bad = _image("not base64!")
+    limits = Limits(max_depth=4)
+    for chunked in (True, False):  # chunked: the path taken when the compiled line check is built
+        with mock.patch("interlingua.conversion._CHUNKED", chunked):
+            assert _verdict([*clean, deep], limits, False) == ("LimitError", "/items/600")
+            assert _verdict([*clean[:300], bad, *clean[300:]], DEFAULT_LIMITS, False) == ("DocumentError", "/items/300")
+            assert _verdict(clean, limits, False) is None
 
 
 def _image(data: str) -> ImageItem:

@@ -35,11 +35,20 @@ _UNSET = msgspec.UNSET
 
 def _assistant_side(item: Any) -> bool:
     """Whether the model speaks ``item`` (calls, reasoning, refusals, structured output, assistant content)."""
-    if isinstance(item, _ASSISTANT_TYPES):
-        return True
-    if isinstance(item, _RESULT_TYPES):
-        return False
-    return getattr(item, "role", _UNSET) == "assistant"  # content items and raw items with a role
+    cls = type(item)
+    side = _SIDES[cls] if cls in _SIDES else _class_side(cls)
+    if side is None:
+        return getattr(item, "role", _UNSET) == "assistant"  # content items and raw items with a role
+    return side
+
+
+_SIDES: dict[type, bool | None] = {}
+"""Per item class: ``True`` (the model speaks it), ``False`` (a result), ``None`` (its ``role`` says)."""
+
+
+def _class_side(cls: type) -> bool | None:
+    side = _SIDES[cls] = True if issubclass(cls, _ASSISTANT_TYPES) else False if issubclass(cls, _RESULT_TYPES) else None
+    return side
 
 
 @dataclass(frozen=True)
@@ -92,13 +101,14 @@ def call_turn_keys(items: Sequence[Any]) -> CallTurns:
     keys: dict[int, Any] = {}
     joins: list[tuple[int, Any, Any]] = []
     n = len(items)
+    side = list(map(_assistant_side, items))  # once per item (each run's end is looked at twice)
     i = 0
     while i < n:
-        if not _assistant_side(items[i]):
+        if not side[i]:
             i += 1
             continue
         start = i
-        while i < n and _assistant_side(items[i]):
+        while i < n and side[i]:
             i += 1
         # the run is items[start:i]
         target: Any = _UNSET

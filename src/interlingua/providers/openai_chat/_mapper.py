@@ -48,10 +48,12 @@ def foreign_request_fields(body: Mapping[str, Any]) -> str | None:
     if "system" in body:
         return "a top-level 'system'"
     tools = body.get("tools")
-    if isinstance(tools, list) and any(isinstance(t, Mapping) and "input_schema" in t for t in tools):
+    if isinstance(tools, list) and any((type(t) is dict or isinstance(t, Mapping)) and "input_schema" in t for t in tools):
         return "a tool with 'input_schema'"
-    for message in body.get("messages") or ():
-        content = message.get("content") if isinstance(message, Mapping) else None
+    for message in body.get("messages") or ():  # `type(...) is dict` first: the ABC check costs more
+        content = message.get("content") if type(message) is dict or isinstance(message, Mapping) else None
+        if type(content) is str:
+            continue
         for block in content if isinstance(content, list) else ():
             if not isinstance(block, Mapping):
                 continue
