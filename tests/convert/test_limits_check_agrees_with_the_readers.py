@@ -66,7 +66,7 @@ def test_the_same_items_are_refused_as_by_the_readers(items: list[Any], limits: 
 def test_the_chunked_check_names_the_same_first_item_across_chunk_ends(items: list[Any], limits: Limits, chunk: int) -> None:
     # items in memory are encoded a chunk at a time: a refused item in a later chunk, or after a
     # clean chunk, keeps its index in the whole list
-    with mock.patch("interlingua.conversion._CHUNK", chunk), mock.patch("interlingua.conversion._CHUNKED", True):
+    with mock.patch("interlingua._item_limits._CHUNK", chunk), mock.patch("interlingua._item_limits._CHUNKED", True):
         assert _verdict(items, limits, False) == _readers_verdict(items, limits)
 
 
@@ -76,7 +76,7 @@ def test_an_item_refused_after_the_first_chunk_is_named_by_its_index() -> None:
     bad = _image("not base64!")
     limits = Limits(max_depth=4)
     for chunked in (True, False):  # chunked: the path taken when the compiled line check is built
-        with mock.patch("interlingua.conversion._CHUNKED", chunked):
+        with mock.patch("interlingua._item_limits._CHUNKED", chunked):
             assert _verdict([*clean, deep], limits, False) == ("LimitError", "/items/600")
             assert _verdict([*clean[:300], bad, *clean[300:]], DEFAULT_LIMITS, False) == ("DocumentError", "/items/300")
             assert _verdict(clean, limits, False) is None
