@@ -52,7 +52,7 @@ def _round(mode: str, tmp: str) -> Callable[[], None]:
     run = loop.run_until_complete
     n = [0]
     if mode == "sqlitesession":
-        from agents.memory.sqlite_session import SQLiteSession
+        from agents.memory.sqlite_session import SQLiteSession  # type: ignore[import-not-found]
 
         from interlingua.codec import to_builtins
 

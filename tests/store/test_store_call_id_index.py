@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from interlingua.codec import UnknownItem
 from interlingua.errors import MigrationRequiredError
@@ -33,7 +34,7 @@ _ITEMS = [
 _NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
-async def _index_sql(conn: sa.ext.asyncio.AsyncConnection, dialect: str) -> str:
+async def _index_sql(conn: AsyncConnection, dialect: str) -> str:
     if dialect == "sqlite":
         sql = "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = :n"
     else:
@@ -41,7 +42,7 @@ async def _index_sql(conn: sa.ext.asyncio.AsyncConnection, dialect: str) -> str:
     return str((await conn.execute(sa.text(sql), {"n": _INDEX})).scalar_one())
 
 
-async def _lookup_plan(conn: sa.ext.asyncio.AsyncConnection, dialect: str) -> str:
+async def _lookup_plan(conn: AsyncConnection, dialect: str) -> str:
     """How the database finds a call's rows by call id (the look-up the index is for)."""
     where = "FROM interlingua_items WHERE session_id = 'old' AND call_id = 'call_1'"
     if dialect == "sqlite":
