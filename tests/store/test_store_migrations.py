@@ -31,7 +31,7 @@ async def test_migrated_schema_matches_the_models(store: SessionStore) -> None:
     async with store.engine.connect() as conn:
         assert await conn.run_sync(_diff) == []
         rev = (await conn.execute(sa.text(f"SELECT version_num FROM {VERSION_TABLE}"))).scalar_one()
-    assert rev == head_revision() == "0004"
+    assert rev == head_revision() == "0005"
 
 
 async def test_downgrade_and_upgrade_again(empty_url: str) -> None:
@@ -82,7 +82,7 @@ async def test_database_at_first_revision_with_data_upgrades_intact(empty_url: s
     with pytest.raises(MigrationRequiredError) as ei:
         await SessionStore.open(empty_url)
     msg = str(ei.value)
-    assert "revision 0001" in msg and "0004" in msg and "interlingua store upgrade --url" in msg
+    assert "revision 0001" in msg and "0005" in msg and "interlingua store upgrade --url" in msg
 
     store = await SessionStore.open(empty_url, upgrade=True)
     try:

@@ -8,7 +8,8 @@ Tables::
 
     interlingua_sessions          one row per session: head_seq, metadata, tools, settings
     interlingua_items             one row per envelope, primary key (session_id, seq); usage, stop
-                                  reason and response metadata on a response's last item
+                                  reason and response metadata on a response's last item; the
+                                  (session_id, call_id) index holds the rows that have a call id
     interlingua_session_changes   metadata/tools/settings history, at the seq where each took effect
     interlingua_quarantine        rows that failed to decode, with the reason
 """
@@ -80,7 +81,9 @@ ITEMS = sa.Table(
     sa.Column("stop_reason", JSON_TEXT, nullable=True),
     # ResponseInfo (id, model, provider_data) of the response whose last item this is (revision 0004).
     sa.Column("response", JSON_TEXT, nullable=True),
-    sa.Index(None, "session_id", "call_id"),
+    # Only rows with a call id (revision 0005, ADR 0051): a look-up by call id never matches NULL,
+    # so the entries of the other items (most of a conversation) were written on every append for nothing.
+    sa.Index(None, "session_id", "call_id", sqlite_where=sa.text("call_id IS NOT NULL"), postgresql_where=sa.text("call_id IS NOT NULL")),
 )
 
 SESSION_CHANGES = sa.Table(
