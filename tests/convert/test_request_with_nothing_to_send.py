@@ -44,13 +44,23 @@ def test_a_request_with_something_left_still_converts() -> None:
     assert out.value["messages"] == [{"role": "user", "content": "hi"}]
 
 
-@pytest.mark.parametrize(("block", "got"), [({"type": "tool_result"}, "none"), ({"type": "tool_result", "tool_use_id": ""}, "an empty string"), ({"type": "tool_result", "tool_use_id": 3}, "a number")])
+@pytest.mark.parametrize(("block", "got"), [({"type": "tool_result"}, "none"), ({"type": "tool_result", "tool_use_id": 3}, "a number")])
 def test_tool_result_without_tool_use_id_is_bad_input_with_pointer(block: dict[str, object], got: str) -> None:
     body = {"model": "x", "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": [block]}]}
     with pytest.raises(MalformedInputError) as info:
         convert_request(body, source="anthropic", target="openai-chat", model="gpt-4o")
     assert info.value.pointer == "/messages/2/content/0/tool_use_id"
     assert got in str(info.value)
+
+
+def test_an_empty_tool_use_id_with_no_empty_call_before_it_is_an_orphan_result() -> None:
+    """An empty id is linked by position to an earlier call with an empty id (``mapping.empty_ids``);
+    with none before it, the result answers no call: dropped and reported, as every reader drops one."""
+    body = {"model": "x", "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": ""}]}]}
+    out = convert_request(body, source="anthropic", target="openai-chat", model="gpt-4o")
+    assert out.value["messages"] == body["messages"][:2]
+    (entry,) = [e for e in out.report.entries if e.item_type == "tool_result"]
+    assert entry.action == "dropped" and "no earlier tool_call" in entry.reason and entry.index == 2
 
 
 def test_tool_result_without_tool_use_id_cli() -> None:
