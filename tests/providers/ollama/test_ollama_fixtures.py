@@ -155,3 +155,26 @@ def test_midstream_error_line_is_stream_error() -> None:
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == " Yes.Ican"
     assert [i.text for i in last.partial.items] == [" Yes.Ican"]
     assert sum(is_terminal(e) for e in events) == 1
+
+
+@pytest.mark.parametrize("path", sorted(REAL.glob("pai_ollama_cloud_*.request.json")), ids=lambda p: p.name)
+def test_an_openai_compatible_request_read_as_ollama_names_its_format(path: Path) -> None:
+    """Ollama Cloud's ``/v1/chat/completions`` requests (``tool_choice``: a Chat Completions field that
+    ``ollama._types.ChatRequest`` lacks) are not ``/api/chat`` bodies: read as ``ollama`` they are refused
+    with the hint to read them as ``openai-chat``, as their responses already were."""
+    from interlingua import convert_request
+    from interlingua.errors import FormatMismatchError
+
+    body = json.loads(path.read_text())
+    assert mapper.kind_of(body) is None
+    with pytest.raises(FormatMismatchError) as info:
+        convert_request(body, source="ollama", target="ollama")
+    assert info.value.likely == "openai-chat"
+    assert convert_request(body, source="openai-chat", target="openai-chat").value == body
+
+
+def test_native_requests_are_still_ollama_requests() -> None:
+    native = [p for p in sorted(REAL.glob("*.request.json")) if not p.name.startswith("pai_ollama_cloud_")]
+    assert native
+    for path in native:
+        assert mapper.kind_of(json.loads(path.read_text())) == "request", path.name

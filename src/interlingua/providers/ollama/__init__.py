@@ -33,10 +33,14 @@ def foreign_request_fields(body: Mapping[str, Any]) -> str | None:
 
     ``ChatRequest`` (``api/types.go``) has no top-level ``system``; ``Message.content`` is a string
     (images ride in ``images``), so a list of content blocks is another format; tools are
-    ``{"type": "function", "function": {...}}``, never a tool with ``input_schema``.
+    ``{"type": "function", "function": {...}}``, never a tool with ``input_schema``; Chat Completions'
+    top-level settings (:data:`_CHAT_ONLY_FIELDS`) are not ``ChatRequest`` fields.
     """
     if "system" in body:
         return "a top-level 'system'"
+    chat_only = [key for key in _CHAT_ONLY_FIELDS if key in body]
+    if chat_only:
+        return f"top-level {', '.join(repr(k) for k in chat_only)} (Chat Completions fields; Ollama takes sampling in 'options')"
     tools = body.get("tools")
     if isinstance(tools, list) and any(isinstance(t, Mapping) and "input_schema" in t for t in tools):
         return "a tool with 'input_schema'"
@@ -48,6 +52,10 @@ def foreign_request_fields(body: Mapping[str, Any]) -> str | None:
 
 
 _OLLAMA_ONLY_FIELDS = ("think", "format", "options", "keep_alive")
+_CHAT_ONLY_FIELDS = ("tool_choice", "parallel_tool_calls", "max_tokens", "max_completion_tokens", "stream_options", "response_format", "temperature", "top_p", "n", "presence_penalty", "frequency_penalty")
+"""Top-level fields of an OpenAI Chat Completions request that ``ollama._types.ChatRequest`` (``api/types.go``
+``ChatRequest``) does not have: a ``messages`` body holding one is Ollama's OpenAI-compatible
+``/v1/chat/completions`` (read it as ``openai-chat``), not ``/api/chat``."""
 _OLLAMA_ONLY_MESSAGE_FIELDS = ("thinking", "images", "tool_name")
 
 
