@@ -10,7 +10,7 @@ from typing import IO, Annotated, Any
 
 import typer
 
-from ._common import EXIT_INVALID, EXIT_USAGE, require_stdin, write_atomic
+from ._common import EXIT_INVALID, EXIT_USAGE, require_regular_input, require_stdin, write_atomic
 
 __all__ = ["register"]
 
@@ -32,6 +32,7 @@ def _read(input: str | None, command: str) -> tuple[bytes, str]:
     if input in (None, "-"):
         require_stdin(command)
         return sys.stdin.buffer.read(), "-"
+    require_regular_input(input, command)
     try:
         return Path(input).read_bytes(), input
     except OSError as exc:
@@ -103,6 +104,7 @@ def _open_input(input: str | None, store: str | None, session: str | None, stack
         shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 20)
         spool.seek(0)
         return spool, "-"
+    require_regular_input(input, "repair")
     try:
         fh: IO[bytes] = stack.enter_context(open(input, "rb"))
         if not fh.seekable():  # a pipe given by name (`<(...)`): copied, as stdin
@@ -262,6 +264,7 @@ def trim(
     # a file is read by path: a session file is then read a session at a time up to the one chosen,
     # never its bytes whole (issue 32: a 1 GB session file held in memory to trim one session of it)
     source: str | bytes
+    require_regular_input(input, "trim")
     source, label = _read(input, "trim") if input in (None, "-") else (input, input)
     try:
         transcript = read_conversation(source, session=session, label=label)

@@ -44,7 +44,7 @@ from ..errors import DocumentError, InterlinguaError, MappingError, SessionChoic
 from ..items import Settings, Transcript
 from ..mapping import ModelResponse, Report
 from ..streaming import StreamDone, StreamError, TextDelta
-from ._common import require_stdin
+from ._common import require_regular_input, require_stdin
 from .convert import PolicyChoice
 
 __all__ = ["register", "replay"]
@@ -384,6 +384,7 @@ def replay(
 
     if transcript == "-":
         require_stdin("replay", "TRANSCRIPT")
+    require_regular_input(transcript, "replay")
     try:
         if store is not None and session is None:
             raise _Fail(2, "--store needs --session ID (the session the output is appended to)")
