@@ -252,7 +252,7 @@ def trim(
     Exit codes: 0 written, 1 invalid input or the newest turn alone exceeds the budget, 2 usage error or unreadable input.
     """
     from ..codec import encode_transcript
-    from ..errors import BudgetError, DocumentError, SessionChoiceError
+    from ..errors import BudgetError, DocumentError, SessionChoiceError, UnknownFormatError
     from ..history import count_tokens
     from ..history import trim as trim_transcript
     from ..session_file import read_conversation
@@ -263,6 +263,10 @@ def trim(
         raise _fail(EXIT_USAGE, "--max-input-tokens must be 0 or more")
     # a file is read by path: a session file is then read a session at a time up to the one chosen,
     # never its bytes whole (issue 32: a 1 GB session file held in memory to trim one session of it)
+    if provider is not None:  # checked before reading: with --max-input-tokens too, a typo is not silently taken
+        from .models import require_known_provider
+
+        require_known_provider(provider)
     source: str | bytes
     require_regular_input(input, "trim")
     source, label = _read(input, "trim") if input in (None, "-") else (input, input)
@@ -298,6 +302,8 @@ def trim(
     try:
         result = trim_transcript(transcript, max_input_tokens, model, provider=provider, keep_first=keep_first, marker=marker)
     except SessionChoiceError as exc:
+        raise _fail(EXIT_USAGE, str(exc)) from exc
+    except UnknownFormatError as exc:  # a provider the catalogue knows but no mapper reads
         raise _fail(EXIT_USAGE, str(exc)) from exc
     except (DocumentError, BudgetError) as exc:
         raise _fail(EXIT_INVALID, f"{label}: {exc}" if isinstance(exc, BudgetError) else str(exc)) from exc

@@ -45,6 +45,25 @@ def _providers() -> list[str]:
     return list(CATALOGUE_PROVIDERS)
 
 
+def require_known_provider(provider: str) -> None:
+    """Exit 2 with ``error: unknown provider 'NAME'; known: ...`` unless ``provider`` names a wire
+    format with a model catalogue or a registered mapper (``openai-chat:HOST`` for a known host).
+
+    Shared by ``models --provider`` and ``trim --provider``: both print the same message.
+
+    Raises:
+        typer.Exit: (code 2) the provider is unknown.
+    """
+    providers = _providers()
+    if provider in providers:
+        return
+    from ..mapping.registry import is_known
+
+    if not is_known(provider):
+        typer.echo(f"error: unknown provider {provider!r}; known: {', '.join(providers)}", err=True)
+        raise typer.Exit(EXIT_USAGE)
+
+
 def _value(value: Any) -> Any:
     from dataclasses import asdict, is_dataclass
 
@@ -151,14 +170,8 @@ def models(
         raise typer.Exit(EXIT_USAGE)
 
     providers = _providers()
-    if provider is not None and provider not in providers:
-        from ..mapping.registry import is_known
-
-        if not is_known(provider):
-            typer.echo(f"error: unknown provider {provider!r}; known: {', '.join(providers)}", err=True)
-            raise typer.Exit(EXIT_USAGE)
-        providers = [provider]
-    elif provider is not None:
+    if provider is not None:
+        require_known_provider(provider)
         providers = [provider]
     try:
         if source:
