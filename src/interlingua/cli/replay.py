@@ -113,7 +113,7 @@ def _check_base_url(base_url: str) -> None:
     from ..transport._calls import url_parts
 
     if not url_parts(base_url)[0]:
-        raise _Fail(2, f"--base-url {redact(base_url, (), kind='url')!r} is not an http(s) URL with a host (e.g. http://127.0.0.1:8000/v1)")
+        raise _Fail(2, f"--base-url {redact(base_url, (), kind='url')!r} is not an http(s) URL with a host and a port from 1 to 65535 if any (e.g. http://127.0.0.1:8000/v1)")
 
 
 def _default_stream(settings: Settings, exchanges: list[dict[str, Any]] | None) -> bool:
