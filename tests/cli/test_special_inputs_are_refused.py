@@ -137,3 +137,13 @@ def test_stdin_and_regular_files_still_read(tmp_path: Path) -> None:
     res = runner.invoke(app, ["view", str(link), "-o", str(tmp_path / "w.html")])
     assert res.exit_code == 0, res.stderr
 
+
+
+def test_an_option_naming_a_device_is_refused_too(tmp_path: Path) -> None:
+    """``replay --response-format FILE``, the one option that reads a file of the user's whole."""
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    base = ["replay", str(WEATHER), "--provider", "openai-chat", "--model", "gpt-4o", "--base-url", "http://127.0.0.1:9/v1", "--response-format"]
+    for r in _run_all([[*base, "/dev/zero"], [*base, str(fifo)]]):
+        assert r["code"] == 2, r
+        assert "--response-format" in str(r["stderr"]) and "not a regular file" in str(r["stderr"]), r

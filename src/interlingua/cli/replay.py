@@ -186,6 +186,9 @@ def _settings(
         given["reasoning"] = {**given.get("reasoning", {}), "effort": reasoning_effort}
     if response_format is not None:
         try:
+            if response_format.exists() and not response_format.is_file() and not response_format.is_dir():
+                # a named pipe or a device: never read (/dev/zero would grow memory without limit)
+                raise _Fail(2, f"cannot read --response-format {response_format}: not a regular file (a named pipe or a device)")
             given["response_format"] = msgspec.json.decode(response_format.read_bytes())
         except OSError as exc:
             raise _Fail(2, f"cannot read --response-format {response_format}: {exc.strerror or exc}") from None
