@@ -26,17 +26,21 @@ def output_target(path: str | os.PathLike[str]) -> tuple[Path, bool]:
     """``(path to write, in_place)`` for an output path given by the user.
 
     Returns:
-        The path with symbolic links resolved, and ``True`` when it exists and is not a regular
-        file (write it in place: no temporary file, no rename), else ``False``.
+        ``(path, True)`` as given when it exists and is not a regular file (a device, a named
+        pipe, ``/dev/stdout``: written in place, no temporary file, no rename); else the path with
+        symbolic links resolved and ``False``.
 
     Raises:
         OSError: (``ELOOP``) the path is a loop of symbolic links; a shell's ``>`` refuses it too.
     """
-    real = Path(os.path.realpath(path))
     try:
-        mode = os.stat(real).st_mode
+        mode = os.stat(path).st_mode
     except OSError as exc:
         if exc.errno == errno.ELOOP:  # a symlink loop: renaming over it would replace the user's link
             raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), os.fspath(path)) from None
-        return real, False
-    return real, not stat.S_ISREG(mode)
+        return Path(os.path.realpath(path)), False
+    if not stat.S_ISREG(mode):
+        # Opened by the name the user gave: ``/dev/stdout`` resolves to ``/proc/PID/fd/pipe:[N]``
+        # when stdout is a pipe, a name that cannot be opened.
+        return Path(path), True
+    return Path(os.path.realpath(path)), False

@@ -28,6 +28,7 @@ __all__ = [
     "os_error_text",
     "plain_table",
     "quiet_broken_pipe",
+    "require_regular_input",
     "require_stdin",
     "write_atomic",
 ]
@@ -151,6 +152,38 @@ def require_stdin(command: str, what: str = "INPUT") -> None:
             err=True,
         )
         raise typer.Exit(EXIT_USAGE)
+
+
+def require_regular_input(source: str | os.PathLike[str] | None, command: str) -> None:
+    """Refuse at once an input path that is not a regular file: exit 2 with a clear message.
+
+    One rule for every command's input: a named pipe, a device (``/dev/zero``, ``/dev/urandom``, a
+    terminal) or a symbolic link to one is never opened, since commands read a file more than once
+    (a head to detect the format, then the whole) and a device never ends (memory would grow without
+    limit). Such an input is given on standard input (``-``) instead, read once as a stream.
+    ``None`` and ``-`` (stdin) and paths that do not exist pass: the command's own reading reports
+    those.
+
+    Raises:
+        typer.Exit: (code 2) the path exists and is not a regular file or directory.
+    """
+    import stat
+
+    if source is None or os.fspath(source) == "-":
+        return
+    try:
+        mode = os.stat(source).st_mode
+    except (OSError, ValueError):
+        return
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    kind = "a named pipe" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+    typer.echo(
+        f"error: cannot read {os.fspath(source)}: {kind}, not a regular file; give it on standard input instead "
+        f"(`interlingua {command} - < {os.fspath(source)}`)",
+        err=True,
+    )
+    raise typer.Exit(EXIT_USAGE)
 
 
 def stdout_is_terminal() -> bool:

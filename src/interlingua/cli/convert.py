@@ -43,7 +43,7 @@ from ..conversion import CANONICAL, convert_request, convert_response, convert_s
 from ..errors import CapabilityError, DocumentError, FormatMismatchError, InterlinguaError, LimitError, MappingError, SessionChoiceError, StreamFailedError
 from ..hosts import host_names
 from ..mapping import Report, available, get_mapper
-from ._common import require_stdin
+from ._common import require_regular_input, require_stdin
 from ._convert_canonical import stream_canonical
 from ._convert_formats import AGENTS, FRAMEWORKS, STORED, Fail, Kind, PolicyChoice, canonical_kind, check_format
 from ._convert_io import Spool, article, decode_json, is_stream, pretty, read_input, source_label, write_output
@@ -265,6 +265,7 @@ def convert(
     """
     if source == "-":
         require_stdin("convert")
+    require_regular_input(source, "convert")
     if dialect is not None:
         if to != "openai-chat":
             typer.echo(f"error: --dialect needs --to openai-chat (got --to {to})", err=True)

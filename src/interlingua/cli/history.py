@@ -10,7 +10,7 @@ from typing import IO, Annotated, Any
 
 import typer
 
-from ._common import EXIT_INVALID, EXIT_USAGE, require_stdin, write_atomic
+from ._common import EXIT_INVALID, EXIT_USAGE, require_regular_input, require_stdin, write_atomic
 
 __all__ = ["register"]
 
@@ -32,6 +32,7 @@ def _read(input: str | None, command: str) -> tuple[bytes, str]:
     if input in (None, "-"):
         require_stdin(command)
         return sys.stdin.buffer.read(), "-"
+    require_regular_input(input, command)
     try:
         return Path(input).read_bytes(), input
     except OSError as exc:
@@ -103,6 +104,7 @@ def _open_input(input: str | None, store: str | None, session: str | None, stack
         shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 20)
         spool.seek(0)
         return spool, "-"
+    require_regular_input(input, "repair")
     try:
         fh: IO[bytes] = stack.enter_context(open(input, "rb"))
         if not fh.seekable():  # a pipe given by name (`<(...)`): copied, as stdin
@@ -250,7 +252,7 @@ def trim(
     Exit codes: 0 written, 1 invalid input or the newest turn alone exceeds the budget, 2 usage error or unreadable input.
     """
     from ..codec import encode_transcript
-    from ..errors import BudgetError, DocumentError, SessionChoiceError
+    from ..errors import BudgetError, DocumentError, SessionChoiceError, UnknownFormatError
     from ..history import count_tokens
     from ..history import trim as trim_transcript
     from ..session_file import read_conversation
@@ -261,7 +263,12 @@ def trim(
         raise _fail(EXIT_USAGE, "--max-input-tokens must be 0 or more")
     # a file is read by path: a session file is then read a session at a time up to the one chosen,
     # never its bytes whole (issue 32: a 1 GB session file held in memory to trim one session of it)
+    if provider is not None:  # checked before reading: with --max-input-tokens too, a typo is not silently taken
+        from .models import require_known_provider
+
+        require_known_provider(provider)
     source: str | bytes
+    require_regular_input(input, "trim")
     source, label = _read(input, "trim") if input in (None, "-") else (input, input)
     try:
         transcript = read_conversation(source, session=session, label=label)
@@ -295,6 +302,8 @@ def trim(
     try:
         result = trim_transcript(transcript, max_input_tokens, model, provider=provider, keep_first=keep_first, marker=marker)
     except SessionChoiceError as exc:
+        raise _fail(EXIT_USAGE, str(exc)) from exc
+    except UnknownFormatError as exc:  # a provider the catalogue knows but no mapper reads
         raise _fail(EXIT_USAGE, str(exc)) from exc
     except (DocumentError, BudgetError) as exc:
         raise _fail(EXIT_INVALID, f"{label}: {exc}" if isinstance(exc, BudgetError) else str(exc)) from exc

@@ -45,6 +45,25 @@ def _providers() -> list[str]:
     return list(CATALOGUE_PROVIDERS)
 
 
+def require_known_provider(provider: str) -> None:
+    """Exit 2 with ``error: unknown provider 'NAME'; known: ...`` unless ``provider`` names a wire
+    format with a model catalogue or a registered mapper (``openai-chat:HOST`` for a known host).
+
+    Shared by ``models --provider`` and ``trim --provider``: both print the same message.
+
+    Raises:
+        typer.Exit: (code 2) the provider is unknown.
+    """
+    providers = _providers()
+    if provider in providers:
+        return
+    from ..mapping.registry import is_known
+
+    if not is_known(provider):
+        typer.echo(f"error: unknown provider {provider!r}; known: {', '.join(providers)}", err=True)
+        raise typer.Exit(EXIT_USAGE)
+
+
 def _value(value: Any) -> Any:
     from dataclasses import asdict, is_dataclass
 
@@ -72,7 +91,7 @@ def _show(provider: str, model: str, as_json: bool) -> dict[str, Any]:
     }
     if as_json:
         return doc
-    typer.echo(f"{provider} {model}: " + (f"known (catalogue row {info.catalogue_row})" if info.catalogue_row else "known (overrides)" if info.known else "UNKNOWN"))
+    typer.echo(f"{provider} {model}: " + (f"known (catalogue row {info.catalogue_row})" if info.catalogue_row else ("known (overrides)" if info.override is not None else "known (your model table)") if info.known else "UNKNOWN"))
     if not info.known:
         typer.echo("  its capabilities are unknown: preflight cannot check a conversation against them and refuses nothing on them")
     if info.resolved_as:
@@ -151,14 +170,8 @@ def models(
         raise typer.Exit(EXIT_USAGE)
 
     providers = _providers()
-    if provider is not None and provider not in providers:
-        from ..mapping.registry import is_known
-
-        if not is_known(provider):
-            typer.echo(f"error: unknown provider {provider!r}; known: {', '.join(providers)}", err=True)
-            raise typer.Exit(EXIT_USAGE)
-        providers = [provider]
-    elif provider is not None:
+    if provider is not None:
+        require_known_provider(provider)
         providers = [provider]
     try:
         if source:
@@ -213,10 +226,18 @@ def _list(providers: list[str], as_json: bool) -> None:
     from ..capabilities import default_table
     from ..models import catalogue_models
 
+    from ..models._info import _user_entries, _user_path
+
     table = default_table()
+    # the user's model table (INTERLINGUA_MODELS) is read here too: a missing or invalid one is the
+    # same error as for one model, and its patterns are listed ("user"; only when a table is set)
+    user_path = _user_path()
+    user = _user_entries(user_path) if user_path is not None else ()
     out: dict[str, dict[str, list[str]]] = {}
     for p in providers:
         out[p] = {"catalogue": catalogue_models(p), "overrides": [e.pattern for e in table.entries if e.provider == p]}
+        if user_path is not None:
+            out[p]["user"] = [entry[1] for entry in user if entry[0] == p]
     if as_json:
         typer.echo(json.dumps(out, indent=2))
         return
@@ -225,7 +246,7 @@ def _list(providers: list[str], as_json: bool) -> None:
         # wildcard describe families, not models, and are left out (`--json` has them)
         for p, found in out.items():
             seen: set[str] = set()
-            for name in [*found["catalogue"], *(o for o in found["overrides"] if "*" not in o and "?" not in o)]:
+            for name in [*found["catalogue"], *(o for o in [*found["overrides"], *found.get("user", [])] if "*" not in o and "?" not in o)]:
                 if name not in seen:
                     seen.add(name)
                     typer.echo(f"{p}\t{name}")
@@ -236,7 +257,7 @@ def _list(providers: list[str], as_json: bool) -> None:
     width = max(40, shutil.get_terminal_size().columns)
     for p, found in out.items():
         typer.echo(f"{p}: {len(found['catalogue'])} catalogue models, {len(found['overrides'])} override patterns")
-        for label, names in (("overrides", found["overrides"]), ("catalogue", found["catalogue"])):
+        for label, names in (("user", found.get("user", [])), ("overrides", found["overrides"]), ("catalogue", found["catalogue"])):
             if names:
                 typer.echo(textwrap.fill(", ".join(names), width=width, initial_indent=f"  {label}: ", subsequent_indent="    ", break_on_hyphens=False, break_long_words=False))
 

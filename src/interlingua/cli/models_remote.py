@@ -39,8 +39,12 @@ def remote_models(provider: str, base_url: str | None, as_json: bool) -> int:
     when the model catalogue knows the model). ``--json``: an array of objects with the fields of
     :class:`~interlingua.transport.ModelInfo` (``raw`` and ``capabilities`` left out; ``in_catalogue``).
     """
-    from ..transport import Client
+    from ..transport import Client, redact
+    from ..transport._calls import url_parts
 
+    if base_url is not None and not url_parts(base_url)[0]:  # the rule of check_config and replay --base-url
+        typer.echo(f"error: --base-url {redact(base_url, (), kind='url')!r} is not an http(s) URL with a host and a port from 1 to 65535 if any (e.g. http://127.0.0.1:8000/v1)", err=True)
+        return 2
     try:
         client = Client(provider, base_url=base_url)
     except TransportError as exc:

@@ -44,7 +44,7 @@ from ..errors import DocumentError, InterlinguaError, MappingError, SessionChoic
 from ..items import Settings, Transcript
 from ..mapping import ModelResponse, Report
 from ..streaming import StreamDone, StreamError, TextDelta
-from ._common import require_stdin
+from ._common import require_regular_input, require_stdin
 from .convert import PolicyChoice
 
 __all__ = ["register", "replay"]
@@ -113,7 +113,7 @@ def _check_base_url(base_url: str) -> None:
     from ..transport._calls import url_parts
 
     if not url_parts(base_url)[0]:
-        raise _Fail(2, f"--base-url {redact(base_url, (), kind='url')!r} is not an http(s) URL with a host (e.g. http://127.0.0.1:8000/v1)")
+        raise _Fail(2, f"--base-url {redact(base_url, (), kind='url')!r} is not an http(s) URL with a host and a port from 1 to 65535 if any (e.g. http://127.0.0.1:8000/v1)")
 
 
 def _default_stream(settings: Settings, exchanges: list[dict[str, Any]] | None) -> bool:
@@ -186,6 +186,9 @@ def _settings(
         given["reasoning"] = {**given.get("reasoning", {}), "effort": reasoning_effort}
     if response_format is not None:
         try:
+            if response_format.exists() and not response_format.is_file() and not response_format.is_dir():
+                # a named pipe or a device: never read (/dev/zero would grow memory without limit)
+                raise _Fail(2, f"cannot read --response-format {response_format}: not a regular file (a named pipe or a device)")
             given["response_format"] = msgspec.json.decode(response_format.read_bytes())
         except OSError as exc:
             raise _Fail(2, f"cannot read --response-format {response_format}: {exc.strerror or exc}") from None
@@ -384,6 +387,7 @@ def replay(
 
     if transcript == "-":
         require_stdin("replay", "TRANSCRIPT")
+    require_regular_input(transcript, "replay")
     try:
         if store is not None and session is None:
             raise _Fail(2, "--store needs --session ID (the session the output is appended to)")

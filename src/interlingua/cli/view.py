@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from ..errors import InterlinguaError
-from ._common import EXIT_INVALID, EXIT_USAGE, require_stdin
+from ._common import EXIT_INVALID, EXIT_USAGE, require_regular_input, require_stdin
 
 __all__ = ["register"]
 
@@ -105,6 +105,7 @@ def view(
             label, path = "<stdin>", None
         else:
             label, path = file, file
+            require_regular_input(file, "view")
             try:
                 with open(file, "rb") as fh:
                     head = fh.read(4096)

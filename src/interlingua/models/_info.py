@@ -375,15 +375,19 @@ def use_models_file(path: str | os.PathLike[str] | None) -> None:
 
 
 @functools.lru_cache(maxsize=4)
-def _user_entries(path: str) -> tuple[tuple[str, str, dict[str, Any], str], ...]:
-    """(provider, pattern, the capability fields the entry spells out, note) of the user's table."""
+def _user_entries(path: str) -> tuple[tuple[str, str, dict[str, Any], str, int | None], ...]:
+    """(provider, pattern, the capability fields the entry spells out, note, context window) of the
+    user's table; the context window is ``None`` when the entry gives none."""
     import msgspec
 
     from ..capabilities._table import load_table
 
     load_table(path)  # validates (DocumentError names the file)
     raw = msgspec.json.decode(Path(path).read_bytes())
-    return tuple((e["provider"], e["pattern"], dict(e["capabilities"]), e.get("note", "")) for e in raw["entries"])
+    return tuple(
+        (e["provider"], e["pattern"], dict(e["capabilities"]), e.get("note", ""), e["context_window"] if isinstance(e.get("context_window"), int) else None)
+        for e in raw["entries"]
+    )
 
 
 def _user_path() -> str | None:
@@ -505,7 +509,7 @@ def _lookup(provider: str, model: str, user_path: str | None) -> ModelFacts:
             facts["retired"] = Fact(retired, "override", note)
 
     if user_path is not None:
-        for u_provider, pattern, given, u_note in _user_entries(user_path):
+        for u_provider, pattern, given, u_note, u_window in _user_entries(user_path):
             if u_provider == provider and pattern_matches(pattern, model):
                 known = True
                 detail = f"{user_path} pattern {pattern!r}" + (f": {u_note}" if u_note else "")
@@ -513,6 +517,9 @@ def _lookup(provider: str, model: str, user_path: str | None) -> ModelFacts:
                     if name in values:
                         values[name] = value
                         facts[name] = Fact(value, "user", detail)
+                if u_window is not None:  # the entry's context_window, as a shipped override's is read
+                    context_window = u_window
+                    facts["context_window"] = Fact(u_window, "user", detail)
                 break
 
     if isinstance(values.get("max_output_tokens"), int):

@@ -198,11 +198,26 @@ def _asyncpg_connect_args(parsed: Any) -> tuple[Any, dict[str, Any]]:
 
 
 def safe_url(url: str) -> str:
-    """The URL with any password masked, for messages."""
+    """The URL with any password masked, for messages: ``postgresql://u:***@host:5432/db``.
+
+    The user info runs to the LAST ``@`` of the authority: in ``u:SEC@RET@host`` (a password with a
+    raw ``@``, which SQLAlchemy's parser ends at the first ``@``) nothing of ``SEC@RET`` is shown.
+    """
     try:
-        return make_url(url).render_as_string(hide_password=True)
-    except sa_exc.ArgumentError:
+        rendered = make_url(url).render_as_string(hide_password=True)
+    except (sa_exc.ArgumentError, ValueError):
         return "<unparseable URL>"
+    head, sep, rest = rendered.partition("://")
+    if not sep:
+        return rendered
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    userinfo, at, hostport = rest[:end].rpartition("@")
+    if not at:
+        return rendered
+    if ":" not in userinfo and "@" not in userinfo:  # a user name alone: nothing to hide
+        return rendered
+    user = userinfo.partition(":")[0].partition("@")[0]
+    return f"{head}://{user}:***@{hostport}{rest[end:]}"
 
 
 def sqlite_read_only(url: str) -> bool:

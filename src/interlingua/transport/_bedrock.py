@@ -29,7 +29,7 @@ from ..items import ErrorItem, Transcript
 from ..mapping import ModelResponse, get_mapper
 from ..mapping.report import Policy
 from ..streaming.events import RawEvent, StreamError, StreamEvent, is_terminal
-from ._errors import from_response, transport_error, translate
+from ._errors import from_response, sendable, transport_error, translate
 from ._spec import ProviderSpec, error_token
 
 __all__ = ["BedrockClient", "bedrock_converse", "event_stream_frames"]
@@ -297,7 +297,7 @@ class BedrockClient:
         """
         request = self._request(transcript, model, False, policy)
         with translate(NAME, secrets=self._secrets):
-            response = await self._http.send(request)
+            response = await self._http.send(sendable(request, NAME))
             body = await response.aread()
         if response.status_code >= 300:
             raise self._error(response, body)
@@ -320,7 +320,7 @@ class BedrockClient:
         eventstream = _botocore("eventstream")
         request = self._request(transcript, model, True, policy)
         with translate(NAME, secrets=self._secrets):
-            response = await self._http.send(request, stream=True)
+            response = await self._http.send(sendable(request, NAME), stream=True)
         try:
             if response.status_code >= 300:
                 with translate(NAME, reading=True, secrets=self._secrets):

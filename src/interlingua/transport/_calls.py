@@ -21,7 +21,7 @@ from ..errors import InterlinguaError, TransportError
 from ..items import Settings
 from ._connection import Connection, where
 from ._count import CountEndpoint, count_endpoints
-from ._errors import from_response, transport_error, translate
+from ._errors import from_response, sendable, transport_error, translate
 from ._models import ModelInfo, ModelsEndpoint, catalogue_facts, models_endpoints
 from ._redact import redact, scrub_exception
 from ._timeouts import Clock
@@ -97,10 +97,10 @@ async def request_json(conn: Connection, method: str, url: str, *, params: Mappi
             if body is not None:
                 request_headers["content-type"] = "application/json"
             request_headers = conn.authorize(method, url, request_headers, content)
-            request = conn.http.build_request(method, url, content=content or None, headers=request_headers, timeout=conn.timeouts.for_request(False))
             conn.log("%s %s (attempt %d)", method, redact(url, secrets, kind="url"), attempt + 1)
-            with translate(conn.provider, secrets=secrets):
-                response = await clock.run(conn.http.send(request, stream=True), conn.provider)
+            with translate(conn.provider, secrets=secrets):  # a URL httpx cannot take is invalid_request
+                request = conn.http.build_request(method, url, content=content or None, headers=request_headers, timeout=conn.timeouts.for_request(False))
+                response = await clock.run(conn.http.send(sendable(request, conn.provider), stream=True), conn.provider)
             try:
                 headers = response.headers
                 with translate(conn.provider, reading=True, started=response.status_code < 300, secrets=secrets):
@@ -165,11 +165,14 @@ _LOCAL = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 
 
 def url_parts(base_url: str) -> tuple[str, str]:
-    """``(scheme, host)`` of an http(s) ``base_url`` with a host; ``("", "")`` for anything else."""
+    """``(scheme, host)`` of an http(s) ``base_url`` with a host and, if given, a port from 1 to 65535;
+    ``("", "")`` for anything else."""
     try:
         url = httpx.URL(base_url)
-        scheme, host = url.scheme, url.host
+        scheme, host, port = url.scheme, url.host, url.port
     except (httpx.InvalidURL, TypeError, ValueError):
+        return "", ""
+    if port is not None and not 0 < port < 65536:  # httpx takes :99999; the socket cannot
         return "", ""
     return (scheme, host) if scheme in ("http", "https") and host else ("", "")
 
@@ -178,7 +181,7 @@ def validate_config(conn: Connection, model: str | None = None, settings: Settin
     """What is wrong with the client's configuration, found without any network call (empty: nothing).
 
     Checks: a missing key (and the variables it is read from); a base URL that is malformed, not
-    http(s), or plain http to a remote host with a key; a key given to a local server that takes none;
+    http(s), with a port outside 1 to 65535, or plain http to a remote host with a key; a key given to a local server that takes none;
     ``model`` unknown to the model table; client settings the model cannot take (an output budget above
     its limit, reasoning settings for a model without reasoning, a stop sequence it cannot take);
     ``settings`` are the client's own generation settings.
@@ -189,7 +192,7 @@ def validate_config(conn: Connection, model: str | None = None, settings: Settin
         problems.append(ConfigProblem("api_key", spec.missing_key(conn.base_url)))
     scheme, host = url_parts(conn.base_url)
     if not scheme:
-        problems.append(ConfigProblem("base_url", f"{redact(conn.base_url, conn.secrets(), kind='url')!r} is not an http(s) URL with a host"))
+        problems.append(ConfigProblem("base_url", f"{redact(conn.base_url, conn.secrets(), kind='url')!r} is not an http(s) URL with a host and a port from 1 to 65535 if any"))
     else:
         local = host in _LOCAL or _is_private(host)
         if scheme == "http" and not local and conn.key is not None:

@@ -26,7 +26,7 @@ from ..errors import MappingError, TransportError
 from ..mapping import Mapper, ModelResponse, Report
 from ..streaming import StreamDone, StreamError, StreamEvent, UsageUpdate, aiter_stream, collect
 from ..streaming.framing import aiter_frames, idle_bounded
-from ._errors import IdleTimeout, error_item, from_response, transport_error, translate
+from ._errors import IdleTimeout, error_item, from_response, sendable, transport_error, translate
 from ._generation import Prepared
 from ._limits import RateLimiter
 from ._redact import redact, scrub_exception, secret_forms
@@ -125,7 +125,7 @@ class Connection:
         if self.spec.accept is not None:
             headers.setdefault("accept", self.spec.accept(prepared.stream))
         headers = self.authorize("POST", prepared.url, headers, prepared.body)
-        return self.http.build_request("POST", prepared.url, content=prepared.body, headers=headers, timeout=self.timeouts.for_request(prepared.stream))
+        return sendable(self.http.build_request("POST", prepared.url, content=prepared.body, headers=headers, timeout=self.timeouts.for_request(prepared.stream)), self.provider)
 
     def clean(self, event: StreamEvent) -> StreamEvent:
         """A terminal event with its error message and report redacted of the key."""

@@ -37,7 +37,7 @@ from ..items import ErrorItem
 from ._redact import redact, scrub_exception
 from ._spec import ProviderSpec, spec_reset_delay
 
-__all__ = ["RETRYABLE", "error_item", "from_response", "status_code", "transport_error", "translate"]
+__all__ = ["RETRYABLE", "error_item", "from_response", "sendable", "status_code", "transport_error", "translate"]
 
 RETRYABLE = frozenset({"rate_limit", "overloaded", "server", "timeout", "network", "truncated"})
 """Codes a retry may cure."""
@@ -56,6 +56,21 @@ def transport_error(code: str, message: str, *, provider: str | None, status: in
         retryable=code in RETRYABLE,
         details=dict(details or {}),
     )
+
+
+def sendable(request: httpx.Request, provider: str) -> httpx.Request:
+    """``request`` when its URL's port is one a socket can use (1 to 65535, or none given).
+
+    httpx takes ``http://127.0.0.1:99999/v1`` as a URL; the connect then fails deep in the socket
+    layer with an ``OverflowError`` (inside an exception group), not an httpx error.
+
+    Raises:
+        TransportError: ``invalid_request`` naming the port (nothing was sent).
+    """
+    port = request.url.port
+    if port is not None and not 0 < port < 65536:
+        raise transport_error("invalid_request", f"the base URL cannot be used: port {port} is out of range (1 to 65535)", provider=provider)
+    return request
 
 
 def status_code(status: int) -> str:

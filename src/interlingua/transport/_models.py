@@ -92,7 +92,10 @@ def _entries(body: Any, key: str) -> list[dict[str, Any]]:
 
 def _unix(value: Any) -> str | None:
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return datetime.fromtimestamp(value, timezone.utc).isoformat().replace("+00:00", "Z")
+        try:
+            return datetime.fromtimestamp(value, timezone.utc).isoformat().replace("+00:00", "Z")
+        except (OverflowError, OSError, ValueError):  # past year 9999 (``10**40``): not a date
+            return None
     return None
 
 

@@ -151,16 +151,23 @@ def _scrub(text: str, secrets: Iterable[str]) -> str:
 
 
 def _url(url: str, secrets: Iterable[str]) -> str:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL urllib can split (``http://[::1``): its user info is cut as text
+        head, sep, rest = url.partition("//")
+        if sep:
+            authority_end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+            authority = rest[:authority_end]
+            rest = authority.rpartition("@")[2] + rest[authority_end:]
+        return _scrub(head + sep + rest, secrets)
     if parts.query:
         query = [
             (_scrub(k, secrets), REDACTED if k.lower() in SENSITIVE_PARAMS else _scrub(v, secrets))
             for k, v in parse_qsl(parts.query, keep_blank_values=True)
         ]
         parts = parts._replace(query=urlencode(query, safe=":/"))
-    if parts.password or parts.username:
-        host = parts.hostname or ""
-        parts = parts._replace(netloc=host if parts.port is None else f"{host}:{parts.port}")
+    if "@" in parts.netloc:  # user info, up to the last "@": a password may hold "@" itself
+        parts = parts._replace(netloc=parts.netloc.rpartition("@")[2])
     return _scrub(urlunsplit(parts), secrets)
 
 

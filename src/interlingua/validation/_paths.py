@@ -110,6 +110,9 @@ def validate_path(
                 result.merge(validate_bytes(data, mode=mode, limits=limits, file=label))
             elif path.is_dir():
                 raise IsADirectoryError(label)
+            elif (special := _special_file(path)) is not None:
+                # a named pipe or a device is never opened: it would be read twice, or never end
+                result.unreadable.append(Problem("", f"{special}, not a regular file: give it on standard input (-)", label))
             elif only_transcripts and not is_interlingua_file(path):
                 result.skipped.append(label)
                 if progress is not None:
@@ -138,6 +141,24 @@ def validate_path(
         except OSError as exc:
             result.unreadable.append(Problem("", f"cannot read: {exc.strerror or exc}", label))
     return result
+
+
+def _special_file(path: Path) -> str | None:
+    """What ``path`` is when it exists and is not a regular file or directory (``a named pipe``,
+    ``a device``, ``a socket``), else ``None``. Symbolic links are followed."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
 
 
 def _stdin() -> IO[bytes]:
