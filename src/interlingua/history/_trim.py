@@ -49,6 +49,11 @@ class TurnFacts:
         self._call_ids: dict[int, str] = {}
         self._last_result: dict[str, int] = {}
 
+    @staticmethod
+    def cost_of(item: Any) -> int:
+        """An item's estimated tokens as a request's item (:data:`ITEM_TOKENS` plus its content's)."""
+        return ITEM_TOKENS + _item_tokens(item)
+
     def feed(self, item: Any) -> None:
         """Add the next item (in order)."""
         i = len(self.cost)
