@@ -352,7 +352,7 @@ def _trim_streamed(fh: IO[bytes], label: str, facts: Any, max_input_tokens: int 
         raise _fail(EXIT_USAGE, os_error_text(exc, output)) from exc
     if not quiet:
         if plan is not None and plan.dropped:
-            for entry in plan.report(facts.turns):
+            for entry in plan.report():
                 typer.echo(str(entry), err=True)
         after = TokenCount(tokens, exact=False, method="estimate", estimated_tokens=tokens, model=model)
         typer.echo(f"kept {kept} of {facts.count} item(s), {after}", err=True)

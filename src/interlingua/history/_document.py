@@ -34,12 +34,23 @@ from ..items import TextItem, Transcript
 from ..mapping.report import Policy
 from ._integrity import IntegrityScanner
 from ._tokens import TokenCount, _tools_tokens
-from ._trim import TRIM_MARKER, TrimPlan, TurnFacts
+from ._trim import TRIM_MARKER, TrimPlan, TurnFacts, _is_instruction
 
 __all__ = ["DocumentFacts", "read_trim_facts", "scan_document", "write_document", "write_trimmed"]
 
 _BATCH = 4096
 """Items encoded and written at a time."""
+
+CHUNK_BYTES: int | None = None
+"""Bytes read from the document at a time (``None``: :data:`interlingua._docstream.CHUNK_BYTES`);
+read when each pass starts, so tests can make the read windows small."""
+
+
+def _stream(fh: IO[bytes]) -> Any:
+    from .._docstream import CHUNK_BYTES as DEFAULT_CHUNK, TranscriptStream
+
+    fh.seek(0)
+    return TranscriptStream(fh, chunk=CHUNK_BYTES or DEFAULT_CHUNK)
 
 
 def _shell_transcript(shell: Any, *, responses: Any = None) -> Transcript:
@@ -61,10 +72,7 @@ def _head_tail(shell_doc: Transcript) -> tuple[bytes, bytes]:
 
 def _items(fh: IO[bytes]) -> Iterator[Any]:
     """The document's items, read again from its start (the first pass read them all: no fallback)."""
-    from .._docstream import TranscriptStream
-
-    fh.seek(0)
-    yield from TranscriptStream(fh)
+    yield from _stream(fh)
 
 
 def _write_items(out: IO[bytes], head: bytes, tail: bytes, items: Iterator[Any]) -> None:
@@ -104,10 +112,9 @@ class DocumentFacts:
 
 
 def _first_pass(fh: IO[bytes], feed: Callable[[Any], None]) -> tuple[Any, int] | None:
-    from .._docstream import Fallback, TranscriptStream
+    from .._docstream import Fallback
 
-    fh.seek(0)
-    stream = TranscriptStream(fh)
+    stream = _stream(fh)
     try:
         for item in stream:
             feed(item)
@@ -183,7 +190,7 @@ def count_document(facts: DocumentFacts, model: str | None) -> TokenCount:
     """The offline estimate :func:`~interlingua.history.count_tokens` gives the whole document (it
     has no ``responses`` records, see :func:`read_trim_facts`)."""
     assert facts.turns is not None
-    n = _tools_tokens(_shell_transcript(facts.shell)) + sum(facts.turns.cost)
+    n = _tools_tokens(_shell_transcript(facts.shell)) + facts.turns.instr_tokens + facts.turns.tokens
     return TokenCount(n, exact=False, method="estimate", estimated_tokens=n, model=model)
 
 
@@ -201,29 +208,26 @@ def write_trimmed(fh: IO[bytes], out: IO[bytes], facts: DocumentFacts, plan: Tri
     """
     turns = facts.turns
     assert turns is not None
-    tools = _tools_tokens(_shell_transcript(facts.shell))
+    tokens = _tools_tokens(_shell_transcript(facts.shell)) + turns.instr_tokens + turns.tokens
     if plan is None or not plan.dropped:
         _write_items(out, *_head_tail(_shell_transcript(facts.shell)), _items(fh))
-        return facts.count, tools + sum(turns.cost)
+        return facts.count, tokens
     lo, hi = plan.drop_range()
-    instr = turns.instr
     mark = TextItem(text=TRIM_MARKER.format(n=len(plan.dropped)), role="user") if marker else None
-    kept = [0, tools]
+    kept = [0]
 
     def kept_items() -> Iterator[Any]:
         placed = mark is None
         for i, item in enumerate(_items(fh)):
-            if lo <= i < hi and not instr[i]:
+            if lo <= i < hi and not _is_instruction(item):
                 if not placed:  # where the first dropped item was
                     placed = True
                     kept[0] += 1
-                    kept[1] += TurnFacts.cost_of(mark)
                     yield mark
                 continue
             kept[0] += 1
-            kept[1] += turns.cost[i]
             yield item
 
     # what the whole path keeps of the records: none ([] and dropped turns give UNSET)
     _write_items(out, *_head_tail(_shell_transcript(facts.shell, responses=msgspec.UNSET)), kept_items())
-    return kept[0], kept[1]
+    return kept[0], tokens - plan.dropped_tokens() + (TurnFacts.cost_of(mark) if mark is not None else 0)

@@ -36,18 +36,30 @@ def _is_instruction(item: Any) -> bool:
 
 class TurnFacts:
     """What :func:`trim` needs of a history's items, gathered one item at a time (:meth:`feed`):
-    per item its estimated cost (``ITEM_TOKENS`` plus its content's estimate, in tokens) and whether
-    it is a system/developer item, and what places a turn may start (sides, the calls' ids, the last
-    result of each call id). Compact (a few bytes per item, one entry per call), so that a transcript
-    document read item by item is planned without holding its items (``interlingua trim``)."""
+    the places a turn may start, each with the running token estimate and item count before it (of
+    the items other than system/developer ones), the system/developer items' estimate, and the first
+    call and last result of each call id (a turn never starts inside a call's exchange). Nothing is
+    kept per item, so a transcript document read item by item is planned in memory bounded by its
+    turns and call ids, not its items (``interlingua trim``).
+
+    A turn may start at a user item that follows a non-user one (neutral items -- role-less ``raw``,
+    ``error`` -- do not end a user run) and that no call/result pair spans (every call before it has
+    its results before it) and that does not follow reasoning (which belongs with what follows it).
+    """
 
     def __init__(self) -> None:
-        self.cost = array("q")
-        self.instr = bytearray()
-        self._side = bytearray()
-        self._kind = bytearray()  # 0 other, 1 a call, 2 reasoning
-        self._call_ids: dict[int, str] = {}
+        self.count = 0
+        self.instr_tokens = 0
+        """Estimated tokens of the system/developer items (always kept)."""
+        self.tokens = 0
+        """Estimated tokens of the other items."""
+        self.kept_count = 0
+        """Number of the other items."""
+        self._cand = array("q")  # index, tokens before, items before: three entries per candidate
+        self._first_call: dict[str, int] = {}
         self._last_result: dict[str, int] = {}
+        self._prev_user = False
+        self._reasoning_at = -2
 
     @staticmethod
     def cost_of(item: Any) -> int:
@@ -56,80 +68,80 @@ class TurnFacts:
 
     def feed(self, item: Any) -> None:
         """Add the next item (in order)."""
-        i = len(self.cost)
-        self.cost.append(ITEM_TOKENS + _item_tokens(item))
+        i = self.count
+        self.count += 1
+        cost = ITEM_TOKENS + _item_tokens(item)
         call_id = getattr(item, "call_id", None)
         if isinstance(call_id, str):
             self._last_result[call_id] = i
-        self.instr.append(1 if _is_instruction(item) else 0)
-        self._side.append(_side(item))
+        if _is_instruction(item):
+            self.instr_tokens += cost
+            return
+        side = _side(item)
+        if side == _USER:
+            if not self._prev_user and self._reasoning_at != i - 1:
+                self._cand.extend((i, self.tokens, self.kept_count))
+            self._prev_user = True
+        elif side != 3:  # neutral items do not end a user run
+            self._prev_user = False
         tag = getattr(getattr(item, "__struct_config__", None), "tag", None)
         if tag in ("tool_call", "handoff_call"):
-            self._kind.append(1)
-            self._call_ids[i] = item.id
-        else:
-            self._kind.append(2 if tag == "reasoning" else 0)
+            self._first_call.setdefault(item.id, i)
+        elif tag == "reasoning":
+            self._reasoning_at = i
+        self.tokens += cost
+        self.kept_count += 1
 
     def __len__(self) -> int:
-        return len(self.cost)
+        return self.count
 
-    def turn_starts(self) -> list[int]:
-        """Indices where a turn may start: a user item (after a non-user one) that no call/result pair spans."""
-        spans_until = -1
-        starts: list[int] = []
-        prev_user = False
-        last_result, call_ids, instr, sides, kinds = self._last_result, self._call_ids, self.instr, self._side, self._kind
-        for i in range(len(self.cost)):
-            if instr[i]:
-                continue
-            side = sides[i]
-            if side == _USER:
-                if not prev_user and i > spans_until:
-                    starts.append(i)
-                prev_user = True
-            elif side != 3:  # neutral items do not end a user run
-                prev_user = False
-            kind = kinds[i]
-            if kind == 1:
-                spans_until = max(spans_until, last_result.get(call_ids[i], i))
-            elif kind == 2:
-                spans_until = max(spans_until, i + 1)
-        return starts
-
-
-def _turn_starts(items: list[Any]) -> list[int]:
-    """Indices where a turn may start: a user item (after a non-user one) that no call/result pair spans."""
-    facts = TurnFacts()
-    for item in items:
-        facts.feed(item)
-    return facts.turn_starts()
+    def turn_starts(self) -> list[tuple[int, int, int]]:
+        """``(index, tokens before, items before)`` of each place a turn starts, in order (the
+        figures count the items other than system/developer ones)."""
+        spans = sorted((c, self._last_result[k]) for k, c in self._first_call.items() if self._last_result.get(k, -1) > c)
+        out: list[tuple[int, int, int]] = []
+        reach, j, cand = -1, 0, self._cand
+        for k in range(0, len(cand), 3):
+            i = cand[k]
+            while j < len(spans) and spans[j][0] < i:
+                reach = max(reach, spans[j][1])
+                j += 1
+            if i > reach:
+                out.append((i, cand[k + 1], cand[k + 2]))
+        return out
 
 
 @dataclass(frozen=True)
 class TrimPlan:
-    """Which turns :func:`trim` drops: ``units`` the turns as ``(start, end)`` input index ranges,
-    ``dropped`` the indices into ``units`` left out (oldest first), ``unit_costs`` each unit's
-    estimated tokens (its system/developer items left out: they are kept), ``budget`` in tokens."""
+    """Which turns :func:`trim` drops: the turns as input index ranges ``starts[k]`` to ``ends[k]``
+    with their estimated tokens ``costs[k]`` and item counts ``counts[k]`` (system/developer items
+    left out: they are kept), ``dropped`` the indices of the turns left out (oldest first,
+    consecutive), ``budget`` in tokens."""
 
-    units: list[tuple[int, int]]
+    starts: array[int]
+    ends: array[int]
+    costs: array[int]
+    counts: array[int]
     dropped: list[int]
-    unit_costs: list[int]
     budget: int
 
     def drop_range(self) -> tuple[int, int]:
         """``(start, end)``: the input indices the dropped turns span (their non-system items are
-        left out); ``(0, 0)`` when nothing is dropped. Dropped turns are consecutive."""
+        left out); ``(0, 0)`` when nothing is dropped."""
         if not self.dropped:
             return (0, 0)
-        return (self.units[self.dropped[0]][0], self.units[self.dropped[-1]][1])
+        return (self.starts[self.dropped[0]], self.ends[self.dropped[-1]])
 
-    def report(self, facts: TurnFacts) -> Report:
+    def dropped_tokens(self) -> int:
+        """Estimated tokens of the items left out."""
+        return sum(self.costs[k] for k in self.dropped)
+
+    def report(self) -> Report:
         """One ``dropped`` entry per removed turn (its first input index, item count, tokens)."""
         report = Report()
         for k in self.dropped:
-            a, b = self.units[k]
-            gone = sum(1 for i in range(a, b) if not facts.instr[i])
-            report.add("dropped", f"turn of {gone} item(s) (about {self.unit_costs[k]} tokens) removed to fit {self.budget} input tokens", index=a, item_type="turn", pointer=f"/items/{a}")
+            a = self.starts[k]
+            report.add("dropped", f"turn of {self.counts[k]} item(s) (about {self.costs[k]} tokens) removed to fit {self.budget} input tokens", index=a, item_type="turn", pointer=f"/items/{a}")
         return report
 
 
@@ -146,25 +158,30 @@ def plan_trim(facts: TurnFacts, tools_tokens: int, budget: int, *, keep_first: i
     Raises:
         BudgetError: the system items, tools, the kept first turns and the newest turn alone exceed the budget.
     """
-    n = len(facts)
-    instr, cost = facts.instr, facts.cost
-    starts = facts.turn_starts()
-    bounds = [0, *starts, n] if (not starts or starts[0] != 0) else [*starts, n]
-    units = [(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1) if any(not instr[i] for i in range(bounds[k], bounds[k + 1]))]
-    fixed = tools_tokens + sum(c for c, s in zip(cost, instr, strict=True) if s)
-    unit_costs = [sum(cost[i] for i in range(a, b) if not instr[i]) for a, b in units]
+    turn_starts = facts.turn_starts()
+    bounds = turn_starts if turn_starts and turn_starts[0][0] == 0 else [(0, 0, 0), *turn_starts]
+    bounds.append((facts.count, facts.tokens, facts.kept_count))
+    starts, ends, costs, counts = array("q"), array("q"), array("q"), array("q")
+    for (a, ta, na), (b, tb, nb) in zip(bounds, bounds[1:]):
+        if nb > na:  # a range of system/developer items only is no turn
+            starts.append(a)
+            ends.append(b)
+            costs.append(tb - ta)
+            counts.append(nb - na)
+    del bounds, turn_starts
+    fixed = tools_tokens + facts.instr_tokens
 
     # A leading unit that does not start on a user item (assistant text before any user item) can
     # only be kept with keep_first; otherwise it goes first.
-    first_kept = min(keep_first, len(units))
-    droppable = list(range(first_kept, len(units)))
-    kept_cost = fixed + sum(unit_costs)
+    units = len(starts)
+    k = min(keep_first, units)
+    kept_cost = fixed + facts.tokens
     dropped: list[int] = []
-    marker_cost = ITEM_TOKENS + estimate_text_tokens(TRIM_MARKER.format(n=len(units))) if marker else 0  # at most this many digits
-    while droppable and len(droppable) > 1 and kept_cost + (marker_cost if dropped else 0) > budget:
-        k = droppable.pop(0)
+    marker_cost = ITEM_TOKENS + estimate_text_tokens(TRIM_MARKER.format(n=units)) if marker else 0  # at most this many digits
+    while units - k > 1 and kept_cost + (marker_cost if dropped else 0) > budget:
         dropped.append(k)
-        kept_cost -= unit_costs[k]
+        kept_cost -= costs[k]
+        k += 1
     # The kept history must start on a user turn: the oldest kept unit after the dropped ones does
     # (units after the first start on a user item), unless the first unit is kept whole.
     if kept_cost + (marker_cost if dropped else 0) > budget:
@@ -173,7 +190,7 @@ def plan_trim(facts: TurnFacts, tools_tokens: int, budget: int, *, keep_first: i
             + (f", the first {keep_first} turn(s)" if keep_first else "")
             + f" and the newest turn alone come to about {kept_cost + (marker_cost if dropped else 0)} (estimate)"
         )
-    return TrimPlan(units, dropped, unit_costs, budget)
+    return TrimPlan(starts, ends, costs, counts, dropped, budget)
 
 
 def input_budget(settings: Any, max_input_tokens: int | None, model: str | None, provider: str | None) -> int:
@@ -237,14 +254,13 @@ def trim(
     dropped = plan.dropped
     if not dropped:
         return Conversion(transcript, Report())
-    report = plan.report(facts)
+    report = plan.report()
     lo, hi = plan.drop_range()
-    drop_idx = {i for i in range(lo, hi) if not facts.instr[i]}
     out_items: list[Any] = []
     origin: list[int] = []
     placed = False
     for i, item in enumerate(items):
-        if i in drop_idx:
+        if lo <= i < hi and not _is_instruction(item):
             if marker and not placed:
                 out_items.append(TextItem(text=TRIM_MARKER.format(n=len(dropped)), role="user"))
                 origin.append(i)
