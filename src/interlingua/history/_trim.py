@@ -95,11 +95,11 @@ class TurnFacts:
     def __len__(self) -> int:
         return self.count
 
-    def turn_starts(self) -> list[tuple[int, int, int]]:
-        """``(index, tokens before, items before)`` of each place a turn starts, in order (the
-        figures count the items other than system/developer ones)."""
+    def turn_starts(self) -> array[int]:
+        """The places a turn starts, in order, flat: ``index, tokens before, items before`` for each
+        (the figures count the items other than system/developer ones)."""
         spans = sorted((c, self._last_result[k]) for k, c in self._first_call.items() if self._last_result.get(k, -1) > c)
-        out: list[tuple[int, int, int]] = []
+        out = array("q")
         reach, j, cand = -1, 0, self._cand
         for k in range(0, len(cand), 3):
             i = cand[k]
@@ -107,7 +107,7 @@ class TurnFacts:
                 reach = max(reach, spans[j][1])
                 j += 1
             if i > reach:
-                out.append((i, cand[k + 1], cand[k + 2]))
+                out.extend(cand[k : k + 3])
         return out
 
 
@@ -158,17 +158,19 @@ def plan_trim(facts: TurnFacts, tools_tokens: int, budget: int, *, keep_first: i
     Raises:
         BudgetError: the system items, tools, the kept first turns and the newest turn alone exceed the budget.
     """
-    turn_starts = facts.turn_starts()
-    bounds = turn_starts if turn_starts and turn_starts[0][0] == 0 else [(0, 0, 0), *turn_starts]
-    bounds.append((facts.count, facts.tokens, facts.kept_count))
+    bounds = facts.turn_starts()
+    if not bounds or bounds[0] != 0:
+        bounds[0:0] = array("q", (0, 0, 0))
+    bounds.extend((facts.count, facts.tokens, facts.kept_count))
     starts, ends, costs, counts = array("q"), array("q"), array("q"), array("q")
-    for (a, ta, na), (b, tb, nb) in zip(bounds, bounds[1:]):
+    for k in range(0, len(bounds) - 3, 3):
+        a, ta, na, b, tb, nb = bounds[k : k + 6]
         if nb > na:  # a range of system/developer items only is no turn
             starts.append(a)
             ends.append(b)
             costs.append(tb - ta)
             counts.append(nb - na)
-    del bounds, turn_starts
+    del bounds
     fixed = tools_tokens + facts.instr_tokens
 
     # A leading unit that does not start on a user item (assistant text before any user item) can
