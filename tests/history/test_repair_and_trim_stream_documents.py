@@ -65,6 +65,7 @@ def _item(kind: str, ref: int, size: int) -> dict[str, Any]:
         "empty": {"type": "text", "role": "assistant", "text": " "},
         "think": {"type": "reasoning", "text": text or "hmm"},
         "call": {"type": "tool_call", "id": cid, "name": "f", "arguments": {"q": text}},
+        "call_2": {"type": "tool_call", "id": f"{cid}_2", "name": "f", "arguments": {}},
         "result": {"type": "tool_result", "call_id": cid, "content": [{"type": "text", "text": text or "ok"}]},
         "error": {"type": "error", "code": "server", "message": "boom"},
         "raw": {"type": "raw", "provider": "x", "value": {"n": ref}},
@@ -72,7 +73,7 @@ def _item(kind: str, ref: int, size: int) -> dict[str, Any]:
     return table[kind]
 
 
-KINDS = ["user", "user", "say", "say", "system", "empty", "think", "call", "call", "result", "result", "error", "raw"]
+KINDS = ["user", "user", "say", "say", "system", "empty", "think", "call", "call", "call_2", "result", "result", "error", "raw"]
 
 SHELLS = st.fixed_dictionaries(
     {},
@@ -80,7 +81,7 @@ SHELLS = st.fixed_dictionaries(
         "tools": st.just([{"name": "f", "description": "look it up", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}]),
         "settings": st.just({"model": "claude-sonnet-4-5", "max_output_tokens": 100}),
         "metadata": st.just({"source": "test", "n": 1}),
-        "responses": st.just([]),
+        "responses": st.sampled_from([[], [{"item": 0, "usage": {"input_tokens": 12}}, {"item": 3, "usage": {"output_tokens": 3}}, {"item": 9}]]),
     },
 )
 
@@ -119,7 +120,7 @@ REAL_DOCS = _real_docs()
 # --------------------------------------------------------------------------- repair
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(HISTORIES, st.sampled_from(["degrade", "drop", "error"]), st.booleans())
 def test_repair_streamed_writes_what_the_whole_path_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: Any, policy: str, open_end: bool) -> None:
     items, shell, indent = case

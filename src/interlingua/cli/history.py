@@ -206,23 +206,26 @@ def repair(
                 _repair_sessions(fh, label, policy.value, open_end, output, quiet)
                 return
             from ..history import repair as repair_transcript
-            from ..history._document import scan_document, write_document
+            from ..history._document import scan_document, write_repaired
 
-            # a document is read item by item, twice (issue 32): the integrity rules first; when
-            # nothing breaks them it is written as read, else it is repaired whole below
+            # a document is read item by item, never whole (issue 32): the integrity rules first,
+            # then the rewrite's rounds, each written to a temporary file (a sound document: as read)
             facts = scan_document(fh, policy.value, open_end=open_end)
             if facts is not None:
                 from ._common import atomic_output
 
                 try:
                     with atomic_output(output) as sink:
-                        write_document(fh, sink, facts)
+                        report = write_repaired(fh, sink, facts, policy.value, open_end=open_end)
                 except OSError as exc:
                     from ._common import os_error_text
 
                     raise _fail(EXIT_USAGE, os_error_text(exc, output)) from exc
                 if not quiet:
-                    typer.echo("nothing to repair", err=True)
+                    lines = [str(entry) for entry in report]
+                    for line in lines:
+                        typer.echo(line, err=True)
+                    typer.echo(f"{len(lines)} change(s)" if lines else "nothing to repair", err=True)
                 return
             fh.seek(0)
             try:

@@ -23,6 +23,8 @@ pass (nothing written yet): the caller then reads the document whole, as before.
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
@@ -31,12 +33,12 @@ import msgspec
 
 from ..errors import IntegrityError
 from ..items import TextItem, Transcript
-from ..mapping.report import Policy
+from ..mapping.report import Policy, Report
 from ._integrity import IntegrityScanner
 from ._tokens import TokenCount, _tools_tokens
 from ._trim import TRIM_MARKER, TrimPlan, TurnFacts, _is_instruction
 
-__all__ = ["DocumentFacts", "read_trim_facts", "scan_document", "write_document", "write_trimmed"]
+__all__ = ["DocumentFacts", "read_trim_facts", "scan_document", "write_document", "write_repaired", "write_trimmed"]
 
 _BATCH = 4096
 """Items encoded and written at a time."""
@@ -109,10 +111,13 @@ class DocumentFacts:
     count: int
     turns: TurnFacts | None = None
     scanner: IntegrityScanner | None = None
+    newer: bool = False
+    """The document is of a newer minor schema version than this reader's (its items decode so)."""
 
 
-def _first_pass(fh: IO[bytes], feed: Callable[[Any], None]) -> tuple[Any, int] | None:
+def _first_pass(fh: IO[bytes], feed: Callable[[Any], None]) -> tuple[Any, int, bool] | None:
     from .._docstream import Fallback
+    from ..codec._model import MINOR
 
     stream = _stream(fh)
     try:
@@ -120,7 +125,7 @@ def _first_pass(fh: IO[bytes], feed: Callable[[Any], None]) -> tuple[Any, int] |
             feed(item)
     except Fallback:
         return None
-    return stream.shell, stream.count
+    return stream.shell, stream.count, (stream.minor or 0) > MINOR
 
 
 def scan_document(fh: IO[bytes], policy: Policy, *, open_end: bool = False) -> DocumentFacts | None:
@@ -132,10 +137,9 @@ def scan_document(fh: IO[bytes], policy: Policy, *, open_end: bool = False) -> D
         open_end: As :func:`interlingua.history.repair`.
 
     Returns:
-        The facts when the document is sound (the second pass, :func:`write_document`, writes it
-        as read); ``None`` when it must be repaired or read whole (a rule broken under ``drop`` or
-        ``degrade``, or anything :class:`~interlingua._docstream.TranscriptStream` leaves to the
-        whole reader).
+        The facts (the next passes: :func:`write_repaired`); ``None`` when the document must be
+        read whole (anything :class:`~interlingua._docstream.TranscriptStream` leaves to the whole
+        reader).
 
     Raises:
         IntegrityError: under ``error``, listing every finding (as the whole path raises it).
@@ -146,11 +150,9 @@ def scan_document(fh: IO[bytes], policy: Policy, *, open_end: bool = False) -> D
     if read is None:
         return None
     findings = scanner.finish()
-    if findings:
-        if policy == "error":
-            raise IntegrityError(findings)
-        return None
-    return DocumentFacts(read[0], read[1], scanner=scanner)
+    if findings and policy == "error":
+        raise IntegrityError(findings)
+    return DocumentFacts(read[0], read[1], scanner=scanner, newer=read[2])
 
 
 def write_document(fh: IO[bytes], out: IO[bytes], facts: DocumentFacts) -> None:
@@ -163,6 +165,141 @@ def write_document(fh: IO[bytes], out: IO[bytes], facts: DocumentFacts) -> None:
     """
     head, tail = _head_tail(_shell_transcript(facts.shell))
     _write_items(out, head, tail, _items(fh))
+
+
+_Row = tuple[Any, "bytes | None", int, bool]
+"""An item of a repair round: the item, its encoded bytes when known, its input index, and whether it
+is the input's own item unchanged."""
+
+
+def write_repaired(fh: IO[bytes], out: IO[bytes], facts: DocumentFacts, policy: Policy, *, open_end: bool = False) -> Report:
+    """The passes of ``repair`` after :func:`scan_document`: the document written as
+    :func:`~interlingua.codec.encode_transcript` writes what :func:`interlingua.history.repair`
+    returns (plus a newline), and that function's report.
+
+    A sound document is written as read. Otherwise each round of the rewrite (as
+    :func:`~interlingua.history._integrity.repair_items` repeats it until nothing is found) reads the
+    current items twice: once for what the plan needs of the findings' items (type, input index, a
+    late result to move back, the ids a renamed call must not take), once to write the rewritten items
+    to a temporary file, one a line, while the next round's scan runs over them. Memory: the scanner's
+    state per call id, the findings, and the items moved or waiting for a stub result.
+
+    Raises:
+        OSError: ``out`` or a temporary file cannot be written.
+    """
+    from ..codec import DEFAULT_LIMITS
+    from ..codec._items import decode_one_item, encoder
+    from ._integrity import _stub, plan_pass
+
+    report = Report()
+    scan = facts.scanner
+    assert scan is not None
+    if not scan.findings:
+        write_document(fh, out, facts)
+        return report
+    encode = encoder.encode
+    newer = facts.newer
+
+    def from_document() -> Iterator[_Row]:
+        for i, item in enumerate(_items(fh)):
+            yield item, None, i, True
+
+    def from_spool(spool: IO[bytes]) -> Callable[[], Iterator[_Row]]:
+        def rows() -> Iterator[_Row]:
+            spool.seek(0)
+            for i, line in enumerate(spool):
+                o, p, raw = line.split(b" ", 2)
+                raw = raw[:-1]
+                yield decode_one_item(raw, f"/items/{i}", "preserving", newer, DEFAULT_LIMITS), raw, int(o), p == b"1"
+
+        return rows
+
+    with contextlib.ExitStack() as stack:
+        source: Callable[[], Iterator[_Row]] = from_document
+        count = facts.count
+        for _ in range(facts.count + 2):
+            findings = scan.findings
+            need: set[int] = set()
+            late_set: set[int] = set()
+            for f in findings:
+                need.add(f.index)
+                late = scan.late_result.get(f.index) if f.rule == "dangling_call" else None
+                if late is not None:
+                    need.add(late)
+                    late_set.add(late)
+                res = scan.result_of.get(f.index) if f.rule == "duplicate_call_id" else None
+                if res is not None:
+                    need.add(res)
+            bases = {str(f.call_id) for f in findings if f.rule == "duplicate_call_id"} if policy == "degrade" else set()
+            tags: dict[int, str] = {}
+            origins: dict[int, int] = {}
+            held_late: dict[int, _Row] = {}
+            taken: set[str] = set()
+            for j, row in enumerate(source()):
+                item = row[0]
+                if j in need:
+                    tags[j] = item.__struct_config__.tag
+                    origins[j] = row[2]
+                if j in late_set:
+                    held_late[j] = row
+                if bases:
+                    iid = getattr(item, "id", None)
+                    if isinstance(iid, str) and iid.rpartition("_")[0] in bases:
+                        taken.add(iid)
+            plan = plan_pass(scan, policy, report, tag_of=tags.__getitem__, origin_of=origins.__getitem__, taken=taken)
+            stub_calls = {k for entries in plan.insert.values() for moved, k in entries if not moved}
+            held_calls: dict[int, tuple[Any, int]] = {}
+            spool = stack.enter_context(tempfile.TemporaryFile())
+            nxt = IntegrityScanner(open_end=open_end)
+            state = [0, -1]  # items written, first position not the input's own item in its place
+
+            def emit(item: Any, raw: bytes | None, o: int, pristine: bool) -> None:
+                nxt.feed(item)
+                spool.write(b"%d %d " % (o, pristine) + (encode(item) if raw is None else raw) + b"\n")
+                if state[1] < 0 and not (pristine and o == state[0]):
+                    state[1] = state[0]
+                state[0] += 1
+
+            def inserts(j: int) -> None:
+                for moved, k in plan.insert.get(j, ()):
+                    if moved:
+                        emit(*held_late.pop(k))
+                    else:
+                        call, o = held_calls.pop(k)
+                        emit(_stub(call), None, o, False)
+
+            n = 0
+            for j, (item, raw, o, pristine) in enumerate(source()):
+                n = j + 1
+                inserts(j)
+                if j in stub_calls:
+                    held_calls[j] = (plan.renamed(j, item), o)
+                if j in plan.drop:
+                    continue
+                new = plan.renamed(j, item)
+                if new is item:
+                    emit(item, raw, o, pristine)
+                else:
+                    emit(new, None, o, False)
+            inserts(n)
+            nxt.finish()
+            scan, source, count = nxt, from_spool(spool), state[0]
+            if not scan.findings:
+                break
+        else:  # pragma: no cover - each round removes or fixes a finding
+            raise AssertionError("history repair did not converge")
+        first_change = state[1] if state[1] >= 0 else count
+        records = facts.shell.responses
+        kept = [r for r in records if r.item < min(first_change, facts.count)] if isinstance(records, list) else []
+        head, tail = _head_tail(_shell_transcript(facts.shell, responses=kept or msgspec.UNSET))
+        out.write(head)
+        spool.seek(0)
+        first = True
+        for line in spool:
+            out.write((b"" if first else b",") + line.split(b" ", 2)[2][:-1])
+            first = False
+        out.write(tail + b"\n")
+    return report
 
 
 def read_trim_facts(fh: IO[bytes]) -> DocumentFacts | None:
@@ -180,10 +317,10 @@ def read_trim_facts(fh: IO[bytes]) -> DocumentFacts | None:
     read = _first_pass(fh, turns.feed)
     if read is None:
         return None
-    shell, count = read
+    shell, count, newer = read
     if isinstance(shell.responses, list) and shell.responses:
         return None
-    return DocumentFacts(shell, count, turns=turns)
+    return DocumentFacts(shell, count, turns=turns, newer=newer)
 
 
 def count_document(facts: DocumentFacts, model: str | None) -> TokenCount:
