@@ -267,11 +267,14 @@ def _peak(fn: Any) -> int:
         tracemalloc.stop()
 
 
-def _long_doc(path: Path, turns: int, calls: bool) -> None:
+def _long_doc(path: Path, turns: int, calls: bool, broken: bool = False) -> None:
+    """``turns`` turns: user text, (a call and its result), assistant text; ``broken``: every tenth
+    call without its result (a dangling call: a stub result added, or the call dropped)."""
     with open(path, "wb") as fh:
         fh.write(b'{"schema_version":"1.0","items":[')
         for n in range(turns):
-            part = [_item("user", 0, 8), *([_item("call", n, 3), _item("result", n, 6)] if calls else []), _item("say", 0, 12)]
+            exchange = [_item("call", n, 3)] if broken and n % 10 == 0 else [_item("call", n, 3), _item("result", n, 6)]
+            part = [_item("user", 0, 8), *(exchange if calls else []), _item("say", 0, 12)]
             fh.write((b"," if n else b"") + b",".join(json.dumps(p).encode() for p in part))
         fh.write(b'],"metadata":{"k":"v"}}')
 
@@ -295,7 +298,7 @@ def test_memory_is_bounded_by_turns_and_call_ids_not_items(command: str, calls: 
                 if command == "repair":
                     facts = _document.scan_document(fh, "degrade")
                     assert facts is not None
-                    _document.write_document(fh, sink, facts)
+                    _document.write_repaired(fh, sink, facts, "degrade")
                 else:
                     from interlingua.history._trim import plan_trim
 
@@ -335,3 +338,32 @@ def test_trim_of_a_document_is_streamed(tmp_path: Path, monkeypatch: pytest.Monk
     got = json.loads((tmp_path / "o.json").read_bytes())["items"]
     assert got[0] == items[0] and got[1]["text"].startswith("[") and got[-4:] == items[-4:]
     assert "kept" in res.stderr.splitlines()[-1]
+
+
+@pytest.mark.parametrize("policy", ["degrade", "drop"])
+def test_memory_of_repairing_a_broken_document_is_bounded_by_its_findings(policy: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A document that needs repair (a dangling call every tenth turn) is rewritten round by round
+    through temporary files: what grows is the call ids and the findings (and their report), not the
+    items."""
+    monkeypatch.setattr(_document, "CHUNK_BYTES", 1 << 16)
+    peaks = {}
+    for turns in (2_000, 20_000):
+        path = tmp_path / f"doc{turns}.json"
+        _long_doc(path, turns, True, broken=True)
+        out = tmp_path / "o.json"
+
+        def go() -> None:
+            with open(path, "rb") as fh, open(out, "wb") as sink:
+                facts = _document.scan_document(fh, policy)  # type: ignore[arg-type]
+                assert facts is not None and facts.scanner is not None and len(facts.scanner.findings) == turns // 10
+                report = _document.write_repaired(fh, sink, facts, policy)  # type: ignore[arg-type]
+                assert len(report) == turns // 10
+
+        peaks[turns] = _peak(go)
+        items = json.loads(out.read_bytes())["items"]
+        assert len(items) == turns * 4 - (0 if policy == "degrade" else turns // 10 * 2)  # a stub result added, or the call left out
+    whole = _peak(lambda: decode_transcript(path.read_bytes()))
+    per_item = (peaks[20_000] - peaks[2_000]) / (20_000 * 4 * 0.9)
+    # per call id: the scans of two rounds and the report's entries; the items decoded whole ~470 each
+    assert per_item < 300, (peaks, per_item)
+    assert peaks[20_000] < whole / 2, (peaks, whole)

@@ -173,7 +173,7 @@ is the input's own item unchanged."""
 
 
 def write_repaired(fh: IO[bytes], out: IO[bytes], facts: DocumentFacts, policy: Policy, *, open_end: bool = False) -> Report:
-    """The passes of ``repair`` after :func:`scan_document`: the document written as
+    """The passes of ``repair`` after :func:`scan_document` (its scan is consumed): the document written as
     :func:`~interlingua.codec.encode_transcript` writes what :func:`interlingua.history.repair`
     returns (plus a newline), and that function's report.
 
@@ -197,6 +197,7 @@ def write_repaired(fh: IO[bytes], out: IO[bytes], facts: DocumentFacts, policy: 
     if not scan.findings:
         write_document(fh, out, facts)
         return report
+    facts.scanner = None  # consumed: each round's scan is let go once its plan is made
     encode = encoder.encode
     newer = facts.newer
 
@@ -250,7 +251,7 @@ def write_repaired(fh: IO[bytes], out: IO[bytes], facts: DocumentFacts, policy: 
             stub_calls = {k for entries in plan.insert.values() for moved, k in entries if not moved}
             held_calls: dict[int, tuple[Any, int]] = {}
             spool = stack.enter_context(tempfile.TemporaryFile())
-            nxt = IntegrityScanner(open_end=open_end)
+            nxt = scan = IntegrityScanner(open_end=open_end)  # the last round's scan is not held while writing
             state = [0, -1]  # items written, first position not the input's own item in its place
 
             def emit(item: Any, raw: bytes | None, o: int, pristine: bool) -> None:
