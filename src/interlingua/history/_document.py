@@ -8,12 +8,16 @@ window of items:
 
 * ``repair``: the first pass feeds the items to the
   :class:`~interlingua.history._integrity.IntegrityScanner` (what it keeps is per call id, not per
-  item). When nothing breaks the rules the second pass writes the items as they are read.
+  item). When nothing breaks the rules the second pass writes the items as they are read; otherwise
+  the rewrite runs in rounds (:func:`write_repaired`), each planned by index with
+  :func:`~interlingua.history._integrity.plan_pass` and written to a temporary file.
 * ``trim``: the first pass keeps the compact facts of :class:`~interlingua.history._trim.TurnFacts`
   (an estimated cost and a few flag bytes per item, one id per call), from which
   :func:`~interlingua.history._trim.plan_trim` finds the cut; the second pass writes every item
   but the dropped turns' (and the marker where they were).
 
+The documents are read once more than the items are written (two or more passes), so they must be
+seekable files (``interlingua repair`` and ``trim`` copy standard input to a temporary file first).
 The bytes written are those of :func:`~interlingua.codec.encode_transcript` of what the whole
 path (:func:`interlingua.history.repair`, :func:`interlingua.history.trim`) returns: the document's
 other members are encoded once around an empty ``items`` array and the items, each encoded by the
