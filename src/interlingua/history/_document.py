@@ -28,6 +28,7 @@ pass (nothing written yet): the caller then reads the document whole, as before.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -204,6 +205,8 @@ def write_repaired(fh: IO[bytes], out: IO[bytes], facts: DocumentFacts, policy: 
     facts.scanner = None  # consumed: each round's scan is let go once its plan is made
     encode = encoder.encode
     newer = facts.newer
+    # the items read back were read once under the limits; a renamed id may make one a few bytes longer
+    limits = dataclasses.replace(DEFAULT_LIMITS, max_item_bytes=1 << 62)
 
     def from_document() -> Iterator[_Row]:
         for i, item in enumerate(_items(fh)):
@@ -215,7 +218,7 @@ def write_repaired(fh: IO[bytes], out: IO[bytes], facts: DocumentFacts, policy: 
             for i, line in enumerate(spool):
                 o, p, raw = line.split(b" ", 2)
                 raw = raw[:-1]
-                yield decode_one_item(raw, f"/items/{i}", "preserving", newer, DEFAULT_LIMITS), raw, int(o), p == b"1"
+                yield decode_one_item(raw, f"/items/{i}", "preserving", newer, limits), raw, int(o), p == b"1"
 
         return rows
 
