@@ -85,7 +85,7 @@ def _export_store(url: str, session: str | None, dest: IO[bytes]) -> None:
     _run(lambda: _with_store(url, body))
 
 
-def _open_input(input: str | None, store: str | None, session: str | None, stack: contextlib.ExitStack) -> tuple[IO[bytes], str]:
+def _open_input(input: str | None, store: str | None, session: str | None, stack: contextlib.ExitStack, command: str = "repair") -> tuple[IO[bytes], str]:
     """The input as a binary file read from its start, and its label: the file itself, else a
     temporary copy of stdin or of the store's export (so a session file is read in bounded memory)."""
     import shutil
@@ -99,7 +99,7 @@ def _open_input(input: str | None, store: str | None, session: str | None, stack
         spool.seek(0)
         return spool, "store.jsonl"
     if input in (None, "-"):
-        require_stdin("repair")
+        require_stdin(command)
         spool = stack.enter_context(tempfile.TemporaryFile())
         shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 20)
         spool.seek(0)
@@ -208,9 +208,30 @@ def repair(
                 _repair_sessions(fh, label, policy.value, open_end, output, quiet)
                 return
             from ..history import repair as repair_transcript
+            from ..history._document import scan_document, write_repaired
 
+            # a document is read item by item, never whole (issue 32): the integrity rules first,
+            # then the rewrite's rounds, each written to a temporary file (a sound document: as read)
+            facts = scan_document(fh, policy.value, open_end=open_end)
+            if facts is not None:
+                from ._common import atomic_output
+
+                try:
+                    with atomic_output(output) as sink:
+                        report = write_repaired(fh, sink, facts, policy.value, open_end=open_end)
+                except OSError as exc:
+                    from ._common import os_error_text
+
+                    raise _fail(EXIT_USAGE, os_error_text(exc, output)) from exc
+                if not quiet:
+                    lines = [str(entry) for entry in report]
+                    for line in lines:
+                        typer.echo(line, err=True)
+                    typer.echo(f"{len(lines)} change(s)" if lines else "nothing to repair", err=True)
+                return
+            fh.seek(0)
             try:
-                data = fh.read()  # a document is one JSON value: read whole
+                data = fh.read()  # read whole
             except OSError as exc:
                 from ._common import os_error_text
 
@@ -251,38 +272,49 @@ def trim(
 
     Exit codes: 0 written, 1 invalid input or the newest turn alone exceeds the budget, 2 usage error or unreadable input.
     """
-    from ..codec import encode_transcript
-    from ..errors import BudgetError, DocumentError, SessionChoiceError, UnknownFormatError
-    from ..history import count_tokens
-    from ..history import trim as trim_transcript
-    from ..session_file import read_conversation
-
     if keep_first < 0:
         raise _fail(EXIT_USAGE, "--keep-first must be 0 or more")
     if max_input_tokens is not None and max_input_tokens < 0:
         raise _fail(EXIT_USAGE, "--max-input-tokens must be 0 or more")
-    # a file is read by path: a session file is then read a session at a time up to the one chosen,
-    # never its bytes whole (issue 32: a 1 GB session file held in memory to trim one session of it)
     if provider is not None:  # checked before reading: with --max-input-tokens too, a typo is not silently taken
         from .models import require_known_provider
 
         require_known_provider(provider)
-    source: str | bytes
     require_regular_input(input, "trim")
-    source, label = _read(input, "trim") if input in (None, "-") else (input, input)
-    try:
-        transcript = read_conversation(source, session=session, label=label)
-    except SessionChoiceError as exc:
-        raise _fail(EXIT_USAGE, str(exc)) from exc
-    except DocumentError as exc:
-        raise _fail(EXIT_INVALID, str(exc)) from exc
-    except OSError as exc:
-        from ._common import os_error_text
+    with contextlib.ExitStack() as stack:
+        source: str | bytes | None = None
+        if session is None:
+            # a transcript document is read item by item, twice (issue 32): the turns' compact
+            # facts first, then what is kept is written as it is read again
+            from ..errors import DocumentError
+            from ..history._document import read_trim_facts
 
-        raise _fail(EXIT_USAGE, os_error_text(exc, label)) from exc
+            fh, label = _open_input(input, None, None, stack, "trim")
+            head = fh.read(4096)
+            if not _is_session_file(head, label):
+                try:
+                    facts = read_trim_facts(fh)
+                except DocumentError as exc:
+                    raise _fail(EXIT_INVALID, str(exc.located(file=label))) from exc
+                if facts is not None:
+                    _trim_streamed(fh, label, facts, max_input_tokens, model, provider, keep_first, marker, output, quiet)
+                    return
+            if input in (None, "-"):
+                fh.seek(0)
+                source = fh.read()
+        elif input in (None, "-"):
+            source, _ = _read(input, "trim")
+        whole: str | bytes = source if source is not None else str(input)
+        _trim_whole(whole, "-" if input in (None, "-") else str(input), session,
+                    max_input_tokens, model, provider, keep_first, marker, output, quiet)
+
+
+def _budget_model(settings: Any, max_input_tokens: int | None, model: str | None, provider: str | None) -> tuple[str | None, str | None]:
+    """The model and wire format whose limits give the budget: the conversation's own model
+    (``settings.model``) when none is given, and the wire format whose catalogue describes it."""
     if max_input_tokens is None and model is None:
         # the conversation's own model (settings.model), as replay takes it
-        recorded = getattr(transcript.settings, "model", None)
+        recorded = getattr(settings, "model", None)
         if not isinstance(recorded, str) or not recorded:
             raise _fail(EXIT_USAGE, "give --max-input-tokens N, or --model (with --provider when the catalogue does not tell) to use the model's context window "
                         "(the conversation's settings name no model)")
@@ -299,6 +331,64 @@ def trim(
                 f"{given} is in no wire format's catalogue: give --provider NAME (anthropic, openai-chat, gemini, ...) "
                 "for its limits, or --max-input-tokens N",
             )
+    return model, provider
+
+
+def _trim_streamed(fh: IO[bytes], label: str, facts: Any, max_input_tokens: int | None, model: str | None, provider: str | None,
+                   keep_first: int, marker: bool, output: Path | None, quiet: bool) -> None:
+    """``trim`` of a transcript document read item by item (see :mod:`interlingua.history._document`):
+    the same output, report and exit codes as the whole path, in bounded memory."""
+    from ..errors import BudgetError
+    from ..history._document import count_document, write_trimmed
+    from ..history._tokens import TokenCount, _tools_tokens
+    from ..history._trim import input_budget, plan_trim
+    from ..history._document import _shell_transcript
+    from ._common import atomic_output
+
+    model, provider = _budget_model(facts.shell.settings, max_input_tokens, model, provider)
+    try:
+        budget = input_budget(facts.shell.settings, max_input_tokens, model, provider)
+        plan = None
+        if count_document(facts, model).input_tokens > budget:
+            plan = plan_trim(facts.turns, _tools_tokens(_shell_transcript(facts.shell)), budget, keep_first=keep_first, marker=marker)
+    except BudgetError as exc:
+        raise _fail(EXIT_INVALID, f"{label}: {exc}") from exc
+    try:
+        with atomic_output(output) as sink:
+            kept, tokens = write_trimmed(fh, sink, facts, plan, marker=marker)
+    except OSError as exc:
+        from ._common import os_error_text
+
+        raise _fail(EXIT_USAGE, os_error_text(exc, output)) from exc
+    if not quiet:
+        if plan is not None and plan.dropped:
+            for entry in plan.report():
+                typer.echo(str(entry), err=True)
+        after = TokenCount(tokens, exact=False, method="estimate", estimated_tokens=tokens, model=model)
+        typer.echo(f"kept {kept} of {facts.count} item(s), {after}", err=True)
+
+
+def _trim_whole(source: str | bytes, label: str, session: str | None, max_input_tokens: int | None, model: str | None, provider: str | None,
+                keep_first: int, marker: bool, output: Path | None, quiet: bool) -> None:
+    """``trim`` of the conversation read whole: one session of a session file (read a session at a
+    time up to the one chosen), or a document the item-by-item reader leaves to the whole one."""
+    from ..codec import encode_transcript
+    from ..errors import BudgetError, DocumentError, SessionChoiceError, UnknownFormatError
+    from ..history import count_tokens
+    from ..history import trim as trim_transcript
+    from ..session_file import read_conversation
+
+    try:
+        transcript = read_conversation(source, session=session, label=label)
+    except SessionChoiceError as exc:
+        raise _fail(EXIT_USAGE, str(exc)) from exc
+    except DocumentError as exc:
+        raise _fail(EXIT_INVALID, str(exc)) from exc
+    except OSError as exc:
+        from ._common import os_error_text
+
+        raise _fail(EXIT_USAGE, os_error_text(exc, label)) from exc
+    model, provider = _budget_model(transcript.settings, max_input_tokens, model, provider)
     try:
         result = trim_transcript(transcript, max_input_tokens, model, provider=provider, keep_first=keep_first, marker=marker)
     except SessionChoiceError as exc:

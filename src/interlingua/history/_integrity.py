@@ -36,8 +36,8 @@ change; the input is never mutated. ``error`` raises :class:`~interlingua.errors
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import msgspec
@@ -334,17 +334,42 @@ def _stub(call: Any) -> Any:
     return ToolResultItem(call_id=call.id, content=content, is_error=True, name=call.name)  # type: ignore[arg-type]
 
 
-def _pass(items: list[Any], origin: list[int], scan: IntegrityScanner, policy: Policy, report: Report, reading: bool = False) -> tuple[list[Any], list[int]]:
-    """One rewrite of every finding of ``scan``; indices in ``report`` are ``origin``'s. ``reading``:
-    a call reusing the id of a call of its own turn, closed without a result of its own, is a repeated
-    call, left out (see :func:`read_history`), not renamed into a dangling call."""
-    drop: set[int] = set()
-    replace: dict[int, Any] = {}
-    insert: dict[int, list[tuple[Any, int]]] = {}
-    taken = {i.id for i in items if isinstance(getattr(i, "id", None), str)}
+@dataclass
+class PassPlan:
+    """One rewrite of a scan's findings, by item index (see :func:`plan_pass`).
+
+    Attributes:
+        drop: Items left out.
+        rename: Index -> ``(field, new id)``: ``("id", ...)`` on a call, ``("call_id", ...)`` on its result.
+        insert: Position -> what goes before the item there, in order: ``(True, k)`` the (late)
+            result at index ``k`` moved back, ``(False, k)`` a stub result for the call at ``k``
+            (renamed first when it is renamed).
+    """
+
+    drop: set[int] = field(default_factory=set)
+    rename: dict[int, tuple[str, str]] = field(default_factory=dict)
+    insert: dict[int, list[tuple[bool, int]]] = field(default_factory=dict)
+
+    def renamed(self, j: int, item: Any) -> Any:
+        """``item`` (at index ``j``) with its id or call id renamed, when the plan renames it."""
+        change = self.rename.get(j)
+        return item if change is None else msgspec.structs.replace(item, **{change[0]: change[1]})
+
+
+def plan_pass(
+    scan: IntegrityScanner, policy: Policy, report: Report, *, tag_of: Callable[[int], str], origin_of: Callable[[int], int], taken: set[str], reading: bool = False
+) -> PassPlan:
+    """What one rewrite of every finding of ``scan`` does (entries added to ``report``).
+
+    ``tag_of(i)`` / ``origin_of(i)``: the type tag and input index of the item at index ``i`` (asked for
+    the findings' items, their late results and renamed calls' results); ``taken``: the ids a renamed
+    call's new id must not be (at least every ``<old id>_<n>`` in use; grows with the new ids).
+    """
+    plan = PassPlan()
+    drop, insert = plan.drop, plan.insert
 
     def add(action: str, reason: str, at: int) -> None:
-        report.add(action, reason, index=origin[at], item_type=items[at].__struct_config__.tag, pointer=f"/items/{origin[at]}")  # type: ignore[arg-type]
+        report.add(action, reason, index=origin_of(at), item_type=tag_of(at), pointer=f"/items/{origin_of(at)}")  # type: ignore[arg-type]
 
     moved: set[int] = set()
     # A reused id is renamed before its call's stub result is made, so the stub answers the new id.
@@ -355,11 +380,11 @@ def _pass(items: list[Any], origin: list[int], scan: IntegrityScanner, policy: P
             if policy == "degrade":
                 at = scan.close_at[i]
                 if late is not None:
-                    insert.setdefault(at, []).append((items[late], origin[late]))
+                    insert.setdefault(at, []).append((True, late))
                     moved.add(late)
-                    add("changed", f"{f.message}; its result (item {origin[late]}) moved back into its turn", i)
+                    add("changed", f"{f.message}; its result (item {origin_of(late)}) moved back into its turn", i)
                 else:
-                    insert.setdefault(at, []).append((_stub(replace.get(i, items[i])), origin[i]))
+                    insert.setdefault(at, []).append((False, i))
                     add("degraded", f"{f.message}; added a stub result saying none was recorded", i)
             else:
                 drop.add(i)
@@ -375,33 +400,43 @@ def _pass(items: list[Any], origin: list[int], scan: IntegrityScanner, policy: P
                 drop.add(i)
                 add("dropped", f"{f.message} in its own turn and has no result of its own (a repeated call); left out, the id's result stays with the earlier call", i)
             elif policy == "degrade":
-                call = items[i]
-                new = _fresh_id(call.id, taken)
-                replace[i] = msgspec.structs.replace(call, id=new)
+                old = f.call_id
+                new = _fresh_id(str(old), taken)
+                plan.rename[i] = ("id", new)
                 res = scan.result_of.get(i)
                 if res is not None:
-                    replace[res] = msgspec.structs.replace(items[res], call_id=new)
-                add("changed", f"{f.message}; renamed {call.id!r} to {new!r} on the call" + (f" and its result (item {origin[res]})" if res is not None else ""), i)
+                    plan.rename[res] = ("call_id", new)
+                add("changed", f"{f.message}; renamed {old!r} to {new!r} on the call" + (f" and its result (item {origin_of(res)})" if res is not None else ""), i)
             else:
                 drop.add(i)
                 res = scan.result_of.get(i)
-                add("dropped", f"{f.message}; call left out" + (f" with its result (item {origin[res]})" if res is not None else ""), i)
+                add("dropped", f"{f.message}; call left out" + (f" with its result (item {origin_of(res)})" if res is not None else ""), i)
                 if res is not None:
                     drop.add(res)
         else:
             drop.add(i)
             add("dropped", f"{f.message}; left out", i)
+    return plan
+
+
+def _pass(items: list[Any], origin: list[int], scan: IntegrityScanner, policy: Policy, report: Report, reading: bool = False) -> tuple[list[Any], list[int]]:
+    """One rewrite of every finding of ``scan``; indices in ``report`` are ``origin``'s. ``reading``:
+    a call reusing the id of a call of its own turn, closed without a result of its own, is a repeated
+    call, left out (see :func:`read_history`), not renamed into a dangling call."""
+    taken = {i.id for i in items if isinstance(getattr(i, "id", None), str)}
+    plan = plan_pass(scan, policy, report, tag_of=lambda k: items[k].__struct_config__.tag, origin_of=origin.__getitem__, taken=taken, reading=reading)
+    drop, insert = plan.drop, plan.insert
     out: list[Any] = []
     out_origin: list[int] = []
     for j in range(len(items) + 1):
-        for extra, o in insert.get(j, ()):
-            out.append(extra)
-            out_origin.append(o)
+        for is_moved, k in insert.get(j, ()):
+            out.append(items[k] if is_moved else _stub(plan.renamed(k, items[k])))
+            out_origin.append(origin[k])
         if j == len(items):
             break
         if j in drop:
             continue
-        out.append(replace.get(j, items[j]))
+        out.append(plan.renamed(j, items[j]))
         out_origin.append(origin[j])
     return out, out_origin
 
