@@ -64,6 +64,46 @@ def _is_session_file(data: bytes, label: str) -> bool:
     return label.lower().endswith((".jsonl", ".ndjson")) or looks_like_session_file(data[:4096])
 
 
+def _refuse_invalid(source: "IO[bytes] | bytes | str", label: str, session_file: bool) -> None:
+    """Refuse (exit 1) an input ``interlingua validate`` rejects, before anything is done or written
+    (issue 32: a text item with no role, a tool_call with no arguments went through "nothing to
+    repair"): each problem as validate gives it (file, line, JSON pointer, what). The integrity
+    rules' warnings are what repair and trim handle: not refused. ``source`` is an open binary file
+    (read from its start, left at its start), the input's bytes, or a path; a session file is read
+    line by line (bounded memory)."""
+    from ..validation import validate_bytes, validate_jsonl_stream, validate_path
+    from ..validation._documents import validate_document_bytes
+
+    if isinstance(source, bytes):
+        result = validate_bytes(source, file=label)
+    elif isinstance(source, str):
+        import os
+        import stat
+
+        try:
+            regular = stat.S_ISREG(os.stat(source).st_mode)
+        except OSError:
+            return  # the usual path says why it cannot be read
+        if not regular:
+            return  # a pipe or a device is read once: the conversation read is checked instead
+        result = validate_path([source])
+    elif session_file:
+        result = validate_jsonl_stream(source, file=label)
+        source.seek(0)
+    else:
+        result = validate_document_bytes(source.read(), file=label)
+        source.seek(0)
+    problems = result.problems
+    if not problems:
+        return  # unreadable: the usual path says why
+    shown = 20
+    for problem in problems[:shown]:
+        typer.echo(f"error: {problem}", err=True)
+    if len(problems) > shown:
+        typer.echo(f"error: ... and {len(problems) - shown} more problem(s) (`interlingua validate {label}` lists them all)", err=True)
+    raise typer.Exit(EXIT_INVALID)
+
+
 def _export_store(url: str, session: str | None, dest: IO[bytes]) -> None:
     """The store's sessions (or ``session``) written to ``dest`` as one session file, like ``store export``."""
     from .store import _run, _with_store
@@ -201,6 +241,7 @@ def repair(
         fh, label = _open_input(input, store, session, stack)
         head = fh.read(4096)
         fh.seek(0)
+        _refuse_invalid(fh, label, _is_session_file(head, label))
         try:
             if _is_session_file(head, label):
                 _repair_sessions(fh, label, policy.value, open_end, output, quiet)
@@ -263,6 +304,7 @@ def trim(
     # never its bytes whole (issue 32: a 1 GB session file held in memory to trim one session of it)
     source: str | bytes
     source, label = _read(input, "trim") if input in (None, "-") else (input, input)
+    _refuse_invalid(source, label, False)
     try:
         transcript = read_conversation(source, session=session, label=label)
     except SessionChoiceError as exc:
@@ -273,6 +315,11 @@ def trim(
         from ._common import os_error_text
 
         raise _fail(EXIT_USAGE, os_error_text(exc, label)) from exc
+    from ..validation import check_transcript
+
+    problems = check_transcript(transcript)  # what the up-front check could not read twice (a pipe)
+    if problems:
+        raise _fail(EXIT_INVALID, "; ".join(str(p.located(file=label)) for p in problems[:20]))
     if max_input_tokens is None and model is None:
         # the conversation's own model (settings.model), as replay takes it
         recorded = getattr(transcript.settings, "model", None)
