@@ -120,3 +120,21 @@ def test_session_lines_validate_rejects_are_rejected(tmp_path: Path, name: str, 
         assert not out.exists()
     if name in ("items0-no-role", "items3-no-role", "items1-no-arguments"):
         assert result.exit_code == 1, result.output
+
+
+def test_a_fork_validate_would_reject_is_refused() -> None:
+    """A tree-shaped source's abandoned branch is written as its own session (the shared items, then
+    its own): its items get the same checks, the shared ones counted (a result of a shared call is fine)."""
+    from interlingua._migrate.records import _check_semantics
+    from interlingua.codec import decode_transcript
+    from interlingua.compat._base import Fork, Migrated
+    from interlingua.errors import DocumentError
+    from interlingua.items import TextItem, ToolResultItem
+    from interlingua.mapping import Report
+
+    transcript = decode_transcript(json.dumps(VALID).encode())
+    good = Fork(key="b1", at=1, items=[ToolResultItem(call_id="c1", content=[TextItem(text="rainy")])])
+    _check_semantics(Migrated(transcript, Report(), "claude-code", forks=[good]))
+    bad = Fork(key="b2", at=1, items=[TextItem(text="no role")])
+    with pytest.raises(DocumentError, match="/forks/0/items/0: a top-level text item needs a role"):
+        _check_semantics(Migrated(transcript, Report(), "claude-code", forks=[bad]))

@@ -307,9 +307,16 @@ def _check_semantics(migrated: Migrated) -> None:
     Raises:
         DocumentError: the problems, at ``/items/<i>`` of the conversation read.
     """
-    from ..validation import check_transcript
+    from ..validation import ItemChecker, check_transcript
 
     problems = check_transcript(migrated.transcript)
+    items = migrated.transcript.items
+    for n, fork in enumerate(migrated.forks):  # a fork is written as the shared items, then its own
+        checker = ItemChecker()
+        for i, item in enumerate(items[: fork.at + 1]):
+            checker.check(item, f"/items/{i}")
+        for j, item in enumerate(fork.items):
+            problems.extend(checker.check(item, f"/forks/{n}/items/{j}"))
     if problems:
         raise DocumentError(problems)
 
