@@ -353,11 +353,16 @@ def _stream_document(record: Record, sink: _JsonlSink, ids: _SessionIds) -> int 
 
         from ..history._integrity import READER_RULES, IntegrityScanner
 
+        from ..validation import ItemChecker
+
         scanner = IntegrityScanner(open_end=True)
+        checker = ItemChecker()  # a document validate rejects: the whole path rejects it, saying why
         try:
             encode = _item_encoder.encode
             for item in stream:
                 scanner.feed(item)
+                if checker.check(item, f"/items/{count + len(batch)}"):
+                    return None
                 if type(item) is UnknownItem:  # as the whole path holds it: re-encoded from the parsed value
                     item = UnknownItem(_encoder.encode(_decoder.decode(item.raw)), item.type)
                 batch.append(encode(item))

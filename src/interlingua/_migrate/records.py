@@ -299,6 +299,28 @@ def _array_records(path: Path) -> Iterator[Record] | None:
 
 
 
+def _check_semantics(migrated: Migrated) -> None:
+    """What migrate writes passes ``interlingua validate`` (issue 32): the items read, and each fork's,
+    get validation's semantic checks (a top-level text item with no role, a tool_call with no
+    arguments, a tool_result with no earlier tool_call, ...), as ``convert --from canonical`` does.
+
+    Raises:
+        DocumentError: the problems, at ``/items/<i>`` of the conversation read.
+    """
+    from ..validation import ItemChecker, check_transcript
+
+    problems = check_transcript(migrated.transcript)
+    items = migrated.transcript.items
+    for n, fork in enumerate(migrated.forks):  # a fork is written as the shared items, then its own
+        checker = ItemChecker()
+        for i, item in enumerate(items[: fork.at + 1]):
+            checker.check(item, f"/items/{i}")
+        for j, item in enumerate(fork.items):
+            problems.extend(checker.check(item, f"/forks/{n}/items/{j}"))
+    if problems:
+        raise DocumentError(problems)
+
+
 def _convert(record: Record, fmt: str) -> tuple[Migrated | None, str | None]:
     if record.error is not None:
         return None, record.error
@@ -307,6 +329,7 @@ def _convert(record: Record, fmt: str) -> tuple[Migrated | None, str | None]:
     try:
         migrated = read_any(record.value, fmt)
         check_limits(migrated.transcript.items, what=f"the {migrated.format or fmt} conversation")
+        _check_semantics(migrated)
     except DocumentError as exc:  # a limit, or a document refused: where (the file, the record's line)
         return None, f"{type(exc).__name__}: {exc.located(file=record.source, line=record.line)}"
     except InterlinguaError as exc:

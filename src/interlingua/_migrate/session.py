@@ -72,7 +72,9 @@ def migrate_span(span: Span, sink: Any, ids: Any, encode: Any, spool_dir: str | 
     from ..compat._interlingua import _report_steps
     from ..compat._upcast import upcast
     from ..conversion import check_limits
+    from ..validation import ItemChecker
 
+    checker = ItemChecker()  # a session validate rejects is left to the whole read, which rejects it
     report = Report()
     header = None
     sid: str | None = None
@@ -114,6 +116,8 @@ def migrate_span(span: Span, sink: Any, ids: Any, encode: Any, spool_dir: str | 
                 if type(item) is UnknownItem:  # as the whole path holds it: re-encoded from the parsed value
                     item = UnknownItem(msgspec.json.encode(obj["item"]), item.type)
                 check_limits((item,))  # as the whole path checks what a reader gives
+                if checker.check(item, f"/items/{count}"):
+                    return None
                 encoded = encode(item)
                 check_item_limits(item, encoded, pointer=f"/items/{count}")
                 longest = max(longest, len(encoded))

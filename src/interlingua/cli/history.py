@@ -65,6 +65,56 @@ def _is_session_file(data: bytes, label: str) -> bool:
     return label.lower().endswith((".jsonl", ".ndjson")) or looks_like_session_file(data[:4096])
 
 
+def _repairable(problem: Any) -> bool:
+    """A problem the integrity rules handle (a result whose call is not earlier, a reused id): what
+    ``repair`` exists to fix and ``trim`` keeps company for, so not refused up front (the rule
+    ``convert`` applies to a request: ``conversion._integrity_problem``)."""
+    return (problem.pointer.endswith("/call_id") and "which is not an earlier" in problem.message) or (problem.message.startswith("duplicate item id") and "reusing an id" in problem.message)
+
+
+def _refuse_invalid(source: "IO[bytes] | bytes | str", label: str, session_file: bool) -> None:
+    """Refuse (exit 1) an input ``interlingua validate`` rejects, before anything is done or written
+    (issue 32: a text item with no role, a tool_call with no arguments went through "nothing to
+    repair"): each problem as validate gives it (file, line, JSON pointer, what). The integrity
+    rules' warnings are what repair and trim handle: not refused. ``source`` is an open binary file
+    (read from its start, left at its start), the input's bytes, or a path; a session file is read
+    line by line (bounded memory)."""
+    from ..validation import validate_bytes, validate_jsonl_stream, validate_path
+    from ..validation._documents import validate_document_bytes
+
+    import os
+    import stat
+
+    if isinstance(source, bytes):
+        result = validate_bytes(source, file=label)
+    elif isinstance(source, str):
+
+        try:
+            regular = stat.S_ISREG(os.stat(source).st_mode)
+        except OSError:
+            return  # the usual path says why it cannot be read
+        if not regular:
+            return  # a pipe or a device is read once: the conversation read is checked instead
+        result = validate_path([source])
+    elif session_file:
+        result = validate_jsonl_stream(source, file=label)
+        source.seek(0)
+    elif isinstance(getattr(source, "name", None), str) and os.path.isfile(source.name):
+        result = validate_path([source.name])  # a document file (its label is its path) is validated item by item, not read whole
+    else:
+        result = validate_document_bytes(source.read(), file=label)
+        source.seek(0)
+    problems = [p for p in result.problems if not _repairable(p)]
+    if not problems:
+        return  # unreadable: the usual path says why
+    shown = 20
+    for problem in problems[:shown]:
+        typer.echo(f"error: {problem}", err=True)
+    if len(problems) > shown:
+        typer.echo(f"error: ... and {len(problems) - shown} more problem(s) (`interlingua validate {label}` lists them all)", err=True)
+    raise typer.Exit(EXIT_INVALID)
+
+
 def _export_store(url: str, session: str | None, dest: IO[bytes]) -> None:
     """The store's sessions (or ``session``) written to ``dest`` as one session file, like ``store export``."""
     from .store import _run, _with_store
@@ -203,6 +253,7 @@ def repair(
         fh, label = _open_input(input, store, session, stack)
         head = fh.read(4096)
         fh.seek(0)
+        _refuse_invalid(fh, label, _is_session_file(head, label))
         try:
             if _is_session_file(head, label):
                 _repair_sessions(fh, label, policy.value, open_end, output, quiet)
@@ -291,6 +342,9 @@ def trim(
 
             fh, label = _open_input(input, None, None, stack, "trim")
             head = fh.read(4096)
+            fh.seek(0)
+            _refuse_invalid(fh, label, _is_session_file(head, label))
+            fh.seek(len(head))
             if not _is_session_file(head, label):
                 try:
                     facts = read_trim_facts(fh)
@@ -388,6 +442,11 @@ def _trim_whole(source: str | bytes, label: str, session: str | None, max_input_
         from ._common import os_error_text
 
         raise _fail(EXIT_USAGE, os_error_text(exc, label)) from exc
+    from ..validation import check_transcript
+
+    problems = [p for p in check_transcript(transcript) if not _repairable(p)]  # what validate rejects is refused (a session of a file, stdin)
+    if problems:
+        raise _fail(EXIT_INVALID, "; ".join(str(p.located(file=label)) for p in problems[:20]))
     model, provider = _budget_model(transcript.settings, max_input_tokens, model, provider)
     try:
         result = trim_transcript(transcript, max_input_tokens, model, provider=provider, keep_first=keep_first, marker=marker)

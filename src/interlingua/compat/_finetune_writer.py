@@ -26,7 +26,7 @@ from ..items import AudioItem, ImageItem, RefusalItem, StructuredItem, TextItem,
 from ..mapping import Conversion, Policy, Report, get_mapper
 from . import _finetune
 from ._store_writing import START, Start, groups, pd_of, report_round_trip, report_unkept
-from ._writing import kind
+from ._writing import call_arguments, kind
 
 __all__ = ["write_openai_finetune", "write_sharegpt"]
 
@@ -186,10 +186,10 @@ class _ShareGpt:
     def calls(self, pending: list[tuple[int, Any]]) -> dict[str, Any]:
         entries = []
         as_list = len(pending) > 1
-        for _index, call in pending:
+        for index, call in pending:
             pd = pd_of(call, self.fmt)
             as_list = as_list or bool(pd.get("list"))
-            args: Any = copy.deepcopy(call.arguments) if call.arguments is not U else call.arguments_raw
+            args: Any = call_arguments(call, self.report, self.fmt, index)
             if pd.get("arguments_form") == "string" and not isinstance(args, str):
                 args = _dump(args)
             entries.append({"name": call.name, "arguments": args})

@@ -106,6 +106,20 @@ def _image(block: Mapping[str, Any]) -> ImageItem | None:
     return None
 
 
+def _list(value: Any, pointer: str) -> list[Any]:
+    """A member LangChain types as a list (``AIMessage.invalid_tool_calls``, an OpenAI reasoning
+    ``summary``): ``[]`` when absent or null.
+
+    Raises:
+        MappingError: any other JSON type, naming ``pointer`` (issue 32: ``TypeError: 'bool' object is not iterable``).
+    """
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise MappingError(f"{FORMAT}: {pointer}: expected a list, got {a_json_type(value)}")
+    return value
+
+
 class _Reader:
     def __init__(self) -> None:
         self.report = Report()
@@ -171,7 +185,7 @@ class _Reader:
             items.append(ReasoningItem(text=kwargs["reasoning_content"], message=key, origin=origin))
         reasoning = kwargs.get("reasoning")
         if isinstance(reasoning, Mapping):
-            summary = [s["text"] for s in reasoning.get("summary") or [] if isinstance(s, Mapping) and isinstance(s.get("text"), str)]
+            summary = [s["text"] for s in _list(reasoning.get("summary"), f"/{i}/data/additional_kwargs/reasoning/summary") if isinstance(s, Mapping) and isinstance(s.get("text"), str)]
             enc = reasoning.get("encrypted_content")
             rid = reasoning.get("id")
             items.append(
@@ -192,7 +206,7 @@ class _Reader:
                 self.report.add("changed", f"tool call without an id; given {cid!r}", index=i, pointer=f"/{i}/data/tool_calls/{j}")
             obj_args = call.get("args")
             items.append(_call(cid, call["name"], obj_args, message=key, origin=origin))
-        for j, call in enumerate(data.get("invalid_tool_calls") or []):
+        for j, call in enumerate(_list(data.get("invalid_tool_calls"), f"/{i}/data/invalid_tool_calls")):
             if not isinstance(call, Mapping):
                 continue
             cid = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else f"call_{i}_invalid_{j}"

@@ -261,6 +261,8 @@ class _Writer:
                 data["tool_calls"].append(call)
                 piece = {"tool_calls": [call]}
             else:
+                if item.arguments_raw is U:  # neither form (validate refuses it): an invalid tool call with empty args, said
+                    self.report.add("changed", "a tool_call with no arguments written to langchain as an invalid_tool_call with empty args", index=index, item_type="tool_call")
                 bad = {"name": item.name, "args": item.arguments_raw if item.arguments_raw is not U else "", "id": item.id, "error": item.arguments_error if item.arguments_error is not U else None, "type": "invalid_tool_call"}
                 data["invalid_tool_calls"].append(bad)
                 piece = {"invalid_tool_calls": [bad]}

@@ -26,6 +26,7 @@ parameters), so a request becomes an Anthropic request body read by the ``anthro
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import msgspec
@@ -180,13 +181,35 @@ def _body(params: dict[str, Any], audio: _Held, meta: dict[str, Any]) -> dict[st
             for t in params["tools"]
             if isinstance(t, dict)
         ]
-    choice = params.get("toolChoice")
-    if isinstance(choice, dict) and choice.get("mode") in _CHOICE:
-        body["tool_choice"] = {"type": _CHOICE[choice["mode"]]}
+    if "toolChoice" in params:
+        body.update(_tool_choice(params["toolChoice"], meta))
     for key in ("modelPreferences", "includeContext", "metadata", "_meta"):
         if key in params:
             meta[key] = params[key]
     return body
+
+
+def _tool_choice(choice: Any, meta: dict[str, Any]) -> dict[str, Any]:
+    """A SamplingRequest's ``toolChoice`` (``{"mode": "auto"|"required"|"none"}``, MCP specification
+    2025-11-25, ``ToolChoice``) as the anthropic body's ``tool_choice``; a mode of a newer revision
+    is kept in the transcript's ``metadata["mcp-sampling"]["toolChoice"]``, not guessed.
+
+    Raises:
+        MappingError: ``toolChoice`` is not an object, or its ``mode`` not a string (pointer given).
+    """
+    if choice is None:
+        return {}
+    if not isinstance(choice, dict):
+        raise MappingError(f"mcp-sampling: /params/toolChoice: a ToolChoice is an object {{'mode': 'auto'|'required'|'none'}}, not {a_json_type(choice)}")
+    mode = choice.get("mode")
+    if mode is None:
+        return {}
+    if not isinstance(mode, str):
+        raise MappingError(f"mcp-sampling: /params/toolChoice/mode: a ToolChoice mode is 'auto', 'required' or 'none', not {a_json_type(mode)}")
+    if mode not in _CHOICE:
+        meta["toolChoice"] = copy.deepcopy(choice)
+        return {}
+    return {"tool_choice": {"type": _CHOICE[mode]}}
 
 
 def _blocks(content: Any, audio: _Held) -> list[Any]:

@@ -55,7 +55,7 @@ from ..items import (
 )
 from ..mapping import Conversion, Policy, Report
 from . import _pydantic_ai
-from ._writing import kind, report_loss
+from ._writing import call_arguments, kind, report_loss
 
 __all__ = ["write"]
 
@@ -164,7 +164,7 @@ class _Writer:
         if isinstance(item, TextItem):
             part = {"part_kind": "text", "content": item.text}
         elif isinstance(item, ToolCallItem):
-            args: Any = copy.deepcopy(item.arguments) if item.arguments is not U else (item.arguments_raw if item.arguments_raw is not U else None)
+            args: Any = call_arguments(item, self.report, FORMAT, index)
             part = {"part_kind": "tool-call", "tool_name": item.name, "args": args, "tool_call_id": item.id}
         elif isinstance(item, ReasoningItem):
             return self.thinking(item)

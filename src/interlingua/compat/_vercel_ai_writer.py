@@ -40,7 +40,7 @@ from ..items import (
 from ..mapping import Conversion, Policy, Report
 from . import _vercel_ai
 from ._store_writing import START, Start, groups, pd_of, report_round_trip, report_unkept
-from ._writing import kind
+from ._writing import call_arguments, kind
 
 __all__ = ["write_model", "write_ui"]
 
@@ -156,7 +156,7 @@ class _UiWriter(_Writer):
                     part["toolCallId"] = item.id
                     part.update(_extras(pd))
                     if not pd.get("no_input"):
-                        part["input"] = copy.deepcopy(item.arguments) if item.arguments is not U else item.arguments_raw
+                        part["input"] = call_arguments(item, self.report, self.fmt, index)
                     part.setdefault("state", "input-available")
                     calls[item.id] = part
                     parts.append(part)
@@ -227,7 +227,7 @@ class _ModelWriter(_Writer):
                 if (said := self.said_part(item, index, pd)) is not None:
                     content.append(said)
                 elif isinstance(item, ToolCallItem):
-                    args = copy.deepcopy(item.arguments) if item.arguments is not U else item.arguments_raw
+                    args = call_arguments(item, self.report, self.fmt, index)
                     content.append({"type": "tool-call", "toolCallId": item.id, "toolName": item.name, "input": args, **_extras(pd)})
                 elif isinstance(item, ToolResultItem):
                     inline = role == "tool" or item.call_id in self.provider_executed  # a provider-executed call's result stays in the assistant message

@@ -15,7 +15,22 @@ import msgspec
 
 from ..mapping import Report
 
-__all__ = ["kind", "lost_fields", "report_loss"]
+__all__ = ["call_arguments", "kind", "lost_fields", "report_loss"]
+
+
+def call_arguments(item: Any, report: Report, fmt: str, index: int | None = None) -> Any:
+    """A tool call's arguments for a written form: a copy of its ``arguments`` object, else its
+    ``arguments_raw`` text; a tool call with neither (the schema allows it, validate does not) is
+    written with an empty object ``{}`` and the change reported, never an unset value (issue 32:
+    ``TypeError: Object of type UnsetType is not JSON serializable``)."""
+    import copy
+
+    if item.arguments is not msgspec.UNSET:
+        return copy.deepcopy(item.arguments)
+    if item.arguments_raw is not msgspec.UNSET:
+        return item.arguments_raw
+    report.add("changed", f"a tool_call with no arguments written to {fmt} with empty arguments {{}}", index=index, item_type="tool_call")
+    return {}
 
 
 def kind(item: Any) -> str:

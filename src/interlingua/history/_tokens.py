@@ -41,6 +41,7 @@ from ..items import (
     Transcript,
     VideoItem,
 )
+from ..codec import UnknownItem
 from ._integrity import _ASSISTANT, _NEUTRAL, _side
 
 __all__ = ["CHARS_PER_TOKEN", "IMAGE_TOKENS", "TokenCount", "UsageSeeds", "count_tokens", "estimate_items_tokens", "estimate_text_tokens"]
@@ -61,7 +62,15 @@ TOOLS_BASE_TOKENS = 0
 """Tokens a request with tool definitions costs beyond them (the tool-use preamble providers add)."""
 
 _WORD = re.compile(r"[^\W_]+|[^\w\s]|_", re.UNICODE)
-_enc = msgspec.json.Encoder(order="deterministic")
+def _enc_hook(obj: Any) -> Any:
+    """An item of a type this version does not know (kept as read): its own JSON (issue 32:
+    ``Encoding objects of type UnknownItem is unsupported`` in :func:`prefix_fingerprints`)."""
+    if isinstance(obj, UnknownItem):
+        return msgspec.Raw(obj.raw)
+    raise NotImplementedError(f"{type(obj).__name__} is not JSON-safe")
+
+
+_enc = msgspec.json.Encoder(order="deterministic", enc_hook=_enc_hook)
 
 
 def estimate_text_tokens(text: str) -> int:
@@ -127,11 +136,15 @@ def _item_tokens(item: Any) -> int:
     if tag in ("tool_call", "handoff_call"):
         name = getattr(item, "name", None) or getattr(item, "target", "") or ""
         args = item.arguments if item.arguments is not msgspec.UNSET else getattr(item, "arguments_raw", "")
+        if args is msgspec.UNSET:  # neither form (validate refuses it): no argument tokens
+            args = ""
         return estimate_text_tokens(str(name)) + (_json_tokens(args) if not isinstance(args, str) else estimate_text_tokens(args)) + 3
     if tag in ("tool_result", "handoff_result"):
         return sum(_item_tokens(part) for part in item.content) + 3
     if isinstance(item, RawItem):
         return _json_tokens(item.value)
+    if isinstance(item, UnknownItem):  # a type this version does not know: its JSON as read
+        return estimate_text_tokens(bytes(item.raw).decode("utf-8", "replace"))
     media = _media_tokens(item)
     if media:
         return media

@@ -40,7 +40,7 @@ class ItemChecker:
         item_id = getattr(item, "id", msgspec.UNSET)
         if type(item_id) is str or isinstance(item_id, str):
             if item_id in self.ids:
-                problems.append(Problem(f"{pointer}/id", f"duplicate item id {item_id!r}"))
+                problems.append(Problem(f"{pointer}/id", _duplicate_id(item_id, kind)))
             self.ids.add(item_id)
         if kind is _CONTENT_KIND:
             if item.role is msgspec.UNSET:  # type: ignore[union-attr]
@@ -77,6 +77,13 @@ for _cls in InputItem.__origin__.__args__:  # type: ignore[attr-defined]
 _ID, _CALL, _HANDOFF = 1, 2, 4
 
 
+def _duplicate_id(item_id: str, kind: str) -> str:
+    """The duplicate-id message; a call reusing an id says so (``repair`` renames a reused call id)."""
+    if kind in (_TOOL_CALL, _HANDOFF_CALL):
+        return f"duplicate item id {item_id!r} (a {kind} reusing an id: `interlingua repair` renames it)"
+    return f"duplicate item id {item_id!r}"
+
+
 class _CompactChecker:
     """:class:`ItemChecker`'s checks with one dict per session (``id -> flags``) instead of three sets.
 
@@ -103,7 +110,7 @@ class _CompactChecker:
         if type(item_id) is str or isinstance(item_id, str):
             flags = seen.get(item_id)
             if flags is not None and flags & _ID:
-                problems.append(Problem(f"{pointer}/id", f"duplicate item id {item_id!r}"))
+                problems.append(Problem(f"{pointer}/id", _duplicate_id(item_id, kind)))
             seen[item_id] = (flags or 0) | _ID
         if kind is _CONTENT_KIND:
             if item.role is msgspec.UNSET:  # type: ignore[union-attr]
