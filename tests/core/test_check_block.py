@@ -160,4 +160,4 @@ def test_a_spill_in_the_middle_of_a_block_keeps_later_ids() -> None:
     got = _assert_same(b"\n".join(lines) + b"\n", max_entries=4, max_sessions=10)
     # a coming back after b is itself a problem now (a session's lines are contiguous, as store import
     # asks: ADR 0018); its ids are still checked from where they were
-    assert got == [(9, "", "session 'a' appears twice in the file (a session's lines must be contiguous)"), (10, "/item/id", "duplicate item id 'a6'")]
+    assert got == [(9, "", "session 'a' appears twice in the file (a session's lines must be contiguous)"), (10, "/item/id", "duplicate item id 'a6' (a tool_call reusing an id: `interlingua repair` renames it)")]
